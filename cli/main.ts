@@ -1,0 +1,33 @@
+/** `rag-lab <command>`: the command-line shell over src/lib. */
+import { evalBeirCommand } from './eval-beir.ts';
+import { CliError } from './args.ts';
+
+const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
+  'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR dataset folder' },
+};
+
+function usage(): string {
+  return ['Usage: rag-lab <command> [options]', '', 'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.help}`),
+    '', 'Run `rag-lab <command> --help` for its options.'].join('\n');
+}
+
+const [name, ...rest] = process.argv.slice(2);
+if (!name || name === '--help' || name === '-h') {
+  console.log(usage());
+  process.exit(name ? 0 : 2);
+}
+const command = COMMANDS[name];
+if (!command) {
+  console.error(`rag-lab: unknown command "${name}"\n\n${usage()}`);
+  process.exit(2);
+}
+try {
+  await command.run(rest);
+} catch (e) {
+  if (e instanceof CliError) {
+    console.error(`rag-lab ${name}: ${e.message}`);
+    process.exit(e.exitCode);
+  }
+  throw e;
+}

@@ -1,0 +1,159 @@
+/**
+ * A knowledge base: source documents, the items retrieval ranks (chunks, or whole documents), the BM25 index over
+ * them and the corpus-CDF table of BM25 scores. Built in stages (chunk → index → calibrate) with progress, and
+ * serialisable to plain data for the IndexedDB cache.
+ */
+import type { SourceDocument } from '../data/document.ts';
+import { seededRandom } from '../random.ts';
+import { Bm25Index, DEFAULT_BM25, type Bm25Data, type Bm25Options } from './bm25.ts';
+import { buildCdf, type CdfTable } from './calibrate.ts';
+import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './chunk.ts';
+import type { DenseRetriever } from './dense.ts';
+import { wordSpans } from './tokenize.ts';
+
+export interface KbOptions {
+  /** Chunking, or false to index whole documents. Default 800/120 chunks. */
+  chunking: ChunkOptions | false;
+  bm25: Bm25Options;
+  /** Prefix each item's indexed text with its document title. Default true. */
+  indexTitle: boolean;
+  /** Sample queries for the BM25 corpus-CDF table (0 = no table). Default 100. */
+  cdfQueries: number;
+  /** Seed for sampling the CDF queries. Default 13. */
+  seed: number;
+}
+
+export const DEFAULT_KB_OPTIONS: Readonly<KbOptions> = Object.freeze({
+  chunking: DEFAULT_CHUNKING,
+  bm25: DEFAULT_BM25,
+  indexTitle: true,
+  cdfQueries: 100,
+  seed: 13,
+});
+
+export type BuildStage = 'chunk' | 'index' | 'calibrate';
+export type BuildProgress = (stage: BuildStage, done: number, total: number) => void;
+
+/** Everything needed to restore a knowledge base next to its documents. */
+export interface KbData {
+  version: 1;
+  options: KbOptions;
+  docCount: number;
+  itemDoc: Uint32Array;
+  itemChunk: Uint32Array;
+  itemStart: Uint32Array;
+  itemEnd: Uint32Array;
+  bm25: Bm25Data;
+  sparseCdf: CdfTable | null;
+}
+
+export class KnowledgeBase {
+  /** Set when an embedding model has produced vectors for the items (models issue). */
+  dense: DenseRetriever | null = null;
+  denseCdf: CdfTable | null = null;
+
+  private constructor(
+    readonly docs: readonly SourceDocument[],
+    readonly data: KbData,
+    readonly bm25: Bm25Index,
+  ) {}
+
+  get size(): number {
+    return this.data.itemDoc.length;
+  }
+
+  get options(): KbOptions {
+    return this.data.options;
+  }
+
+  get sparseCdf(): CdfTable | null {
+    return this.data.sparseCdf;
+  }
+
+  /** Stable id: the document id for whole documents, `docId#chunkIndex` for chunks. */
+  itemId = (i: number): string => {
+    const doc = this.docs[this.data.itemDoc[i]!]!;
+    return this.data.options.chunking === false ? doc.id : `${doc.id}#${this.data.itemChunk[i]}`;
+  };
+
+  docOf(i: number): SourceDocument {
+    return this.docs[this.data.itemDoc[i]!]!;
+  }
+
+  docIndexOf(i: number): number {
+    return this.data.itemDoc[i]!;
+  }
+
+  itemText(i: number): string {
+    return this.docOf(i).text.slice(this.data.itemStart[i], this.data.itemEnd[i]);
+  }
+
+  itemSpan(i: number): { chunkIndex: number; start: number; end: number } {
+    return { chunkIndex: this.data.itemChunk[i]!, start: this.data.itemStart[i]!, end: this.data.itemEnd[i]! };
+  }
+
+  static build(docs: readonly SourceDocument[], options: Partial<KbOptions> = {}, onProgress?: BuildProgress): KnowledgeBase {
+    const opts: KbOptions = { ...DEFAULT_KB_OPTIONS, ...options };
+    const itemDoc: number[] = [], itemChunk: number[] = [], itemStart: number[] = [], itemEnd: number[] = [];
+    const texts: string[] = [];
+    docs.forEach((doc, d) => {
+      const prefix = opts.indexTitle && doc.title ? `${doc.title}\n` : '';
+      if (opts.chunking === false) {
+        itemDoc.push(d); itemChunk.push(0); itemStart.push(0); itemEnd.push(doc.text.length);
+        texts.push(prefix + doc.text);
+      } else {
+        for (const c of chunkText(doc.id, doc.text, opts.chunking)) {
+          itemDoc.push(d); itemChunk.push(c.chunkIndex); itemStart.push(c.start); itemEnd.push(c.end);
+          texts.push(prefix + c.text);
+        }
+      }
+      if (onProgress && (d % 20 === 0 || d === docs.length - 1)) onProgress('chunk', d + 1, docs.length);
+    });
+    const bm25 = Bm25Index.build(texts, opts.bm25, {}, (done, total) => onProgress?.('index', done, total));
+    const sparseCdf = opts.cdfQueries > 0 ? sparseCdfTable(bm25, texts, opts.cdfQueries, opts.seed, onProgress) : null;
+    const data: KbData = {
+      version: 1,
+      options: opts,
+      docCount: docs.length,
+      itemDoc: Uint32Array.from(itemDoc),
+      itemChunk: Uint32Array.from(itemChunk),
+      itemStart: Uint32Array.from(itemStart),
+      itemEnd: Uint32Array.from(itemEnd),
+      bm25: bm25.toData(),
+      sparseCdf,
+    };
+    return new KnowledgeBase(docs, data, bm25);
+  }
+
+  /** Restores from `data` saved for exactly these documents; throws if they do not fit together. */
+  static fromData(docs: readonly SourceDocument[], data: KbData): KnowledgeBase {
+    if (data?.version !== 1) throw new Error(`KnowledgeBase: unsupported data version ${String(data?.version)}`);
+    const n = data.itemDoc.length;
+    if (data.docCount !== docs.length || data.itemStart.length !== n || data.itemEnd.length !== n ||
+        data.itemChunk.length !== n || data.bm25.docLengths.length !== n) {
+      throw new Error('KnowledgeBase: saved index does not match the documents');
+    }
+    return new KnowledgeBase(docs, data, Bm25Index.fromData(data.bm25));
+  }
+}
+
+/**
+ * Corpus-CDF table for BM25: `queries` pseudo-queries (4–8 consecutive words of a random item) scored against
+ * every item. Only positive scores enter the table: a BM25 score of 0 means "no query term occurs", not a low
+ * score, and counting those would push every match to the top percentile.
+ */
+function sparseCdfTable(bm25: Bm25Index, texts: readonly string[], queries: number, seed: number, onProgress?: BuildProgress): CdfTable | null {
+  if (texts.length === 0) return null;
+  const rand = seededRandom(seed);
+  const lists: Float64Array[] = [];
+  for (let q = 0; q < queries; q++) {
+    const words = wordSpans(texts[Math.floor(rand() * texts.length)]!);
+    if (words.length === 0) continue;
+    const len = 4 + Math.floor(rand() * 5);
+    const from = Math.floor(rand() * Math.max(1, words.length - len));
+    const scores = bm25.scoreAll(words.slice(from, from + len).map((w) => w.token).join(' '));
+    lists.push(scores.filter((s) => s > 0));
+    if (onProgress && (q % 10 === 0 || q === queries - 1)) onProgress('calibrate', q + 1, queries);
+  }
+  return buildCdf(lists);
+}

@@ -1,0 +1,293 @@
+/**
+ * One query through the retrieval pipeline, as explicit stages:
+ * analyze → sparse → embed → dense → fuse → rerank → dedup → reject.
+ * Each stage is timed; model stages (embed, rerank) are counted apart from query latency.
+ */
+import { calibrate, cdfRank, type Calibration, type CdfTable } from './calibrate.ts';
+import { dedupByDocument } from './dedup.ts';
+import { entropy, entropyAlpha } from './entropy.ts';
+import { compileFilters, type MetaFilter } from './filter.ts';
+import { FIXED_ALPHA, linearFusion, reciprocalRankFusion, RRF_K } from './fusion.ts';
+import type { KnowledgeBase } from './knowledge-base.ts';
+import { MODES, modeAvailability, type Capabilities, type RetrievalMode } from './modes.ts';
+import { checkConfidence, DEFAULT_REJECT_THRESHOLD } from './rejection.ts';
+import type { Scored } from './topk.ts';
+
+export interface SearchOptions {
+  /** Default 'sparse'. */
+  mode: RetrievalMode;
+  /** Results returned. Default 5. */
+  topK: number;
+  /** Candidates taken from each retriever before fusion. Default 20. */
+  candidateK: number;
+  /** Calibration for the calibrated modes (and the confidence of sparse). Default 'cdf'. */
+  calibration: Calibration;
+  /** Reject when the best result's confidence is below this (0 disables). Default 0.15. */
+  rejectThreshold: number;
+  /** Keep only the best chunk of each document. Default true. */
+  dedup: boolean;
+  /** RRF constant. Default 60. */
+  rrfK: number;
+  /** Sparse weight in fixed linear fusion. Default 0.5. */
+  alpha: number;
+  /** Metadata filters. Default none. */
+  filters: readonly MetaFilter[];
+}
+
+export const DEFAULT_SEARCH: Readonly<SearchOptions> = Object.freeze({
+  mode: 'sparse',
+  topK: 5,
+  candidateK: 20,
+  calibration: 'cdf',
+  rejectThreshold: DEFAULT_REJECT_THRESHOLD,
+  dedup: true,
+  rrfK: RRF_K,
+  alpha: FIXED_ALPHA,
+  filters: [],
+});
+
+/** Embeds a query (models issue). */
+export interface QueryEncoder {
+  embedQuery(query: string): Promise<Float32Array>;
+}
+
+/** Scores (query, passage) pairs; higher = more relevant (raw logits). */
+export interface Reranker {
+  rerank(query: string, passages: readonly string[]): Promise<number[]>;
+}
+
+export interface SearchModels {
+  encoder?: QueryEncoder | null;
+  reranker?: Reranker | null;
+}
+
+export interface SearchHit {
+  rank: number;
+  item: number;
+  id: string;
+  docId: string;
+  /** The score the ranking is by. */
+  score: number;
+  sparse: number | null;
+  dense: number | null;
+  sparseCal: number | null;
+  denseCal: number | null;
+  rerank: number | null;
+}
+
+export interface StageTiming {
+  stage: 'analyze' | 'sparse' | 'embed' | 'dense' | 'fuse' | 'rerank' | 'dedup' | 'reject';
+  ms: number;
+  /** Model inference (excluded from query latency). */
+  model?: boolean;
+}
+
+export interface SearchTelemetry {
+  mode: RetrievalMode;
+  queryTerms: string[];
+  stages: StageTiming[];
+  /** Wall time of all non-model stages (ms). */
+  queryMs: number;
+  /** Wall time of model stages (ms). */
+  modelMs: number;
+  candidates: { sparse: number; dense: number; fused: number; afterDedup: number; returned: number };
+  /** Documents passing the metadata filters, when filters are set. */
+  filteredDocs: number | null;
+  alpha: number | null;
+  hSparse: number | null;
+  hDense: number | null;
+  calibration: { requested: Calibration; sparse: Calibration | null; dense: Calibration | null; note?: string };
+  confidence: number | null;
+  rejectionNote?: string;
+}
+
+export type SearchOutcome =
+  | { status: 'ok'; hits: SearchHit[]; telemetry: SearchTelemetry }
+  | { status: 'rejected'; reason: string; hits: SearchHit[]; telemetry: SearchTelemetry }
+  | { status: 'empty'; reason: string; hits: []; telemetry: SearchTelemetry | null }
+  | { status: 'unavailable'; reason: string; hits: []; telemetry: null };
+
+export const EMPTY_QUERY = 'Type a question or some keywords to search.';
+export const NO_TERMS = 'The query has no searchable words (only stop words, punctuation or symbols). Try more specific words.';
+export const NO_MATCH = 'No passage contains any of the query words.';
+export const NO_DOCS_IN_FILTER = 'No document matches the filters.';
+
+const now = () => performance.now();
+
+export function capabilitiesOf(kb: KnowledgeBase, models: SearchModels): Capabilities {
+  return { dense: kb.dense !== null && !!models.encoder, reranker: !!models.reranker };
+}
+
+export async function search(
+  kb: KnowledgeBase,
+  query: string,
+  options: Partial<SearchOptions> = {},
+  models: SearchModels = {},
+): Promise<SearchOutcome> {
+  const o: SearchOptions = { ...DEFAULT_SEARCH, ...options };
+  const meta = MODES[o.mode];
+  if (!meta) return { status: 'unavailable', reason: `Unknown retrieval mode "${String(o.mode)}".`, hits: [], telemetry: null };
+  const avail = modeAvailability(o.mode, capabilitiesOf(kb, models));
+  if (!avail.available) return { status: 'unavailable', reason: avail.reason, hits: [], telemetry: null };
+
+  const stages: StageTiming[] = [];
+  const timed = async <T>(stage: StageTiming['stage'], fn: () => T | Promise<T>, model = false): Promise<T> => {
+    const t0 = now();
+    const r = await fn();
+    stages.push({ stage, ms: now() - t0, ...(model ? { model } : {}) });
+    return r;
+  };
+  const telemetry: SearchTelemetry = {
+    mode: o.mode, queryTerms: [], stages, queryMs: 0, modelMs: 0,
+    candidates: { sparse: 0, dense: 0, fused: 0, afterDedup: 0, returned: 0 },
+    filteredDocs: null, alpha: null, hSparse: null, hDense: null,
+    calibration: { requested: o.calibration, sparse: null, dense: null }, confidence: null,
+  };
+  const finish = () => {
+    telemetry.queryMs = stages.filter((s) => !s.model).reduce((a, s) => a + s.ms, 0);
+    telemetry.modelMs = stages.filter((s) => s.model).reduce((a, s) => a + s.ms, 0);
+    return telemetry;
+  };
+
+  if (query.trim() === '') return { status: 'empty', reason: EMPTY_QUERY, hits: [], telemetry: null };
+
+  // analyze
+  const { terms, accept } = await timed('analyze', () => {
+    const mask = compileFilters(kb.docs, o.filters);
+    if (mask) telemetry.filteredDocs = mask.reduce((a, b) => a + b, 0);
+    return { terms: kb.bm25.queryTerms(query), accept: mask ? (i: number) => mask[kb.docIndexOf(i)] === 1 : undefined };
+  });
+  telemetry.queryTerms = terms;
+  if (telemetry.filteredDocs === 0) return { status: 'empty', reason: NO_DOCS_IN_FILTER, hits: [], telemetry: finish() };
+  const useDense = meta.needsDense;
+  if (terms.length === 0 && !useDense) return { status: 'empty', reason: NO_TERMS, hits: [], telemetry: finish() };
+
+  // With dedup, several chunks of one document may fill the candidate list: over-fetch so top_k documents remain.
+  const candK = Math.max(o.candidateK, o.topK);
+
+  // sparse
+  let sparseHits: Scored[] = [];
+  if (meta.needsSparse && terms.length > 0) {
+    sparseHits = await timed('sparse', () => kb.bm25.search(terms, candK, kb.itemId, accept));
+  }
+  telemetry.candidates.sparse = sparseHits.length;
+
+  // embed + dense
+  let qvec: Float32Array | null = null;
+  let denseHits: Scored[] = [];
+  if (useDense) {
+    qvec = await timed('embed', () => models.encoder!.embedQuery(query), true);
+    denseHits = await timed('dense', () => kb.dense!.search(qvec!, candK, kb.itemId, accept));
+  }
+  telemetry.candidates.dense = denseHits.length;
+
+  // fuse
+  let ranked = await timed('fuse', () => fuse(kb, o, terms, qvec, sparseHits, denseHits, telemetry));
+  telemetry.candidates.fused = ranked.length;
+  if (ranked.length === 0) return { status: 'empty', reason: NO_MATCH, hits: [], telemetry: finish() };
+
+  // rerank
+  if (meta.needsReranker) {
+    const pool = ranked.slice(0, o.candidateK);
+    const logits = await timed('rerank', () => models.reranker!.rerank(query, pool.map((h) => kb.itemText(h.item))), true);
+    pool.forEach((h, i) => { h.rerank = logits[i]!; h.score = logits[i]!; });
+    ranked = pool.sort((a, b) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  // dedup
+  const kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
+  telemetry.candidates.afterDedup = kept.length;
+  const hits = kept.slice(0, o.topK).map((h, i) => ({ ...h, rank: i + 1 }));
+  telemetry.candidates.returned = hits.length;
+
+  // reject
+  const check = await timed('reject', () => {
+    const { confidence, why } = confidenceOf(o, hits[0]!, telemetry, kb.sparseCdf);
+    return o.rejectThreshold > 0 ? checkConfidence(confidence, o.rejectThreshold, why) : checkConfidence(confidence, 0);
+  });
+  telemetry.confidence = check.confidence;
+  if (!check.rejected && check.note) telemetry.rejectionNote = check.note;
+  finish();
+  if (check.rejected) return { status: 'rejected', reason: check.reason, hits, telemetry };
+  return { status: 'ok', hits, telemetry };
+}
+
+function blankHit(kb: KnowledgeBase, item: number): SearchHit {
+  return { rank: 0, item, id: kb.itemId(item), docId: kb.docOf(item).id, score: 0, sparse: null, dense: null, sparseCal: null, denseCal: null, rerank: null };
+}
+
+/** Calibrates one side, falling back from cdf to minmax when no table exists (and saying so). */
+function calibrateSide(method: Calibration, scores: number[], table: CdfTable | null, side: string, t: SearchTelemetry): { values: number[]; used: Calibration } {
+  if (method === 'cdf' && !table) {
+    t.calibration.note = `${t.calibration.note ? t.calibration.note + ' ' : ''}No corpus-CDF table for ${side}: min-max used instead.`;
+    return { values: calibrate('minmax', scores), used: 'minmax' };
+  }
+  return { values: calibrate(method, scores, table ?? undefined), used: method };
+}
+
+function fuse(
+  kb: KnowledgeBase, o: SearchOptions, terms: string[], qvec: Float32Array | null,
+  sparseHits: Scored[], denseHits: Scored[], t: SearchTelemetry,
+): SearchHit[] {
+  const byId = (a: SearchHit, b: SearchHit) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  if (o.mode === 'sparse') {
+    const raw = sparseHits.map((h) => h.score);
+    const cal = calibrateSide(o.calibration, raw, kb.sparseCdf, 'BM25', t);
+    t.calibration.sparse = cal.used;
+    return sparseHits.map((h, i) => ({ ...blankHit(kb, h.index), score: h.score, sparse: h.score, sparseCal: cal.values[i]! }));
+  }
+  if (o.mode === 'dense') {
+    return denseHits.map((h) => ({ ...blankHit(kb, h.index), score: h.score, dense: h.score }));
+  }
+  // Hybrid modes: every candidate of either list gets both scores, computed exactly.
+  const union = [...new Set([...sparseHits.map((h) => h.index), ...denseHits.map((h) => h.index)])];
+  const sparse = terms.length > 0 ? kb.bm25.scoreItems(terms, union) : union.map(() => 0);
+  const dense = kb.dense!.scoreItems(qvec!, union);
+  const hits = union.map((item, i) => ({ ...blankHit(kb, item), sparse: sparse[i]!, dense: dense[i]! }));
+  if (o.mode === 'rrf') {
+    const rrf = reciprocalRankFusion([sparseHits.map((h) => h.index), denseHits.map((h) => h.index)], o.rrfK);
+    hits.forEach((h) => { h.score = rrf.get(h.item) ?? 0; });
+  } else if (o.mode === 'hybrid_fixed' || o.mode === 'hybrid_fixed_rerank') {
+    const s = calibrate('minmax', sparse), d = calibrate('minmax', dense);
+    const fused = linearFusion(s, d, o.alpha);
+    t.alpha = o.alpha;
+    t.calibration.sparse = t.calibration.dense = 'minmax';
+    hits.forEach((h, i) => { h.sparseCal = s[i]!; h.denseCal = d[i]!; h.score = fused[i]!; });
+  } else {
+    const s = calibrateSide(o.calibration, sparse, kb.sparseCdf, 'BM25', t);
+    const d = calibrateSide(o.calibration, dense, kb.denseCdf, 'dense', t);
+    t.hSparse = entropy(sparseHits.map((h) => h.score));
+    t.hDense = entropy(denseHits.map((h) => h.score));
+    t.alpha = entropyAlpha(t.hDense, t.hSparse);
+    t.calibration.sparse = s.used;
+    t.calibration.dense = d.used;
+    const fused = linearFusion(s.values, d.values, t.alpha);
+    hits.forEach((h, i) => { h.sparseCal = s.values[i]!; h.denseCal = d.values[i]!; h.score = fused[i]!; });
+  }
+  return hits.sort(byId);
+}
+
+/** The top hit's score on a [0, 1] scale, where the mode has one. */
+function confidenceOf(o: SearchOptions, top: SearchHit, t: SearchTelemetry, sparseCdf: CdfTable | null): { confidence: number | null; why?: string } {
+  switch (o.mode) {
+    case 'sparse':
+      return sparseCdf
+        ? { confidence: cdfRank(sparseCdf, top.sparse ?? 0) }
+        : { confidence: null, why: 'BM25 scores are unbounded and this index has no corpus-CDF table.' };
+    case 'dense':
+      return { confidence: Math.max(0, Math.min(1, top.dense ?? 0)) };
+    case 'rrf':
+      return { confidence: (top.score * (o.rrfK + 1)) / 2 }; // RRF max = 2 / (k + 1)
+    case 'hybrid_fixed':
+      return { confidence: top.score };
+    case 'hybrid_calibrated': {
+      const bounded = (c: Calibration | null) => c === 'minmax' || c === 'cdf';
+      return bounded(t.calibration.sparse) && bounded(t.calibration.dense)
+        ? { confidence: top.score }
+        : { confidence: null, why: `${o.calibration} scores are not on a [0, 1] scale.` };
+    }
+    case 'hybrid_fixed_rerank':
+    case 'hybrid_calibrated_rerank':
+      return { confidence: 1 / (1 + Math.exp(-(top.rerank ?? 0))) };
+  }
+}
