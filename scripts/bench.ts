@@ -1,0 +1,399 @@
+/**
+ * `npm run bench`: latency benchmark of the retrieval core. Prints one JSON object (a single line, or indented
+ * with --pretty) to stdout; progress goes to stderr.
+ *
+ *  - BM25 knowledge-base build time and sparse query latency on BEIR SciFact (whole documents and 800/120
+ *    chunks, the judged test queries) and on the embedded State of the Union corpus (800/120 chunks, a fixed
+ *    list of queries).
+ *  - Fusion cost: the SOTU chunks get seeded random 384-dim vectors and the queries a seeded random encoder,
+ *    so rrf / hybrid_fixed / hybrid_calibrated run the real pipeline on realistic candidate lists. This measures
+ *    what fusion costs, not what it is worth. Plus the exact dense scan alone.
+ *
+ * Every timed loop is preceded by one untimed warm-up pass. Query latency is `telemetry.queryMs` (non-model
+ * stages); wall time around `search()` is reported beside it.
+ *
+ * Options: --scifact DIR (or env RAG_LAB_SCIFACT; default ../shared/data/scifact next to the repo),
+ *          --reps N (passes over each query set, default 3; short sets get more, to reach --min-samples N timed
+ *          queries, default 300), --build-reps N (timed builds, default 3), --pretty.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, cpus, platform, arch, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
+import type { SourceDocument } from '../src/lib/data/document.ts';
+import { sotuDocuments } from '../src/lib/data/sotu.ts';
+import { mean, percentile } from '../src/lib/eval/stats.ts';
+import { seededRandom } from '../src/lib/random.ts';
+import { buildCdf } from '../src/lib/retrieval/calibrate.ts';
+import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
+import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';
+import { KnowledgeBase, type BuildStage, type KbOptions } from '../src/lib/retrieval/knowledge-base.ts';
+import type { RetrievalMode } from '../src/lib/retrieval/modes.ts';
+import { DEFAULT_SEARCH, search, type QueryEncoder, type SearchOptions, type StageTiming } from '../src/lib/retrieval/search.ts';
+import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
+import { sotuCorpusJson } from './sotu-corpus.ts';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DIM = 384;
+const VECTOR_SEED = 384_001;
+const DENSE_CDF_QUERIES = 32;
+const RANDOM_NOTE = 'random vectors: measures fusion cost, not quality';
+const FUSION_MODES: readonly RetrievalMode[] = ['rrf', 'hybrid_fixed', 'hybrid_calibrated'];
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const now = () => performance.now();
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+interface Summary { n: number; mean: number; p50: number; p95: number; max: number }
+
+function summary(xs: readonly number[]): Summary {
+  return { n: xs.length, mean: r3(mean(xs)), p50: r3(percentile(xs, 50)), p95: r3(percentile(xs, 95)), max: r3(Math.max(...xs)) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Options
+
+interface BenchArgs {
+  scifact: string; scifactExplicit: boolean; reps: number; minSamples: number; buildReps: number; pretty: boolean;
+}
+
+/** Passes over a query set: at least `reps`, and enough for `minSamples` timings (a stable p95 on short lists). */
+function repsFor(args: BenchArgs, queries: number): number {
+  return Math.max(args.reps, Math.ceil(args.minSamples / Math.max(1, queries)));
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number >= 1, got "${value}"`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+function readArgs(argv: string[]): BenchArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        scifact: { type: 'string' }, reps: { type: 'string' }, 'min-samples': { type: 'string' }, 'build-reps': { type: 'string' },
+        pretty: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) {
+    process.stderr.write('Usage: npm run bench -- [--scifact DIR] [--reps N] [--min-samples N] [--build-reps N] [--pretty]\n');
+    process.exit(0);
+  }
+  const fromFlag = values.scifact, fromEnv = process.env.RAG_LAB_SCIFACT;
+  const scifact = fromFlag ? resolve(fromFlag) : fromEnv ? resolve(fromEnv) : resolve(REPO_ROOT, '../shared/data/scifact');
+  return {
+    scifact,
+    scifactExplicit: Boolean(fromFlag || fromEnv),
+    reps: positiveInt('reps', values.reps, 3),
+    minSamples: positiveInt('min-samples', values['min-samples'], 300),
+    buildReps: positiveInt('build-reps', values['build-reps'], 3),
+    pretty: values.pretty ?? false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Index build
+
+interface BuildResult {
+  kb: KnowledgeBase;
+  items: number;
+  totalMs: number;
+  /** From the progress callbacks: chunk = until the last chunk report; index = until the first calibrate
+   *  report (includes one CDF sample query); calibrate = the rest. */
+  stagesMs: Record<BuildStage, number>;
+}
+
+function timedBuild(docs: readonly SourceDocument[], options: Partial<KbOptions>): BuildResult {
+  const last: Partial<Record<BuildStage, number>> = {};
+  const first: Partial<Record<BuildStage, number>> = {};
+  const t0 = now();
+  const kb = KnowledgeBase.build(docs, options, (stage) => {
+    const t = now();
+    first[stage] ??= t;
+    last[stage] = t;
+  });
+  const t1 = now();
+  const chunkEnd = last.chunk ?? t0;
+  const indexEnd = first.calibrate ?? t1;
+  return {
+    kb,
+    items: kb.size,
+    totalMs: t1 - t0,
+    stagesMs: { chunk: r3(chunkEnd - t0), index: r3(indexEnd - chunkEnd), calibrate: r3(t1 - indexEnd) },
+  };
+}
+
+/** One warm-up build, then `reps` timed builds; returns the last knowledge base and the timings. */
+function benchBuild(label: string, docs: readonly SourceDocument[], options: Partial<KbOptions>, reps: number) {
+  log(`${label}: warm-up build`);
+  timedBuild(docs, options);
+  const runs: BuildResult[] = [];
+  for (let i = 0; i < reps; i++) runs.push(timedBuild(docs, options));
+  const kb = runs[runs.length - 1]!.kb;
+  const totals = runs.map((r) => r.totalMs);
+  const avgStage = (s: BuildStage) => r3(mean(runs.map((r) => r.stagesMs[s])));
+  const result = {
+    items: kb.size,
+    vocabulary: kb.bm25.vocabularySize,
+    buildMs: { runs: totals.map(r3), mean: r3(mean(totals)), min: r3(Math.min(...totals)) },
+    buildStagesMeanMs: { chunk: avgStage('chunk'), index: avgStage('index'), calibrate: avgStage('calibrate') },
+  };
+  log(`${label}: ${kb.size} items, build ${result.buildMs.mean.toFixed(0)} ms (mean of ${reps})`);
+  return { kb, result };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Query loops
+
+type StageName = StageTiming['stage'];
+
+interface QueryLoopResult {
+  queries: number;
+  reps: number;
+  queryMs: Summary;
+  wallMs: Summary;
+  stagesMs: Partial<Record<StageName, Summary>>;
+  modelMs: { mean: number };
+  outcomes: Record<string, number>;
+  candidates: { sparse: number; dense: number; fused: number; returned: number };
+  calibrationUsed?: { sparse: string | null; dense: string | null; note?: string };
+}
+
+async function benchQueries(
+  kb: KnowledgeBase, queries: readonly string[], options: Partial<SearchOptions>, reps: number,
+  encoder: QueryEncoder | null = null,
+): Promise<QueryLoopResult> {
+  const models = encoder ? { encoder } : {};
+  for (const q of queries) await search(kb, q, options, models); // warm-up pass
+  const queryMs: number[] = [], wallMs: number[] = [], modelMs: number[] = [];
+  const stages = new Map<StageName, number[]>();
+  const outcomes: Record<string, number> = {};
+  const cand = { sparse: 0, dense: 0, fused: 0, returned: 0 };
+  let calibrationUsed: QueryLoopResult['calibrationUsed'];
+  for (let rep = 0; rep < reps; rep++) {
+    for (const q of queries) {
+      const t0 = now();
+      const out = await search(kb, q, options, models);
+      const wall = now() - t0;
+      wallMs.push(wall);
+      if (rep === 0) outcomes[out.status] = (outcomes[out.status] ?? 0) + 1;
+      const t = out.telemetry;
+      if (!t) { queryMs.push(wall); continue; }
+      queryMs.push(t.queryMs);
+      modelMs.push(t.modelMs);
+      for (const s of t.stages) {
+        if (s.model) continue;
+        let xs = stages.get(s.stage);
+        if (!xs) stages.set(s.stage, (xs = []));
+        xs.push(s.ms);
+      }
+      if (rep === 0) {
+        cand.sparse += t.candidates.sparse; cand.dense += t.candidates.dense;
+        cand.fused += t.candidates.fused; cand.returned += t.candidates.returned;
+        calibrationUsed ??= { sparse: t.calibration.sparse, dense: t.calibration.dense, ...(t.calibration.note ? { note: t.calibration.note } : {}) };
+      }
+    }
+  }
+  const n = queries.length;
+  return {
+    queries: n,
+    reps,
+    queryMs: summary(queryMs),
+    wallMs: summary(wallMs),
+    stagesMs: Object.fromEntries([...stages].map(([s, xs]) => [s, summary(xs)])),
+    modelMs: { mean: r3(mean(modelMs)) },
+    outcomes,
+    candidates: {
+      sparse: r3(cand.sparse / n), dense: r3(cand.dense / n), fused: r3(cand.fused / n), returned: r3(cand.returned / n),
+    },
+    ...(calibrationUsed ? { calibrationUsed } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Random vectors (fusion cost only)
+
+/** Standard normal values from a seeded PRNG (Box–Muller), so directions are uniform on the sphere. */
+function gaussianFill(out: Float32Array, rand: () => number): Float32Array {
+  for (let i = 0; i < out.length; i += 2) {
+    const u = 1 - rand(), v = rand();
+    const r = Math.sqrt(-2 * Math.log(u));
+    out[i] = r * Math.cos(2 * Math.PI * v);
+    if (i + 1 < out.length) out[i + 1] = r * Math.sin(2 * Math.PI * v);
+  }
+  return out;
+}
+
+/** FNV-1a, so each query string always maps to the same random vector. */
+function hash32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Stands in for an embedding model: a deterministic random vector per query string. */
+class RandomQueryEncoder implements QueryEncoder {
+  constructor(private readonly dim: number, private readonly seed: number) {}
+  embed(query: string): Float32Array {
+    return gaussianFill(new Float32Array(this.dim), seededRandom((hash32(query) ^ this.seed) >>> 0));
+  }
+  async embedQuery(query: string): Promise<Float32Array> {
+    return this.embed(query);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function machineInfo() {
+  const cs = cpus();
+  return {
+    node: process.version,
+    v8: process.versions.v8,
+    platform: platform(),
+    arch: arch(),
+    cpuModel: cs[0]?.model.trim() ?? 'unknown',
+    cores: cs.length,
+    availableParallelism: availableParallelism(),
+    totalMemGiB: r3(totalmem() / 2 ** 30),
+  };
+}
+
+async function benchScifact(args: BenchArgs, searchOptions: Partial<SearchOptions>) {
+  const dir = args.scifact;
+  const files = ['corpus.jsonl', 'queries.jsonl', join('qrels', 'test.tsv')];
+  const missing = files.filter((f) => !existsSync(join(dir, f)));
+  if (missing.length > 0) {
+    const reason = `${dir}: missing ${missing.join(', ')}`;
+    if (args.scifactExplicit) throw new UsageError(`SciFact data not found (${reason})`);
+    log(`SciFact skipped (${reason}); pass --scifact DIR or set RAG_LAB_SCIFACT`);
+    return { skipped: reason };
+  }
+  const t0 = now();
+  const docs = parseCorpus(readFileSync(join(dir, 'corpus.jsonl'), 'utf8'), join(dir, 'corpus.jsonl'));
+  const allQueries = parseQueries(readFileSync(join(dir, 'queries.jsonl'), 'utf8'), join(dir, 'queries.jsonl'));
+  const qrels = parseQrels(readFileSync(join(dir, files[2]!), 'utf8'), join(dir, files[2]!));
+  const queries = allQueries.filter((q) => qrels.has(q.id)).map((q) => q.text);
+  log(`SciFact: ${docs.length} documents, ${queries.length} judged test queries (loaded in ${(now() - t0).toFixed(0)} ms)`);
+
+  const out: Record<string, unknown> = { data: dir, documents: docs.length, testQueries: queries.length };
+  for (const [key, chunking] of [['whole', false], ['chunked_800_120', DEFAULT_CHUNKING]] as const) {
+    const { kb, result } = benchBuild(`SciFact ${key}`, docs, { chunking }, args.buildReps);
+    const reps = repsFor(args, queries.length);
+    log(`SciFact ${key}: ${reps} x ${queries.length} sparse queries`);
+    const sparse = await benchQueries(kb, queries, { ...searchOptions, mode: 'sparse' }, reps);
+    out[key] = { ...result, sparse };
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const args = readArgs(process.argv.slice(2));
+  const tStart = now();
+  const searchOptions: Partial<SearchOptions> = {}; // the app's defaults, stated in the output
+  const effective = { ...DEFAULT_SEARCH, ...searchOptions };
+  const settings = {
+    reps: args.reps,
+    minSamples: args.minSamples,
+    buildReps: args.buildReps,
+    warmup: 'one untimed pass (one untimed build) before every timed loop',
+    latency: 'queryMs = telemetry.queryMs (non-model stages of search()); wallMs = wall time around search()',
+    search: { topK: effective.topK, candidateK: effective.candidateK, dedup: effective.dedup, calibration: effective.calibration, rejectThreshold: effective.rejectThreshold },
+    kb: { bm25: 'defaults (k1 0.9, b 0.4)', cdfQueries: 'default (100)', chunking: `${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}` },
+  };
+
+  // SciFact
+  const scifact = await benchScifact(args, searchOptions);
+
+  // State of the Union
+  const tl = now();
+  const sotuDocs = sotuDocuments(JSON.parse(sotuCorpusJson()));
+  log(`SOTU: ${sotuDocs.length} addresses (loaded in ${(now() - tl).toFixed(0)} ms)`);
+  const { kb, result: sotuBuild } = benchBuild('SOTU chunked_800_120', sotuDocs, { chunking: DEFAULT_CHUNKING }, args.buildReps);
+  const sotuReps = repsFor(args, SOTU_BENCH_QUERIES.length);
+  log(`SOTU: ${sotuReps} x ${SOTU_BENCH_QUERIES.length} sparse queries`);
+  const sotuSparse = await benchQueries(kb, SOTU_BENCH_QUERIES, { ...searchOptions, mode: 'sparse' }, sotuReps);
+
+  // Fusion on random vectors
+  log(`fusion: ${kb.size} x ${DIM} random vectors`);
+  const tv = now();
+  const vectors = gaussianFill(new Float32Array(kb.size * DIM), seededRandom(VECTOR_SEED));
+  const dense = new ExactDenseIndex(vectors, DIM, 'cosine');
+  const encoder = new RandomQueryEncoder(DIM, VECTOR_SEED);
+  // A corpus-CDF table for the dense side as a loaded model would have, so hybrid_calibrated takes its cdf path.
+  const all = Array.from({ length: kb.size }, (_, i) => i);
+  const cdfRand = seededRandom(VECTOR_SEED + 1);
+  const denseCdf = buildCdf(Array.from({ length: DENSE_CDF_QUERIES }, () => dense.scoreItems(gaussianFill(new Float32Array(DIM), cdfRand), all)));
+  kb.dense = dense;
+  kb.denseCdf = denseCdf;
+  const setupMs = now() - tv;
+
+  const modes: Record<string, QueryLoopResult> = {};
+  for (const mode of FUSION_MODES) {
+    log(`fusion: ${mode}, ${sotuReps} x ${SOTU_BENCH_QUERIES.length} queries`);
+    modes[mode] = await benchQueries(kb, SOTU_BENCH_QUERIES, { ...searchOptions, mode }, sotuReps, encoder);
+  }
+
+  // Exact dense scan alone (what the 'dense' stage costs without the rest of search()).
+  const qvecs = SOTU_BENCH_QUERIES.map((q) => encoder.embed(q));
+  const candK = Math.max(effective.candidateK, effective.topK);
+  for (const q of qvecs) dense.search(q, candK, kb.itemId); // warm-up
+  const scanMs: number[] = [];
+  for (let rep = 0; rep < sotuReps; rep++) {
+    for (const q of qvecs) {
+      const t0 = now();
+      dense.search(q, candK, kb.itemId);
+      scanMs.push(now() - t0);
+    }
+  }
+
+  const result = {
+    benchmark: 'rag-lab retrieval latency',
+    version: 1,
+    date: new Date().toISOString(),
+    machine: machineInfo(),
+    settings,
+    scifact,
+    sotu: {
+      documents: sotuDocs.length,
+      ...sotuBuild,
+      queries: SOTU_BENCH_QUERIES.length,
+      sparse: sotuSparse,
+    },
+    fusion: {
+      note: RANDOM_NOTE,
+      corpus: `SOTU chunked ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}`,
+      vectors: {
+        n: dense.size, dim: DIM, metric: dense.metric, seed: VECTOR_SEED, distribution: 'standard normal (seeded mulberry32, Box-Muller)',
+        queryEncoder: 'seeded random vector per query string (FNV-1a of the text xor seed); its time is model time, excluded from queryMs',
+        denseCdf: `${DENSE_CDF_QUERIES} random query vectors x ${dense.size} items`,
+        setupMs: r3(setupMs),
+      },
+      modes,
+      denseSearchOnly: { note: RANDOM_NOTE, n: dense.size, dim: DIM, k: candK, ms: summary(scanMs) },
+    },
+    totalMs: r3(now() - tStart),
+  };
+  process.stdout.write(JSON.stringify(result, null, args.pretty ? 2 : undefined) + '\n');
+  log(`done in ${(result.totalMs / 1000).toFixed(1)} s`);
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`bench: ${e.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

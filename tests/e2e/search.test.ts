@@ -1,0 +1,121 @@
+/**
+ * The built site in headless Chromium: the embedded corpus indexes with visible progress, search works and is a
+ * shareable URL, a reload loads the index from IndexedDB, a corrupted cache is detected and rebuilt.
+ */
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+
+const site = inject('siteUrl');
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+});
+afterAll(async () => { await browser?.close(); });
+
+/** Polls the progress panel until the index is ready; returns the stage labels seen. */
+async function waitForIndex(p: Page): Promise<{ stages: string[]; source: string | null }> {
+  const stages = new Set<string>();
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const stage = await p.locator('[data-testid=load-stage]').textContent({ timeout: 50 }).catch(() => null);
+    if (stage) stages.add(stage);
+    if (await p.locator('[data-testid=kb-info]').count()) break;
+    if (await p.locator('[data-testid=load-error]').count()) throw new Error(await p.locator('[data-testid=load-error]').innerText());
+    await p.waitForTimeout(30);
+  }
+  return { stages: [...stages], source: await p.locator('[data-testid=kb-info]').getAttribute('data-source') };
+}
+
+async function searchFor(p: Page, q: string) {
+  await p.locator('[data-testid=query]').fill(q);
+  await p.waitForFunction((q) => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === q, q);
+}
+
+describe('Search tab on the embedded State of the Union corpus', () => {
+  test('first open indexes with visible progress, then searching finds Lincoln', async () => {
+    await page.goto(site);
+    const { stages, source } = await waitForIndex(page);
+    expect(stages).toContain('Building the BM25 index');
+    expect(source).toBe('built');
+    const info = await page.locator('[data-testid=kb-info]').innerText();
+    expect(info).toMatch(/233 documents, 16,\d{3} chunks/);
+
+    await searchFor(page, 'emancipation of slaves');
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(2);
+    const top3 = await page.locator('[data-testid=hit-title]').allInnerTexts();
+    expect(top3.slice(0, 3).some((t) => t.includes('Abraham Lincoln'))).toBe(true);
+    // Matched terms are highlighted, every score is shown, and telemetry names the stages.
+    expect(await page.locator('[data-testid=hit] mark').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid=telemetry-mode]').innerText()).toBe('sparse');
+    expect(await page.locator('[data-testid=stage-sparse]').count()).toBe(1);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('emancipation of slaves');
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: 'test-results/search.png', fullPage: false });
+  });
+
+  test('modes without a model are disabled with the reason; a link asking for one says why', async () => {
+    const rrf = page.locator('[data-testid=mode] option[value=rrf]');
+    expect(await rrf.isDisabled()).toBe(true);
+    expect(await rrf.getAttribute('title')).toMatch(/embedding model/i);
+    await page.goto(`${site}?q=slavery&mode=rrf`);
+    await waitForIndex(page);
+    await expect.poll(() => page.locator('[data-testid=search-message]').innerText().catch(() => '')).toMatch(/dense search is unavailable/);
+  });
+
+  test('a reload loads the index from IndexedDB and keeps the search', async () => {
+    await page.goto(`${site}?q=tariff&k=3`);
+    const { stages, source } = await waitForIndex(page);
+    expect(source).toBe('cache');
+    expect(stages).not.toContain('Building the BM25 index');
+    expect(await page.locator('[data-testid=query]').inputValue()).toBe('tariff');
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(3);
+  });
+
+  test('filters by year range and party', async () => {
+    await page.goto(`${site}?q=slavery&ymin=1861&ymax=1865&party=Republican&k=10`);
+    await waitForIndex(page);
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+    const metas = await page.locator('[data-testid=hit] .meta').allInnerTexts();
+    for (const m of metas) {
+      const year = Number(/· (\d{4}) ·/.exec(m)?.[1]);
+      expect(year).toBeGreaterThanOrEqual(1861);
+      expect(year).toBeLessThanOrEqual(1865);
+      expect(m).toContain('Republican');
+    }
+  });
+
+  test('bad queries get a clear message, never a crash', async () => {
+    await page.goto(site);
+    await waitForIndex(page);
+    await searchFor(page, 'the of and to');
+    await expect.poll(() => page.locator('[data-testid=search-message]').innerText().catch(() => '')).toMatch(/no searchable words/);
+    await searchFor(page, '🙂🙂🙂');
+    await expect.poll(() => page.locator('[data-testid=search-message]').innerText().catch(() => '')).toMatch(/no searchable words/);
+    const long = Array.from({ length: 1300 }, (_, i) => ['war', 'peace', 'tax', 'navy', 'union'][i % 5]).join(' ').slice(0, 10_000);
+    await page.locator('[data-testid=query]').fill(long);
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+    expect(browser.errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+  });
+
+  test('a corrupted cache is detected, rebuilt and reported', async () => {
+    await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((ok, err) => { const r = indexedDB.open('rag-lab'); r.onsuccess = () => ok(r.result); r.onerror = () => err(r.error); });
+      const tx = db.transaction('indexes', 'readwrite');
+      const store = tx.objectStore('indexes');
+      const all = await new Promise<Array<{ data: { bm25: { tfs: Uint16Array } } }>>((ok) => { const r = store.getAll(); r.onsuccess = () => ok(r.result); });
+      for (const rec of all) { rec.data.bm25.tfs[0] = rec.data.bm25.tfs[0]! + 7; store.put(rec); }
+      await new Promise((ok) => { tx.oncomplete = ok; });
+    });
+    await page.reload();
+    const { source } = await waitForIndex(page);
+    expect(source).toBe('built');
+    expect(await page.locator('[data-testid=cache-note]').innerText()).toMatch(/corrupted.*rebuilt/);
+    await page.reload();
+    expect((await waitForIndex(page)).source).toBe('cache');
+  });
+});

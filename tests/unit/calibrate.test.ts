@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { buildCdf, calibrate, CALIBRATIONS, cdfRank, minMax, zScore, type CdfTable } from '../../src/lib/retrieval/calibrate.ts';
+
+const closeAll = (actual: readonly number[], expected: readonly number[], digits = 10) => {
+  expect(actual).toHaveLength(expected.length);
+  expected.forEach((e, i) => expect(actual[i]).toBeCloseTo(e, digits));
+};
+
+describe('minMax', () => {
+  it('maps to (x − min)/(max − min)', () => {
+    // min 2, max 6: (2−2)/4 = 0, (4−2)/4 = 0.5, (6−2)/4 = 1, (3−2)/4 = 0.25
+    closeAll(minMax([2, 4, 6, 3]), [0, 0.5, 1, 0.25]);
+    // with negatives: min −1, max 3: [0, 0.25·(1+1)=0.5, 1]
+    closeAll(minMax([-1, 1, 3]), [0, 0.5, 1]);
+  });
+
+  it('maps a constant list to 1 when its value is > 0, else to 0', () => {
+    expect(minMax([3, 3, 3])).toEqual([1, 1, 1]);
+    expect(minMax([0.2])).toEqual([1]);
+    expect(minMax([0, 0])).toEqual([0, 0]);
+    expect(minMax([-2, -2])).toEqual([0, 0]);
+  });
+
+  it('returns [] for an empty list', () => {
+    expect(minMax([])).toEqual([]);
+  });
+});
+
+describe('zScore', () => {
+  it('uses the population standard deviation', () => {
+    // mean = 40/8 = 5; Σ(x−5)² = 9+1+1+1+0+0+4+16 = 32; population var = 32/8 = 4 → sd 2
+    // (the sample sd would be √(32/7) ≈ 2.138 and give different values)
+    closeAll(zScore([2, 4, 4, 4, 5, 5, 7, 9]), [-1.5, -0.5, -0.5, -0.5, 0, 0, 1, 2]);
+    // [1, 3]: mean 2, var = (1 + 1)/2 = 1 → [-1, 1]
+    closeAll(zScore([1, 3]), [-1, 1]);
+  });
+
+  it('maps a constant list to 0 and an empty list to []', () => {
+    expect(zScore([4, 4, 4])).toEqual([0, 0, 0]);
+    expect(zScore([7])).toEqual([0]);
+    expect(zScore([])).toEqual([]);
+  });
+});
+
+describe('buildCdf / cdfRank', () => {
+  it('pools all lists, sorts numerically and counts queries', () => {
+    const t = buildCdf([[3, 1], [2, 2], [10, 9, 100]]);
+    // numeric sort (a string sort would put 10 and 100 before 2)
+    expect([...t.sorted]).toEqual([1, 2, 2, 3, 9, 10, 100]);
+    expect(t.count).toBe(7);
+    expect(t.queries).toBe(3);
+  });
+
+  it('counts a query even when its list is empty', () => {
+    const t = buildCdf([[], [1]]);
+    expect(t.queries).toBe(2);
+    expect(t.count).toBe(1);
+  });
+
+  it('rank = count(table ≤ s) / N, 0 below the minimum, 1 at or above the maximum, ties all counted', () => {
+    const t = buildCdf([[1, 2, 2, 3]]);
+    expect(cdfRank(t, 0.5)).toBe(0); // nothing ≤ 0.5
+    expect(cdfRank(t, -100)).toBe(0);
+    expect(cdfRank(t, 1)).toBe(0.25); // {1} → 1/4
+    expect(cdfRank(t, 1.5)).toBe(0.25);
+    expect(cdfRank(t, 2)).toBe(0.75); // {1, 2, 2} → 3/4 (both tied 2s counted)
+    expect(cdfRank(t, 2.999)).toBe(0.75);
+    expect(cdfRank(t, 3)).toBe(1); // 4/4
+    expect(cdfRank(t, 1e9)).toBe(1);
+  });
+
+  it('rank is 0 for an empty table', () => {
+    const t = buildCdf([]);
+    expect(t.sorted.length).toBe(0);
+    expect(t.queries).toBe(0);
+    expect(cdfRank(t, 5)).toBe(0);
+  });
+
+  it('downsamples to maxPoints evenly spaced order statistics, keeping first and last', () => {
+    // 0..9 shuffled, maxPoints 4: indices round(i·9/3) = 0, 3, 6, 9
+    const t = buildCdf([[5, 9, 0, 3], [7, 1, 8], [2, 6, 4]], 4);
+    expect([...t.sorted]).toEqual([0, 3, 6, 9]);
+    expect(t.count).toBe(10);
+    expect(t.queries).toBe(3);
+    // 0..10, maxPoints 4: round(0) = 0, round(10/3 = 3.33) = 3, round(20/3 = 6.67) = 7, round(10) = 10
+    const u = buildCdf([Array.from({ length: 11 }, (_, i) => 10 - i)], 4);
+    expect([...u.sorted]).toEqual([0, 3, 7, 10]);
+    expect(u.count).toBe(11);
+  });
+
+  it('does not downsample when the scores fit', () => {
+    const t = buildCdf([[3, 2, 1]], 3);
+    expect([...t.sorted]).toEqual([1, 2, 3]);
+  });
+
+  it('keeps min and max with the default maxPoints (4096) on a large input', () => {
+    const xs = Array.from({ length: 10_000 }, (_, i) => (i * 7919) % 10_000); // a permutation of 0..9999
+    const t = buildCdf([xs]);
+    expect(t.sorted.length).toBe(4096);
+    expect(t.count).toBe(10_000);
+    expect(t.sorted[0]).toBe(0);
+    expect(t.sorted[4095]).toBe(9999);
+    for (let i = 1; i < t.sorted.length; i++) expect(t.sorted[i]!).toBeGreaterThanOrEqual(t.sorted[i - 1]!);
+  });
+});
+
+describe('calibrate', () => {
+  const table: CdfTable = buildCdf([[1, 2, 3, 4]]);
+
+  it('lists the four methods', () => {
+    expect([...CALIBRATIONS]).toEqual(['raw', 'minmax', 'zscore', 'cdf']);
+  });
+
+  it('raw returns a copy of the scores', () => {
+    const xs = [3, 1, 2];
+    const out = calibrate('raw', xs);
+    expect(out).toEqual([3, 1, 2]);
+    expect(out).not.toBe(xs);
+  });
+
+  it('dispatches to minmax and zscore', () => {
+    closeAll(calibrate('minmax', [2, 4, 6]), [0, 0.5, 1]);
+    closeAll(calibrate('zscore', [1, 3]), [-1, 1]);
+  });
+
+  it('cdf maps each score through the table', () => {
+    // table [1,2,3,4]: 0 → 0/4, 2 → 2/4, 3.5 → 3/4, 9 → 4/4
+    expect(calibrate('cdf', [0, 2, 3.5, 9], table)).toEqual([0, 0.5, 0.75, 1]);
+  });
+
+  it('cdf without a table throws', () => {
+    expect(() => calibrate('cdf', [1, 2])).toThrow(/CDF table/);
+  });
+});

@@ -1,0 +1,92 @@
+/// <reference lib="webworker" />
+/**
+ * Search worker: downloads and indexes the knowledge base, answers queries. Nothing here runs on the main thread.
+ */
+import * as Comlink from 'comlink';
+import { sotuDocuments } from '../src/lib/data/sotu.ts';
+import { MODE_IDS, modeAvailability } from '../src/lib/retrieval/modes.ts';
+import { highlightSpans } from '../src/lib/retrieval/highlight.ts';
+import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
+import { capabilitiesOf, search } from '../src/lib/retrieval/search.ts';
+import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
+import type { HitView, KbInfo, LoadProgress, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
+
+let kb: KnowledgeBase | null = null;
+
+async function download(url: string, onProgress: (p: LoadProgress) => void): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`Could not download the corpus from ${url}: ${(e as Error).message}`);
+  }
+  if (!res.ok || !res.body) throw new Error(`Could not download the corpus from ${url}: HTTP ${res.status}`);
+  const total = Number(res.headers.get('content-length') ?? 0);
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let done = 0;
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) break;
+    parts.push(r.value);
+    done += r.value.byteLength;
+    onProgress({ stage: 'download', done, total: Math.max(total, done) });
+  }
+  const bytes = new Uint8Array(done);
+  let at = 0;
+  for (const p of parts) { bytes.set(p, at); at += p.byteLength; }
+  return new TextDecoder().decode(bytes);
+}
+
+const api: SearchWorkerApi = {
+  async openEmbedded(corpusUrl, onProgress) {
+    const text = await download(corpusUrl, onProgress);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`The corpus file at ${corpusUrl} is not valid JSON.`);
+    }
+    const docs = sotuDocuments(json);
+    const hash = (await sha256Hex(text)).slice(0, 16);
+    const opened = await openKnowledgeBase('sotu', docs, hash, {}, (stage, done, total) => onProgress({ stage, done, total }));
+    kb = opened.kb;
+    const years = docs.map((d) => Number(d.meta?.year));
+    const caps = capabilitiesOf(kb, {});
+    const info: KbInfo = {
+      corpusId: 'sotu',
+      documents: docs.length,
+      items: kb.size,
+      source: opened.source,
+      cacheNote: opened.cacheNote,
+      buildMs: opened.buildMs,
+      facets: {
+        yearMin: Math.min(...years),
+        yearMax: Math.max(...years),
+        parties: [...new Set(docs.map((d) => String(d.meta?.party)))].sort(),
+      },
+      modes: Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as KbInfo['modes'],
+    };
+    return info;
+  },
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    if (!kb) return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
+    try {
+      const out = await search(kb, req.query, req, {});
+      if (out.status === 'empty' || out.status === 'unavailable') return out;
+      const base = kb;
+      const hits: HitView[] = out.hits.map((h) => {
+        const doc = base.docOf(h.item);
+        const text = base.itemText(h.item);
+        return { ...h, title: doc.title, meta: doc.meta ?? {}, text, highlights: highlightSpans(text, out.telemetry.queryTerms, base.bm25.analyzer) };
+      });
+      return { ...out, hits };
+    } catch (e) {
+      return { status: 'error', reason: `Search failed: ${(e as Error).message}`, hits: [], telemetry: null };
+    }
+  },
+};
+
+Comlink.expose(api);
