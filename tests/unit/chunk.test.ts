@@ -12,8 +12,11 @@ function checkInvariants(source: string, chunks: Chunk[], opts: Pick<ChunkOption
     // trimmed at the edges
     expect(c.text).toBe(c.text.trim());
   });
-  // Chunks appear in source order.
-  for (let i = 1; i < chunks.length; i++) expect(chunks[i]!.start).toBeGreaterThan(chunks[i - 1]!.start);
+  // Chunks appear in source order (see the BUG test below for why not strictly).
+  for (let i = 1; i < chunks.length; i++) {
+    expect(chunks[i]!.start).toBeGreaterThanOrEqual(chunks[i - 1]!.start);
+    expect(chunks[i]!.end).toBeGreaterThanOrEqual(chunks[i - 1]!.end);
+  }
   // No text lost: every non-space character is inside some chunk.
   const covered = new Uint8Array(source.length);
   for (const c of chunks) covered.fill(1, c.start, c.end);
@@ -73,8 +76,8 @@ describe('chunkText', () => {
   it('without overlap, word-level chunks do not share text', () => {
     const src = 'aa bb cc dd ee';
     const chunks = chunkText('d', src, { chunkSize: 8, overlap: 0 });
-    // [0,6) "aa bb " → [6,12) "cc dd " → [12,14) "ee"
-    expect(chunks.map((c) => c.text)).toEqual(['aa bb', 'cc dd', 'ee']);
+    // [0,6) "aa bb " is full when "cc " arrives; then "cc ", "dd ", "ee" fill [6,14) = 8 characters exactly
+    expect(chunks.map((c) => c.text)).toEqual(['aa bb', 'cc dd ee']);
   });
 
   it('prefers paragraph breaks over smaller separators', () => {
@@ -121,6 +124,21 @@ describe('chunkText', () => {
       expect(shared).toBeLessThanOrEqual(opts.overlap);
       // the shared text is whole words
       expect(src.slice(cur.start, prev.end).trim().split(' ').every((w) => words.includes(w))).toBe(true);
+    }
+  });
+
+  // BUG (src/lib/retrieval/chunk.ts:81-94): merge() counts white-space-only pieces (here the leading ' ') toward a
+  // span's length; chunkText trims them afterwards, so a chunk can end up identical to, or a prefix of, the next one.
+  // ' ab cde', size 6, overlap 3: pieces ' ', 'ab ', 'cde' → spans [0,4) and [1,7) → chunks 'ab' [1,3) and 'ab cde' [1,7):
+  // the first chunk is wholly contained in the second (duplicate text indexed twice). ' a  ' (size 3, overlap 2)
+  // even gives two identical chunks 'a' [1,2).
+  it('no chunk is contained in the next one', () => {
+    for (const [src, chunkSize, overlap] of [[' ab cde', 6, 3], [' a  ', 3, 2]] as const) {
+      const chunks = chunkText('d', src, { chunkSize, overlap });
+      for (let i = 1; i < chunks.length; i++) {
+        const prev = chunks[i - 1]!, cur = chunks[i]!;
+        expect(cur.start <= prev.start && cur.end >= prev.end).toBe(false);
+      }
     }
   });
 
@@ -189,7 +207,7 @@ describe('splitSentences', () => {
 
   // BUG (src/lib/retrieval/chunk.ts:98): SENTENCE_END lists 。！？ but its lookahead requires white space or the
   // end of text after the mark, and Chinese/Japanese text has no spaces between sentences, so it never splits.
-  it.fails('BUG: splits unspaced CJK sentences at 。 and ！', () => {
+  it('splits unspaced CJK sentences at 。 and ！', () => {
     expect(splitSentences('你好。再见！').map((x) => x.text)).toEqual(['你好。', '再见！']);
   });
 });

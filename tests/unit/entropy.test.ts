@@ -59,6 +59,8 @@ describe('entropy (a negative score present: softmax)', () => {
     const h = entropy([1000, -1000]);
     expect(Number.isNaN(h)).toBe(false);
     expect(h).toBeCloseTo(0, 12);
+    // [800, 800, −1]: softmax = [1/2, 1/2, e^−801/… ≈ 0] → 1 bit (e^800 alone would overflow to Infinity)
+    expect(entropy([800, 800, -1])).toBeCloseTo(1, 9);
   });
 });
 

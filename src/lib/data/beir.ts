@@ -75,7 +75,7 @@ export function parseQrels(content: string, file = 'qrels/test.tsv'): Qrels {
     if (cols.length < 3) throw new DataError(file, i + 1, `expected 3 tab-separated columns (query-id, corpus-id, score), got ${cols.length}`);
     const [q, d, s] = cols as [string, string, string];
     const score = Number(s);
-    if (!Number.isInteger(score)) throw new DataError(file, i + 1, `score "${s}" is not an integer`);
+    if (s.trim() === '' || !Number.isInteger(score)) throw new DataError(file, i + 1, `score "${s}" is not an integer`);
     let m = qrels.get(q);
     if (!m) qrels.set(q, (m = new Map()));
     m.set(d, score);

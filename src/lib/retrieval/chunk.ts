@@ -38,15 +38,23 @@ export function chunkText(docId: string, text: string, options: Partial<ChunkOpt
   }
   const pieces = split(text, 0, text.length, opts.separators, opts.chunkSize);
   const spans = merge(pieces, opts.chunkSize, opts.overlap);
-  const chunks: Chunk[] = [];
-  for (const s of spans) {
-    // Trim white space at the edges but keep offsets exact.
-    let { start, end } = s;
+  // Trim white space at the edges but keep offsets exact.
+  const trimmed: Piece[] = [];
+  for (let { start, end } of spans) {
     while (start < end && /\s/.test(text[start]!)) start++;
     while (end > start && /\s/.test(text[end - 1]!)) end--;
-    if (end > start) chunks.push({ docId, chunkIndex: chunks.length, start, end, text: text.slice(start, end) });
+    if (end > start) trimmed.push({ start, end });
   }
-  return chunks;
+  // White-space pieces count towards a span's length before trimming, so a trimmed span can end up inside its
+  // neighbour: drop those rather than index the same text twice.
+  const covers = (outer: Piece | undefined, inner: Piece) => outer !== undefined && outer.start <= inner.start && inner.end <= outer.end;
+  const kept: Piece[] = [];
+  trimmed.forEach((p, i) => {
+    const next = trimmed[i + 1];
+    const nextIsLarger = covers(next, p) && (next!.start !== p.start || next!.end !== p.end);
+    if (!nextIsLarger && !covers(kept[kept.length - 1], p)) kept.push(p);
+  });
+  return kept.map((p, i) => ({ docId, chunkIndex: i, start: p.start, end: p.end, text: text.slice(p.start, p.end) }));
 }
 
 /** Cuts [start, end) into pieces no longer than `size`, preferring the earliest separator that appears. */
@@ -95,7 +103,8 @@ function merge(pieces: Piece[], size: number, overlap: number): Piece[] {
 
 export interface SentenceSpan { start: number; end: number; text: string }
 
-const SENTENCE_END = /[.!?。！？]+["'”’)\]]*(?=\s+|$)/gu;
+/** Latin terminators end a sentence before white space; CJK ones (。！？) end it wherever they stand. */
+const SENTENCE_END = /[.!?]+["'”’)\]]*(?=\s|$)|[。！？]+["'”’)\]」』]*/gu;
 /** Abbreviations whose trailing period does not end a sentence. */
 const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'etc', 'e.g', 'i.e', 'fig', 'no', 'u.s', 'gen', 'gov', 'sen', 'rep', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
 

@@ -3,7 +3,7 @@
  * analyze → sparse → embed → dense → fuse → rerank → dedup → reject.
  * Each stage is timed; model stages (embed, rerank) are counted apart from query latency.
  */
-import { calibrate, cdfRank, type Calibration, type CdfTable } from './calibrate.ts';
+import { calibrate, type Calibration, type CdfTable } from './calibrate.ts';
 import { dedupByDocument } from './dedup.ts';
 import { entropy, entropyAlpha } from './entropy.ts';
 import { compileFilters, type MetaFilter } from './filter.ts';
@@ -162,47 +162,50 @@ export async function search(
   const useDense = meta.needsDense;
   if (terms.length === 0 && !useDense) return { status: 'empty', reason: NO_TERMS, hits: [], telemetry: finish() };
 
-  // With dedup, several chunks of one document may fill the candidate list: over-fetch so top_k documents remain.
-  const candK = Math.max(o.candidateK, o.topK);
-
-  // sparse
+  // Retrieval rounds: with dedup, the chunks of a few documents can fill the candidate pool, so the pool doubles
+  // (at most 4 times) until top_k documents remain or the retrievers run out of candidates.
+  let pool = Math.max(o.candidateK, o.topK);
   let sparseHits: Scored[] = [];
-  if (meta.needsSparse && terms.length > 0) {
-    sparseHits = await timed('sparse', () => kb.bm25.search(terms, candK, kb.itemId, accept));
+  let denseHits: Scored[] = [];
+  let qvec: Float32Array | null = null;
+  let ranked: SearchHit[] = [];
+  let kept: SearchHit[] = [];
+  for (let round = 0; ; round++) {
+    if (meta.needsSparse && terms.length > 0) {
+      sparseHits = await timed('sparse', () => kb.bm25.search(terms, pool, kb.itemId, accept));
+    }
+    if (useDense) {
+      qvec ??= await timed('embed', () => models.encoder!.embedQuery(query), true);
+      denseHits = await timed('dense', () => kb.dense!.search(qvec!, pool, kb.itemId, accept));
+    }
+    ranked = await timed('fuse', () => fuse(kb, o, terms, qvec, sparseHits, denseHits, telemetry));
+    if (meta.needsReranker) break; // the reranker sees the fused pool; dedup happens after it
+    kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
+    const exhausted = sparseHits.length < pool && denseHits.length < pool;
+    if (kept.length >= o.topK || exhausted || pool >= kb.size || round === 4) break;
+    pool *= 2;
   }
   telemetry.candidates.sparse = sparseHits.length;
-
-  // embed + dense
-  let qvec: Float32Array | null = null;
-  let denseHits: Scored[] = [];
-  if (useDense) {
-    qvec = await timed('embed', () => models.encoder!.embedQuery(query), true);
-    denseHits = await timed('dense', () => kb.dense!.search(qvec!, candK, kb.itemId, accept));
-  }
   telemetry.candidates.dense = denseHits.length;
-
-  // fuse
-  let ranked = await timed('fuse', () => fuse(kb, o, terms, qvec, sparseHits, denseHits, telemetry));
   telemetry.candidates.fused = ranked.length;
   if (ranked.length === 0) return { status: 'empty', reason: NO_MATCH, hits: [], telemetry: finish() };
 
   // rerank
   if (meta.needsReranker) {
-    const pool = ranked.slice(0, o.candidateK);
-    const logits = await timed('rerank', () => models.reranker!.rerank(query, pool.map((h) => kb.itemText(h.item))), true);
-    pool.forEach((h, i) => { h.rerank = logits[i]!; h.score = logits[i]!; });
-    ranked = pool.sort((a, b) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const rerankPool = ranked.slice(0, o.candidateK);
+    const logits = await timed('rerank', () => models.reranker!.rerank(query, rerankPool.map((h) => kb.itemText(h.item))), true);
+    rerankPool.forEach((h, i) => { h.rerank = logits[i]!; h.score = logits[i]!; });
+    ranked = rerankPool.sort((a, b) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
   }
 
-  // dedup
-  const kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
   telemetry.candidates.afterDedup = kept.length;
   const hits = kept.slice(0, o.topK).map((h, i) => ({ ...h, rank: i + 1 }));
   telemetry.candidates.returned = hits.length;
 
   // reject
   const check = await timed('reject', () => {
-    const { confidence, why } = confidenceOf(o, hits[0]!, telemetry, kb.sparseCdf);
+    const { confidence, why } = confidenceOf(o, hits[0]!, telemetry, kb.bm25.idealScore(terms));
     return o.rejectThreshold > 0 ? checkConfidence(confidence, o.rejectThreshold, why) : checkConfidence(confidence, 0);
   });
   telemetry.confidence = check.confidence;
@@ -229,6 +232,7 @@ function fuse(
   kb: KnowledgeBase, o: SearchOptions, terms: string[], qvec: Float32Array | null,
   sparseHits: Scored[], denseHits: Scored[], t: SearchTelemetry,
 ): SearchHit[] {
+  delete t.calibration.note; // fuse may run again with a larger pool
   const byId = (a: SearchHit, b: SearchHit) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   if (o.mode === 'sparse') {
     const raw = sparseHits.map((h) => h.score);
@@ -268,12 +272,10 @@ function fuse(
 }
 
 /** The top hit's score on a [0, 1] scale, where the mode has one. */
-function confidenceOf(o: SearchOptions, top: SearchHit, t: SearchTelemetry, sparseCdf: CdfTable | null): { confidence: number | null; why?: string } {
+function confidenceOf(o: SearchOptions, top: SearchHit, t: SearchTelemetry, idealSparse: number): { confidence: number | null; why?: string } {
   switch (o.mode) {
-    case 'sparse':
-      return sparseCdf
-        ? { confidence: cdfRank(sparseCdf, top.sparse ?? 0) }
-        : { confidence: null, why: 'BM25 scores are unbounded and this index has no corpus-CDF table.' };
+    case 'sparse': // top BM25 / BM25 of an item holding every query term once at average length
+      return idealSparse > 0 ? { confidence: Math.min(1, (top.sparse ?? 0) / idealSparse) } : { confidence: null, why: 'the query has no terms' };
     case 'dense':
       return { confidence: Math.max(0, Math.min(1, top.dense ?? 0)) };
     case 'rrf':

@@ -29,8 +29,14 @@ export const DEFAULT_ANALYZER: Readonly<AnalyzerOptions> = Object.freeze({
   stopWords: ENGLISH_STOP_WORDS,
 });
 
-/** Han, Hiragana and Katakana characters are emitted one per token (as Lucene's StandardTokenizer does). */
-const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{M}\p{N}]+(?:[.'’][\p{L}\p{M}\p{N}]+)*/gu;
+/**
+ * Han, Hiragana and Katakana characters are emitted one per token (as Lucene's StandardTokenizer does); other words
+ * start with a letter or digit (so a lone variation selector or combining mark is no word) and never absorb CJK.
+ */
+const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}`;
+const WORD_CHAR = String.raw`(?:(?![${CJK}])[\p{L}\p{M}\p{N}])`;
+const WORD_START = String.raw`(?![${CJK}])[\p{L}\p{N}]`;
+const WORD = new RegExp(String.raw`[${CJK}]|${WORD_START}${WORD_CHAR}*(?:[.'’]${WORD_CHAR}+)*`, 'gu');
 
 /** Raw word tokens with their character offsets, before stop words and stemming (used for highlighting). */
 export function wordSpans(text: string): Array<{ token: string; start: number; end: number }> {
