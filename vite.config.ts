@@ -1,7 +1,11 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
-import { defineConfig, type Plugin } from 'vite';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { sotuCorpusJson } from './scripts/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
+import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
 
 /** Packages the State of the Union addresses from node_modules into the build (served directly in dev). */
 function embeddedCorpus(): Plugin {
@@ -21,10 +25,41 @@ function embeddedCorpus(): Plugin {
   };
 }
 
+/**
+ * Serves ONNX Runtime's wasm binary and its separate glue module from the app itself (no CDN), copied from the
+ * installed onnxruntime-web at build time. The separate glue is what makes multi-threaded WASM work.
+ */
+function ortWasm(): Plugin {
+  const dist = dirname(createRequire(import.meta.url).resolve('onnxruntime-web'));
+  const read = (f: string) => readFileSync(join(dist, f));
+  return {
+    name: 'rag-lab-ort-wasm',
+    configureServer(server) {
+      for (const f of ORT_FILES) {
+        server.middlewares.use(`/${ORT_DIR}/${f}`, (_req, res) => {
+          res.setHeader('Content-Type', f.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
+          res.end(read(f));
+        });
+      }
+    },
+    generateBundle() {
+      for (const f of ORT_FILES) this.emitFile({ type: 'asset', fileName: `${ORT_DIR}/${f}`, source: read(f) });
+    },
+  };
+}
+
+/** Cross-origin isolation (threads in ONNX Runtime) for dev and preview; static hosts set these themselves. */
+const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'credentialless' };
+
 export default defineConfig({
   // Relative asset URLs: the built dist/ works from any sub-path (Hugging Face Spaces, GitHub Pages, a folder).
   base: './',
-  plugins: [svelte(), embeddedCorpus()],
+  plugins: [svelte(), embeddedCorpus(), ortWasm()],
+  // The extern-wasm builds of onnxruntime-web load the glue and wasm from `wasmPaths` (ortWasm above) instead of
+  // bundling a second 27 MB copy of the wasm.
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   worker: { format: 'es' },
+  server: { headers: ISOLATION_HEADERS },
+  preview: { headers: ISOLATION_HEADERS },
   build: { target: 'es2022', chunkSizeWarningLimit: 2000 },
 });

@@ -1,5 +1,7 @@
 /** The typed surface of workers/search.worker.ts, shared by the worker and the UI. */
 import type { OpenStage } from '../src/lib/store/kb-loader.ts';
+import type { DenseSetup, DenseStage } from '../src/lib/store/dense-loader.ts';
+import type { ModelSpec } from '../src/lib/models/types.ts';
 import type { Calibration } from '../src/lib/retrieval/calibrate.ts';
 import type { MetaFilter } from '../src/lib/retrieval/filter.ts';
 import type { RetrievalMode, Availability } from '../src/lib/retrieval/modes.ts';
@@ -8,7 +10,7 @@ import type { SearchHit, SearchTelemetry } from '../src/lib/retrieval/search.ts'
 export type LoadStage = 'download' | OpenStage;
 
 export interface LoadProgress {
-  stage: LoadStage;
+  stage: LoadStage | DenseStage;
   done: number;
   total: number;
 }
@@ -46,7 +48,20 @@ export type SearchResponse =
   | { status: 'rejected'; reason: string; hits: HitView[]; telemetry: SearchTelemetry }
   | { status: 'empty' | 'unavailable' | 'error'; reason: string; hits: []; telemetry: SearchTelemetry | null };
 
+export type ModeAvailability = Record<RetrievalMode, Availability>;
+
+export interface DenseInfo extends DenseSetup {
+  model: ModelSpec;
+}
+
 export interface SearchWorkerApi {
+  /** Gives this worker a direct line to the models worker. */
+  attachModels(port: MessagePort): void;
+  /** Embeds every chunk with the loaded embedding model (or reads the cached vectors) and enables dense modes. */
+  enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo>;
+  /** Uses the loaded cross-encoder for the rerank modes. */
+  enableReranker(): Promise<ModeAvailability>;
+  modes(): ModeAvailability;
   /** Downloads (or reads from the HTTP cache) the corpus file, then opens its index. */
   openEmbedded(corpusUrl: string, onProgress: (p: LoadProgress) => void): Promise<KbInfo>;
   search(request: SearchRequest): Promise<SearchResponse>;

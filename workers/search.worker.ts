@@ -10,9 +10,45 @@ import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { capabilitiesOf, search } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
-import type { HitView, KbInfo, LoadProgress, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
+import type { TextEmbedder } from '../src/lib/models/types.ts';
+import { attachDense } from '../src/lib/store/dense-loader.ts';
+import type { ModelsWorkerApi } from './models-api.ts';
+import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
 
 let kb: KnowledgeBase | null = null;
+let kbKey = '';
+let models: Comlink.Remote<ModelsWorkerApi> | null = null;
+let denseReady = false;
+let rerankerReady = false;
+const NEED_EMBEDDER = 'Dense search needs an embedding model: load one under Settings → Models.';
+const NEED_RERANKER = 'Reranking needs a cross-encoder: load one under Settings → Models.';
+
+/** Query embeddings of this session (LRU, 256 queries). */
+const queryVectors = new Map<string, Float32Array>();
+async function embedQuery(query: string): Promise<Float32Array> {
+  const hit = queryVectors.get(query);
+  if (hit) {
+    queryVectors.delete(query);
+    queryVectors.set(query, hit);
+    return hit;
+  }
+  const v = await models!.embed([query], 'query');
+  queryVectors.set(query, v);
+  if (queryVectors.size > 256) queryVectors.delete(queryVectors.keys().next().value!);
+  return v;
+}
+
+function searchModels() {
+  return {
+    encoder: denseReady && models ? { embedQuery } : null,
+    reranker: rerankerReady && models ? { rerank: (q: string, ps: readonly string[]) => models!.rerank(q, [...ps]) } : null,
+  };
+}
+
+function availability(): ModeAvailability {
+  const caps = { ...capabilitiesOf(kb!, searchModels()), denseReason: NEED_EMBEDDER, rerankerReason: NEED_RERANKER };
+  return Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as ModeAvailability;
+}
 
 async function download(url: string, onProgress: (p: LoadProgress) => void): Promise<string> {
   let res: Response;
@@ -52,8 +88,9 @@ const api: SearchWorkerApi = {
     const hash = (await sha256Hex(text)).slice(0, 16);
     const opened = await openKnowledgeBase('sotu', docs, hash, {}, (stage, done, total) => onProgress({ stage, done, total }));
     kb = opened.kb;
+    kbKey = opened.cacheKey;
+    denseReady = false;
     const years = docs.map((d) => Number(d.meta?.year));
-    const caps = capabilitiesOf(kb, {});
     const info: KbInfo = {
       corpusId: 'sotu',
       documents: docs.length,
@@ -66,15 +103,48 @@ const api: SearchWorkerApi = {
         yearMax: Math.max(...years),
         parties: [...new Set(docs.map((d) => String(d.meta?.party)))].sort(),
       },
-      modes: Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as KbInfo['modes'],
+      modes: availability(),
     };
     return info;
+  },
+
+  attachModels(port) {
+    // A new models worker has nothing loaded yet: the model modes go off until enabled again.
+    models = Comlink.wrap<ModelsWorkerApi>(port);
+    denseReady = false;
+    rerankerReady = false;
+    queryVectors.clear();
+  },
+
+  async enableDense(onProgress) {
+    if (!kb) throw new Error('The knowledge base is not loaded yet.');
+    if (!models) throw new Error('The models worker is not connected.');
+    const info = (await models.loaded()).find((m) => m.task === 'embedder');
+    if (!info || info.dim === null) throw new Error(NEED_EMBEDDER);
+    const remote = models;
+    const embedder: TextEmbedder = { spec: info.spec, dim: info.dim, embed: (texts, kind) => remote.embed([...texts], kind) };
+    denseReady = false;
+    queryVectors.clear();
+    const setup = await attachDense(kb, embedder, { kbKey, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
+    denseReady = true;
+    return { ...setup, model: info.spec };
+  },
+
+  async enableReranker() {
+    if (!models) throw new Error('The models worker is not connected.');
+    rerankerReady = (await models.loaded()).some((m) => m.task === 'cross-encoder');
+    if (!rerankerReady) throw new Error(NEED_RERANKER);
+    return availability();
+  },
+
+  modes() {
+    return availability();
   },
 
   async search(req: SearchRequest): Promise<SearchResponse> {
     if (!kb) return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
     try {
-      const out = await search(kb, req.query, req, {});
+      const out = await search(kb, req.query, req, searchModels());
       if (out.status === 'empty' || out.status === 'unavailable') return out;
       const base = kb;
       const hits: HitView[] = out.hits.map((h) => {

@@ -1,19 +1,38 @@
-/** Builds the site once and serves dist/ under a sub-path on 127.0.0.1 for the browser tests. */
-import { resolve } from 'node:path';
+/**
+ * Builds the site once and serves dist/ under a sub-path on 127.0.0.1, plus two local "Hubs" serving the fixture
+ * models: a complete one, and one whose embedder lacks its quantized ONNX file.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { build } from 'vite';
+import { serveHub } from '../helpers/hub-server.ts';
 import { serveStatic } from '../helpers/static-server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     siteUrl: string;
+    hubUrl: string;
+    brokenHubUrl: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const root = resolve(import.meta.dirname, '../..');
   await build({ root, logLevel: 'warn', build: { outDir: resolve(root, 'dist') } });
+  const fixtures = resolve(root, 'tests/fixtures/models');
+  const broken = mkdtempSync(join(tmpdir(), 'rag-lab-broken-hub-'));
+  cpSync(fixtures, broken, { recursive: true });
+  rmSync(join(broken, 'rag-lab/tiny-embedder/onnx/model_quantized.onnx'));
   const site = await serveStatic(resolve(root, 'dist'), '/spaces/rag-lab/');
+  const hub = await serveHub(fixtures);
+  const brokenHub = await serveHub(broken);
   project.provide('siteUrl', site.url);
-  return () => site.close();
+  project.provide('hubUrl', hub.url);
+  project.provide('brokenHubUrl', brokenHub.url);
+  return async () => {
+    await Promise.all([site.close(), hub.close(), brokenHub.close()]);
+    rmSync(broken, { recursive: true, force: true });
+  };
 }

@@ -88,6 +88,12 @@ export class KnowledgeBase {
     return this.docOf(i).text.slice(this.data.itemStart[i], this.data.itemEnd[i]);
   }
 
+  /** The text the retrievers index: the title line (when `indexTitle`) and the item text. */
+  indexedText(i: number): string {
+    const doc = this.docOf(i);
+    return (this.data.options.indexTitle && doc.title ? `${doc.title}\n` : '') + this.itemText(i);
+  }
+
   itemSpan(i: number): { chunkIndex: number; start: number; end: number } {
     return { chunkIndex: this.data.itemChunk[i]!, start: this.data.itemStart[i]!, end: this.data.itemEnd[i]! };
   }
@@ -138,22 +144,33 @@ export class KnowledgeBase {
 }
 
 /**
- * Corpus-CDF table for BM25: `queries` pseudo-queries (4–8 consecutive words of a random item) scored against
- * every item. Only positive scores enter the table: a BM25 score of 0 means "no query term occurs", not a low
- * score, and counting those would push every match to the top percentile.
+ * Pseudo-queries for corpus-CDF tables: 4–8 consecutive words of a random item each (seeded, reproducible).
+ */
+export function samplePseudoQueries(itemCount: number, textOf: (i: number) => string, n: number, seed: number): string[] {
+  if (itemCount === 0) return [];
+  const rand = seededRandom(seed);
+  const out: string[] = [];
+  for (let q = 0; q < n; q++) {
+    const words = wordSpans(textOf(Math.floor(rand() * itemCount)));
+    const len = 4 + Math.floor(rand() * 5);
+    const from = Math.floor(rand() * Math.max(1, words.length - len + 1));
+    if (words.length > 0) out.push(words.slice(from, from + len).map((w) => w.token).join(' '));
+  }
+  return out;
+}
+
+/**
+ * Corpus-CDF table for BM25: pseudo-queries scored against every item. Only positive scores enter the table: a
+ * BM25 score of 0 means "no query term occurs", not a low score, and counting those would push every match to
+ * the top percentile.
  */
 function sparseCdfTable(bm25: Bm25Index, texts: readonly string[], queries: number, seed: number, onProgress?: BuildProgress): CdfTable | null {
   if (texts.length === 0) return null;
-  const rand = seededRandom(seed);
   const lists: Float64Array[] = [];
-  for (let q = 0; q < queries; q++) {
-    const words = wordSpans(texts[Math.floor(rand() * texts.length)]!);
-    if (words.length === 0) continue;
-    const len = 4 + Math.floor(rand() * 5);
-    const from = Math.floor(rand() * Math.max(1, words.length - len));
-    const scores = bm25.scoreAll(words.slice(from, from + len).map((w) => w.token).join(' '));
-    lists.push(scores.filter((s) => s > 0));
-    if (onProgress && (q % 10 === 0 || q === queries - 1)) onProgress('calibrate', q + 1, queries);
-  }
+  const sample = samplePseudoQueries(texts.length, (i) => texts[i]!, queries, seed);
+  sample.forEach((q, i) => {
+    lists.push(bm25.scoreAll(q).filter((s) => s > 0));
+    if (onProgress && (i % 10 === 0 || i === sample.length - 1)) onProgress('calibrate', i + 1, sample.length);
+  });
   return buildCdf(lists);
 }

@@ -3,13 +3,12 @@
  * of its arrays; a record of another version or with a wrong checksum is reported as invalid (the caller
  * rebuilds and tells the user). Saving never throws: a full quota is reported, and the app keeps the index in memory.
  */
-import { openDB, type IDBPDatabase } from 'idb';
 import type { KbData } from '../retrieval/knowledge-base.ts';
 import { sha256Hex } from './checksum.ts';
+import { database, saveFailure } from './db.ts';
 
 /** Bump when the index format or anything that changes index contents (analyzer, chunker) changes. */
 export const INDEX_SCHEMA_VERSION = 1;
-const DB_NAME = 'rag-lab';
 const STORE = 'indexes';
 
 export interface IndexRecord {
@@ -26,16 +25,6 @@ export type CacheLoad =
   | { status: 'invalid'; reason: string };
 
 export type CacheSave = { ok: true; bytes: number } | { ok: false; reason: string };
-
-let db: Promise<IDBPDatabase> | null = null;
-function database(): Promise<IDBPDatabase> {
-  db ??= openDB(DB_NAME, 1, {
-    upgrade(d) {
-      if (!d.objectStoreNames.contains(STORE)) d.createObjectStore(STORE, { keyPath: 'key' });
-    },
-  });
-  return db;
-}
 
 /** Checksum over every array and the scalar fields of the index. */
 export function checksumOf(data: KbData): Promise<string> {
@@ -78,11 +67,7 @@ export async function saveIndex(key: string, data: KbData): Promise<CacheSave> {
     await (await database()).put(STORE, rec);
     return { ok: true, bytes: byteSize(data) };
   } catch (e) {
-    const err = e as DOMException;
-    const reason = err?.name === 'QuotaExceededError'
-      ? 'the browser storage quota is full, so the index stays in memory only and will be rebuilt next time'
-      : `the index could not be cached (${err?.message ?? String(e)}); it stays in memory only`;
-    return { ok: false, reason };
+    return { ok: false, reason: saveFailure(e, 'index') };
   }
 }
 

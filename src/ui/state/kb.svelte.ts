@@ -1,7 +1,7 @@
 /** The open knowledge base: loading progress, info, errors. Owns the search worker. */
 import * as Comlink from 'comlink';
 import { SOTU_FILE } from '../../lib/data/sotu.ts';
-import type { KbInfo, LoadProgress, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
+import type { DenseInfo, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { startSearchWorker, type SearchClient } from '../search-client.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
@@ -11,6 +11,11 @@ export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   index: 'Building the BM25 index',
   calibrate: 'Calibrating scores',
   'cache-save': 'Saving the index in this browser',
+  'embed-cache': 'Looking for cached embeddings',
+  embed: 'Embedding chunks',
+  'vector-index': 'Building the vector index',
+  'dense-calibrate': 'Calibrating dense scores',
+  'embed-save': 'Saving embeddings in this browser',
 };
 
 export class KbState {
@@ -18,12 +23,20 @@ export class KbState {
   progress = $state.raw<LoadProgress | null>(null);
   info = $state.raw<KbInfo | null>(null);
   error = $state<string | null>(null);
+  /** Mode availability, refreshed when models are enabled. */
+  modes = $state.raw<ModeAvailability | null>(null);
   private client: SearchClient | null = null;
+  /** Supplies a port to the models worker for each new search worker. */
+  modelsPort: (() => MessagePort) | null = null;
 
   async open(): Promise<void> {
     this.client?.terminate();
     const client = startSearchWorker();
     this.client = client;
+    if (this.modelsPort) {
+      const port = this.modelsPort();
+      client.api.attachModels(Comlink.transfer(port, [port]));
+    }
     this.status = 'loading';
     this.error = null;
     this.info = null;
@@ -32,6 +45,7 @@ export class KbState {
       const info = await client.api.openEmbedded(url, Comlink.proxy((p: LoadProgress) => { this.progress = p; }));
       if (this.client !== client) return;
       this.info = info;
+      this.modes = info.modes;
       this.status = 'ready';
     } catch (e) {
       if (this.client !== client) return; // cancelled or superseded
@@ -46,6 +60,27 @@ export class KbState {
     this.client = null;
     this.status = 'cancelled';
     this.progress = null;
+  }
+
+  /** Gives the running search worker a fresh port to the (restarted) models worker. */
+  async reconnectModels(): Promise<void> {
+    if (!this.client || !this.modelsPort) return;
+    const port = this.modelsPort();
+    await this.client.api.attachModels(Comlink.transfer(port, [port]));
+    this.modes = await this.client.api.modes().catch(() => this.modes);
+  }
+
+  /** Embeds the chunks with the loaded embedding model (progress in `progress`) and enables the dense modes. */
+  async enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo> {
+    if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
+    const info = await this.client.api.enableDense(Comlink.proxy(onProgress));
+    this.modes = await this.client.api.modes();
+    return info;
+  }
+
+  async enableReranker(): Promise<void> {
+    if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
+    this.modes = await this.client.api.enableReranker();
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {

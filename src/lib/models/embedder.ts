@@ -1,0 +1,65 @@
+/**
+ * Sentence embeddings on the transformers.js feature-extraction pipeline: mean pooling over the attention mask,
+ * then L2 normalisation (as Sentence-Transformers does for all-MiniLM-L6-v2, E5, BGE…), with the model's
+ * query/passage prefixes.
+ *
+ * Inputs longer than the tokenizer's model_max_length are cut there by transformers.js (the final [SEP] is dropped,
+ * unlike Sentence-Transformers, which also caps at its own max_seq_length, e.g. 256 for all-MiniLM-L6-v2).
+ */
+import { pipeline, type Tensor } from '@huggingface/transformers';
+import { loadConfig, modelLoad, type LoadOptions } from './loading.ts';
+import { prefixesFor, type Prefixes } from './registry.ts';
+import type { ModelSpec, TextEmbedder } from './types.ts';
+
+export interface EmbedderOptions extends LoadOptions {
+  /** Overrides the registry's prefixes for this model (either field). */
+  prefixes?: Partial<Prefixes>;
+  /** Texts per forward pass. Default 32. */
+  batchSize?: number;
+}
+
+export interface Embedder extends TextEmbedder {
+  readonly prefixes: Readonly<Prefixes>;
+  dispose(): Promise<void>;
+}
+
+type FeaturePipe = ((texts: string[], o: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & { dispose(): Promise<void> };
+
+export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}): Promise<Embedder> {
+  const prefixes = Object.freeze(prefixesFor(spec.id, opts.prefixes));
+  const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 32));
+  const { pipe, dim } = await modelLoad(spec, opts, async (o) => {
+    const config = await loadConfig(spec, o);
+    const pipe = (await pipeline('feature-extraction', spec.id, {
+      config,
+      // The pipeline's own `ready` is dropped by the tracker; modelLoad emits one after the probe below.
+      progress_callback: o.progress_callback as never,
+      device: o.device,
+      dtype: o.dtype,
+      session_options: o.session_options as never,
+    })) as unknown as FeaturePipe;
+    // The embedding size, from a first output (also checks that the session runs).
+    const probe = await pipe(['dimension probe'], { pooling: 'mean', normalize: true });
+    const dim = probe.dims[probe.dims.length - 1]!;
+    return { pipe, dim };
+  });
+
+  return {
+    spec,
+    dim,
+    prefixes,
+    async embed(texts: readonly string[], kind: 'query' | 'passage'): Promise<Float32Array> {
+      const out = new Float32Array(texts.length * dim);
+      const prefix = kind === 'query' ? prefixes.query : prefixes.passage;
+      for (let i = 0; i < texts.length; i += batchSize) {
+        const batch = texts.slice(i, i + batchSize).map((t) => prefix + t);
+        const t = await pipe(batch, { pooling: 'mean', normalize: true });
+        const d = t.dims[t.dims.length - 1];
+        if (d !== dim) throw new Error(`Embedder "${spec.id}" returned ${d}-d vectors after ${dim}-d ones.`);
+        out.set((t.data as Float32Array).subarray(0, batch.length * dim), i * dim);
+      }
+      return out;
+    },
+    dispose: () => pipe.dispose(),
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * The one place that configures transformers.js (`env`) and answers what this runtime can do.
+ *
+ * Runs unchanged in Node (onnxruntime-node: device 'cpu'; 'wasm' is rejected there) and in browsers and Web Workers
+ * (onnxruntime-web: 'wasm' or 'webgpu'). No DOM APIs: only globals that exist in workers too.
+ */
+import { env } from '@huggingface/transformers';
+import { DEFAULT_MODELS } from './registry.ts';
+import type { Device, Dtype, ModelSpec, ModelTask } from './types.ts';
+
+export interface ModelsConfig {
+  /** Model host in Hub layout (`<host><owner>/<name>/resolve/<revision>/<file>`). Default 'https://huggingface.co/'. */
+  remoteHost?: string;
+  /**
+   * Folder (Node) or URL path (browser) holding models as `<path>/<owner>/<name>/<file>`; looked at before the
+   * remote host. When absent, local loading is switched off.
+   */
+  localModelPath?: string;
+  /** Allow downloads from `remoteHost`. Default true. */
+  allowRemote?: boolean;
+  /** URLs of the ONNX Runtime Web glue module and binary served by the app (transformers.js would use a CDN). */
+  wasmPaths?: { mjs: string; wasm: string };
+  /** CPU threads: ORT Web `numThreads` (needs cross-origin isolation) and ORT Node `intraOpNumThreads`. */
+  numThreads?: number;
+  /** Cache downloads in the browser Cache API ('transformers-cache'). Default: true where the Cache API exists. */
+  useBrowserCache?: boolean;
+  /** Node only: the folder downloaded files are cached in. Default: transformers.js's own `.cache` folder. */
+  cacheDir?: string;
+}
+
+export const DEFAULT_REMOTE_HOST = 'https://huggingface.co/';
+
+type NodeLikeProcess = { release?: { name?: string }; versions?: { node?: string } };
+const proc = (globalThis as { process?: NodeLikeProcess }).process;
+
+/** True under Node (and Node-compatible runtimes), where transformers.js uses onnxruntime-node. */
+export const IS_NODE: boolean = proc?.release?.name === 'node' && typeof proc.versions?.node === 'string';
+
+/** True in a browser page or a Web Worker (onnxruntime-web). */
+export const IS_WEB: boolean = !IS_NODE;
+
+let nodeThreads: number | undefined;
+let configured = false;
+
+/** Applies the defaults once if `configureModels` was never called (loaders call this). */
+export function ensureConfigured(): void {
+  if (!configured) configureModels();
+}
+
+const withSlash = (s: string) => (s.endsWith('/') ? s : `${s}/`);
+
+/**
+ * Applies a configuration. Every call sets all fields: the ones left out get their defaults (remote host, remote
+ * allowed, local loading off, browser cache where available), except `wasmPaths`, `numThreads` and `cacheDir`,
+ * which keep their previous value when left out.
+ */
+export function configureModels(cfg: ModelsConfig = {}): void {
+  const remoteHost = cfg.remoteHost ?? DEFAULT_REMOTE_HOST;
+  // Validate early: a bad host would otherwise surface as a confusing fetch error per file.
+  const url = new URL(remoteHost);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`Model host must be an http(s) URL, got "${remoteHost}".`);
+  env.remoteHost = withSlash(remoteHost);
+  env.allowRemoteModels = cfg.allowRemote ?? true;
+  if (cfg.localModelPath !== undefined) {
+    env.allowLocalModels = true;
+    env.localModelPath = withSlash(cfg.localModelPath);
+  } else {
+    env.allowLocalModels = false;
+  }
+  const cacheApi = typeof (globalThis as { caches?: unknown }).caches !== 'undefined';
+  env.useBrowserCache = IS_WEB && cacheApi && (cfg.useBrowserCache ?? true);
+  if (IS_NODE && cfg.cacheDir !== undefined) {
+    env.useFSCache = true;
+    env.cacheDir = withSlash(cfg.cacheDir);
+  }
+  const wasm = env.backends.onnx.wasm as { wasmPaths?: unknown; numThreads?: number } | undefined;
+  if (wasm) {
+    if (cfg.wasmPaths) wasm.wasmPaths = { ...cfg.wasmPaths };
+    if (cfg.numThreads !== undefined) wasm.numThreads = cfg.numThreads;
+  }
+  if (cfg.numThreads !== undefined) nodeThreads = cfg.numThreads;
+  configured = true;
+}
+
+/** The effective settings (for diagnostics and tests). */
+export function modelsEnvironment(): {
+  remoteHost: string;
+  allowRemote: boolean;
+  localModelPath: string | null;
+  useBrowserCache: boolean;
+  cacheDir: string | null;
+} {
+  return {
+    remoteHost: env.remoteHost,
+    allowRemote: env.allowRemoteModels,
+    localModelPath: env.allowLocalModels ? env.localModelPath : null,
+    useBrowserCache: env.useBrowserCache,
+    cacheDir: IS_NODE && env.useFSCache ? env.cacheDir : null,
+  };
+}
+
+/** ONNX Runtime session options implied by the configuration (thread count under Node). */
+export function sessionOptions(): Record<string, unknown> {
+  return IS_NODE && nodeThreads !== undefined ? { intraOpNumThreads: nodeThreads } : {};
+}
+
+type GpuLike = { requestAdapter(): Promise<{ features?: { has(f: string): boolean } } | null> };
+let webgpuProbe: Promise<{ available: boolean; shaderF16: boolean }> | undefined;
+
+function probeWebGPU(): Promise<{ available: boolean; shaderF16: boolean }> {
+  webgpuProbe ??= (async () => {
+    if (IS_NODE) return { available: false, shaderF16: false };
+    const gpu = (globalThis as { navigator?: { gpu?: GpuLike } }).navigator?.gpu;
+    if (!gpu || typeof gpu.requestAdapter !== 'function') return { available: false, shaderF16: false };
+    try {
+      const adapter = await gpu.requestAdapter();
+      return { available: adapter !== null, shaderF16: adapter?.features?.has('shader-f16') ?? false };
+    } catch {
+      return { available: false, shaderF16: false };
+    }
+  })();
+  return webgpuProbe;
+}
+
+/** Whether WebGPU can be used: a browser/worker whose `navigator.gpu.requestAdapter()` returns an adapter. */
+export async function hasWebGPU(): Promise<boolean> {
+  return (await probeWebGPU()).available;
+}
+
+/** Whether the WebGPU adapter supports 16-bit floats in shaders (needed for fp16 models on WebGPU). */
+export async function hasWebGPUFp16(): Promise<boolean> {
+  return (await probeWebGPU()).shaderF16;
+}
+
+/** 'webgpu' where available in a browser, else 'wasm' in a browser, 'cpu' in Node. */
+export async function defaultDevice(): Promise<Device> {
+  if (IS_NODE) return 'cpu';
+  return (await hasWebGPU()) ? 'webgpu' : 'wasm';
+}
+
+/**
+ * q8 on WASM (model_quantized.onnx: 4× smaller, int8 kernels); fp32 on WebGPU (every ONNX repo has model.onnx; fp16
+ * halves the download but needs `shader-f16` and a model_fp16.onnx) and on Node's CPU (transformers.js's own Node
+ * default). Always overridable through the ModelSpec.
+ */
+export function defaultDtype(device: Device): Dtype {
+  return device === 'wasm' ? 'q8' : 'fp32';
+}
+
+/** The device transformers.js accepts here: 'wasm' and 'cpu' both mean "run on the CPU" and are swapped as needed. */
+export function runtimeDevice(device: Device): Device {
+  if (IS_NODE && device === 'wasm') return 'cpu';
+  if (IS_WEB && device === 'cpu') return 'wasm';
+  return device;
+}
+
+/** A full spec for a task: the registry's default model with the default device and dtype, then `overrides`. */
+export async function defaultSpec(task: ModelTask, overrides: Partial<ModelSpec> = {}): Promise<ModelSpec> {
+  const device = overrides.device ?? (await defaultDevice());
+  return { id: overrides.id ?? DEFAULT_MODELS[task], device, dtype: overrides.dtype ?? defaultDtype(device) };
+}
+
+/**
+ * Deletes every cached file of a model (all dtypes): entries of the browser Cache API, or the model's folder in the
+ * Node file cache. Use it after a `corrupt` ModelLoadError, then load again. Returns the number of files deleted.
+ */
+export async function clearCachedModel(modelId: string): Promise<number> {
+  let n = 0;
+  const cachesApi = (globalThis as { caches?: CacheStorage }).caches;
+  if (IS_WEB && cachesApi) {
+    const cache = await cachesApi.open(env.cacheKey);
+    for (const req of await cache.keys()) {
+      if (new URL(req.url).pathname.includes(`/${modelId}/resolve/`) && (await cache.delete(req))) n++;
+    }
+  }
+  if (IS_NODE && env.useFSCache && env.cacheDir && !modelId.split('/').includes('..')) {
+    // Kept out of bundlers' sight: this module also runs in browsers, where node:fs does not exist.
+    const spec = 'node:fs/promises';
+    const fs = (await import(/* @vite-ignore */ spec)) as {
+      readdir(p: string, o: { recursive: boolean; withFileTypes: true }): Promise<{ isFile(): boolean }[]>;
+      rm(p: string, o: { recursive: boolean; force: boolean }): Promise<void>;
+    };
+    const dir = `${withSlash(env.cacheDir)}${modelId}`;
+    try {
+      n += (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).length;
+    } catch {
+      return n;
+    }
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  return n;
+}

@@ -1,0 +1,46 @@
+/**
+ * The dense side of a knowledge base: item embeddings computed in batches with progress, and the corpus-CDF
+ * table of query–item similarities from pseudo-queries (seed B scored 100 sample queries against every chunk).
+ */
+import type { TextEmbedder } from '../models/types.ts';
+import { buildCdf, type CdfTable } from './calibrate.ts';
+import type { DenseRetriever } from './dense.ts';
+import { samplePseudoQueries, type KnowledgeBase } from './knowledge-base.ts';
+
+export interface EmbedItemsOptions {
+  /** Texts per model call. Default 32. */
+  batchSize?: number;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Embeds every item's indexed text (title line + chunk, as BM25 sees it) as a passage; row-major n × dim. */
+export async function embedItems(kb: KnowledgeBase, embedder: TextEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number }> {
+  const batch = opts.batchSize ?? 32;
+  const parts: Float32Array[] = [];
+  let dim = 0;
+  for (let from = 0; from < kb.size; from += batch) {
+    opts.signal?.throwIfAborted();
+    const texts = [];
+    for (let i = from; i < Math.min(kb.size, from + batch); i++) texts.push(kb.indexedText(i));
+    const v = await embedder.embed(texts, 'passage');
+    dim = v.length / texts.length;
+    parts.push(v);
+    opts.onProgress?.(Math.min(kb.size, from + batch), kb.size);
+  }
+  const vectors = new Float32Array(kb.size * dim);
+  let at = 0;
+  for (const p of parts) { vectors.set(p, at); at += p.length; }
+  return { vectors, dim };
+}
+
+/** Corpus-CDF table of dense similarities: `queries` pseudo-queries embedded as queries, scored against every item. */
+export async function denseCdfTable(kb: KnowledgeBase, dense: DenseRetriever, embedder: TextEmbedder, queries: number, seed: number): Promise<CdfTable | null> {
+  const sample = samplePseudoQueries(kb.size, (i) => kb.itemText(i), queries, seed + 1);
+  if (sample.length === 0) return null;
+  const all = Array.from({ length: kb.size }, (_, i) => i);
+  const vecs = await embedder.embed(sample, 'query');
+  const dim = vecs.length / sample.length;
+  const lists = sample.map((_, q) => dense.scoreItems(vecs.subarray(q * dim, (q + 1) * dim), all));
+  return buildCdf(lists);
+}

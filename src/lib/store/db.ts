@@ -1,0 +1,25 @@
+/** The app's IndexedDB database and its object stores (one place for the schema). */
+import { openDB, type IDBPDatabase } from 'idb';
+
+export const DB_NAME = 'rag-lab';
+export const STORES = ['indexes', 'vectors'] as const;
+export type StoreName = (typeof STORES)[number];
+
+let db: Promise<IDBPDatabase> | null = null;
+
+export function database(): Promise<IDBPDatabase> {
+  db ??= openDB(DB_NAME, 2, {
+    upgrade(d) {
+      for (const name of STORES) if (!d.objectStoreNames.contains(name)) d.createObjectStore(name, { keyPath: 'key' });
+    },
+  });
+  return db;
+}
+
+/** Turns a failed write into a message for the user (quota errors get their own). */
+export function saveFailure(e: unknown, what: string): string {
+  const err = e as DOMException;
+  return err?.name === 'QuotaExceededError'
+    ? `the browser storage quota is full, so the ${what} stays in memory only and will be rebuilt next time`
+    : `the ${what} could not be cached (${err?.message ?? String(e)}); it stays in memory only`;
+}

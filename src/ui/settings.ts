@@ -1,0 +1,51 @@
+/**
+ * User settings kept in localStorage (never secrets): where models come from and which models to use.
+ * Invalid stored values fall back to defaults field by field.
+ */
+import * as v from 'valibot';
+import { DEFAULT_MODELS } from '../lib/models/registry.ts';
+
+const Spec = v.object({
+  id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  dtype: v.picklist(['fp32', 'fp16', 'q8', 'q4']),
+  device: v.picklist(['wasm', 'webgpu']),
+});
+
+export const SettingsSchema = v.object({
+  /** Model host in Hub layout (`<host>/<owner>/<name>/resolve/<revision>/<file>`). */
+  remoteHost: v.pipe(v.string(), v.url()),
+  embedder: Spec,
+  crossEncoder: Spec,
+  /** Load the models and embed the corpus when the app opens. */
+  autoLoadModels: v.boolean(),
+});
+
+export type Settings = v.InferOutput<typeof SettingsSchema>;
+export const SETTINGS_KEY = 'rag-lab:settings';
+
+const defaults: Settings = {
+  remoteHost: 'https://huggingface.co/',
+  embedder: { id: DEFAULT_MODELS.embedder, dtype: 'q8', device: 'wasm' },
+  crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
+  autoLoadModels: false,
+};
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze(defaults);
+
+export function parseSettings(raw: string | null): { settings: Settings; warning: string | null } {
+  if (raw === null) return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: null };
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: 'Saved settings were unreadable and were reset.' };
+  }
+  const merged = { ...structuredClone(DEFAULT_SETTINGS), ...(typeof json === 'object' && json ? json : {}) };
+  const r = v.safeParse(SettingsSchema, merged);
+  if (r.success) return { settings: r.output, warning: null };
+  return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: `Saved settings were invalid (${r.issues[0]?.message}) and were reset.` };
+}
+
+export function validateSettings(s: unknown): { ok: true; settings: Settings } | { ok: false; message: string } {
+  const r = v.safeParse(SettingsSchema, s);
+  return r.success ? { ok: true, settings: r.output } : { ok: false, message: `${v.getDotPath(r.issues[0]!) ?? 'settings'}: ${r.issues[0]!.message}` };
+}

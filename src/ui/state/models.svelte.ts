@@ -1,0 +1,128 @@
+/**
+ * Models in the browser: settings, per-file download progress, loading, the dense index build, the model cache
+ * and the parity self-test. Owns the models worker; connects it to the search worker through KbState.
+ */
+import * as Comlink from 'comlink';
+import { ortWasmPaths } from '../../lib/models/ort-files.ts';
+import type { FileProgress, ModelTask } from '../../lib/models/types.ts';
+import type { CachedFile, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
+import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
+import { startModelsWorker, type ModelsClient } from '../models-client.ts';
+import { parseSettings, SETTINGS_KEY, type Settings } from '../settings.ts';
+import type { KbState } from './kb.svelte.ts';
+
+type TaskStatus = 'idle' | 'loading' | 'ready' | 'error';
+
+export class ModelsState {
+  settings = $state<Settings>(parseSettings(null).settings);
+  warning = $state<string | null>(null);
+  /** Download progress per `model/file`. */
+  files = $state.raw<Record<string, FileProgress>>({});
+  status = $state<Record<'embedder' | 'cross-encoder', TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle' });
+  errors = $state<Record<'embedder' | 'cross-encoder', string | null>>({ embedder: null, 'cross-encoder': null });
+  loaded = $state.raw<LoadedModel[]>([]);
+  dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null; error: string | null }>({ status: 'idle', progress: null, info: null, error: null });
+  cached = $state.raw<CachedFile[]>([]);
+  parity = $state.raw<ParityReport | null>(null);
+  parityError = $state<string | null>(null);
+  readonly isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+  private client: ModelsClient;
+
+  constructor(private readonly kb: KbState) {
+    const { settings, warning } = parseSettings(localStorage.getItem(SETTINGS_KEY));
+    this.settings = settings;
+    this.warning = warning;
+    this.client = this.start();
+    kb.modelsPort = () => this.client.port();
+    if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
+  }
+
+  private start(): ModelsClient {
+    const client = startModelsWorker();
+    client.api.configure({ remoteHost: this.settings.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) });
+    return client;
+  }
+
+  /** A fresh models worker (after a failure that broke the runtime), reconnected to the search worker. */
+  private async restart(): Promise<void> {
+    this.client.terminate();
+    this.client = this.start();
+    this.loaded = [];
+    await this.kb.reconnectModels();
+  }
+
+  save(next: Settings): void {
+    const hostChanged = next.remoteHost !== this.settings.remoteHost;
+    this.settings = next;
+    localStorage.setItem(SETTINGS_KEY, JSON.stringify(next));
+    if (hostChanged) this.client.api.configure({ remoteHost: next.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) });
+  }
+
+  private onFile = (p: FileProgress) => {
+    this.files = { ...this.files, [`${p.model}/${p.file}`]: p };
+  };
+
+  private async loadTask(task: 'embedder' | 'cross-encoder'): Promise<LoadedModel | null> {
+    const spec = task === 'embedder' ? this.settings.embedder : this.settings.crossEncoder;
+    this.status[task] = 'loading';
+    this.errors[task] = null;
+    try {
+      const info = await this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile));
+      this.status[task] = 'ready';
+      this.loaded = await this.client.api.loaded();
+      return info;
+    } catch (e) {
+      this.status[task] = 'error';
+      this.errors[task] = (e as Error).message || String(e);
+      if (await this.client.api.needsRestart().catch(() => true)) await this.restart();
+      return null;
+    }
+  }
+
+  /** Loads the embedding model, then embeds the knowledge base (or reads cached vectors): dense modes go live. */
+  async enableDense(): Promise<void> {
+    if (!(await this.loadTask('embedder'))) return;
+    this.dense = { status: 'loading', progress: null, info: null, error: null };
+    try {
+      const info = await this.kb.enableDense((p) => { this.dense.progress = p; });
+      this.dense = { status: 'ready', progress: null, info, error: null };
+    } catch (e) {
+      this.dense = { status: 'error', progress: null, info: null, error: (e as Error).message || String(e) };
+    }
+  }
+
+  async enableReranker(): Promise<void> {
+    if (!(await this.loadTask('cross-encoder'))) return;
+    try {
+      await this.kb.enableReranker();
+    } catch (e) {
+      this.status['cross-encoder'] = 'error';
+      this.errors['cross-encoder'] = (e as Error).message;
+    }
+  }
+
+  async enableAll(): Promise<void> {
+    await this.enableDense();
+    await this.enableReranker();
+  }
+
+  async refreshCache(): Promise<void> {
+    this.cached = await this.client.api.cachedFiles();
+  }
+
+  async deleteModel(modelId: string): Promise<void> {
+    await this.client.api.deleteCachedModel(modelId);
+    this.loaded = await this.client.api.loaded();
+    await this.refreshCache();
+  }
+
+  async runParity(task: ModelTask): Promise<void> {
+    this.parity = null;
+    this.parityError = null;
+    try {
+      this.parity = await this.client.api.parity(task);
+    } catch (e) {
+      this.parityError = (e as Error).message;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Models in the built site, from a local Hub serving the fixture models: download progress, all seven modes with
+ * telemetry, cached embeddings on reload, and a missing model file reported while BM25 keeps working.
+ */
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
+
+const site = inject('siteUrl');
+
+function settings(remoteHost: string) {
+  return JSON.stringify({
+    remoteHost,
+    embedder: { id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'wasm' },
+    crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
+    autoLoadModels: true,
+  });
+}
+
+async function openWith(browser: Browser, remoteHost: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), settings(remoteHost));
+  return page;
+}
+
+/** Polls until the dense index is ready (or a model error shows); returns the dense stages seen. */
+async function waitForDense(page: Page): Promise<{ stages: string[]; files: number; source: string | null }> {
+  const stages = new Set<string>();
+  let files = 0;
+  const deadline = Date.now() + 150_000;
+  while (Date.now() < deadline) {
+    const stage = await page.locator('[data-testid=dense-stage]').textContent({ timeout: 50 }).catch(() => null);
+    if (stage) stages.add(stage);
+    files = Math.max(files, await page.locator('[data-testid=file-progress]').count());
+    if (await page.locator('[data-testid=dense-info]').count()) break;
+    if (await page.locator('[data-testid=model-error]').count()) throw new Error(await page.locator('[data-testid=model-error]').first().innerText());
+    await page.waitForTimeout(40);
+  }
+  return { stages: [...stages], files, source: await page.locator('[data-testid=dense-info]').getAttribute('data-source') };
+}
+
+describe('models from a local Hub', () => {
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    page = await openWith(browser, inject('hubUrl'));
+  });
+  afterAll(async () => { await browser?.close(); });
+
+  test('the embedder downloads with progress and the chunks are embedded with progress', async () => {
+    await page.goto(`${site}?q=emancipation%20of%20slaves`);
+    const { stages, source } = await waitForDense(page);
+    expect(stages).toContain('Embedding chunks');
+    expect(source).toBe('computed');
+    expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(q8, wasm\), 16 dimensions/);
+    const files = await page.locator('[data-testid=model-files] li').allTextContents();
+    expect(files.join('\n')).toMatch(/rag-lab\/tiny-embedder \/ onnx\/model_quantized\.onnx: 0\.0\d MB/);
+    expect(files.join('\n')).toMatch(/rag-lab\/tiny-embedder \/ tokenizer\.json/);
+    await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
+  });
+
+  test('all seven modes return results with telemetry', async () => {
+    for (const mode of MODE_IDS) {
+      await page.selectOption('[data-testid=mode]', mode);
+      await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText().catch(() => ''), { message: mode }).toBe(mode);
+      expect(await page.locator('[data-testid=hit]').count(), mode).toBeGreaterThan(0);
+      const stages = await page.locator('[data-testid=telemetry] tbody tr').allInnerTexts();
+      if (mode !== 'sparse') expect(stages.join('\n'), mode).toMatch(/embed \(model\)|dense/);
+      if (mode.endsWith('_rerank')) expect(stages.join('\n'), mode).toMatch(/rerank \(model\)/);
+    }
+    await page.selectOption('[data-testid=mode]', 'rrf');
+    await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText()).toBe('rrf');
+    expect(await page.locator('[data-testid=stage-dense]').count()).toBeGreaterThan(0);
+  });
+
+  test('a reload reuses the cached embeddings instead of recomputing them', async () => {
+    await page.reload();
+    const { stages, source } = await waitForDense(page);
+    expect(source).toBe('cache');
+    expect(stages).not.toContain('Embedding chunks');
+  });
+});
+
+describe('a missing model file', () => {
+  test('shows an error naming the file while BM25 search keeps working', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await openWith(browser, inject('brokenHubUrl'));
+      await page.goto(`${site}?q=tariff`);
+      await expect.poll(() => page.locator('[data-testid=model-error]').first().innerText().catch(() => ''), { timeout: 60_000 })
+        .toMatch(/model_quantized\.onnx/);
+      expect(await page.locator('[data-testid=model-error]').first().innerText()).toMatch(/rag-lab\/tiny-embedder/);
+      await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+      expect(await page.locator('[data-testid=mode] option[value=rrf]').isDisabled()).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+});

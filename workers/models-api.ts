@@ -1,0 +1,52 @@
+/** The typed surface of workers/models.worker.ts. */
+import type { Device, Dtype, FileProgress, ModelSpec, ModelTask, NliProbabilities } from '../src/lib/models/types.ts';
+
+export interface ModelSettings {
+  /** Where models are downloaded from (Hub layout). Default https://huggingface.co/. */
+  remoteHost: string;
+  /** Absolute URLs of the ORT wasm files the app serves. */
+  wasmPaths: { mjs: string; wasm: string };
+}
+
+export interface LoadedModel {
+  task: ModelTask;
+  spec: ModelSpec;
+  /** Embedding size (embedders). */
+  dim: number | null;
+  loadMs: number;
+  /** Set when the requested device failed and another was used. */
+  fallback: string | null;
+}
+
+export interface CachedFile {
+  model: string;
+  file: string;
+  bytes: number;
+}
+
+export interface ParityReport {
+  task: ModelTask;
+  spec: ModelSpec;
+  reference: { dtype: Dtype; device: Device };
+  /** Largest |output − reference| over the fixed inputs. */
+  maxAbsDiff: number;
+  /** Smallest cosine similarity between output rows and reference rows (embedders). */
+  minCosine: number | null;
+  inputs: number;
+}
+
+export interface ModelsWorkerApi {
+  configure(settings: ModelSettings): void;
+  load(task: ModelTask, spec: ModelSpec, onProgress: (p: FileProgress) => void): Promise<LoadedModel>;
+  loaded(): LoadedModel[];
+  /** True after a failure that leaves transformers.js unable to load more models in this worker. */
+  needsRestart(): boolean;
+  embed(texts: string[], kind: 'query' | 'passage'): Promise<Float32Array>;
+  rerank(query: string, passages: string[]): Promise<number[]>;
+  nli(premise: string, hypothesis: string): Promise<NliProbabilities>;
+  cachedFiles(): Promise<CachedFile[]>;
+  deleteCachedModel(modelId: string): Promise<number>;
+  parity(task: ModelTask): Promise<ParityReport>;
+  /** Serves the same API on a port (the search worker calls embed/rerank directly, not through the page). */
+  connect(port: MessagePort): void;
+}

@@ -1,0 +1,168 @@
+/// <reference lib="webworker" />
+/**
+ * Models worker: loads each model once per session, runs embeddings, reranking and NLI off the main thread,
+ * manages the browser's model cache and runs the parity self-test. The search worker reaches it through a
+ * MessagePort (`connect`), the page through the worker itself.
+ */
+import * as Comlink from 'comlink';
+import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
+import { loadEmbedder } from '../src/lib/models/embedder.ts';
+import { configureModels, hasWebGPU } from '../src/lib/models/env.ts';
+import { ModelLoadError } from '../src/lib/models/errors.ts';
+import { loadNli } from '../src/lib/models/nli.ts';
+import type { FileProgress, ModelSpec, ModelTask, NliClassifier, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
+import type { CachedFile, LoadedModel, ModelsWorkerApi, ParityReport } from './models-api.ts';
+
+const CACHE_NAME = 'transformers-cache';
+const PARITY_TEXTS = [
+  'The State of the Union address is delivered to Congress every year.',
+  'Emancipation of slaves was proclaimed during the Civil War.',
+  'Tariffs on imported goods were debated for decades.',
+  'a',
+];
+
+type Loaded = { info: LoadedModel; model: TextEmbedder | PairScorer | NliClassifier };
+const models = new Map<ModelTask, Loaded>();
+const pending = new Map<string, Promise<Loaded>>();
+/**
+ * transformers.js chains every model start on one promise: after certain failures (a corrupt file, a backend
+ * that failed to start) every later load in this worker fails too. Then the page restarts the worker.
+ */
+let broken: string | null = null;
+
+function need<T>(task: ModelTask): T {
+  const m = models.get(task);
+  if (!m) throw new Error(`No ${task} model is loaded.`);
+  return m.model as T;
+}
+
+async function loadModel(task: ModelTask, spec: ModelSpec, onProgress?: (p: FileProgress) => void): Promise<Loaded> {
+  const t0 = performance.now();
+  const opts = onProgress ? { onProgress } : {};
+  const model = task === 'embedder' ? await loadEmbedder(spec, opts) : task === 'cross-encoder' ? await loadCrossEncoder(spec, opts) : await loadNli(spec, opts);
+  const dim = task === 'embedder' ? (model as TextEmbedder).dim : null;
+  return { info: { task, spec, dim, loadMs: performance.now() - t0, fallback: null }, model };
+}
+
+const api: ModelsWorkerApi = {
+  configure(settings) {
+    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, allowRemote: true, useBrowserCache: true });
+  },
+
+  async load(task, spec, onProgress) {
+    if (broken) throw new Error(`The model runtime must restart after an earlier failure: ${broken}`);
+    const current = models.get(task);
+    if (current && JSON.stringify(current.info.spec) === JSON.stringify(spec)) return current.info;
+    const key = `${task}|${JSON.stringify(spec)}`;
+    let p = pending.get(key);
+    if (!p) {
+      p = (async () => {
+        // Check WebGPU before ONNX Runtime is touched: a failed WebGPU start would break every later load.
+        if (spec.device === 'webgpu' && !(await hasWebGPU())) {
+          const loaded = await loadModel(task, { ...spec, device: 'wasm', dtype: 'q8' }, onProgress);
+          loaded.info.fallback = 'WebGPU is not available in this browser; using WASM q8.';
+          return loaded;
+        }
+        return loadModel(task, spec, onProgress);
+      })();
+      pending.set(key, p);
+    }
+    try {
+      const loaded = await p;
+      await current?.model.dispose?.();
+      models.set(task, loaded);
+      return loaded.info;
+    } catch (e) {
+      if (e instanceof ModelLoadError && e.restartRequired) broken = e.message;
+      throw e;
+    } finally {
+      pending.delete(key);
+    }
+  },
+
+  needsRestart() {
+    return broken !== null;
+  },
+
+  loaded() {
+    return [...models.values()].map((m) => m.info);
+  },
+
+  async embed(texts, kind) {
+    const v = await need<TextEmbedder>('embedder').embed(texts, kind);
+    return Comlink.transfer(v, [v.buffer as ArrayBuffer]);
+  },
+
+  rerank(query, passages) {
+    return need<PairScorer>('cross-encoder').score(query, passages);
+  },
+
+  nli(premise, hypothesis) {
+    return need<NliClassifier>('nli').predict(premise, hypothesis);
+  },
+
+  async cachedFiles() {
+    if (typeof caches === 'undefined') return [];
+    const cache = await caches.open(CACHE_NAME);
+    const out: CachedFile[] = [];
+    for (const req of await cache.keys()) {
+      const m = /\/([^/]+\/[^/]+)\/resolve\/[^/]+\/(.+)$/.exec(new URL(req.url).pathname);
+      const res = await cache.match(req);
+      const bytes = Number(res?.headers.get('content-length') ?? 0) || (res ? (await res.clone().blob()).size : 0);
+      out.push({ model: m?.[1] ?? req.url, file: m?.[2] ?? '', bytes });
+    }
+    return out;
+  },
+
+  async deleteCachedModel(modelId) {
+    if (typeof caches === 'undefined') return 0;
+    const cache = await caches.open(CACHE_NAME);
+    let n = 0;
+    for (const req of await cache.keys()) {
+      if (new URL(req.url).pathname.includes(`/${modelId}/resolve/`)) n += (await cache.delete(req)) ? 1 : 0;
+    }
+    for (const [task, m] of models) if (m.info.spec.id === modelId) models.delete(task);
+    return n;
+  },
+
+  async parity(task) {
+    const current = models.get(task);
+    if (!current) throw new Error(`Load a ${task} model before running the parity test.`);
+    const spec = current.info.spec;
+    const refSpec: ModelSpec = { id: spec.id, dtype: 'fp32', device: 'wasm' };
+    const ref = (await loadModel(task, refSpec)).model;
+    const cur = current.model;
+    let maxAbsDiff = 0;
+    let minCosine: number | null = null;
+    const diff = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+      for (let i = 0; i < a.length; i++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(a[i]! - b[i]!));
+    };
+    if (task === 'embedder') {
+      const [a, b] = [await (cur as TextEmbedder).embed(PARITY_TEXTS, 'passage'), await (ref as TextEmbedder).embed(PARITY_TEXTS, 'passage')];
+      diff(a, b);
+      const dim = a.length / PARITY_TEXTS.length;
+      minCosine = 1;
+      for (let r = 0; r < PARITY_TEXTS.length; r++) {
+        let dot = 0, na = 0, nb = 0;
+        for (let j = r * dim; j < (r + 1) * dim; j++) { dot += a[j]! * b[j]!; na += a[j]! ** 2; nb += b[j]! ** 2; }
+        minCosine = Math.min(minCosine, dot / Math.sqrt(na * nb || 1));
+      }
+    } else if (task === 'cross-encoder') {
+      const q = 'what did the president say about tariffs';
+      diff(await (cur as PairScorer).score(q, PARITY_TEXTS), await (ref as PairScorer).score(q, PARITY_TEXTS));
+    } else {
+      for (const h of PARITY_TEXTS.slice(1, 3)) {
+        const [a, b] = [await (cur as NliClassifier).predict(PARITY_TEXTS[0]!, h), await (ref as NliClassifier).predict(PARITY_TEXTS[0]!, h)];
+        diff([a.entailment, a.neutral, a.contradiction], [b.entailment, b.neutral, b.contradiction]);
+      }
+    }
+    const report: ParityReport = { task, spec, reference: { dtype: 'fp32', device: 'wasm' }, maxAbsDiff, minCosine, inputs: PARITY_TEXTS.length };
+    return report;
+  },
+
+  connect(port) {
+    Comlink.expose(api, port);
+  },
+};
+
+Comlink.expose(api);
