@@ -6,8 +6,11 @@ import { evaluateBeir, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts'
 import { DEFAULT_BM25 } from '../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { isMode, MODE_IDS, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
+import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
+import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
+import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
 
@@ -19,6 +22,8 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
   --run-out FILE    write the rankings as a TREC run file
   --json            print one JSON object on the last line of stdout
+  --index KIND      vector index: auto | exact | int8 | hnsw (default auto)
+${MODEL_HELP}
 `;
 
 function readData(dir: string, rel: string): string {
@@ -32,6 +37,8 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string', default: 'sparse' }, split: { type: 'string', default: 'test' },
     k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
     'run-out': { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    index: { type: 'string', default: 'auto' },
+    ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
@@ -59,9 +66,24 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const kb = KnowledgeBase.build(docs, { chunking: values.chunk ? DEFAULT_CHUNKING : false, bm25: { k1, b } });
   log(`indexed ${docs.length} documents as ${kb.size} ${values.chunk ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
 
+  if (!['auto', 'exact', 'int8', 'hnsw'].includes(values.index)) throw new CliError(`--index must be auto, exact, int8 or hnsw, got "${values.index}"`);
+  const need = { dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) };
+  const models = await loadCliModels(values, need, log);
+  if (models.embedder) {
+    const corpusHash = (await sha256Hex(readData(dir, 'corpus.jsonl'))).slice(0, 16);
+    const t1 = performance.now();
+    const setup = await attachDense(kb, models.embedder, {
+      kbKey: `beir:${corpusHash}:${values.chunk ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}`,
+      store: models.store,
+      index: values.index as 'auto',
+    });
+    log(`dense: ${setup.dim} dimensions, ${setup.index} index, embeddings ${setup.source === 'cache' ? 'from cache' : 'computed'} in ${(performance.now() - t1).toFixed(0)} ms`);
+    if (setup.cacheNote) log(setup.cacheNote);
+  }
+
   const runLines: string[] = [];
   const result = await evaluateBeir(kb, queries, qrels, {
-    dataset: basename(dir), modes, depth: 100, search: {}, models: {},
+    dataset: basename(dir), modes, depth: 100, search: {}, models: models.search,
     ...(values['run-out'] ? { runLines } : {}),
   });
   if (values['run-out']) writeFileSync(values['run-out'], runLines.join('\n') + '\n');

@@ -1,15 +1,41 @@
 /** `rag-lab eval-beir` end to end on BEIR SciFact from ../shared, and its errors on bad folders. */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCIFACT = process.env.RAG_LAB_SCIFACT ?? resolve(ROOT, '../shared/data/scifact');
 const CLI = join(ROOT, 'cli/rag-lab.js');
+const FIXTURE_MODELS = join(ROOT, 'tests/fixtures/models');
+
+const temps: string[] = [];
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+}
+afterAll(() => { for (const d of temps) rmSync(d, { recursive: true, force: true }); });
+
+/** A small BEIR folder in a temp dir: the first `n` judged SciFact queries, their documents and 300 others. */
+function scifactSubset(n: number): string {
+  const dir = tempDir('rag-lab-scifact-subset-');
+  const qrelLines = readFileSync(join(SCIFACT, 'qrels/test.tsv'), 'utf8').trim().split('\n').slice(1);
+  const queryIds = [...new Set(qrelLines.map((l) => l.split('\t')[0]!))].slice(0, n);
+  const kept = qrelLines.filter((l) => queryIds.includes(l.split('\t')[0]!));
+  const docIds = new Set(kept.map((l) => l.split('\t')[1]!));
+  const corpus = readFileSync(join(SCIFACT, 'corpus.jsonl'), 'utf8').trim().split('\n');
+  const docs = corpus.filter((l, i) => i < 300 || docIds.has(JSON.parse(l)._id));
+  const queries = readFileSync(join(SCIFACT, 'queries.jsonl'), 'utf8').trim().split('\n').filter((l) => queryIds.includes(JSON.parse(l)._id));
+  mkdirSync(join(dir, 'qrels'));
+  writeFileSync(join(dir, 'corpus.jsonl'), docs.join('\n') + '\n');
+  writeFileSync(join(dir, 'queries.jsonl'), queries.join('\n') + '\n');
+  writeFileSync(join(dir, 'qrels/test.tsv'), ['query-id\tcorpus-id\tscore', ...kept].join('\n') + '\n');
+  return dir;
+}
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -24,7 +50,7 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 describe('rag-lab eval-beir', () => {
   test('BM25 on SciFact test reaches BEIR-level NDCG@10 and writes a TREC run', async () => {
     expect(existsSync(join(SCIFACT, 'corpus.jsonl')), `SciFact not found at ${SCIFACT}`).toBe(true);
-    const runFile = join(mkdtempSync(join(tmpdir(), 'rag-lab-run-')), 'sparse.run');
+    const runFile = join(tempDir('rag-lab-run-'), 'sparse.run');
     const { code, stdout, stderr } = await cli(['eval-beir', '--data', SCIFACT, '--modes', 'sparse', '--json', '--run-out', runFile]);
     expect(code, stderr).toBe(0);
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
@@ -53,7 +79,7 @@ describe('rag-lab eval-beir', () => {
   });
 
   test('a missing file or a malformed line exits with code 2 and names the file and line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rag-lab-beir-'));
+    const dir = tempDir('rag-lab-beir-');
     let r = await cli(['eval-beir', '--data', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(join(dir, 'corpus.jsonl'));
@@ -77,5 +103,37 @@ describe('rag-lab eval-beir', () => {
     r = await cli(['eval-beir', '--data', dir, '--modes', 'bogus']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown mode "bogus"/);
+  });
+
+  test('--modes all runs every mode with local fixture models and caches the embeddings', async () => {
+    const data = scifactSubset(30);
+    const cache = tempDir('rag-lab-vectors-');
+    const args = ['eval-beir', '--data', data, '--modes', 'all', '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/tiny-embedder',
+      '--reranker', 'rag-lab/tiny-cross-encoder', '--cache-dir', cache, '--json'];
+    const first = await cli(args);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/embeddings computed/);
+    const result = JSON.parse(first.stdout.trim().split('\n').at(-1)!);
+    expect(result.queries).toBe(30);
+    expect(Object.keys(result.modes).sort()).toEqual(['dense', 'hybrid_calibrated', 'hybrid_calibrated_rerank', 'hybrid_fixed', 'hybrid_fixed_rerank', 'rrf', 'sparse']);
+    for (const [mode, m] of Object.entries(result.modes) as Array<[string, Record<string, number>]>) {
+      for (const k of ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100']) {
+        expect(m[k], `${mode} ${k}`).toBeGreaterThanOrEqual(0);
+        expect(m[k], `${mode} ${k}`).toBeLessThanOrEqual(1);
+      }
+    }
+    // BM25 is unaffected by loading models (the fixture embedder itself is meaningless).
+    expect(result.modes.sparse['ndcg@10']).toBeGreaterThan(0.5);
+    const second = await cli(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/embeddings from cache/);
+    expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).modes.rrf['ndcg@10']).toBe(result.modes.rrf['ndcg@10']);
+  });
+
+  test('a model that does not exist locally is a clear error with exit code 2', async () => {
+    const r = await cli(['eval-beir', '--data', SCIFACT, '--modes', 'dense', '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/no-such-model', '--no-cache']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/rag-lab\/no-such-model/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -1,0 +1,85 @@
+/** Model options shared by CLI commands: which models, from where (Hub or a local folder), and the vector cache. */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
+import { loadEmbedder } from '../src/lib/models/embedder.ts';
+import { configureModels } from '../src/lib/models/env.ts';
+import { ModelLoadError } from '../src/lib/models/errors.ts';
+import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
+import type { Dtype, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
+import type { SearchModels } from '../src/lib/retrieval/search.ts';
+import { noVectorStore, type VectorStore } from '../src/lib/store/vector-cache.ts';
+import { CliError } from './args.ts';
+import { fileVectorStore } from './vector-files.ts';
+
+export const MODEL_ARGS = {
+  embedder: { type: 'string' },
+  reranker: { type: 'string' },
+  dtype: { type: 'string', default: 'fp32' },
+  'models-dir': { type: 'string' },
+  'model-host': { type: 'string' },
+  'cache-dir': { type: 'string' },
+  'no-cache': { type: 'boolean', default: false },
+} as const;
+
+export const MODEL_HELP = `  --embedder ID       embedding model (default ${DEFAULT_MODELS.embedder})
+  --reranker ID       cross-encoder (default ${DEFAULT_MODELS['cross-encoder']})
+  --dtype D           fp32 | fp16 | q8 | q4 (default fp32: onnx/model.onnx)
+  --models-dir DIR    load models from DIR/<owner>/<name>/ only (no downloads)
+  --model-host URL    download models from this host in Hub layout (default https://huggingface.co/)
+  --cache-dir DIR     where item embeddings are cached (default ~/.cache/rag-lab/vectors)
+  --no-cache          do not read or write the embedding cache`;
+
+export interface ModelArgs {
+  embedder?: string | undefined;
+  reranker?: string | undefined;
+  dtype: string;
+  'models-dir'?: string | undefined;
+  'model-host'?: string | undefined;
+  'cache-dir'?: string | undefined;
+  'no-cache': boolean;
+}
+
+export interface CliModels {
+  embedder: TextEmbedder | null;
+  reranker: PairScorer | null;
+  store: VectorStore;
+  search: SearchModels;
+}
+
+const DTYPES: readonly Dtype[] = ['fp32', 'fp16', 'q8', 'q4'];
+
+export async function loadCliModels(args: ModelArgs, need: { dense: boolean; reranker: boolean }, log: (m: string) => void): Promise<CliModels> {
+  if (!(DTYPES as readonly string[]).includes(args.dtype)) throw new CliError(`--dtype must be one of ${DTYPES.join(', ')}, got "${args.dtype}"`);
+  const dtype = args.dtype as Dtype;
+  try {
+    configureModels({
+      ...(args['model-host'] ? { remoteHost: args['model-host'] } : {}),
+      ...(args['models-dir'] ? { localModelPath: resolve(args['models-dir']), allowRemote: false } : {}),
+    });
+  } catch (e) {
+    throw new CliError(`--model-host: ${(e as Error).message}`);
+  }
+  const store = args['no-cache'] ? noVectorStore : fileVectorStore(resolve(args['cache-dir'] ?? join(homedir(), '.cache/rag-lab/vectors')));
+  const load = async <T>(what: string, id: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      const m = await fn();
+      log(`loaded ${what} ${id} (${dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
+      return m;
+    } catch (e) {
+      throw new CliError(e instanceof ModelLoadError ? e.message : `could not load ${what} ${id}: ${(e as Error).message}`);
+    }
+  };
+  const embedder = need.dense ? await load('embedder', args.embedder ?? DEFAULT_MODELS.embedder, () => loadEmbedder({ id: args.embedder ?? DEFAULT_MODELS.embedder, dtype, device: 'cpu' })) : null;
+  const reranker = need.reranker ? await load('cross-encoder', args.reranker ?? DEFAULT_MODELS['cross-encoder'], () => loadCrossEncoder({ id: args.reranker ?? DEFAULT_MODELS['cross-encoder'], dtype, device: 'cpu' })) : null;
+  return {
+    embedder,
+    reranker,
+    store,
+    search: {
+      encoder: embedder ? { embedQuery: async (q: string) => embedder.embed([q], 'query') } : null,
+      reranker: reranker ? { rerank: (q: string, ps: readonly string[]) => reranker.score(q, ps) } : null,
+    },
+  };
+}
