@@ -32,6 +32,11 @@ export interface SearchOptions {
   alpha: number;
   /** Metadata filters. Default none. */
   filters: readonly MetaFilter[];
+  /**
+   * Text to embed for the dense side instead of the query (HyDE: a hypothetical answer passage). BM25 always
+   * uses the query. Default: the query.
+   */
+  denseQuery?: string;
 }
 
 export const DEFAULT_SEARCH: Readonly<SearchOptions> = Object.freeze({
@@ -175,7 +180,7 @@ export async function search(
       sparseHits = await timed('sparse', () => kb.bm25.search(terms, pool, kb.itemId, accept));
     }
     if (useDense) {
-      qvec ??= await timed('embed', () => models.encoder!.embedQuery(query), true);
+      qvec ??= await timed('embed', () => models.encoder!.embedQuery(o.denseQuery ?? query), true);
       denseHits = await timed('dense', () => kb.dense!.search(qvec!, pool, kb.itemId, accept));
     }
     ranked = await timed('fuse', () => fuse(kb, o, terms, qvec, sparseHits, denseHits, telemetry));
