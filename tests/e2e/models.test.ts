@@ -2,6 +2,7 @@
  * Models in the built site, from a local Hub serving the fixture models: download progress, all seven modes with
  * telemetry, cached embeddings on reload, and a missing model file reported while BM25 keeps working.
  */
+import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
@@ -56,7 +57,7 @@ describe('models from a local Hub', () => {
     expect(source).toBe('computed');
     expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(q8, wasm\), 16 dimensions/);
     const files = await page.locator('[data-testid=model-files] li').allTextContents();
-    expect(files.join('\n')).toMatch(/rag-lab\/tiny-embedder \/ onnx\/model_quantized\.onnx: 0\.0\d MB/);
+    expect(files.join('\n')).toMatch(/rag-lab\/tiny-embedder \/ onnx\/model_quantized\.onnx: 5\.6 kB/);
     expect(files.join('\n')).toMatch(/rag-lab\/tiny-embedder \/ tokenizer\.json/);
     await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
   });
@@ -73,6 +74,10 @@ describe('models from a local Hub', () => {
     await page.selectOption('[data-testid=mode]', 'rrf');
     await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText()).toBe('rrf');
     expect(await page.locator('[data-testid=stage-dense]').count()).toBeGreaterThan(0);
+    await page.selectOption('[data-testid=mode]', 'hybrid_calibrated');
+    await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText()).toBe('hybrid_calibrated');
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: 'test-results/models.png' });
   });
 
   test('a reload reuses the cached embeddings instead of recomputing them', async () => {
