@@ -29,7 +29,22 @@ export interface ChatResult {
   /** 'stop' | 'length' | … as the provider reports it; 'aborted' when cut off by the signal or the connection. */
   finishReason: string | null;
   model: string;
+  /**
+   * True when the reply was cut short (abort signal, connection lost or stalled mid-stream, error event mid-stream);
+   * `text` then holds everything that arrived and `finishReason` is 'aborted'. Absent or false for a complete reply.
+   */
+  partial?: boolean;
+  /** Why a partial reply stopped (only with `partial: true`). */
+  interruption?: StreamInterruption;
+  /** What went wrong, in words, for a partial reply (never contains an API key). */
+  interruptionMessage?: string;
 }
+
+/**
+ * 'signal': the caller's AbortSignal fired; 'connection': the connection closed before the end of the stream;
+ * 'timeout': no data for longer than the timeout; 'error': the provider sent an error event mid-stream.
+ */
+export type StreamInterruption = 'signal' | 'connection' | 'timeout' | 'error';
 
 export interface ChatStreamEvent {
   /** Text added since the previous event. */
@@ -37,6 +52,9 @@ export interface ChatStreamEvent {
 }
 
 export type ProviderId = 'groq' | 'openai' | 'anthropic' | 'hf' | 'browser';
+
+/** Providers reached over HTTP with a base URL and (usually) an API key; see `registry.ts`. */
+export type RemoteProviderId = Exclude<ProviderId, 'browser'>;
 
 export interface ChatProvider {
   readonly id: ProviderId;

@@ -1,0 +1,306 @@
+/**
+ * The remote LLM providers the app knows, and `createProvider`, which validates a user's settings (valibot) and
+ * returns a ready `ChatProvider`. The in-browser model ('browser') is not an HTTP provider and is not listed here.
+ *
+ * Keys stay private: the provider objects keep them in private fields, `toJSON()` / `config` give the public view
+ * (`hasApiKey` instead of the key), and every validation message is checked with `redactSecrets`.
+ */
+import * as v from 'valibot';
+import { AnthropicProvider, ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_KEY_PREFIX } from './anthropic.ts';
+import { configError, type ErrorProvider } from './errors.ts';
+import { GroqProvider, GROQ_DEFAULT_BASE_URL, GROQ_KEY_PREFIX, groqSdkBaseUrl } from './groq.ts';
+import { HF_DEFAULT_BASE_URL, HF_KEY_PREFIX, HuggingFaceProvider } from './hf.ts';
+import {
+  normalizeBaseUrl,
+  OPENAI_DEFAULT_BASE_URL,
+  OpenAICompatibleProvider,
+  type FetchLike,
+} from './openai-compatible.ts';
+import { redactSecrets } from './redact.ts';
+import type { RetryOptions } from './retry.ts';
+import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, RemoteProviderId } from './types.ts';
+
+export interface EndpointPreset {
+  readonly label: string;
+  readonly baseUrl: string;
+  readonly needsKey: boolean;
+}
+
+export interface ProviderMeta {
+  readonly id: RemoteProviderId;
+  readonly label: string;
+  readonly defaultBaseUrl: string;
+  /** Suggestions for the model field (providers rename models; any name is accepted). */
+  readonly models: readonly string[];
+  /** How this provider's keys begin, when they have a fixed prefix. */
+  readonly keyPrefix: string | null;
+  /** Whether a request without a key can work (false for 'openai': local servers need none). */
+  readonly needsKey: boolean;
+  /** Where to create a key. */
+  readonly keyUrl: string | null;
+  /** 'native': response_format json_object; 'instructed': system-prompt instruction (+ '{' prefill). */
+  readonly jsonMode: 'native' | 'instructed';
+  /** What the base URL should look like. */
+  readonly baseUrlHint: string;
+  /** Well-known endpoints speaking this wire format. */
+  readonly presets: readonly EndpointPreset[];
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+export const PROVIDERS: Readonly<Record<RemoteProviderId, ProviderMeta>> = deepFreeze({
+  groq: {
+    id: 'groq',
+    label: 'Groq',
+    defaultBaseUrl: GROQ_DEFAULT_BASE_URL,
+    models: ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant', 'openai/gpt-oss-120b', 'openai/gpt-oss-20b'],
+    keyPrefix: GROQ_KEY_PREFIX,
+    needsKey: true,
+    keyUrl: 'https://console.groq.com/keys',
+    jsonMode: 'native',
+    baseUrlHint: 'https://api.groq.com (the SDK appends /openai/v1/chat/completions)',
+    presets: [],
+  },
+  openai: {
+    id: 'openai',
+    label: 'OpenAI-compatible',
+    defaultBaseUrl: OPENAI_DEFAULT_BASE_URL,
+    models: ['gpt-4o-mini', 'gpt-4.1-mini', 'gpt-4.1-nano', 'gpt-4o'],
+    keyPrefix: null,
+    needsKey: false,
+    keyUrl: 'https://platform.openai.com/api-keys',
+    jsonMode: 'native',
+    baseUrlHint: 'the API root that /chat/completions is appended to, e.g. https://api.openai.com/v1 or http://localhost:11434/v1',
+    presets: [
+      { label: 'OpenAI', baseUrl: OPENAI_DEFAULT_BASE_URL, needsKey: true },
+      { label: 'Ollama (local)', baseUrl: 'http://localhost:11434/v1', needsKey: false },
+      { label: 'LM Studio (local)', baseUrl: 'http://localhost:1234/v1', needsKey: false },
+      { label: 'vLLM (local)', baseUrl: 'http://localhost:8000/v1', needsKey: false },
+      { label: 'llama.cpp server (local)', baseUrl: 'http://localhost:8080/v1', needsKey: false },
+      { label: 'Together AI', baseUrl: 'https://api.together.xyz/v1', needsKey: true },
+      { label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', needsKey: true },
+    ],
+  },
+  anthropic: {
+    id: 'anthropic',
+    label: 'Anthropic',
+    defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+    models: ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-3-5-haiku-latest'],
+    keyPrefix: ANTHROPIC_KEY_PREFIX,
+    needsKey: true,
+    keyUrl: 'https://console.anthropic.com/settings/keys',
+    jsonMode: 'instructed',
+    baseUrlHint: 'https://api.anthropic.com (/v1/messages is appended)',
+    presets: [],
+  },
+  hf: {
+    id: 'hf',
+    label: 'Hugging Face',
+    defaultBaseUrl: HF_DEFAULT_BASE_URL,
+    models: ['meta-llama/Llama-3.1-8B-Instruct', 'Qwen/Qwen2.5-7B-Instruct', 'openai/gpt-oss-20b'],
+    keyPrefix: HF_KEY_PREFIX,
+    needsKey: true,
+    keyUrl: 'https://huggingface.co/settings/tokens',
+    jsonMode: 'native',
+    baseUrlHint: 'https://router.huggingface.co/v1 (/chat/completions is appended)',
+    presets: [],
+  },
+} satisfies Record<RemoteProviderId, ProviderMeta>);
+
+export const PROVIDER_IDS: readonly RemoteProviderId[] = Object.freeze(['groq', 'openai', 'anthropic', 'hf'] as const);
+
+export interface ProviderConfig {
+  provider: RemoteProviderId;
+  /** Omitted or empty: the provider's default. */
+  baseUrl?: string | undefined;
+  model: string;
+  apiKey?: string | undefined;
+}
+
+/** A config as it may be shown, logged or saved: the key is replaced by whether there is one. */
+export interface PublicProviderConfig {
+  provider: RemoteProviderId;
+  baseUrl: string;
+  model: string;
+  hasApiKey: boolean;
+}
+
+export interface CreateProviderOptions {
+  fetch?: FetchLike | undefined;
+  /** See `HttpProviderOptions.timeoutMs` (default 120 s). */
+  timeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+/** A provider bound to a configuration: `model` is used when a request's model is empty. */
+export interface ConfiguredProvider extends ChatProvider {
+  readonly id: RemoteProviderId;
+  readonly label: string;
+  readonly model: string;
+  readonly config: PublicProviderConfig;
+  toJSON(): PublicProviderConfig;
+}
+
+const blankToUndefined = (x: unknown) => (typeof x === 'string' && x.trim() === '' ? undefined : x);
+
+const ConfigSchema = v.object(
+  {
+    provider: v.picklist(PROVIDER_IDS as RemoteProviderId[], `Choose a provider: ${PROVIDER_IDS.join(', ')}.`),
+    baseUrl: v.optional(
+      v.pipe(
+        v.string('The base URL must be text.'),
+        v.trim(),
+        v.regex(/^https?:\/\/\S+$/i, 'The base URL must start with http:// or https:// and contain no spaces.'),
+      ),
+    ),
+    model: v.pipe(
+      v.string('Enter a model name.'),
+      v.trim(),
+      v.nonEmpty('Enter a model name.'),
+      v.maxLength(200, 'The model name is too long (over 200 characters).'),
+      v.regex(/^\S+$/, 'A model name contains no spaces.'),
+    ),
+    apiKey: v.optional(
+      v.pipe(
+        v.string('The API key must be text.'),
+        v.trim(),
+        v.regex(/^[\x21-\x7e]+$/, 'The API key contains spaces or characters that cannot be sent; copy it again from the provider.'),
+      ),
+    ),
+  },
+  'The provider settings must be an object with provider, model and optionally baseUrl and apiKey.',
+);
+
+const KEY_OWNERS: readonly [string, string][] = [
+  ['sk-ant-', 'an Anthropic key'],
+  ['gsk_', 'a Groq key'],
+  ['hf_', 'a Hugging Face token'],
+  ['sk-', 'an OpenAI key'],
+];
+
+function keyLooksLike(key: string): string | null {
+  for (const [prefix, what] of KEY_OWNERS) if (key.startsWith(prefix)) return what;
+  return null;
+}
+
+/**
+ * Validates user-entered provider settings: known provider, a model name, an http(s) base URL without credentials or
+ * query, a key when the provider needs one, and (for the provider's own endpoint) a key with the right prefix.
+ * Throws a 'config' ProviderError listing every problem; the key never appears in it.
+ */
+export function parseProviderConfig(input: unknown): ProviderConfig {
+  const raw: Record<string, unknown> | null =
+    input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
+  const key = typeof raw?.['apiKey'] === 'string' ? raw['apiKey'] : undefined;
+  const cleaned = raw ? { ...raw, baseUrl: blankToUndefined(raw['baseUrl']), apiKey: blankToUndefined(raw['apiKey']) } : input;
+  const providerOf = (): ErrorProvider => {
+    const p = raw?.['provider'];
+    return typeof p === 'string' && (PROVIDER_IDS as readonly string[]).includes(p) ? (p as RemoteProviderId) : 'unknown';
+  };
+  const fail = (problems: string[]): never => {
+    throw configError(providerOf(), redactSecrets(`Invalid provider settings: ${problems.join(' ')}`, [key]), [key]);
+  };
+
+  const parsed = v.safeParse(ConfigSchema, cleaned, { abortPipeEarly: true });
+  if (!parsed.success) {
+    fail(
+      parsed.issues.map((i) => {
+        const path = i.path?.map((p) => String(p.key)).join('.');
+        return path ? `${path}: ${i.message}` : i.message;
+      }),
+    );
+  }
+  const cfg = (parsed as v.SafeParseResult<typeof ConfigSchema> & { success: true }).output;
+  const meta = PROVIDERS[cfg.provider];
+  const problems: string[] = [];
+  let baseUrl: string | undefined;
+  if (cfg.baseUrl !== undefined) {
+    try {
+      baseUrl = normalizeBaseUrl(cfg.provider, meta.label, cfg.baseUrl, [key]);
+    } catch (e) {
+      problems.push(`baseUrl: ${(e as Error).message}`);
+    }
+  }
+  const official = baseUrl === undefined || sameEndpoint(cfg.provider, baseUrl, meta.defaultBaseUrl);
+  if (!cfg.apiKey) {
+    if (meta.needsKey) {
+      problems.push(`apiKey: ${meta.label} needs an API key${meta.keyPrefix ? ` (it starts with "${meta.keyPrefix}")` : ''}${meta.keyUrl ? `; create one at ${meta.keyUrl}` : ''}.`);
+    } else if (official) {
+      problems.push(`apiKey: ${meta.label === 'OpenAI-compatible' ? 'OpenAI' : meta.label} at ${meta.defaultBaseUrl} needs an API key; for a local server (Ollama, LM Studio, vLLM) enter its base URL instead.`);
+    }
+  } else if (meta.keyPrefix && official && !cfg.apiKey.startsWith(meta.keyPrefix)) {
+    const looks = keyLooksLike(cfg.apiKey);
+    problems.push(
+      `apiKey: ${meta.label} keys start with "${meta.keyPrefix}"${looks ? `, but this looks like ${looks}` : ', and this one does not'}; check you pasted the right key.`,
+    );
+  }
+  if (problems.length > 0) fail(problems);
+  return { provider: cfg.provider, baseUrl, model: cfg.model, apiKey: cfg.apiKey };
+}
+
+function sameEndpoint(provider: RemoteProviderId, a: string, b: string): boolean {
+  const norm = (u: string) => (provider === 'groq' ? groqSdkBaseUrl(u) : provider === 'anthropic' ? u.replace(/\/v1$/, '') : u).toLowerCase();
+  return norm(a) === norm(b);
+}
+
+/** The config without its key (safe to show, log or save). */
+export function publicConfig(config: ProviderConfig): PublicProviderConfig {
+  const meta = PROVIDERS[config.provider];
+  return {
+    provider: config.provider,
+    baseUrl: config.baseUrl ?? meta.defaultBaseUrl,
+    model: config.model,
+    hasApiKey: typeof config.apiKey === 'string' && config.apiKey.trim().length > 0,
+  };
+}
+
+/**
+ * Validates `config` (see `parseProviderConfig`) and returns the provider. `options` carry what a user does not
+ * configure: fetch (tests), timeout, retry policy (tests inject `sleep`), extra headers.
+ */
+export function createProvider(config: unknown, options: CreateProviderOptions = {}): ConfiguredProvider {
+  const cfg = parseProviderConfig(config);
+  const common = {
+    baseUrl: cfg.baseUrl,
+    apiKey: cfg.apiKey,
+    model: cfg.model,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    retry: options.retry,
+    headers: options.headers,
+  };
+  let adapter: ChatProvider;
+  switch (cfg.provider) {
+    case 'groq':
+      adapter = new GroqProvider(common);
+      break;
+    case 'anthropic':
+      adapter = new AnthropicProvider(common);
+      break;
+    case 'hf':
+      adapter = new HuggingFaceProvider(common);
+      break;
+    case 'openai':
+      adapter = new OpenAICompatibleProvider({ ...common, id: 'openai', label: 'OpenAI-compatible server' });
+      break;
+  }
+  const pub = Object.freeze(publicConfig(cfg));
+  const model = cfg.model;
+  const withModel = (req: ChatRequest): ChatRequest => (req.model?.trim() ? req : { ...req, model });
+  return Object.freeze({
+    id: cfg.provider,
+    label: PROVIDERS[cfg.provider].label,
+    model,
+    config: pub,
+    chat: (req: ChatRequest): Promise<ChatResult> => adapter.chat(withModel(req)),
+    stream: (req: ChatRequest, onDelta: (e: ChatStreamEvent) => void): Promise<ChatResult> => adapter.stream(withModel(req), onDelta),
+    toJSON: () => pub,
+  });
+}

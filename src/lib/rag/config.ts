@@ -1,0 +1,270 @@
+/**
+ * The RAG pipeline's configuration: plain, serialisable data (saved with eval runs, written into links), validated
+ * with valibot. It never holds a secret: it names the provider, its base URL and the model, and API keys live
+ * elsewhere (the key store). `parseRagConfig` refuses key-like fields and base URLs carrying credentials.
+ */
+import * as v from 'valibot';
+import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
+import { DEFAULT_REJECT_THRESHOLD } from '../retrieval/rejection.ts';
+import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
+import type { ProviderId } from '../llm/types.ts';
+
+/** Query transforms applied before retrieval (ignored when `agentic` is on: the agent writes its own queries). */
+export const TRANSFORMS = ['none', 'rewrite', 'multi_query', 'hyde', 'hyde_bm25'] as const;
+export type QueryTransform = (typeof TRANSFORMS)[number];
+
+export const PROVIDER_IDS = ['groq', 'openai', 'anthropic', 'hf', 'browser'] as const satisfies readonly ProviderId[];
+// Fails to compile when ProviderId gains a member this list lacks.
+const _allProviders: Record<ProviderId, true> = { groq: true, openai: true, anthropic: true, hf: true, browser: true };
+void _allProviders;
+
+export interface RagRetrievalConfig {
+  /** Retrieval mode (overridden by the HyDE transforms: 'hyde' searches 'dense', 'hyde_bm25' searches 'rrf'). Default 'sparse'. */
+  mode: RetrievalMode;
+  /** Passages given to the model (before reranking). Default 5. */
+  topK: number;
+  /** Candidates per retriever before fusion; also the depth of each query's list in multi-query fusion. Default 20. */
+  candidateK: number;
+  /** Default 'cdf'. */
+  calibration: Calibration;
+  /** Refuse to answer when the best passage's confidence is below this (0 disables). Default 0.15. */
+  rejectThreshold: number;
+  /** At most one passage per document. Default true. */
+  dedup: boolean;
+}
+
+export interface RagConfig {
+  version: 1;
+  retrieval: RagRetrievalConfig;
+  /** `n`: variants for 'multi_query' (default 3); the original question is searched as well. */
+  transform: { kind: QueryTransform; n: number };
+  /** Cross-encoder rerank of the top_k passages, keeping `topN` (<= topK). Default off, topN 3. */
+  rerank: { enabled: boolean; topN: number };
+  /** Sentence window: each passage widened by this many sentences on each side (0 = the chunk as is). Default 1. */
+  window: number;
+  /** Which model answers. `baseUrl` null = the provider's default endpoint. Temperature default 0, maxTokens 1024. */
+  llm: { provider: ProviderId; baseUrl: string | null; model: string; temperature: number; maxTokens: number };
+  /** Agentic workflow (rewrite → retrieve → grade → generate → reflect, at most one extra round). Default off. */
+  agentic: boolean;
+}
+
+export const DEFAULT_MODEL = 'llama-3.3-70b-versatile';
+
+export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
+  version: 1,
+  retrieval: { mode: 'sparse', topK: 5, candidateK: 20, calibration: 'cdf', rejectThreshold: DEFAULT_REJECT_THRESHOLD, dedup: true },
+  transform: { kind: 'none', n: 3 },
+  rerank: { enabled: false, topN: 3 },
+  window: 1,
+  llm: { provider: 'groq', baseUrl: null, model: DEFAULT_MODEL, temperature: 0, maxTokens: 1024 },
+  agentic: false,
+} satisfies RagConfig);
+
+/** Field names that look like secrets; a config holding one is refused, whatever its nesting. */
+const SECRET_KEY = /^(api[-_]?keys?|secret|client[-_]?secret|password|passwd|authorization|auth[-_]?token|access[-_]?token|bearer|x[-_]?api[-_]?key)$/i;
+
+const int = (lo: number, hi: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be a whole number'),
+    v.minValue(lo, `must be at least ${lo}`),
+    v.maxValue(hi, `must be at most ${hi}`),
+  );
+const num = (lo: number, hi: number) =>
+  v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.minValue(lo, `must be at least ${lo}`), v.maxValue(hi, `must be at most ${hi}`));
+const bool = () => v.boolean('must be true or false');
+const oneOf = <T extends string>(values: readonly T[]) => v.picklist(values, `must be one of ${values.join(', ')}`);
+
+const D = DEFAULT_RAG_CONFIG;
+
+const urlOf = (s: string): URL | null => {
+  try {
+    return new URL(s);
+  } catch {
+    return null;
+  }
+};
+
+/** An http(s) URL without credentials (no user:password, no key-like query parameter). */
+const BaseUrl = v.pipe(
+  v.string('must be a URL string or null'),
+  v.check((s) => ['https:', 'http:'].includes(urlOf(s)?.protocol ?? ''), 'must be an http(s) URL'),
+  v.check((s) => !urlOf(s)?.username && !urlOf(s)?.password, 'must not contain a user name or password (keys never go in the config)'),
+  v.check(
+    (s) => ![...(urlOf(s)?.searchParams.keys() ?? [])].some((k) => /key|token|secret|auth|sig/i.test(k)),
+    'must not carry a key or token in its query string (keys never go in the config)',
+  ),
+);
+
+const unknownKey = 'is not a setting';
+
+export const RagConfigSchema = v.pipe(
+  v.strictObject({
+    version: v.optional(v.literal(1, 'must be 1'), 1),
+    retrieval: v.optional(
+      v.strictObject({
+        mode: v.optional(oneOf(MODE_IDS), D.retrieval.mode),
+        topK: v.optional(int(1, 50), D.retrieval.topK),
+        candidateK: v.optional(int(1, 1000), D.retrieval.candidateK),
+        calibration: v.optional(oneOf(CALIBRATIONS), D.retrieval.calibration),
+        rejectThreshold: v.optional(num(0, 1), D.retrieval.rejectThreshold),
+        dedup: v.optional(bool(), D.retrieval.dedup),
+      }, unknownKey),
+      {},
+    ),
+    transform: v.optional(
+      v.strictObject({
+        kind: v.optional(oneOf(TRANSFORMS), D.transform.kind),
+        n: v.optional(int(1, 10), D.transform.n),
+      }, unknownKey),
+      {},
+    ),
+    rerank: v.optional(
+      v.strictObject({
+        enabled: v.optional(bool(), D.rerank.enabled),
+        topN: v.optional(int(1, 50), D.rerank.topN),
+      }, unknownKey),
+      {},
+    ),
+    window: v.optional(int(0, 10), D.window),
+    llm: v.optional(
+      v.strictObject({
+        provider: v.optional(oneOf(PROVIDER_IDS), D.llm.provider),
+        baseUrl: v.optional(v.nullable(BaseUrl), D.llm.baseUrl),
+        model: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')), D.llm.model),
+        temperature: v.optional(num(0, 2), D.llm.temperature),
+        maxTokens: v.optional(int(1, 32_768), D.llm.maxTokens),
+      }, unknownKey),
+      {},
+    ),
+    agentic: v.optional(bool(), D.agentic),
+  }, unknownKey),
+  v.check(
+    (c) => !c.rerank.enabled || c.rerank.topN <= c.retrieval.topK,
+    'rerank.topN must not exceed retrieval.topK (the reranker reorders the top_k passages and keeps top_n)',
+  ),
+);
+
+export type RagConfigParse = { ok: true; config: RagConfig } | { ok: false; errors: string[]; message: string };
+
+/** Validates any input (defaults fill missing fields); errors name the field, say what is wrong and what was given. */
+export function parseRagConfig(input: unknown): RagConfigParse {
+  const secrets = secretPaths(input);
+  if (secrets.length > 0) {
+    const errors = secrets.map((p) => `${p}: API keys and other secrets never go in a RAG config (they stay in the key store); remove this field`);
+    return { ok: false, errors, message: `Invalid RAG config: ${errors.join('; ')}` };
+  }
+  const r = v.safeParse(RagConfigSchema, input ?? {});
+  if (r.success) return { ok: true, config: r.output as RagConfig };
+  const errors = r.issues.map(describeIssue);
+  return { ok: false, errors, message: `Invalid RAG config: ${errors.join('; ')}` };
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const path = (issue.path ?? []).map((p) => String(p.key)).join('.');
+  // Never echo a base URL back: a refused one may hold a credential.
+  const got = issue.input === undefined ? 'nothing' : preview(issue.input);
+  if (path === 'llm.baseUrl' && typeof issue.input === 'string') return `${path}: ${issue.message}`;
+  if (issue.type === 'strict_object') {
+    // Unknown key: valibot expects "never" there, and the path names the key.
+    if (issue.expected === 'never') return `${path}: ${unknownKey} (unknown field)`;
+    return `${path || 'config'}: must be an object, got ${got}`;
+  }
+  if (issue.type === 'check' && path === '') return issue.message;
+  return `${path || 'config'}: ${issue.message}, got ${got}`;
+}
+
+function preview(x: unknown): string {
+  if (typeof x === 'string') return JSON.stringify(x.length > 60 ? `${x.slice(0, 60)}…` : x);
+  if (x === null || typeof x !== 'object') return String(x);
+  return Array.isArray(x) ? 'an array' : 'an object';
+}
+
+function secretPaths(x: unknown, prefix = ''): string[] {
+  if (x === null || typeof x !== 'object') return [];
+  const out: string[] = [];
+  for (const [k, val] of Object.entries(x)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (SECRET_KEY.test(k)) out.push(path);
+    else out.push(...secretPaths(val, path));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// URL parameters. Keys shared with the Search tab (mode, k, ck, cal, thr) mean the same there. Only non-default
+// values are written, so links stay short.
+
+type Field = { param: string; get: (c: RagConfig) => string; set: (c: RagConfig, raw: string) => void };
+
+const str = (s: string | number | boolean | null) => (s === null ? '' : String(s));
+const toBool = (raw: string) => (raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : (raw as unknown as boolean));
+const toNum = (raw: string) => (raw.trim() === '' ? NaN : Number(raw));
+
+const URL_FIELDS: readonly Field[] = [
+  { param: 'mode', get: (c) => c.retrieval.mode, set: (c, r) => { c.retrieval.mode = r as RetrievalMode; } },
+  { param: 'k', get: (c) => str(c.retrieval.topK), set: (c, r) => { c.retrieval.topK = toNum(r); } },
+  { param: 'ck', get: (c) => str(c.retrieval.candidateK), set: (c, r) => { c.retrieval.candidateK = toNum(r); } },
+  { param: 'cal', get: (c) => c.retrieval.calibration, set: (c, r) => { c.retrieval.calibration = r as Calibration; } },
+  { param: 'thr', get: (c) => str(c.retrieval.rejectThreshold), set: (c, r) => { c.retrieval.rejectThreshold = toNum(r); } },
+  { param: 'dedup', get: (c) => (c.retrieval.dedup ? '1' : '0'), set: (c, r) => { c.retrieval.dedup = toBool(r); } },
+  { param: 'tx', get: (c) => c.transform.kind, set: (c, r) => { c.transform.kind = r as QueryTransform; } },
+  { param: 'n', get: (c) => str(c.transform.n), set: (c, r) => { c.transform.n = toNum(r); } },
+  { param: 'rr', get: (c) => (c.rerank.enabled ? '1' : '0'), set: (c, r) => { c.rerank.enabled = toBool(r); } },
+  { param: 'rrn', get: (c) => str(c.rerank.topN), set: (c, r) => { c.rerank.topN = toNum(r); } },
+  { param: 'w', get: (c) => str(c.window), set: (c, r) => { c.window = toNum(r); } },
+  { param: 'prov', get: (c) => c.llm.provider, set: (c, r) => { c.llm.provider = r as ProviderId; } },
+  { param: 'base', get: (c) => str(c.llm.baseUrl), set: (c, r) => { c.llm.baseUrl = r === '' ? null : r; } },
+  { param: 'model', get: (c) => c.llm.model, set: (c, r) => { c.llm.model = r; } },
+  { param: 'temp', get: (c) => str(c.llm.temperature), set: (c, r) => { c.llm.temperature = toNum(r); } },
+  { param: 'maxtok', get: (c) => str(c.llm.maxTokens), set: (c, r) => { c.llm.maxTokens = toNum(r); } },
+  { param: 'agent', get: (c) => (c.agentic ? '1' : '0'), set: (c, r) => { c.agentic = toBool(r); } },
+];
+
+/** The config as URL parameters (non-default values only). Never contains a key: the config has none. */
+export function toUrlParams(c: RagConfig): URLSearchParams {
+  const p = new URLSearchParams();
+  const d = DEFAULT_RAG_CONFIG as RagConfig;
+  for (const f of URL_FIELDS) {
+    const value = f.get(c);
+    if (value !== f.get(d)) p.set(f.param, value);
+  }
+  return p;
+}
+
+/**
+ * Reads a config from URL parameters. Invalid values fall back to their defaults, each with a warning; unknown
+ * parameters are ignored (the page has its own, such as `q`).
+ */
+export function fromUrlParams(params: URLSearchParams | string): { config: RagConfig; warnings: string[] } {
+  const p = typeof params === 'string' ? new URLSearchParams(params) : params;
+  let config = cloneConfig(DEFAULT_RAG_CONFIG);
+  const warnings: string[] = [];
+  for (const f of URL_FIELDS) {
+    const raw = p.get(f.param);
+    if (raw === null) continue;
+    const trial = cloneConfig(config);
+    f.set(trial, raw);
+    const r = parseRagConfig(trial);
+    if (r.ok) config = r.config;
+    else warnings.push(`Ignored ${f.param}="${raw.length > 60 ? raw.slice(0, 60) + '…' : raw}" in the link: ${r.errors.join('; ')}.`);
+  }
+  return { config, warnings };
+}
+
+export function cloneConfig(c: Readonly<RagConfig>): RagConfig {
+  return {
+    version: 1,
+    retrieval: { ...c.retrieval },
+    transform: { ...c.transform },
+    rerank: { ...c.rerank },
+    window: c.window,
+    llm: { ...c.llm },
+    agentic: c.agentic,
+  };
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const val of Object.values(o)) if (val && typeof val === 'object') deepFreeze(val as object);
+  return Object.freeze(o);
+}
