@@ -2,6 +2,9 @@
 import type { OpenStage } from '../src/lib/store/kb-loader.ts';
 import type { DenseSetup, DenseStage } from '../src/lib/store/dense-loader.ts';
 import type { ModelSpec } from '../src/lib/models/types.ts';
+import type { RagAnswer } from '../src/lib/rag/answer.ts';
+import type { RagConfig } from '../src/lib/rag/config.ts';
+import type { RagEvent } from '../src/lib/rag/trace.ts';
 import type { Calibration } from '../src/lib/retrieval/calibrate.ts';
 import type { MetaFilter } from '../src/lib/retrieval/filter.ts';
 import type { RetrievalMode, Availability } from '../src/lib/retrieval/modes.ts';
@@ -65,4 +68,11 @@ export interface SearchWorkerApi {
   /** Downloads (or reads from the HTTP cache) the corpus file, then opens its index. */
   openEmbedded(corpusUrl: string, onProgress: (p: LoadProgress) => void): Promise<KbInfo>;
   search(request: SearchRequest): Promise<SearchResponse>;
+  /**
+   * Answers a question with the RAG pipeline; the answer streams through `onEvent`. `apiKey` is used for this call
+   * only and never stored, logged or returned.
+   */
+  ask(question: string, config: RagConfig, apiKey: string | null, onEvent: (e: RagEvent) => void): Promise<RagAnswer>;
+  /** Stops the running `ask` (the partial answer is kept). */
+  cancelAsk(): void;
 }

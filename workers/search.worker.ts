@@ -13,12 +13,18 @@ import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
+import { createProvider } from '../src/lib/llm/registry.ts';
+import { redactSecrets } from '../src/lib/llm/redact.ts';
+import { answerQuestion, type RagAnswer } from '../src/lib/rag/answer.ts';
+import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
 
 let kb: KnowledgeBase | null = null;
 let kbKey = '';
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let denseReady = false;
+let askAbort: AbortController | null = null;
+const transformCache = new MemoryTransformCache();
 let rerankerReady = false;
 const NEED_EMBEDDER = 'Dense search needs an embedding model: load one under Settings → Models.';
 const NEED_RERANKER = 'Reranking needs a cross-encoder: load one under Settings → Models.';
@@ -139,6 +145,30 @@ const api: SearchWorkerApi = {
 
   modes() {
     return availability();
+  },
+
+  async ask(question, config, apiKey, onEvent) {
+    const failed = (reason: string): RagAnswer => ({
+      status: 'error', answer: '', partial: false, citations: [], invalidCitations: [], contexts: [], trace: [],
+      reason, finishReason: null, usage: null, ms: 0,
+    });
+    if (!kb) return failed('The knowledge base is not loaded yet.');
+    if (config.llm.provider === 'browser') return failed('The in-browser model is not available yet: choose Groq, OpenAI-compatible, Anthropic or Hugging Face with your key.');
+    askAbort?.abort();
+    const controller = new AbortController();
+    askAbort = controller;
+    try {
+      const provider = createProvider({ provider: config.llm.provider, baseUrl: config.llm.baseUrl ?? undefined, model: config.llm.model, apiKey: apiKey ?? undefined });
+      return await answerQuestion(kb, question, config, { provider, models: searchModels(), cache: transformCache, onEvent, signal: controller.signal });
+    } catch (e) {
+      return failed(redactSecrets((e as Error).message || String(e), [apiKey]));
+    } finally {
+      if (askAbort === controller) askAbort = null;
+    }
+  },
+
+  cancelAsk() {
+    askAbort?.abort();
   },
 
   async search(req: SearchRequest): Promise<SearchResponse> {

@@ -31,6 +31,9 @@ export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({
   parties: [],
 });
 
+/** The URL parameters the Search tab owns. */
+export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', 'mode', 'k', 'ck', 'cal', 'thr', 'ymin', 'ymax', 'party']);
+
 /** Longest query kept in the URL (and searched). */
 export const MAX_QUERY_CHARS = 10_000;
 

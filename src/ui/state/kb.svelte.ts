@@ -1,6 +1,9 @@
 /** The open knowledge base: loading progress, info, errors. Owns the search worker. */
 import * as Comlink from 'comlink';
 import { SOTU_FILE } from '../../lib/data/sotu.ts';
+import type { RagAnswer } from '../../lib/rag/answer.ts';
+import type { RagConfig } from '../../lib/rag/config.ts';
+import type { RagEvent } from '../../lib/rag/trace.ts';
 import type { DenseInfo, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { startSearchWorker, type SearchClient } from '../search-client.ts';
 
@@ -81,6 +84,20 @@ export class KbState {
   async enableReranker(): Promise<void> {
     if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
     this.modes = await this.client.api.enableReranker();
+  }
+
+  async ask(question: string, config: RagConfig, apiKey: string | null, onEvent: (e: RagEvent) => void): Promise<RagAnswer> {
+    const failed = (reason: string): RagAnswer => ({ status: 'error', answer: '', partial: false, citations: [], invalidCitations: [], contexts: [], trace: [], reason, finishReason: null, usage: null, ms: 0 });
+    if (!this.client || this.status !== 'ready') return failed('The knowledge base is not loaded yet.');
+    try {
+      return await this.client.api.ask(question, config, apiKey, onEvent);
+    } catch (e) {
+      return failed((e as Error).message || String(e));
+    }
+  }
+
+  cancelAsk(): void {
+    this.client?.api.cancelAsk();
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {

@@ -1,7 +1,8 @@
 /** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
 import type { MetaFilter } from '../../lib/retrieval/filter.ts';
 import type { SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
-import { MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
+import { MAX_QUERY_CHARS, parseUrlState, SEARCH_PARAMS, serializeUrlState, type SearchUrlState } from '../url-state.ts';
+import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
 
 export class SearchState {
@@ -22,8 +23,7 @@ export class SearchState {
   }
 
   writeUrl(): void {
-    const url = `${location.pathname}${serializeUrlState(this.input)}${location.hash}`;
-    if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', url);
+    writeOwnedParams((k) => SEARCH_PARAMS.has(k), new URLSearchParams(serializeUrlState(this.input)));
   }
 
   request(): SearchRequest {

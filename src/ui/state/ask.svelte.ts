@@ -1,0 +1,81 @@
+/** The Ask tab: the question, the pipeline config (mirrored in the URL, never a key), the streamed answer and trace. */
+import * as Comlink from 'comlink';
+import type { RagAnswer } from '../../lib/rag/answer.ts';
+import { cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig } from '../../lib/rag/config.ts';
+import type { RagEvent, TraceStep } from '../../lib/rag/trace.ts';
+import { writeOwnedParams } from '../url.ts';
+import type { KbState } from './kb.svelte.ts';
+import type { KeysState } from './keys.svelte.ts';
+
+/** Ask's own URL parameters: the question, and the config's parameters with an `a_` prefix. */
+const PREFIX = 'a_';
+export const MAX_QUESTION_CHARS = 4000;
+
+export class AskState {
+  question = $state('');
+  config = $state<RagConfig>(cloneConfig(DEFAULT_RAG_CONFIG));
+  warnings = $state<string[]>([]);
+  running = $state(false);
+  /** The answer as it streams (the agent may start a second one). */
+  streamed = $state('');
+  steps = $state.raw<TraceStep[]>([]);
+  currentStep = $state<string | null>(null);
+  result = $state.raw<RagAnswer | null>(null);
+  configError = $state<string | null>(null);
+
+  constructor(private readonly kb: KbState, private readonly keys: KeysState) {}
+
+  loadFromUrl(search: string): void {
+    const p = new URLSearchParams(search);
+    this.question = (p.get('aq') ?? '').slice(0, MAX_QUESTION_CHARS);
+    const own = new URLSearchParams();
+    for (const [k, v] of p) if (k.startsWith(PREFIX)) own.set(k.slice(PREFIX.length), v);
+    const { config, warnings } = fromUrlParams(own);
+    this.config = config;
+    this.warnings = warnings;
+  }
+
+  writeUrl(): void {
+    const out = new URLSearchParams();
+    if (this.question) out.set('aq', this.question);
+    for (const [k, v] of toUrlParams($state.snapshot(this.config) as RagConfig)) out.set(PREFIX + k, v);
+    writeOwnedParams((k) => k === 'aq' || k.startsWith(PREFIX), out);
+  }
+
+  private runId = 0;
+
+  /** Events come over their own channel and can trail the result: only the running run's events count. */
+  private eventsFor(id: number) {
+    return (e: RagEvent) => {
+      if (id !== this.runId || !this.running) return;
+      if (e.type === 'generation-start') this.streamed = '';
+      else if (e.type === 'delta') this.streamed += e.delta;
+      else if (e.type === 'step-start') this.currentStep = e.step;
+      else if (e.type === 'step-end') {
+        this.steps = [...this.steps, e.step];
+        if (this.currentStep === e.step.step) this.currentStep = null;
+      }
+    };
+  }
+
+  async ask(): Promise<void> {
+    const parsed = parseRagConfig($state.snapshot(this.config));
+    if (!parsed.ok) { this.configError = parsed.message; return; }
+    this.configError = null;
+    const id = ++this.runId;
+    this.running = true;
+    this.streamed = '';
+    this.steps = [];
+    this.result = null;
+    try {
+      this.result = await this.kb.ask(this.question.slice(0, MAX_QUESTION_CHARS), parsed.config, this.keys.get(parsed.config.llm.provider), Comlink.proxy(this.eventsFor(id)));
+    } finally {
+      this.running = false;
+      this.currentStep = null;
+    }
+  }
+
+  stop(): void {
+    this.kb.cancelAsk();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The Ask tab in the built site against a local OpenAI-compatible server: the answer streams, citations are
+ * clickable and scroll to their source, the request carries numbered delimited sources, and the key stays out of
+ * the URL. Model output with HTML is shown as text.
+ */
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+
+const site = inject('siteUrl');
+const KEY = 'sk-e2e-SECRET-0123456789';
+let browser: Browser;
+let page: Page;
+let llm: LlmServer;
+
+beforeAll(async () => {
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await llm?.close();
+});
+
+function askUrl(question: string): string {
+  const p = new URLSearchParams({ tab: 'ask', aq: question, a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model', a_w: '0' });
+  return `${site}?${p}`;
+}
+
+async function ready(p: Page) {
+  await p.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
+}
+
+describe('Ask tab', () => {
+  test('streams an answer with clickable citations from numbered sources', async () => {
+    llm.reply({ sse: openaiStream(['Lincoln proposed compensated ', 'emancipation [1]', ' and wrote of it again [2]. ', 'Unfounded claim [9]. <img src=x onerror=alert(1)>']), chunkDelayMs: 60 });
+    await page.goto(askUrl('What did Lincoln propose about emancipation?'));
+    await ready(page);
+    await page.locator('[data-testid=api-key]').fill(KEY);
+    await page.locator('[data-testid=api-key]').blur();
+    await page.locator('[data-testid=ask-button]').click();
+    await expect.poll(() => page.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/Unfounded claim/);
+    await expect.poll(() => page.locator('[data-testid=source]').count()).toBeGreaterThan(1);
+
+    // The request: one chat completion, streamed, numbered and delimited sources, the key only in Authorization.
+    const req = llm.requests.at(-1)!;
+    expect(req.path).toBe('/v1/chat/completions');
+    expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+    const body = req.body as { model: string; stream: boolean; messages: Array<{ role: string; content: string }> };
+    expect(body.model).toBe('test-model');
+    expect(body.stream).toBe(true);
+    const prompt = body.messages.map((m) => m.content).join('\n');
+    expect(prompt).toMatch(/\[1\]|source[^\n]*1/i);
+    expect(prompt.toLowerCase()).toContain('emancipation');
+    expect(page.url()).not.toContain(KEY);
+    expect(page.url()).not.toContain('SECRET');
+
+    // Citations: [1] and [2] are buttons that scroll to their sources; [9] is flagged.
+    const cites = page.locator('[data-testid=cite]');
+    expect(await cites.count()).toBe(3);
+    expect(await page.locator('[data-testid=cite].invalid').getAttribute('data-n')).toBe('9');
+    expect(await page.locator('[data-testid=invalid-citations]').innerText()).toContain('[9]');
+    await page.locator('[data-testid=cite][data-n="2"]').click();
+    await expect.poll(() => page.locator('#source-2').getAttribute('class')).toMatch(/highlight/);
+    await expect.poll(() => page.locator('#source-2').evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight + r.height;
+    })).toBe(true);
+    // Model output is text, never markup.
+    expect(await page.locator('[data-testid=answer] img').count()).toBe(0);
+    expect(await page.locator('[data-testid=answer]').innerText()).toContain('<img src=x onerror=alert(1)>');
+    expect(await page.locator('[data-testid=trace-step][data-step=generate]').count()).toBe(1);
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: 'test-results/ask.png' });
+  });
+
+  test('a 401 says the key was refused, without echoing it', async () => {
+    llm.reply({ status: 401, json: { error: { message: `Invalid API key ${KEY}`, type: 'invalid_request_error' } } });
+    await page.locator('[data-testid=ask-button]').click();
+    await expect.poll(() => page.locator('[data-testid=ask-status]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/key/i);
+    expect(await page.locator('[data-testid=ask-status]').innerText()).not.toContain('SECRET');
+    expect(await page.locator('body').innerText()).not.toContain(KEY);
+  });
+
+  test('stopping mid-stream keeps the partial answer and marks it', async () => {
+    llm.reply({ sse: openaiStream(['The first part of the answer [1]. ', 'more ', 'and more ', 'and more ', 'and more ', 'end.']), chunkDelayMs: 700 });
+    await page.locator('[data-testid=ask-button]').click();
+    await expect.poll(() => page.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/first part/);
+    await page.locator('[data-testid=stop]').click();
+    await expect.poll(() => page.locator('[data-testid=partial]').count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.locator('[data-testid=answer]').innerText()).toMatch(/first part/);
+    expect(await page.locator('[data-testid=answer]').innerText()).not.toMatch(/end\./);
+  });
+});
