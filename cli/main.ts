@@ -3,7 +3,9 @@ import { evalBeirCommand } from './eval-beir.ts';
 import { CliError } from './args.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
+  ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR dataset folder' },
+  'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },
 };
 
 function usage(): string {

@@ -1,0 +1,130 @@
+/** `rag-lab ask`: answers a question from a knowledge base with the RAG pipeline and an LLM provider. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseCorpus } from '../src/lib/data/beir.ts';
+import type { SourceDocument } from '../src/lib/data/document.ts';
+import { sotuDocuments } from '../src/lib/data/sotu.ts';
+import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
+import { redactSecrets } from '../src/lib/llm/redact.ts';
+import { answerQuestion } from '../src/lib/rag/answer.ts';
+import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS } from '../src/lib/rag/config.ts';
+import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
+import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
+import { MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
+import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { attachDense } from '../src/lib/store/dense-loader.ts';
+import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
+import { CliError, numberArg, parse } from './args.ts';
+import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
+
+const HELP = `Usage: rag-lab ask --kb sotu|<BEIR folder> --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
+
+  --kb KB            sotu (the embedded State of the Union corpus) or a BEIR folder with corpus.jsonl
+  --provider ID      LLM provider
+  --base-url URL     endpoint (default: the provider's; e.g. http://localhost:11434/v1 for Ollama)
+  --model NAME       model name at the provider
+  --api-key KEY      API key (or set RAG_LAB_API_KEY; prefer the variable: command lines end up in shell history)
+  --mode MODE        retrieval mode (default sparse): ${MODE_IDS.join(', ')}
+  --top-k N          passages given to the model (default ${DEFAULT_RAG_CONFIG.retrieval.topK})
+  --transform T      ${TRANSFORMS.join(', ')} (default none)
+  --window W         sentence window ± W (default ${DEFAULT_RAG_CONFIG.window})
+  --rerank N         rerank with the cross-encoder and keep N passages
+  --agentic          rewrite → retrieve → grade → generate → reflect (at most one extra round)
+  --json             print one JSON object on the last line of stdout
+${MODEL_HELP}
+`;
+
+function loadKb(kb: string): { id: string; docs: SourceDocument[]; hashText: string } {
+  if (kb === 'sotu') {
+    const text = sotuCorpusJson();
+    return { id: 'sotu', docs: sotuDocuments(JSON.parse(text)), hashText: text };
+  }
+  const file = join(resolve(kb), 'corpus.jsonl');
+  if (!existsSync(file)) throw new CliError(`--kb: ${file} not found (give "sotu" or a BEIR folder with corpus.jsonl)`);
+  const text = readFileSync(file, 'utf8');
+  try {
+    return { id: resolve(kb), docs: parseCorpus(text, file), hashText: text };
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+}
+
+export async function askCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    kb: { type: 'string', default: 'sotu' }, provider: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' },
+    'api-key': { type: 'string' }, mode: { type: 'string', default: 'sparse' }, 'top-k': { type: 'string' },
+    transform: { type: 'string', default: 'none' }, window: { type: 'string' }, rerank: { type: 'string' },
+    agentic: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    ...MODEL_ARGS,
+  }, true);
+  if (values.help) { console.log(HELP); return; }
+  const question = positionals.join(' ').trim();
+  if (!question) throw new CliError(`a question is required\n\n${HELP}`);
+  if (!values.provider) throw new CliError(`--provider is required (${PROVIDER_IDS.join(', ')})`);
+  if (!values.model) throw new CliError('--model is required');
+  const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
+  const log = (m: string) => process.stderr.write(`${m}\n`);
+
+  const config = cloneConfig(DEFAULT_RAG_CONFIG);
+  config.llm.provider = values.provider as typeof config.llm.provider;
+  config.llm.baseUrl = values['base-url'] ?? null;
+  config.llm.model = values.model;
+  config.retrieval.mode = values.mode as typeof config.retrieval.mode;
+  config.retrieval.topK = numberArg('top-k', values['top-k'], (n) => Number.isInteger(n) && n > 0, 'a whole number > 0') ?? config.retrieval.topK;
+  config.transform.kind = values.transform as typeof config.transform.kind;
+  config.window = numberArg('window', values.window, (n) => Number.isInteger(n) && n >= 0, 'a whole number >= 0') ?? config.window;
+  const rerank = numberArg('rerank', values.rerank, (n) => Number.isInteger(n) && n > 0, 'a whole number > 0');
+  if (rerank !== undefined) config.rerank = { enabled: true, topN: rerank };
+  config.agentic = values.agentic;
+  const parsed = parseRagConfig(config);
+  if (!parsed.ok) throw new CliError(parsed.message);
+
+  let provider;
+  try {
+    provider = createProvider({ provider: config.llm.provider, baseUrl: config.llm.baseUrl ?? undefined, model: config.llm.model, apiKey });
+  } catch (e) {
+    throw new CliError(redactSecrets((e as Error).message, [apiKey]));
+  }
+
+  const { id, docs, hashText } = loadKb(values.kb);
+  const kb = KnowledgeBase.build(docs);
+  const needDense = MODES[parsed.config.retrieval.mode].needsDense || parsed.config.transform.kind.startsWith('hyde');
+  const needReranker = MODES[parsed.config.retrieval.mode].needsReranker || parsed.config.rerank.enabled;
+  const models = await loadCliModels(values, { dense: needDense, reranker: needReranker }, log);
+  if (models.embedder) {
+    const hash = (await sha256Hex(hashText)).slice(0, 16);
+    await attachDense(kb, models.embedder, { kbKey: `${id}:${hash}:${JSON.stringify(kb.options.chunking)}`, store: models.store });
+  }
+
+  const streamOut = !values.json;
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  const result = await answerQuestion(kb, question, parsed.config, {
+    provider, models: models.search, cache: new MemoryTransformCache(), signal: controller.signal,
+    onEvent: (e) => {
+      if (!streamOut) return;
+      if (e.type === 'delta') process.stdout.write(e.delta);
+      else if (e.type === 'generation-start' && e.round > 0) process.stdout.write('\n\n[second round]\n');
+    },
+  });
+  if (values.json) {
+    console.log(JSON.stringify({
+      status: result.status,
+      answer: result.answer,
+      ...(result.reason ? { reason: redactSecrets(result.reason, [apiKey]) } : {}),
+      partial: result.partial,
+      citations: result.citations.map((c) => ({ n: c.n, doc_id: c.doc_id, chunk_id: c.chunk_id })),
+      invalid_citations: result.invalidCitations,
+      contexts: result.contexts.map((c) => ({ n: c.n, doc_id: c.doc_id, chunk_id: c.chunk_id, text: c.text, score: c.score })),
+      trace: result.trace,
+      usage: result.usage,
+    }));
+  } else {
+    if (result.status !== 'answered') process.stdout.write(`${redactSecrets(result.reason ?? result.status, [apiKey])}\n`);
+    else process.stdout.write(result.partial ? '\n[answer cut off]\n' : '\n');
+    process.stdout.write('\nSources:\n');
+    for (const c of result.contexts) process.stdout.write(`  [${c.n}] ${c.title} (${c.chunk_id}, score ${c.score.toFixed(3)})\n`);
+    if (result.invalidCitations.length) process.stdout.write(`Citations pointing at no source: ${result.invalidCitations.map((n) => `[${n}]`).join(', ')}\n`);
+  }
+  if (result.status === 'error') process.exitCode = 1;
+}

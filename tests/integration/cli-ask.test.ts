@@ -1,0 +1,69 @@
+/** `rag-lab ask` end to end against a local OpenAI-compatible server. */
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openaiCompletion, openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'cli/rag-lab.js');
+const KEY = 'sk-cli-SECRET-abcdef0123';
+let llm: LlmServer;
+
+beforeAll(async () => { llm = await startLlmServer(); });
+afterAll(async () => { await llm?.close(); });
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 32 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('rag-lab ask', () => {
+  test('answers from the embedded corpus with citations mapped to chunks (--json)', async () => {
+    llm.reply({ sse: openaiStream(['Lincoln proposed compensated emancipation [1][2]. ', 'See also [5].']) });
+    const r = await cli(['ask', '--kb', 'sotu', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'test-model', '--top-k', '3', '--json',
+      'What did Lincoln propose about emancipation?'], { RAG_LAB_API_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(out.answer).toBe('Lincoln proposed compensated emancipation [1][2]. See also [5].');
+    expect(out.contexts).toHaveLength(3);
+    expect(out.citations.map((c: { n: number }) => c.n)).toEqual([1, 2]);
+    expect(out.citations[0].doc_id).toBe(out.contexts[0].doc_id);
+    expect(out.citations[0].chunk_id).toBe(out.contexts[0].chunk_id);
+    expect(out.invalid_citations).toEqual([5]);
+    expect(out.trace.map((s: { step: string }) => s.step)).toEqual(['transform', 'retrieve', 'window', 'prompt', 'generate', 'cite']);
+    const req = llm.requests.at(-1)!;
+    expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.stringify(req.body)).toContain(out.contexts[0].text.slice(0, 60));
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  test('multi-query sends a transform request, then one answer request', async () => {
+    llm.reply(openaiCompletion('1. tariff on imported goods\n2. protective tariffs and revenue\n3. customs duties'),
+      { sse: openaiStream(['Tariffs were debated [1].']) });
+    const before = llm.requests.length;
+    const r = await cli(['ask', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'test-model', '--transform', 'multi_query', '--json', 'tariffs?']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(llm.requests.length - before).toBe(2);
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(out.trace[0].step).toBe('transform');
+    expect(out.trace[0].outputs.queries.length).toBeGreaterThanOrEqual(3);
+  });
+
+  test('a refused key and a bad provider are clear errors without the key', async () => {
+    llm.reply({ status: 401, json: { error: { message: `Incorrect API key provided: ${KEY}` } } });
+    let r = await cli(['ask', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'm', '--api-key', KEY, 'question']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/key/i);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+    r = await cli(['ask', '--provider', 'nope', '--model', 'm', 'question']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/provider/);
+  });
+});
