@@ -16,7 +16,7 @@ import type { ModelsWorkerApi } from './models-api.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion, type RagAnswer } from '../src/lib/rag/answer.ts';
-import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
+import { indexedDbTransformCache } from '../src/lib/store/transform-cache.ts';
 import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
 
 let kb: KnowledgeBase | null = null;
@@ -24,7 +24,6 @@ let kbKey = '';
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let denseReady = false;
 let askAbort: AbortController | null = null;
-const transformCache = new MemoryTransformCache();
 let rerankerReady = false;
 const NEED_EMBEDDER = 'Dense search needs an embedding model: load one under Settings → Models.';
 const NEED_RERANKER = 'Reranking needs a cross-encoder: load one under Settings → Models.';
@@ -159,7 +158,7 @@ const api: SearchWorkerApi = {
     askAbort = controller;
     try {
       const provider = createProvider({ provider: config.llm.provider, baseUrl: config.llm.baseUrl ?? undefined, model: config.llm.model, apiKey: apiKey ?? undefined });
-      return await answerQuestion(kb, question, config, { provider, models: searchModels(), cache: transformCache, onEvent, signal: controller.signal });
+      return await answerQuestion(kb, question, config, { provider, models: searchModels(), cache: indexedDbTransformCache, onEvent, signal: controller.signal });
     } catch (e) {
       return failed(redactSecrets((e as Error).message || String(e), [apiKey]));
     } finally {

@@ -3,6 +3,7 @@
  * Invalid stored values fall back to defaults field by field.
  */
 import * as v from 'valibot';
+import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
 import { DEFAULT_MODELS } from '../lib/models/registry.ts';
 
 const Spec = v.object({
@@ -16,6 +17,8 @@ export const SettingsSchema = v.object({
   remoteHost: v.pipe(v.string(), v.url()),
   embedder: Spec,
   crossEncoder: Spec,
+  /** Hugging Face dataset viewer (rows API) the Benchmark tab loads RAGBench from. */
+  datasetsHost: v.pipe(v.string(), v.url()),
   /** Load the models and embed the corpus when the app opens. */
   autoLoadModels: v.boolean(),
 });
@@ -27,6 +30,7 @@ const defaults: Settings = {
   remoteHost: 'https://huggingface.co/',
   embedder: { id: DEFAULT_MODELS.embedder, dtype: 'q8', device: 'wasm' },
   crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
+  datasetsHost: DATASET_VIEWER,
   autoLoadModels: false,
 };
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze(defaults);

@@ -1,0 +1,82 @@
+/** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
+import * as Comlink from 'comlink';
+import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
+import type { BenchConfig, BenchProgress, BenchResult } from '../../../workers/bench-api.ts';
+import { startBenchWorker } from '../bench-client.ts';
+import { writeOwnedParams } from '../url.ts';
+import type { KeysState } from './keys.svelte.ts';
+import type { ModelsState } from './models.svelte.ts';
+
+export class BenchState {
+  subsets = $state<string[]>(['emanual']);
+  n = $state<number | null>(20);
+  seed = $state(0);
+  evaluator = $state<'lexical' | 'llm'>('lexical');
+  judge = $state<NonNullable<BenchConfig['judge']>>({ provider: 'groq', baseUrl: null, model: 'llama-3.3-70b-versatile' });
+  running = $state(false);
+  progress = $state.raw<BenchProgress | null>(null);
+  result = $state.raw<BenchResult | null>(null);
+  error = $state<string | null>(null);
+  private client = startBenchWorker();
+
+  constructor(private readonly models: ModelsState, private readonly keys: KeysState) {}
+
+  loadFromUrl(search: string): void {
+    const p = new URLSearchParams(search);
+    const subs = (p.get('b_sub') ?? '').split(',').filter((s) => (RAGBENCH_SUBSETS as readonly string[]).includes(s));
+    if (subs.length) this.subsets = subs;
+    const n = p.get('b_n');
+    if (n === 'all') this.n = null;
+    else if (n && Number.isInteger(Number(n)) && Number(n) > 0) this.n = Number(n);
+    const seed = p.get('b_seed');
+    if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
+    if (p.get('b_eval') === 'llm') this.evaluator = 'llm';
+    const prov = p.get('b_prov');
+    if (prov === 'groq' || prov === 'openai' || prov === 'anthropic' || prov === 'hf') this.judge.provider = prov;
+    const model = p.get('b_model');
+    if (model) this.judge.model = model.slice(0, 200);
+    const base = p.get('b_base');
+    if (base && /^https?:\/\/[^\s?#@]+$/.test(base)) this.judge.baseUrl = base;
+  }
+
+  writeUrl(): void {
+    const out = new URLSearchParams({ b_sub: this.subsets.join(','), b_n: this.n === null ? 'all' : String(this.n), b_seed: String(this.seed), b_eval: this.evaluator });
+    if (this.evaluator === 'llm') {
+      out.set('b_prov', this.judge.provider);
+      out.set('b_model', this.judge.model);
+      if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
+    }
+    writeOwnedParams((k) => k.startsWith('b_'), out);
+  }
+
+  config(): BenchConfig {
+    return {
+      subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.evaluator,
+      judge: this.evaluator === 'llm' ? { ...this.judge } : null,
+      datasetsHost: this.models.settings.datasetsHost,
+    };
+  }
+
+  async run(): Promise<void> {
+    this.running = true;
+    this.error = null;
+    this.progress = null;
+    try {
+      const key = this.evaluator === 'llm' ? this.keys.get(this.judge.provider) : null;
+      this.result = await this.client.api.run(this.config(), key, Comlink.proxy((p: BenchProgress) => { this.progress = p; }));
+    } catch (e) {
+      this.error = (e as Error).message || String(e);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  cancel(): void {
+    this.client.api.cancel();
+  }
+
+  async clear(): Promise<void> {
+    await this.client.api.clearCache(this.config());
+    this.result = null;
+  }
+}

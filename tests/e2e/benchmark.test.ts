@@ -1,0 +1,89 @@
+/**
+ * The Benchmark tab in the built site: RAGBench rows from a local dataset viewer, a lexical validate run with summary
+ * and charts, and an LLM-judge run reloaded midway that resumes from the cached rows.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
+
+const site = inject('siteUrl');
+const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
+let browser: Browser;
+let page: Page;
+let viewer: ViewerServer;
+let llm: LlmServer;
+
+beforeAll(async () => {
+  viewer = await serveViewer(DATA);
+  llm = await startLlmServer();
+  // Every judge call answers after a delay with the same valid verdict.
+  llm.fallback = () => ({
+    delayMs: 250,
+    json: {
+      id: 'x', object: 'chat.completion', created: 1, model: 'judge',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({
+        overall_supported: true, all_relevant_sentence_keys: ['0a', '0b'], all_utilized_sentence_keys: ['0a'], sentence_support_information: [],
+      }) } }],
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    },
+  });
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  await page.addInitScript((host) => {
+    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: host }));
+  }, viewer.url);
+});
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.close();
+  await llm?.close();
+});
+
+async function summaryAuroc(p: Page): Promise<string> {
+  return p.locator('[data-testid=summary-row] [data-testid=auroc]').first().innerText();
+}
+
+describe('Benchmark tab', () => {
+  test('a 20-row lexical validate run shows the summary next to the baselines, rows and charts', async () => {
+    await page.goto(`${site}?tab=benchmark&b_sub=emanual&b_n=20&b_eval=lexical`);
+    await page.locator('[data-testid=bench-run]').click();
+    await page.locator('[data-testid=bench-summary]').waitFor({ timeout: 60_000 });
+    const row = await page.locator('[data-testid=summary-row]').first().innerText();
+    expect(row).toMatch(/^emanual\s+20\s+\d+/);
+    expect(await summaryAuroc(page)).toMatch(/^(0|1)\.\d{3}$|^N\/A$/);
+    expect(await page.locator('[data-testid=bench-row]').count()).toBe(20);
+    await page.locator('[data-testid=charts][data-rendered=true]').waitFor({ timeout: 60_000 });
+    for (const id of ['chart-means', 'chart-roc', 'chart-scatter']) expect(await page.locator(`[data-testid=${id}] .main-svg`).count()).toBeGreaterThan(0);
+    await page.locator('[data-testid=bench-row]').first().click();
+    expect(await page.locator('[data-testid=bench-detail]').innerText()).toMatch(/predicted[\s\S]*gold/);
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: 'test-results/benchmark.png', fullPage: true });
+  });
+
+  test('an LLM-judge run reloaded midway resumes with only the missing rows', async () => {
+    const params = new URLSearchParams({ tab: 'benchmark', b_sub: 'hotpotqa', b_n: '20', b_seed: '5', b_eval: 'llm', b_prov: 'openai', b_model: 'judge', b_base: `${llm.url}/v1` });
+    await page.goto(`${site}?${params}`);
+    await page.locator('[data-testid=bench-run]').click();
+    await expect.poll(async () => Number(await page.locator('[data-testid=bench-done]').innerText().catch(() => '0')), { timeout: 60_000 }).toBeGreaterThanOrEqual(6);
+    await page.reload();
+    const before = llm.requests.length;
+    expect(before).toBeGreaterThanOrEqual(6);
+    expect(before).toBeLessThan(20);
+    expect(await page.locator('label:has-text("Judge base URL") input').inputValue()).toBe(`${llm.url}/v1`);
+    await page.locator('[data-testid=bench-run]').click();
+    await page.locator('[data-testid=bench-summary]').waitFor({ timeout: 60_000 });
+    expect(await page.locator('[data-testid=summary-row]').first().innerText()).toMatch(/^hotpotqa\s+20\s/);
+    // Each row was judged once, except at most the two that were in flight when the page reloaded.
+    expect(llm.requests.length).toBeGreaterThanOrEqual(20);
+    expect(llm.requests.length).toBeLessThanOrEqual(22);
+    const progress = await page.locator('[data-testid=bench-progress]').innerText();
+    expect(progress).toMatch(/20 done \((\d+) cached\)/);
+    const cached = Number(/\((\d+) cached\)/.exec(progress)![1]);
+    expect(cached).toBeGreaterThanOrEqual(before - 2);
+  });
+});
