@@ -2,6 +2,7 @@
 import type { OpenStage } from '../src/lib/store/kb-loader.ts';
 import type { DenseSetup, DenseStage } from '../src/lib/store/dense-loader.ts';
 import type { ModelSpec } from '../src/lib/models/types.ts';
+import type { ModelSettings } from './models-api.ts';
 import type { RagAnswer } from '../src/lib/rag/answer.ts';
 import type { RagConfig } from '../src/lib/rag/config.ts';
 import type { RagEvent } from '../src/lib/rag/trace.ts';
@@ -58,6 +59,8 @@ export interface DenseInfo extends DenseSetup {
 }
 
 export interface SearchWorkerApi {
+  /** Model host and wasm paths for models that run in this worker (the in-browser LLM). */
+  configureModels(settings: ModelSettings): void;
   /** Gives this worker a direct line to the models worker. */
   attachModels(port: MessagePort): void;
   /** Embeds every chunk with the loaded embedding model (or reads the cached vectors) and enables dense modes. */

@@ -14,6 +14,7 @@ import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
+import { configureModels } from '../src/lib/models/env.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion, type RagAnswer } from '../src/lib/rag/answer.ts';
 import { indexedDbTransformCache } from '../src/lib/store/transform-cache.ts';
@@ -113,6 +114,12 @@ const api: SearchWorkerApi = {
     return info;
   },
 
+  configureModels(settings) {
+    // The in-browser LLM runs here (next to the knowledge base it answers from), so transformers.js needs the
+    // same model host and wasm paths as the models worker.
+    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, allowRemote: true, useBrowserCache: true });
+  },
+
   attachModels(port) {
     // A new models worker has nothing loaded yet: the model modes go off until enabled again.
     models = Comlink.wrap<ModelsWorkerApi>(port);
@@ -152,7 +159,6 @@ const api: SearchWorkerApi = {
       reason, finishReason: null, usage: null, ms: 0,
     });
     if (!kb) return failed('The knowledge base is not loaded yet.');
-    if (config.llm.provider === 'browser') return failed('The in-browser model is not available yet: choose Groq, OpenAI-compatible, Anthropic or Hugging Face with your key.');
     askAbort?.abort();
     const controller = new AbortController();
     askAbort = controller;

@@ -1,6 +1,9 @@
 /**
  * The remote LLM providers the app knows, and `createProvider`, which validates a user's settings (valibot) and
- * returns a ready `ChatProvider`. The in-browser model ('browser') is not an HTTP provider and is not listed here.
+ * returns a ready `ChatProvider`. The in-browser model ('browser') is not an HTTP provider: it is not in `PROVIDERS`
+ * / `PROVIDER_IDS` (which list the HTTP providers), it is described by `BROWSER_PROVIDER`, and `createProvider`
+ * builds it from `{ provider: 'browser', model }` (no base URL or key). Its code (transformers.js) is imported only
+ * when it is first used, so importing this module does not load transformers.js.
  *
  * Keys stay private: the provider objects keep them in private fields, `toJSON()` / `config` give the public view
  * (`hasApiKey` instead of the key), and every validation message is checked with `redactSecrets`.
@@ -18,7 +21,8 @@ import {
 } from './openai-compatible.ts';
 import { redactSecrets } from './redact.ts';
 import type { RetryOptions } from './retry.ts';
-import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, RemoteProviderId } from './types.ts';
+import type { BrowserModelInfo, BrowserModelOptions, BrowserModelProvider } from './browser.ts';
+import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, ProviderId, RemoteProviderId } from './types.ts';
 
 export interface EndpointPreset {
   readonly label: string;
@@ -115,6 +119,35 @@ export const PROVIDERS: Readonly<Record<RemoteProviderId, ProviderMeta>> = deepF
 
 export const PROVIDER_IDS: readonly RemoteProviderId[] = Object.freeze(['groq', 'openai', 'anthropic', 'hf'] as const);
 
+/** The in-browser model (transformers.js, see browser.ts): no base URL, no key. Pure data. */
+export interface BrowserProviderMeta {
+  readonly id: 'browser';
+  readonly label: string;
+  /** Used when the model field is left empty. */
+  readonly defaultModel: string;
+  /** Suggestions for the model field (any transformers.js-compatible ONNX causal LM id or local folder works). */
+  readonly models: readonly string[];
+  readonly needsKey: false;
+  /** By system instruction and a '{' prefill. */
+  readonly jsonMode: 'instructed';
+}
+
+/**
+ * Hub ids could not be verified from the machine this was written on: each is an ONNX export published for
+ * transformers.js (onnx/model_q4f16.onnx, model_q4.onnx, model_quantized.onnx…) when this was written.
+ */
+export const BROWSER_PROVIDER: Readonly<BrowserProviderMeta> = deepFreeze({
+  id: 'browser',
+  label: 'In-browser model',
+  defaultModel: 'onnx-community/Qwen2.5-0.5B-Instruct',
+  models: ['onnx-community/Qwen2.5-0.5B-Instruct', 'HuggingFaceTB/SmolLM2-360M-Instruct', 'HuggingFaceTB/SmolLM2-135M-Instruct'],
+  needsKey: false,
+  jsonMode: 'instructed',
+} satisfies BrowserProviderMeta);
+
+/** Every provider id createProvider accepts: the HTTP providers, then 'browser'. */
+export const ALL_PROVIDER_IDS: readonly ProviderId[] = Object.freeze([...PROVIDER_IDS, 'browser'] as const);
+
 export interface ProviderConfig {
   provider: RemoteProviderId;
   /** Omitted or empty: the provider's default. */
@@ -125,7 +158,8 @@ export interface ProviderConfig {
 
 /** A config as it may be shown, logged or saved: the key is replaced by whether there is one. */
 export interface PublicProviderConfig {
-  provider: RemoteProviderId;
+  provider: ProviderId;
+  /** '' for the in-browser model. */
   baseUrl: string;
   model: string;
   hasApiKey: boolean;
@@ -137,15 +171,38 @@ export interface CreateProviderOptions {
   timeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
   headers?: Record<string, string> | undefined;
+  /** The in-browser model's device, dtype, load progress, default max tokens, JSON prefill (see browser.ts). */
+  browser?: Omit<BrowserModelOptions, 'model'> | undefined;
 }
 
-/** A provider bound to a configuration: `model` is used when a request's model is empty. */
-export interface ConfiguredProvider extends ChatProvider {
-  readonly id: RemoteProviderId;
+interface ConfiguredBase extends ChatProvider {
   readonly label: string;
   readonly model: string;
   readonly config: PublicProviderConfig;
   toJSON(): PublicProviderConfig;
+}
+
+/** An HTTP provider bound to a configuration: `model` is used when a request's model is empty. */
+export interface ConfiguredRemoteProvider extends ConfiguredBase {
+  readonly id: RemoteProviderId;
+}
+
+/** The in-browser model bound to a configuration; transformers.js is imported and the model loaded on first use. */
+export interface ConfiguredBrowserProvider extends ConfiguredBase {
+  readonly id: 'browser';
+  /** Downloads (with progress) and starts the model now; rejects with a ModelLoadError. */
+  load(): Promise<BrowserModelInfo>;
+  /** Frees the model (shared by every in-browser provider using the same model, device and dtype). */
+  dispose(): Promise<void>;
+}
+
+/** What createProvider returns; `id` tells which. */
+export type ConfiguredProvider = ConfiguredRemoteProvider | ConfiguredBrowserProvider;
+
+/** A validated in-browser model config. */
+export interface BrowserProviderConfig {
+  provider: 'browser';
+  model: string;
 }
 
 const blankToUndefined = (x: unknown) => (typeof x === 'string' && x.trim() === '' ? undefined : x);
@@ -250,6 +307,68 @@ function sameEndpoint(provider: RemoteProviderId, a: string, b: string): boolean
   return norm(a) === norm(b);
 }
 
+const BrowserConfigSchema = v.object(
+  {
+    provider: v.literal('browser'),
+    model: v.optional(
+      v.pipe(
+        v.string('Enter a model name.'),
+        v.trim(),
+        v.maxLength(200, 'The model name is too long (over 200 characters).'),
+        v.regex(/^\S*$/, 'A model name contains no spaces.'),
+      ),
+    ),
+  },
+  'The provider settings must be an object with provider and model.',
+);
+
+/**
+ * Validates an in-browser model config: `{ provider: 'browser', model }`, an empty or missing model meaning
+ * `BROWSER_PROVIDER.defaultModel`. `baseUrl` and `apiKey` are ignored (the model host is a models-layer setting,
+ * `configureModels`). Throws a 'config' ProviderError.
+ */
+export function parseBrowserConfig(input: unknown): BrowserProviderConfig {
+  const parsed = v.safeParse(BrowserConfigSchema, input, { abortPipeEarly: true });
+  if (!parsed.success) {
+    const problems = parsed.issues.map((i) => {
+      const path = i.path?.map((p) => String(p.key)).join('.');
+      return path ? `${path}: ${i.message}` : i.message;
+    });
+    throw configError('browser', `Invalid provider settings: ${problems.join(' ')}`);
+  }
+  return { provider: 'browser', model: parsed.output.model || BROWSER_PROVIDER.defaultModel };
+}
+
+function isBrowserConfig(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && (input as { provider?: unknown }).provider === 'browser';
+}
+
+function createBrowserProvider(config: unknown, options: CreateProviderOptions): ConfiguredBrowserProvider {
+  const cfg = parseBrowserConfig(config);
+  const model = cfg.model;
+  const pub: PublicProviderConfig = Object.freeze({ provider: 'browser', baseUrl: '', model, hasApiKey: false });
+  const browserOptions = { ...options.browser, model };
+  let adapter: Promise<BrowserModelProvider> | undefined;
+  // Imported on first use: keeps transformers.js out of bundles that only read the provider lists.
+  const get = (): Promise<BrowserModelProvider> =>
+    (adapter ??= import('./browser.ts').then((m) => new m.BrowserModelProvider(browserOptions)).catch((e: unknown) => {
+      adapter = undefined;
+      throw e;
+    }));
+  const withModel = (req: ChatRequest): ChatRequest => (req.model?.trim() ? req : { ...req, model });
+  return Object.freeze({
+    id: 'browser' as const,
+    label: BROWSER_PROVIDER.label,
+    model,
+    config: pub,
+    chat: async (req: ChatRequest): Promise<ChatResult> => (await get()).chat(withModel(req)),
+    stream: async (req: ChatRequest, onDelta: (e: ChatStreamEvent) => void): Promise<ChatResult> => (await get()).stream(withModel(req), onDelta),
+    load: async (): Promise<BrowserModelInfo> => (await get()).load(),
+    dispose: async (): Promise<void> => (await get()).dispose(),
+    toJSON: () => pub,
+  });
+}
+
 /** The config without its key (safe to show, log or save). */
 export function publicConfig(config: ProviderConfig): PublicProviderConfig {
   const meta = PROVIDERS[config.provider];
@@ -262,10 +381,21 @@ export function publicConfig(config: ProviderConfig): PublicProviderConfig {
 }
 
 /**
- * Validates `config` (see `parseProviderConfig`) and returns the provider. `options` carry what a user does not
- * configure: fetch (tests), timeout, retry policy (tests inject `sleep`), extra headers.
+ * Validates `config` (see `parseProviderConfig`, or `parseBrowserConfig` for `provider: 'browser'`) and returns the
+ * provider. `options` carry what a user does not configure: fetch (tests), timeout, retry policy (tests inject
+ * `sleep`), extra headers; for the in-browser model, `options.browser` (device, dtype, progress…).
  */
+export function createProvider(
+  config: { provider: 'browser'; model?: string | undefined; baseUrl?: string | null | undefined; apiKey?: string | null | undefined },
+  options?: CreateProviderOptions,
+): ConfiguredBrowserProvider;
+export function createProvider(
+  config: { provider: RemoteProviderId; model: string; baseUrl?: string | undefined; apiKey?: string | undefined },
+  options?: CreateProviderOptions,
+): ConfiguredRemoteProvider;
+export function createProvider(config: unknown, options?: CreateProviderOptions): ConfiguredProvider;
 export function createProvider(config: unknown, options: CreateProviderOptions = {}): ConfiguredProvider {
+  if (isBrowserConfig(config)) return createBrowserProvider(config, options);
   const cfg = parseProviderConfig(config);
   const common = {
     baseUrl: cfg.baseUrl,

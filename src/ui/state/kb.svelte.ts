@@ -6,6 +6,7 @@ import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
 import type { DenseInfo, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { startSearchWorker, type SearchClient } from '../search-client.ts';
+import type { ModelSettings } from '../../../workers/models-api.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   download: 'Downloading the corpus',
@@ -29,6 +30,8 @@ export class KbState {
   /** Mode availability, refreshed when models are enabled. */
   modes = $state.raw<ModeAvailability | null>(null);
   private client: SearchClient | null = null;
+  /** Model host and wasm paths, passed to each new search worker (for the in-browser LLM). */
+  modelSettings: ModelSettings | null = null;
   /** Supplies a port to the models worker for each new search worker. */
   modelsPort: (() => MessagePort) | null = null;
 
@@ -36,6 +39,7 @@ export class KbState {
     this.client?.terminate();
     const client = startSearchWorker();
     this.client = client;
+    if (this.modelSettings) client.api.configureModels(this.modelSettings);
     if (this.modelsPort) {
       const port = this.modelsPort();
       client.api.attachModels(Comlink.transfer(port, [port]));
@@ -63,6 +67,11 @@ export class KbState {
     this.client = null;
     this.status = 'cancelled';
     this.progress = null;
+  }
+
+  configureModels(settings: ModelSettings): void {
+    this.modelSettings = settings;
+    this.client?.api.configureModels(settings);
   }
 
   /** Gives the running search worker a fresh port to the (restarted) models worker. */

@@ -39,7 +39,9 @@ export class ModelsState {
 
   private start(): ModelsClient {
     const client = startModelsWorker();
-    client.api.configure({ remoteHost: this.settings.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) });
+    const settings = { remoteHost: this.settings.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) };
+    client.api.configure(settings);
+    this.kb.configureModels(settings);
     return client;
   }
 
@@ -55,7 +57,11 @@ export class ModelsState {
     const hostChanged = next.remoteHost !== this.settings.remoteHost;
     this.settings = next;
     localStorage.setItem(SETTINGS_KEY, JSON.stringify(next));
-    if (hostChanged) this.client.api.configure({ remoteHost: next.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) });
+    if (hostChanged) {
+      const settings = { remoteHost: next.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) };
+      this.client.api.configure(settings);
+      this.kb.configureModels(settings);
+    }
   }
 
   private onFile = (p: FileProgress) => {
