@@ -1,54 +1,114 @@
-/** `rag-lab eval-ragbench`: TRACe evaluators against RAGBench gold labels, next to the dataset's baseline evaluators. */
+/**
+ * `rag-lab eval-ragbench`: TRACe evaluators against RAGBench gold labels, next to the dataset's baseline evaluators
+ * (validate mode), and RAG Lab's own pipeline on RAGBench questions over a knowledge base of each subset's pooled
+ * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
+ */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError } from '../src/lib/data/ragbench.ts';
-import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
-import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
-import { redactSecrets } from '../src/lib/llm/redact.ts';
+import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { buildRagbenchKb, type RagbenchKb } from '../src/lib/data/ragbench-kb.ts';
 import {
-  judgeRowEvaluator,
+  addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, meteredProvider, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
+} from '../src/lib/eval/cost.ts';
+import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
+import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
+import {
+  estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineQuestions, pipelineSummary,
+  runRagbenchPipeline, type PipelineEstimate, type PipelineEvaluator, type PipelineSubsetResult,
+} from '../src/lib/eval/ragbench-pipeline.ts';
+import {
+  jsonNumber,
   lexicalRowEvaluator,
   meanOver,
   nliRowEvaluator,
+  sampleRows,
   validateRagbench,
   validationSummary,
   type SubsetValidation,
   type TraceEvaluator,
 } from '../src/lib/eval/ragbench-validate.ts';
+import { minDurationMs, presetLimits, RATE_LIMIT_PRESETS, wrapProvider, type RateLimiter, type RateLimits } from '../src/lib/llm/rate-limit.ts';
+import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
+import { redactSecrets } from '../src/lib/llm/redact.ts';
+import type { ChatProvider } from '../src/lib/llm/types.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
-import type { Dtype } from '../src/lib/models/types.ts';
+import type { Dtype, NliClassifier } from '../src/lib/models/types.ts';
+import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
+import { MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
+import type { SearchModels } from '../src/lib/retrieval/search.ts';
+import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
+import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 
 const EVALUATORS = ['lexical', 'nli', 'llm'] as const;
 type EvaluatorName = (typeof EVALUATORS)[number];
+const MODES_CLI = ['validate', 'pipeline'] as const;
 
 const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
 
   --data DIR          folder of RAGBench test subsets, one <subset>.jsonl each (26 fields a row)
   --subsets LIST      comma-separated subsets (default: ${RAGBENCH_SUBSETS.join(',')})
+  --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
+                      pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
+                      RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall
   --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge)
-  --mode validate     score the rows and compare with the gold labels and the baselines (the only mode)
-  --n N               score a seeded random sample of N rows per subset (default: all)
+  --n N               validate: score a seeded random sample of N rows per subset (default: all)
+                      pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
-  --bootstrap B       95% bootstrap interval of our AUROC from B resamples (default: none)
+  --bootstrap B       validate: 95% bootstrap interval of our AUROC from B resamples (default: none)
   --json              print one JSON object on the last line of stdout
 
-  llm evaluator (an LLM judge with RAGBench's annotation schema, JSON mode, temperature 0):
+  LLM (the judge with --evaluator llm; in pipeline mode the answering model, and the judge too with --evaluator llm):
   --provider ID       ${PROVIDER_IDS.join(' | ')}
   --model NAME        model name at the provider
   --base-url URL      endpoint (default: the provider's; e.g. http://localhost:11434/v1 for Ollama)
   --api-key KEY       API key (or set RAG_LAB_API_KEY; prefer the variable: command lines end up in shell history)
-  --concurrency C     rows judged at once (default 1)
+  --concurrency C     rows (questions) at once (default 1)
+  --repeats R         llm evaluator: ask the judge R times per row; scores are the means; reports mean ± std,
+                      rows whose adherence verdict flips between repeats, and the parse-failure rate (default 1)
+  --temperature T     judge temperature (default 0; repeats show more spread above 0)
+  --rpm N             client-side limit: at most N requests per minute (sliding window)
+  --tpm N             client-side limit: at most N tokens per minute (chars/4 estimate, corrected by reported usage)
+  --limits PRESET     published free-tier limits for --model: ${Object.keys(RATE_LIMIT_PRESETS).join(', ')} (--rpm/--tpm override)
+  --price-in USD      price per 1M input tokens for the cost estimate (default: the built-in table; 0 if unknown)
+  --price-out USD     price per 1M output tokens
 
-  nli evaluator models (same flags as eval-beir):
+  pipeline retrieval:
+  --retrieval MODE    ${MODE_IDS.join(' | ')} (default ${DEFAULT_RAG_CONFIG.retrieval.mode})
+  --top-k K           passages retrieved and given to the model; recall is @K (default ${DEFAULT_RAG_CONFIG.retrieval.topK})
+  --reject-threshold X  refuse to answer below this confidence (default ${DEFAULT_RAG_CONFIG.retrieval.rejectThreshold}; 0 = never)
+
+  nli evaluator and dense retrieval models (same flags as eval-beir):
   --nli ID            NLI model (default ${DEFAULT_MODELS.nli})
 ${MODEL_HELP}
+
+  Before an API run the token/cost estimate is printed (input = chars/4 of the prompts; output assumed per call),
+  and after it the usage the provider reported. Nothing here prints the API key.
+
+  JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, rmse_*, baselines, judge?}},
+    mean_auroc, mean_baselines, and for API runs: estimate, usage, rate_limits, judge}
+  JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold},
+    subsets: {<subset>: {n, k, kb: {documents, pooled_from, chunks}, statuses, scored, recall_at_k, relevant_recall_at_k,
+    predicted: {relevance, utilization, adherence, completeness}, gold: {n, relevance, utilization, adherence,
+    completeness}, usage: {input_tokens, output_tokens}, rows: [{id, status, reason?, recall, relevant_recall,
+    retrieved, gold_docs, scores}], judge?}},
+    mean_recall_at_k, mean_predicted, estimate (+ answers, judge?, questions, answerable), usage (+ answers, judge?),
+    rate_limits, judge?}
+  estimate: {calls, input_tokens, output_tokens, output_tokens_per_call, cost_usd, price: {key, input_per_m,
+    output_per_m, known}, min_minutes (under the rate limits)};  usage: {calls, calls_with_usage, input_tokens,
+    output_tokens, failed_calls, cost_usd};  rate_limits: {rpm, tpm, preset, waits, waited_ms} or null;
+  judge: {repeats, rows, calls, parse_failed_calls, call_parse_failure_rate, parse_failed_rows,
+    row_parse_failure_rate, failed_calls, flipped_rows, comparable_rows, flip_rate, mean_std, mean_range, flipped}
+    (recall_at_k: share of a question's own RAGBench documents among the documents of the k retrieved chunks;
+    gold: RAGBench's labels of its own answers to those questions, for reference)
 `;
 
 const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : '—').padStart(w);
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '—');
 
 export function formatValidationTable(results: readonly SubsetValidation[], evaluator: string): string {
   const head = ['subset'.padEnd(11), 'n'.padStart(5), 'halluc'.padStart(6), '|',
@@ -74,24 +134,218 @@ export function formatValidationTable(results: readonly SubsetValidation[], eval
     head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals:', ...ci] : [])].join('\n');
 }
 
-export async function evalRagbenchCommand(argv: string[]): Promise<void> {
-  const { values } = parse(argv, {
-    data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: 'lexical' },
-    mode: { type: 'string', default: 'validate' }, n: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' },
-    json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' }, nli: { type: 'string' },
-    provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
-    concurrency: { type: 'string' },
-    ...MODEL_ARGS,
+export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
+  const k = results[0]?.k ?? 0;
+  const head = ['subset'.padEnd(11), 'n'.padStart(4), 'answered'.padStart(8), '|', `recall@${k}`.padStart(9), 'rel.docs'.padStart(8), '|',
+    'predicted:', 'rel'.padStart(6), 'util'.padStart(6), 'adh'.padStart(6), 'compl'.padStart(6), '|',
+    'gold (RAGBench):', 'rel'.padStart(6), 'util'.padStart(6), 'adh'.padStart(6), 'compl'.padStart(6)].join(' ');
+  const line = (name: string, n: string, answered: string, v: number[]) =>
+    [name.padEnd(11), n.padStart(4), answered.padStart(8), '|', fmt(v[0]!, 9), fmt(v[1]!, 8), '|', ''.padStart(10),
+      fmt(v[2]!, 6), fmt(v[3]!, 6), fmt(v[4]!, 6), fmt(v[5]!, 6), '|', ''.padStart(16), fmt(v[6]!, 6), fmt(v[7]!, 6), fmt(v[8]!, 6), fmt(v[9]!, 6)].join(' ');
+  const vals = (r: PipelineSubsetResult) => [r.recallAtK, r.relevantRecallAtK, r.predicted.relevance, r.predicted.utilization, r.predicted.adherence,
+    r.predicted.completeness, r.gold.relevance, r.gold.utilization, r.gold.adherence, r.gold.completeness];
+  const lines = results.map((r) => line(r.subset, String(r.n), String(r.statuses.answered ?? 0), vals(r)));
+  if (results.length > 1) {
+    const all = results.map(vals);
+    const m = all[0]!.map((_, i) => { const xs = all.map((v) => v[i]!).filter(Number.isFinite); return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN; });
+    lines.push(line('mean', String(results.reduce((a, r) => a + r.n, 0)), String(results.reduce((a, r) => a + (r.statuses.answered ?? 0), 0)), m));
+  }
+  const other = results.flatMap((r) => {
+    const s = Object.entries(r.statuses).filter(([st]) => st !== 'answered');
+    return s.length ? [`  ${r.subset}: ${s.map(([st, c]) => `${c} ${st}`).join(', ')}`] : [];
   });
+  return [title, head, '-'.repeat(head.length), ...lines,
+    ...(other.length ? ['', 'not answered (no scores; recall still counted):', ...other] : []),
+    '', `recall@${k}: share of each question's own RAGBench documents among the documents of the ${k} retrieved chunks (rel.docs: only those holding a gold relevant sentence).`,
+    'gold: RAGBench\'s labels of its own answers to the same questions (a reference, not a target).'].join('\n');
+}
+
+function repeatLines(name: string, s: RepeatSummary, labelOf: (key: string) => string): string[] {
+  const short = { relevance: 'rel', utilization: 'util', adherence: 'adh', completeness: 'compl' } as const;
+  const std = TRACE_METRICS.map((m) => `${short[m]} ${fmt(s.meanStd[m], 5).trim()}`).join(', ');
+  const lines = [
+    `  ${name}: ${s.rows} rows × ${s.repeats}; adherence flips in ${s.flippedRows}/${s.comparableRows} rows (${pct(s.flipRate)}); mean std ${std}`,
+    `    parse failures: ${s.parseFailedCalls}/${s.calls} calls (${pct(s.callParseFailureRate)}), ${s.parseFailedRows}/${s.rows} rows (${pct(s.rowParseFailureRate)}); failed calls ${s.failedCalls}`,
+  ];
+  if (s.flipped.length) lines.push(`    flipped: ${s.flipped.slice(0, 10).map(labelOf).join(', ')}${s.flipped.length > 10 ? `, … (${s.flipped.length - 10} more)` : ''}`);
+  return lines;
+}
+
+function repeatJson(s: RepeatSummary, labelOf: (key: string) => unknown) {
+  const m = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonNumber(v)]));
+  return {
+    repeats: s.repeats, rows: s.rows, calls: s.calls, parse_failed_calls: s.parseFailedCalls, call_parse_failure_rate: jsonNumber(s.callParseFailureRate),
+    parse_failed_rows: s.parseFailedRows, row_parse_failure_rate: jsonNumber(s.rowParseFailureRate), failed_calls: s.failedCalls,
+    flipped_rows: s.flippedRows, comparable_rows: s.comparableRows, flip_rate: jsonNumber(s.flipRate),
+    mean_std: m(s.meanStd), mean_range: m(s.meanRange), flipped: s.flipped.map(labelOf),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ API setup
+
+interface ApiSetup {
+  /** The provider behind the rate limiter (when any); meter it per role with `meteredProvider`. */
+  provider: ChatProvider;
+  limiter: RateLimiter | null;
+  limits: (RateLimits & { preset?: string; rpd?: number; tpd?: number; source?: string; asOf?: string }) | null;
+  price: ResolvedPrice;
+  apiKey: string | undefined;
+  providerId: string;
+  model: string;
+}
+
+const OPTIONS = {
+  data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: 'lexical' },
+  mode: { type: 'string', default: 'validate' }, n: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' },
+  json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' }, nli: { type: 'string' },
+  provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
+  concurrency: { type: 'string' }, repeats: { type: 'string' }, temperature: { type: 'string' },
+  rpm: { type: 'string' }, tpm: { type: 'string' }, limits: { type: 'string' }, 'price-in': { type: 'string' }, 'price-out': { type: 'string' },
+  retrieval: { type: 'string' }, 'top-k': { type: 'string' }, 'reject-threshold': { type: 'string' },
+  ...MODEL_ARGS,
+} as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+function setupApi(values: Values, need: string, log: (m: string) => void): ApiSetup {
+  const providerId = values.provider;
+  const model = values.model;
+  if (!providerId) throw new CliError(`${need} needs --provider (${PROVIDER_IDS.join(', ')}) and --model`);
+  if (!model) throw new CliError(`${need} needs --model`);
+  const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
+  let provider: ChatProvider;
+  try {
+    provider = createProvider({ provider: providerId, baseUrl: values['base-url'], model, apiKey });
+  } catch (e) {
+    throw new CliError(redactSecrets((e as Error).message, [apiKey]));
+  }
+  let limits: ApiSetup['limits'] = null;
+  if (values.limits) {
+    try {
+      const p = presetLimits(values.limits, model);
+      limits = { rpm: p.rpm, tpm: p.tpm, preset: p.preset.id, source: p.preset.source, asOf: p.preset.asOf, ...(p.rpd ? { rpd: p.rpd } : {}), ...(p.tpd ? { tpd: p.tpd } : {}) };
+    } catch (e) {
+      throw new CliError(`--limits: ${(e as Error).message}`);
+    }
+  }
+  const rpm = numberArg('rpm', values.rpm, (x) => x > 0, 'a number > 0');
+  const tpm = numberArg('tpm', values.tpm, (x) => x > 0, 'a number > 0');
+  if (rpm !== undefined || tpm !== undefined) limits = { ...(limits ?? {}), ...(rpm !== undefined ? { rpm } : {}), ...(tpm !== undefined ? { tpm } : {}) };
+  let limiter: RateLimiter | null = null;
+  if (limits) {
+    const wrapped = wrapProvider(provider, limits, {
+      onWait: ({ ms, reason }) => { if (ms >= 1000) process.stderr.write(`rate limit (${reason === 'rpm' ? 'requests' : 'tokens'} per minute): waiting ${(ms / 1000).toFixed(1)} s\n`); },
+    });
+    provider = wrapped;
+    limiter = wrapped.limiter;
+  }
+  const table = priceFor(providerId, model);
+  const pin = numberArg('price-in', values['price-in'], (x) => x >= 0, 'a number >= 0');
+  const pout = numberArg('price-out', values['price-out'], (x) => x >= 0, 'a number >= 0');
+  const price: ResolvedPrice = pin !== undefined || pout !== undefined
+    ? { key: `${providerId}/${model}`, inputPerM: pin ?? table.inputPerM, outputPerM: pout ?? table.outputPerM, known: true }
+    : table;
+  if (limits) {
+    const what = [limits.rpm ? `${int(limits.rpm)} requests` : '', limits.tpm ? `${int(limits.tpm)} tokens` : ''].filter(Boolean).join(' and ');
+    log(`rate limits: ${what} per minute${limits.preset ? ` (${limits.preset} for ${model}, as published at ${limits.source} on ${limits.asOf}; check your account)` : ''}`);
+  }
+  return { provider, limiter, limits, price, apiKey, providerId, model };
+}
+
+interface EstimateView { calls: number; inputTokens: number; outputTokens: number; totalUsd: number; outputTokensPerCall?: number }
+
+function describeEstimate(api: ApiSetup, e: EstimateView, what: string): string[] {
+  const p = api.price;
+  const priced = p.known
+    ? `≈ ${formatUsd(e.totalUsd)} at ${p.key} prices ($${p.inputPerM} in / $${p.outputPerM} out per 1M tokens${api.providerId === 'groq' ? '; a free-plan key is not billed' : ''})`
+    : `(no price known for ${p.key}: counted as $0; give --price-in/--price-out)`;
+  const lines = [`estimate: ${what}: ${int(e.calls)} calls, ~${int(e.inputTokens)} input tokens (chars/4) + ~${int(e.outputTokens)} output tokens (assumed) ${priced}`];
+  if (api.limits) {
+    const ms = minDurationMs(e.calls, e.inputTokens + e.outputTokens, api.limits);
+    if (ms > 0) lines.push(`  under the rate limits this takes at least ${(ms / 60_000).toFixed(1)} min`);
+    if (api.limits.rpd && e.calls > api.limits.rpd) lines.push(`  warning: ${int(e.calls)} calls exceed the daily limit of ${int(api.limits.rpd)} requests`);
+    if (api.limits.tpd && e.inputTokens + e.outputTokens > api.limits.tpd) lines.push(`  warning: ~${int(e.inputTokens + e.outputTokens)} tokens exceed the daily limit of ${int(api.limits.tpd)} tokens`);
+  }
+  return lines;
+}
+
+function estimateJson(api: ApiSetup, e: EstimateView) {
+  return {
+    calls: e.calls, input_tokens: e.inputTokens, output_tokens: e.outputTokens,
+    ...(e.outputTokensPerCall !== undefined ? { output_tokens_per_call: e.outputTokensPerCall } : {}),
+    cost_usd: e.totalUsd,
+    price: { key: api.price.key, input_per_m: api.price.inputPerM, output_per_m: api.price.outputPerM, known: api.price.known },
+    min_minutes: api.limits ? minDurationMs(e.calls, e.inputTokens + e.outputTokens, api.limits) / 60_000 : 0,
+  };
+}
+
+function usageLines(api: ApiSetup, meters: [string, UsageMeter][]): string[] {
+  const lines = meters.filter(([, m]) => m.summary.calls + m.failedCalls > 0).map(([name, m]) => {
+    const s = m.summary;
+    const missing = s.calls - s.callsWithUsage;
+    return `usage (${name}): ${int(s.calls)} calls${m.failedCalls ? ` (+${m.failedCalls} failed)` : ''}, ${int(s.inputTokens)} input + ${int(s.outputTokens)} output tokens` +
+      `${missing ? ` (${missing} calls reported no usage)` : ''}${api.price.known ? ` ≈ ${formatUsd(m.cost(api.price).totalUsd)}` : ''}`;
+  });
+  if (api.limiter) lines.push(`rate limiter: ${api.limiter.stats.waits} waits, ${(api.limiter.stats.waitedMs / 1000).toFixed(1)} s in all`);
+  return lines;
+}
+
+function usageJson(api: ApiSetup, meters: UsageMeter[]) {
+  const s = { calls: 0, calls_with_usage: 0, input_tokens: 0, output_tokens: 0, failed_calls: 0 };
+  for (const m of meters) {
+    s.calls += m.summary.calls; s.calls_with_usage += m.summary.callsWithUsage; s.input_tokens += m.summary.inputTokens;
+    s.output_tokens += m.summary.outputTokens; s.failed_calls += m.failedCalls;
+  }
+  return { ...s, cost_usd: (s.input_tokens * api.price.inputPerM + s.output_tokens * api.price.outputPerM) / 1e6 };
+}
+
+function limitsJson(api: ApiSetup) {
+  if (!api.limits || !api.limiter) return null;
+  return { rpm: api.limits.rpm ?? null, tpm: api.limits.tpm ?? null, preset: api.limits.preset ?? null, waits: api.limiter.stats.waits, waited_ms: api.limiter.stats.waitedMs };
+}
+
+async function loadNliModel(values: Values, log: (m: string) => void): Promise<NliClassifier> {
+  const id = values.nli ?? DEFAULT_MODELS.nli;
+  const t0 = performance.now();
+  try {
+    const nli = await loadNli({ id, dtype: values.dtype as Dtype, device: 'cpu' });
+    log(`loaded NLI ${id} (${values.dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
+    return nli;
+  } catch (e) {
+    throw new CliError(e instanceof ModelLoadError ? e.message : `could not load NLI model ${id}: ${(e as Error).message}`);
+  }
+}
+
+const rowLabel = (rowsByKey: Map<string, RagbenchRow>) => (key: string) => {
+  const r = rowsByKey.get(key);
+  return r ? `${r.id} (${r.generation_model_name})` : key;
+};
+
+// ------------------------------------------------------------------------------------------------ command
+
+export async function evalRagbenchCommand(argv: string[]): Promise<void> {
+  const { values } = parse(argv, OPTIONS);
   if (values.help) { console.log(HELP); return; }
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
-  if (values.mode !== 'validate') throw new CliError(`--mode must be validate, got "${values.mode}"`);
+  if (!(MODES_CLI as readonly string[]).includes(values.mode)) throw new CliError(`--mode must be validate or pipeline, got "${values.mode}"`);
+  const mode = values.mode as (typeof MODES_CLI)[number];
   if (!(EVALUATORS as readonly string[]).includes(values.evaluator)) throw new CliError(`--evaluator must be one of ${EVALUATORS.join(', ')}, got "${values.evaluator}"`);
   const evaluatorName = values.evaluator as EvaluatorName;
   const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
   const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
   const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
   const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? 0;
+  const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
+  const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
+  if (repeats > 1 && evaluatorName !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
+  if (temperature !== undefined && evaluatorName !== 'llm') throw new CliError('--temperature is the judge temperature: it needs --evaluator llm');
+  const usesApi = mode === 'pipeline' || evaluatorName === 'llm';
+  for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
+    if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
+  }
+  for (const f of ['retrieval', 'top-k', 'reject-threshold'] as const) {
+    if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
+  }
   const dir = resolve(values.data);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`${dir}: folder not found (expected a folder of RAGBench <subset>.jsonl files)`);
   const subsets = values.subsets ? values.subsets.split(',').map((s) => s.trim()).filter(Boolean) : [...RAGBENCH_SUBSETS];
@@ -101,51 +355,25 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   }
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
 
-  let parseFailures = 0;
-  let callFailures = 0;
-  let firstFailure: string | null = null;
-  let evaluate: TraceEvaluator;
-  if (evaluatorName === 'lexical') {
-    evaluate = lexicalRowEvaluator(new LexicalEvaluator());
-  } else if (evaluatorName === 'nli') {
-    const models = await loadCliModels(values, { dense: false, reranker: true }, log);
-    const id = values.nli ?? DEFAULT_MODELS.nli;
-    const t0 = performance.now();
-    let nli;
-    try {
-      nli = await loadNli({ id, dtype: values.dtype as Dtype, device: 'cpu' });
-    } catch (e) {
-      throw new CliError(e instanceof ModelLoadError ? e.message : `could not load NLI model ${id}: ${(e as Error).message}`);
+  // Pipeline settings are checked before any file is read or model loaded.
+  let config: RagConfig | null = null;
+  if (mode === 'pipeline') {
+    const c = cloneConfig(DEFAULT_RAG_CONFIG);
+    if (values.retrieval !== undefined) {
+      if (!(MODE_IDS as readonly string[]).includes(values.retrieval)) throw new CliError(`--retrieval must be one of ${MODE_IDS.join(', ')}, got "${values.retrieval}"`);
+      c.retrieval.mode = values.retrieval as RagConfig['retrieval']['mode'];
     }
-    log(`loaded NLI ${id} (${values.dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
-    evaluate = nliRowEvaluator({ nli, reranker: models.reranker });
-  } else {
-    if (!values.provider) throw new CliError(`--evaluator llm needs --provider (${PROVIDER_IDS.join(', ')}) and --model`);
-    if (!values.model) throw new CliError('--evaluator llm needs --model');
-    const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
-    let provider;
-    try {
-      provider = createProvider({ provider: values.provider, baseUrl: values['base-url'], model: values.model, apiKey });
-    } catch (e) {
-      throw new CliError(redactSecrets((e as Error).message, [apiKey]));
-    }
-    const judge = judgeRowEvaluator(provider, { model: values.model }, (row, r) => {
-      if (r.parseFailed) { parseFailures++; log(`${row.id} (${row.generation_model_name}): judge reply not parsed (${r.error}); scores left out`); }
-    });
-    evaluate = async (row, signal) => {
-      try {
-        return await judge(row, signal);
-      } catch (e) {
-        if (signal?.aborted) throw e;
-        callFailures++;
-        firstFailure ??= redactSecrets((e as Error).message, [apiKey]);
-        log(`${row.id} (${row.generation_model_name}): judge call failed: ${redactSecrets((e as Error).message, [apiKey])}`);
-        return { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN };
-      }
-    };
+    c.retrieval.topK = numberArg('top-k', values['top-k'], (x) => Number.isInteger(x) && x >= 1 && x <= 50, 'an integer in [1, 50]') ?? c.retrieval.topK;
+    c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;
+    if (values.provider && (PROVIDER_IDS as readonly string[]).includes(values.provider)) c.llm.provider = values.provider as RagConfig['llm']['provider'];
+    if (values.model) c.llm.model = values.model;
+    const parsed = parseRagConfig(c);
+    if (!parsed.ok) throw new CliError(parsed.message);
+    config = parsed.config;
   }
+  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
 
-  const results: SubsetValidation[] = [];
+  const data = new Map<string, RagbenchRow[]>();
   for (const subset of subsets) {
     const file = join(dir, `${subset}.jsonl`);
     let parsed;
@@ -160,20 +388,236 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
       for (const i of parsed.skipped.slice(0, 5)) log(`  ${formatIssue(i)}`);
       if (parsed.skipped.length > 5) log(`  … and ${parsed.skipped.length - 5} more`);
     }
+    data.set(subset, parsed.rows);
+  }
+  const rowsByKey = new Map<string, RagbenchRow>();
+  for (const rows of data.values()) for (const r of rows) rowsByKey.set(ragbenchRowKey(r), r);
+  const label = rowLabel(rowsByKey);
+  const judgeOpts = { model: values.model ?? '', repeats, ...(temperature !== undefined ? { temperature } : {}) };
+
+  if (mode === 'pipeline') {
+    await pipelineMode({ values, data, config: config!, api: api!, evaluatorName, judgeOpts, n, seed, concurrency, log, label });
+    return;
+  }
+
+  // ---------------------------------------------------------------------------------------------- validate
+  let parseFailures = 0;
+  let callFailures = 0;
+  let firstFailure: string | null = null;
+  const judgeMeter = new UsageMeter();
+  const trackers = new Map<string, RepeatTracker>();
+  let makeEvaluate: (subset: string) => TraceEvaluator;
+  let estimate: RunEstimate | null = null;
+  if (evaluatorName === 'lexical') {
+    const ev = lexicalRowEvaluator(new LexicalEvaluator());
+    makeEvaluate = () => ev;
+  } else if (evaluatorName === 'nli') {
+    const models = await loadCliModels(values, { dense: false, reranker: true }, log);
+    const ev = nliRowEvaluator({ nli: await loadNliModel(values, log), reranker: models.reranker });
+    makeEvaluate = () => ev;
+  } else {
+    const a = api!;
+    const judgeProvider = meteredProvider(a.provider, judgeMeter);
+    const inputs = subsets.flatMap((s) => sampleRows(data.get(s)!, n, seed).map(rowJudgeInput));
+    estimate = estimateJudgeRun(inputs, { repeats, price: a.price, outputTokensPerCall: DEFAULT_JUDGE_OUTPUT_TOKENS });
+    for (const l of describeEstimate(a, estimate, `judge, ${int(inputs.length)} rows × ${repeats}`)) log(l);
+    makeEvaluate = (subset) => {
+      const tracker = new RepeatTracker(repeats);
+      trackers.set(subset, tracker);
+      const judge = repeatedJudgeRowEvaluator(judgeProvider, judgeOpts, (row, r) => {
+        tracker.add(ragbenchRowKey(row), r);
+        if (r.parseFailedCalls > 0) {
+          parseFailures += r.parseFailedCalls;
+          const why = r.results.find((x) => x.parseFailed)?.error;
+          log(`${row.id} (${row.generation_model_name}): ${r.parseFailedCalls}/${r.results.length} judge replies not parsed (${why})${r.parseFailed ? '; scores left out' : ''}`);
+        }
+        if (r.errors.length > 0) callFailures += r.errors.length;
+      });
+      return async (row, signal) => {
+        try {
+          return await judge(row, signal);
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          callFailures += repeats;
+          const msg = redactSecrets((e as Error).message, [a.apiKey]);
+          firstFailure ??= msg;
+          log(`${row.id} (${row.generation_model_name}): judge call failed: ${msg}`);
+          return { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN };
+        }
+      };
+    };
+  }
+
+  const results: SubsetValidation[] = [];
+  for (const subset of subsets) {
     const t0 = performance.now();
     let lastPct = -1;
-    const r = await validateRagbench(parsed.rows, subset, evaluate, {
+    const r = await validateRagbench(data.get(subset)!, subset, makeEvaluate(subset), {
       ...(n !== undefined ? { n } : {}), seed, bootstrap, concurrency: evaluatorName === 'llm' ? concurrency : 1,
       onProgress: evaluatorName === 'lexical' ? undefined : (done, total) => {
-        const pct = Math.floor((100 * done) / Math.max(1, total) / 10) * 10;
-        if (pct !== lastPct) { lastPct = pct; process.stderr.write(`${subset}: ${done}/${total}\n`); }
+        const p = Math.floor((100 * done) / Math.max(1, total) / 10) * 10;
+        if (p !== lastPct) { lastPct = p; process.stderr.write(`${subset}: ${done}/${total}\n`); }
       },
     });
     log(`${subset}: ${r.n} rows scored in ${(performance.now() - t0).toFixed(0)} ms`);
     results.push(r);
-    if (evaluatorName === 'llm' && callFailures >= r.n && results.length === 1) throw new CliError(`every judge call failed; the first: ${firstFailure}`, 1);
+    if (evaluatorName === 'llm' && callFailures >= r.n * repeats && results.length === 1) throw new CliError(`every judge call failed; the first: ${firstFailure}`, 1);
   }
-  if (parseFailures + callFailures > 0) log(`judge: ${parseFailures} replies not parsed, ${callFailures} calls failed (those rows are left out of the metrics)`);
-  if (values.json) console.log(JSON.stringify({ evaluator: evaluatorName, mode: 'validate', ...validationSummary(results) }));
-  else console.log(formatValidationTable(results, evaluatorName));
+  if (parseFailures + callFailures > 0) log(`judge: ${parseFailures} replies not parsed, ${callFailures} calls failed (rows without a parsed reply are left out of the metrics)`);
+  const allRepeats = new RepeatTracker(repeats);
+  for (const t of trackers.values()) for (const [k, v] of t.byKey) allRepeats.add(k, v);
+  const labelJson = (key: string) => { const r = rowsByKey.get(key); return r ? { id: r.id, generation_model_name: r.generation_model_name } : { key }; };
+
+  if (values.json) {
+    const summary = validationSummary(results) as ReturnType<typeof validationSummary> & { subsets: Record<string, Record<string, unknown>> };
+    if (evaluatorName === 'llm') for (const [s, t] of trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
+    console.log(JSON.stringify({
+      evaluator: evaluatorName, mode: 'validate', ...summary,
+      ...(api && estimate ? {
+        estimate: estimateJson(api, estimate), usage: usageJson(api, [judgeMeter]), rate_limits: limitsJson(api),
+        judge: repeatJson(allRepeats.summary(), labelJson),
+      } : {}),
+    }));
+  } else {
+    console.log(formatValidationTable(results, evaluatorName + (repeats > 1 ? ` (judge × ${repeats}, scores are means)` : '')));
+    if (evaluatorName === 'llm') {
+      console.log('');
+      console.log(`judge repeats: ${repeats} per row${repeats > 1 ? ' (std: population standard deviation over the parsed replies of a row, averaged over rows)' : ''}`);
+      for (const [s, t] of trackers) for (const l of repeatLines(s, t.summary(), label)) console.log(l);
+    }
+  }
+  if (api) for (const l of usageLines(api, [['judge', judgeMeter]])) log(l);
+}
+
+// ------------------------------------------------------------------------------------------------ pipeline
+
+interface PipelineArgs {
+  values: Values;
+  data: Map<string, RagbenchRow[]>;
+  config: RagConfig;
+  api: ApiSetup;
+  evaluatorName: EvaluatorName;
+  judgeOpts: { model: string; repeats: number; temperature?: number };
+  n: number | undefined;
+  seed: number;
+  concurrency: number;
+  log: (m: string) => void;
+  label: (key: string) => string;
+}
+
+async function pipelineMode(a: PipelineArgs): Promise<void> {
+  const { config, api, log, evaluatorName, judgeOpts } = a;
+  const mode = MODES[config.retrieval.mode];
+  const needDense = mode.needsDense;
+  const needReranker = mode.needsReranker || evaluatorName === 'nli';
+  let cliModels: CliModels | null = null;
+  if (needDense || needReranker) cliModels = await loadCliModels(a.values, { dense: needDense, reranker: needReranker }, log);
+  const searchModels: SearchModels = needDense || mode.needsReranker ? (cliModels?.search ?? {}) : {};
+
+  const answerMeter = new UsageMeter();
+  const judgeMeter = new UsageMeter();
+  const answerer = meteredProvider(api.provider, answerMeter);
+  const trackers = new Map<string, RepeatTracker>();
+  let makeEvaluator: (subset: string) => PipelineEvaluator;
+  if (evaluatorName === 'lexical') {
+    const ev = lexicalPipelineEvaluator(new LexicalEvaluator());
+    makeEvaluator = () => ev;
+  } else if (evaluatorName === 'nli') {
+    const ev = nliPipelineEvaluator({ nli: await loadNliModel(a.values, log), reranker: cliModels?.reranker ?? null });
+    makeEvaluator = () => ev;
+  } else {
+    const judge = meteredProvider(api.provider, judgeMeter);
+    makeEvaluator = (subset) => {
+      const t = new RepeatTracker(judgeOpts.repeats);
+      trackers.set(subset, t);
+      return judgePipelineEvaluator(judge, judgeOpts, (input, r) => {
+        t.add(ragbenchRowKey(input.row), r);
+        if (r.parseFailedCalls > 0) log(`${input.row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`);
+      });
+    };
+  }
+
+  // Knowledge bases, then the estimate (retrieval is local: the prompts to be sent are known before any call).
+  const kbs = new Map<string, RagbenchKb>();
+  const estimates: PipelineEstimate[] = [];
+  for (const [subset, rows] of a.data) {
+    const t0 = performance.now();
+    const rkb = buildRagbenchKb(rows, subset);
+    log(`${subset}: knowledge base of ${int(rkb.docs.length)} documents (pooled from ${int(rkb.documentCount)}), ${int(rkb.kb.size)} chunks, built in ${(performance.now() - t0).toFixed(0)} ms`);
+    if (needDense && cliModels?.embedder) {
+      const hash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
+      await attachDense(rkb.kb, cliModels.embedder, { kbKey: `ragbench:${subset}:${hash}:${JSON.stringify(rkb.kb.options.chunking)}`, store: cliModels.store });
+    }
+    kbs.set(subset, rkb);
+    const { questions } = pipelineQuestions(rows, a.n, a.seed);
+    estimates.push(await estimatePipelineRun(rkb, questions, config, searchModels, {
+      price: api.price, judge: evaluatorName === 'llm' ? { repeats: judgeOpts.repeats } : null,
+    }));
+  }
+  const sum = (f: (e: PipelineEstimate) => RunEstimate | null): RunEstimate | null => {
+    const xs = estimates.map(f).filter((x): x is RunEstimate => x !== null);
+    if (xs.length === 0) return null;
+    return xs.slice(1).reduce((acc, x) => ({ ...acc, ...addEstimates(acc, x) }), xs[0]!);
+  };
+  const answersEst = sum((e) => e.answers)!;
+  const judgeEst = sum((e) => e.judge);
+  const total = judgeEst ? { ...addEstimates(answersEst, judgeEst) } : answersEst;
+  const questions = estimates.reduce((x, e) => x + e.questions, 0);
+  const answerable = estimates.reduce((x, e) => x + e.answerable, 0);
+  for (const l of describeEstimate(api, answersEst, `answers, ${answerable} of ${questions} questions pass retrieval`)) log(l);
+  if (judgeEst) for (const l of describeEstimate(api, judgeEst, `judge, ${answerable} answers × ${judgeOpts.repeats}`)) log(l);
+  for (const note of [...new Set(estimates.flatMap((e) => e.notes))]) log(`  note: ${note}`);
+
+  const results: PipelineSubsetResult[] = [];
+  for (const [subset, rows] of a.data) {
+    const t0 = performance.now();
+    let lastPct = -1;
+    const r = await runRagbenchPipeline(kbs.get(subset)!, rows, { provider: answerer, models: searchModels }, makeEvaluator(subset), {
+      ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, config, concurrency: a.concurrency,
+      onProgress: (done, tot) => {
+        const p = Math.floor((100 * done) / Math.max(1, tot) / 10) * 10;
+        if (p !== lastPct) { lastPct = p; process.stderr.write(`${subset}: ${done}/${tot}\n`); }
+      },
+      onRow: (row) => {
+        if (row.status === 'error') log(`${row.id}: ${redactSecrets(row.reason ?? 'error', [api.apiKey])}`);
+        if (row.evalError) log(`${row.id}: evaluator failed: ${redactSecrets(row.evalError, [api.apiKey])}`);
+      },
+    });
+    for (const x of r.rows) if (x.reason) x.reason = redactSecrets(x.reason, [api.apiKey]);
+    log(`${subset}: ${r.n} questions in ${(performance.now() - t0).toFixed(0)} ms`);
+    results.push(r);
+    if (results.length === 1 && r.n > 0 && (r.statuses.error ?? 0) === r.n) {
+      throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
+    }
+  }
+
+  const allRepeats = new RepeatTracker(judgeOpts.repeats);
+  for (const t of trackers.values()) for (const [k, v] of t.byKey) allRepeats.add(k, v);
+  const labelJson = (key: string) => { const r = key.split('\u241f'); return { id: r[0], generation_model_name: r[1] }; };
+  if (a.values.json) {
+    const summary = pipelineSummary(results) as ReturnType<typeof pipelineSummary> & { subsets: Record<string, Record<string, unknown>> };
+    if (evaluatorName === 'llm') for (const [s, t] of trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
+    console.log(JSON.stringify({
+      evaluator: evaluatorName, mode: 'pipeline', provider: api.providerId, model: api.model,
+      retrieval: { mode: config.retrieval.mode, top_k: config.retrieval.topK, reject_threshold: config.retrieval.rejectThreshold },
+      ...summary,
+      estimate: {
+        ...estimateJson(api, total),
+        answers: estimateJson(api, answersEst), ...(judgeEst ? { judge: estimateJson(api, judgeEst) } : {}),
+        questions, answerable,
+      },
+      usage: { ...usageJson(api, [answerMeter, judgeMeter]), answers: usageJson(api, [answerMeter]), ...(judgeEst ? { judge: usageJson(api, [judgeMeter]) } : {}) },
+      rate_limits: limitsJson(api),
+      ...(evaluatorName === 'llm' ? { judge: repeatJson(allRepeats.summary(), labelJson) } : {}),
+    }));
+  } else {
+    const title = `RAGBench pipeline: ${config.retrieval.mode} top-${config.retrieval.topK} over each subset's pooled documents, answers by ${api.providerId}/${api.model}, scored by ${evaluatorName}${judgeOpts.repeats > 1 ? ` (judge × ${judgeOpts.repeats}, means)` : ''}`;
+    console.log(formatPipelineTable(results, title));
+    if (evaluatorName === 'llm') {
+      console.log('');
+      console.log(`judge repeats: ${judgeOpts.repeats} per answer`);
+      for (const [s, t] of trackers) for (const l of repeatLines(s, t.summary(), a.label)) console.log(l);
+    }
+  }
+  for (const l of usageLines(api, [['answers', answerMeter], ['judge', judgeMeter]])) log(l);
 }

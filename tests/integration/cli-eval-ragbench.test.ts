@@ -11,6 +11,7 @@ import { CliError } from '../../cli/args.ts';
 import { evalRagbenchCommand } from '../../cli/eval-ragbench.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
+import { openaiCompletion, openaiStream, startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.ts';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -186,6 +187,165 @@ describe('rag-lab eval-ragbench', () => {
       ];
       for (const [args, message] of cases) {
         const r = await inProcess(args);
+        expect(r.error, args.join(' ')).not.toBeNull();
+        expect(r.error!.exitCode).toBe(2);
+        expect(r.error!.message).toMatch(message);
+      }
+    });
+  });
+
+  describe('API runs: pipeline mode, judge repeats, estimates and usage (in process, local OpenAI-compatible server)', () => {
+    const KEY = 'sk-test-0123456789abcdefSECRET';
+
+    /** Runs the command in this process, capturing stdout (console.log) and stderr. */
+    async function capture(args: string[]): Promise<{ out: string; err: string; error: CliError | null }> {
+      const lines: string[] = [];
+      const errs: string[] = [];
+      const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { lines.push(a.join(' ')); });
+      const err = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => { errs.push(String(c)); return true; });
+      try {
+        await evalRagbenchCommand(args);
+        return { out: lines.join('\n'), err: errs.join(''), error: null };
+      } catch (e) {
+        if (e instanceof CliError) return { out: lines.join('\n'), err: errs.join(''), error: e };
+        throw e;
+      } finally {
+        log.mockRestore();
+        err.mockRestore();
+      }
+    }
+
+    type Body = { stream?: boolean; model: string; messages: { role: string; content: string }[]; temperature?: number };
+
+    /** The answer model copies the first sentence of source 1; the judge alternates its verdict per question. */
+    async function server(): Promise<{ srv: LlmServer; answers: () => RecordedRequest[]; judges: () => RecordedRequest[] }> {
+      const judgeCalls = new Map<string, number>();
+      const srv = await startLlmServer({
+        fallback: (req) => {
+          const body = req.body as Body;
+          const user = body.messages.at(-1)!.content;
+          if (body.stream) {
+            const src = /<source id="1"[^>]*>\n([\s\S]*?)\n<\/source>/.exec(user)![1]!.trim();
+            const text = `${/^[\s\S]*?[.!?](?=\s|$)/.exec(src)?.[0] ?? src} [1]`;
+            return { sse: openaiStream([text.slice(0, 7), text.slice(7)], { usage: { prompt_tokens: 900, completion_tokens: 12 } }) };
+          }
+          const q = /The question was:\n"{3}\n([\s\S]*?)\n"{3}/.exec(user)![1]!;
+          const i = judgeCalls.get(q) ?? 0;
+          judgeCalls.set(q, i + 1);
+          const reply = i === 2 ? 'no JSON, sorry' : JSON.stringify({ overall_supported: i % 2 === 0, all_relevant_sentence_keys: ['0a'], all_utilized_sentence_keys: ['0a'] });
+          return openaiCompletion(reply, { usage: { prompt_tokens: 2000, completion_tokens: 50 } });
+        },
+      });
+      return {
+        srv,
+        answers: () => srv.requests.filter((r) => (r.body as Body).stream === true),
+        judges: () => srv.requests.filter((r) => (r.body as Body).stream !== true),
+      };
+    }
+
+    const tokensOf = (reqs: RecordedRequest[]) => reqs.reduce((a, r) => a + (r.body as Body).messages.reduce((b, m) => b + Math.ceil(m.content.length / 4), 0), 0);
+
+    test('pipeline mode, --n 5 --json: answers, recall, estimate = the prompts sent, usage as reported, key never printed', async () => {
+      const { srv, answers } = await server();
+      try {
+        const r = await capture(['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--provider', 'openai', '--base-url', `${srv.url}/v1`,
+          '--model', 'answer-model', '--api-key', KEY, '--n', '5', '--seed', '2', '--rpm', '1000', '--json']);
+        expect(r.error).toBeNull();
+        const out = JSON.parse(r.out.trim().split('\n').at(-1)!);
+        expect(out).toMatchObject({ evaluator: 'lexical', mode: 'pipeline', provider: 'openai', model: 'answer-model', retrieval: { mode: 'sparse', top_k: 5 } });
+        const e = out.subsets.emanual;
+        expect(e.n).toBe(5);
+        expect(e.rows).toHaveLength(5);
+        expect(e.kb.documents).toBe(101);
+        const answered = e.statuses.answered as number;
+        expect(answers()).toHaveLength(answered);
+        expect(answered).toBeGreaterThan(2);
+        for (const req of answers()) {
+          expect((req.body as Body).model).toBe('answer-model');
+          expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
+        }
+        expect(e.recall_at_k).toBeGreaterThanOrEqual(0);
+        expect(e.recall_at_k).toBeLessThanOrEqual(1);
+        expect(e.recall_at_k).toBeCloseTo(e.rows.reduce((a: number, x: { recall: number }) => a + x.recall, 0) / 5, 12);
+        expect(out.mean_recall_at_k).toBeCloseTo(e.recall_at_k, 12);
+        expect(e.predicted.adherence).toBe(1); // the answers are copied from the top context
+        for (const k of ['relevance', 'utilization', 'adherence', 'completeness']) expect(typeof e.gold[k]).toBe('number');
+        expect(e.gold.n).toBe(10); // two generator rows per emanual question
+        // The estimate is exactly chars/4 of what was sent; usage is what the server reported.
+        expect(out.estimate.answers.calls).toBe(answered);
+        expect(out.estimate.answers.input_tokens).toBe(tokensOf(answers()));
+        expect(out.estimate.price).toEqual({ key: 'openai/answer-model', input_per_m: 0, output_per_m: 0, known: false });
+        expect(out.usage.answers).toMatchObject({ calls: answered, calls_with_usage: answered, input_tokens: 900 * answered, output_tokens: 12 * answered, failed_calls: 0 });
+        expect(out.rate_limits).toMatchObject({ rpm: 1000, tpm: null, waits: 0 });
+        expect(r.err).toMatch(/estimate: answers, \d of 5 questions pass retrieval: \d calls, ~[\d,]+ input tokens/);
+        expect(r.err).toMatch(/usage \(answers\): \d calls, [\d,]+ input \+ [\d,]+ output tokens/);
+        expect(r.out + r.err).not.toContain(KEY);
+      } finally {
+        await srv.close();
+      }
+    });
+
+    test('pipeline mode with the llm judge × 3 (human output): mean ± spread, flips, parse failures, estimate and usage', async () => {
+      const { srv, answers, judges } = await server();
+      try {
+        const r = await capture(['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--evaluator', 'llm', '--repeats', '3', '--temperature', '0.5',
+          '--provider', 'openai', '--base-url', `${srv.url}/v1`, '--model', 'm', '--n', '3', '--price-in', '1', '--price-out', '2']);
+        expect(r.error).toBeNull();
+        const answered = answers().length;
+        expect(judges()).toHaveLength(3 * answered);
+        expect(judges().every((j) => (j.body as Body).temperature === 0.5)).toBe(true);
+        expect(r.out).toMatch(/RAGBench pipeline: sparse top-5 .* answers by openai\/m, scored by llm \(judge × 3, means\)/);
+        expect(r.out).toMatch(/^emanual\s+3\s+\d\s+\|/m);
+        // verdicts per answer: supported, not, unparsable → every answer flips; 1 of 3 replies unparsed
+        expect(r.out).toContain(`adherence flips in ${answered}/${answered} rows (100.0%)`);
+        expect(r.out).toContain(`parse failures: ${answered}/${3 * answered} calls (33.3%), 0/${answered} rows (0.0%)`);
+        expect(r.out).toMatch(/estimate: judge, \d answers × 3: \d+ calls, ~[\d,]+ input tokens \(chars\/4\) \+ ~[\d,]+ output tokens \(assumed\) ≈ \$[\d.]+ at openai\/m prices/);
+        expect(r.out).toContain(`usage (judge): ${3 * answered} calls, ${(2000 * 3 * answered).toLocaleString('en-US')} input + ${(150 * answered).toLocaleString('en-US')} output tokens`);
+      } finally {
+        await srv.close();
+      }
+    });
+
+    test('validate with the llm judge × 3 --json: per-subset and overall repeat statistics, estimate, usage', async () => {
+      const { srv, judges } = await server();
+      try {
+        const r = await capture(['--data', DATA, '--subsets', 'hotpotqa', '--n', '4', '--evaluator', 'llm', '--repeats', '3', '--provider', 'openai',
+          '--base-url', `${srv.url}/v1`, '--model', 'judge', '--concurrency', '2', '--json']);
+        expect(r.error).toBeNull();
+        const out = JSON.parse(r.out.trim().split('\n').at(-1)!);
+        expect(judges()).toHaveLength(12);
+        expect(out.subsets.hotpotqa.n).toBe(4);
+        expect(typeof out.subsets.hotpotqa.rmse_relevance).toBe('number');
+        expect(out.subsets.hotpotqa.judge).toMatchObject({ repeats: 3, rows: 4, calls: 12, parse_failed_calls: 4, parse_failed_rows: 0, flipped_rows: 4, comparable_rows: 4, flip_rate: 1 });
+        expect(out.subsets.hotpotqa.judge.call_parse_failure_rate).toBeCloseTo(1 / 3, 12);
+        expect(out.subsets.hotpotqa.judge.mean_std.adherence).toBe(0.5);
+        expect(out.subsets.hotpotqa.judge.flipped).toHaveLength(4);
+        expect(out.judge.flipped_rows).toBe(4);
+        expect(out.estimate.calls).toBe(12);
+        expect(out.estimate.input_tokens).toBe(tokensOf(judges()));
+        expect(out.estimate.output_tokens).toBe(12 * 400);
+        expect(out.usage).toMatchObject({ calls: 12, input_tokens: 24_000, output_tokens: 600 });
+        expect(out.rate_limits).toBeNull();
+      } finally {
+        await srv.close();
+      }
+    });
+
+    test('errors for the new flags (exit code 2)', async () => {
+      const cases: [string[], RegExp][] = [
+        [['--data', DATA, '--subsets', 'emanual', '--repeats', '2'], /--repeats needs --evaluator llm/],
+        [['--data', DATA, '--subsets', 'emanual', '--rpm', '30'], /--rpm applies to API runs/],
+        [['--data', DATA, '--subsets', 'emanual', '--top-k', '3'], /--top-k applies to --mode pipeline/],
+        [['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline'], /--mode pipeline needs --provider/],
+        [['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--limits', 'groq-free'],
+          /--limits: preset "groq-free" has no limits for model "m"/],
+        [['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--retrieval', 'magic'],
+          /--retrieval must be one of/],
+        [['--data', DATA, '--subsets', 'emanual', '--evaluator', 'llm', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--repeats', '0'],
+          /--repeats must be an integer >= 1/],
+      ];
+      for (const [args, message] of cases) {
+        const r = await capture(args);
         expect(r.error, args.join(' ')).not.toBeNull();
         expect(r.error!.exitCode).toBe(2);
         expect(r.error!.message).toMatch(message);
