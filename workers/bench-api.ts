@@ -9,8 +9,15 @@ export interface BenchConfig {
   n: number | null;
   seed: number;
   evaluator: 'lexical' | 'llm';
-  /** For the LLM judge: provider, base URL and model (never the key). */
-  judge: { provider: 'groq' | 'openai' | 'anthropic' | 'hf'; baseUrl: string | null; model: string } | null;
+  /** For the LLM judge: provider, base URL and model (never the key), repeats per row and rate limits. */
+  judge: {
+    provider: 'groq' | 'openai' | 'anthropic' | 'hf'; baseUrl: string | null; model: string;
+    /** Judge calls per row; > 1 reports spread and verdict flips. Default 1. */
+    repeats: number;
+    /** Requests / tokens per minute (null = unlimited). */
+    rpm: number | null;
+    tpm: number | null;
+  } | null;
   /** Dataset viewer endpoint (Hub layout). */
   datasetsHost: string;
 }
@@ -39,7 +46,33 @@ export interface BenchSubsetSummary {
   computed: number;
 }
 
+export interface JudgeEstimate {
+  rows: number;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  usd: number;
+  /** False when the price of this provider/model is unknown (then usd is 0). */
+  priceKnown: boolean;
+  /** Shortest possible duration under the rate limits (ms). */
+  minDurationMs: number;
+}
+
+export interface JudgeReport {
+  usage: { calls: number; inputTokens: number; outputTokens: number; usd: number; failedCalls: number };
+  repeats: number;
+  parseFailedCalls: number;
+  callParseFailureRate: number | null;
+  flippedRows: number;
+  comparableRows: number;
+  /** Keys of rows whose adherence verdict flipped between repeats. */
+  flipped: string[];
+  meanStdAdherence: number | null;
+}
+
 export interface BenchResult {
+  /** LLM judge runs: usage, cost and consistency of the calls made in this run. */
+  judge: JudgeReport | null;
   configHash: string;
   subsets: BenchSubsetSummary[];
   rows: BenchRowView[];
@@ -55,6 +88,8 @@ export type BenchProgress =
 
 export interface BenchWorkerApi {
   run(config: BenchConfig, apiKey: string | null, onProgress: (p: BenchProgress) => void): Promise<BenchResult>;
+  /** Calls, tokens, cost and the shortest duration of an LLM-judge run, before it starts (loads the rows). */
+  estimate(config: BenchConfig, onProgress: (p: BenchProgress) => void): Promise<JudgeEstimate>;
   cancel(): void;
   /** Forgets the cached rows of this configuration (for a fresh run). */
   clearCache(config: BenchConfig): Promise<void>;

@@ -6,12 +6,15 @@
 import * as Comlink from 'comlink';
 import { formatIssue, loadRagbenchFromHub, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { configHash, runSubset, type RowFailure, type ScoringConfig } from '../src/lib/eval/bench-run.ts';
-import { judgeRowEvaluator, lexicalRowEvaluator, type TraceEvaluator } from '../src/lib/eval/ragbench-validate.ts';
+import { lexicalRowEvaluator, sampleRows, type TraceEvaluator } from '../src/lib/eval/ragbench-validate.ts';
+import { costOf, estimateJudgeRun, meteredProvider, priceFor, UsageMeter } from '../src/lib/eval/cost.ts';
+import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
+import { minDurationMs, wrapProvider } from '../src/lib/llm/rate-limit.ts';
 import { mean } from '../src/lib/eval/stats.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
-import type { BenchConfig, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi } from './bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport } from './bench-api.ts';
 
 /** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
 const SCORING_VERSION = 1;
@@ -19,7 +22,24 @@ const loaded = new Map<string, RagbenchRow[]>();
 let controller: AbortController | null = null;
 
 function scoringConfig(c: BenchConfig): ScoringConfig {
-  return { evaluator: c.evaluator, mode: 'validate', version: SCORING_VERSION, settings: c.evaluator === 'llm' && c.judge ? { ...c.judge } : {} };
+  // Rate limits change how fast rows are scored, not their scores: they stay out of the hash.
+  const judge = c.evaluator === 'llm' && c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: c.judge.repeats } : {};
+  return { evaluator: c.evaluator, mode: 'validate', version: SCORING_VERSION, settings: judge };
+}
+
+async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, onProgress: (p: BenchProgress) => void, issues: string[]): Promise<RagbenchRow[]> {
+  const cacheKey = `${config.datasetsHost}|${subset}`;
+  let all = loaded.get(cacheKey);
+  if (!all) {
+    const res = await loadRagbenchFromHub(subset, {
+      endpoint: config.datasetsHost, signal,
+      onProgress: (l, t) => onProgress({ phase: 'load', subset, loaded: l, total: t }),
+    });
+    all = res.rows;
+    loaded.set(cacheKey, all);
+    issues.push(...res.skipped.map(formatIssue));
+  }
+  return all;
 }
 
 const num = (x: number) => (Number.isFinite(x) ? x : null);
@@ -31,10 +51,15 @@ const api: BenchWorkerApi = {
     controller = ctl;
     try {
       let evaluate: TraceEvaluator;
+      const meter = new UsageMeter();
+      const tracker = new RepeatTracker(config.judge?.repeats ?? 1);
       if (config.evaluator === 'llm') {
-        if (!config.judge) throw new Error('Choose a provider and model for the LLM judge.');
-        const provider = createProvider({ ...config.judge, baseUrl: config.judge.baseUrl ?? undefined, apiKey: apiKey ?? undefined });
-        evaluate = judgeRowEvaluator(provider, { model: config.judge.model });
+        const j = config.judge;
+        if (!j) throw new Error('Choose a provider and model for the LLM judge.');
+        const base = createProvider({ provider: j.provider, baseUrl: j.baseUrl ?? undefined, model: j.model, apiKey: apiKey ?? undefined });
+        const metered = meteredProvider(base, meter);
+        const provider = j.rpm || j.tpm ? wrapProvider(metered, { rpm: j.rpm, tpm: j.tpm }) : metered;
+        evaluate = repeatedJudgeRowEvaluator(provider, { model: j.model, repeats: Math.max(1, j.repeats) }, (row, r) => tracker.add(ragbenchRowKey(row), r));
       } else {
         evaluate = lexicalRowEvaluator();
       }
@@ -44,17 +69,7 @@ const api: BenchWorkerApi = {
       const failures: RowFailure[] = [];
       const loadIssues: string[] = [];
       for (const subset of config.subsets) {
-        const cacheKey = `${config.datasetsHost}|${subset}`;
-        let all = loaded.get(cacheKey);
-        if (!all) {
-          const res = await loadRagbenchFromHub(subset, {
-            endpoint: config.datasetsHost, signal: ctl.signal,
-            onProgress: (l, t) => onProgress({ phase: 'load', subset, loaded: l, total: t }),
-          });
-          all = res.rows;
-          loaded.set(cacheKey, all);
-          loadIssues.push(...res.skipped.map(formatIssue));
-        }
+        const all = await rowsOf(config, subset, ctl.signal, onProgress, loadIssues);
         const run = await runSubset(all, subset, evaluate, indexedDbResultStore, hash, {
           ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, signal: ctl.signal,
           onProgress: (p) => onProgress({ phase: 'score', ...p }),
@@ -78,8 +93,18 @@ const api: BenchWorkerApi = {
           gold: { relevance: r.relevance_score ?? null, utilization: r.utilization_score ?? null, completeness: r.completeness_score ?? null, adherence: r.adherence_score ?? null },
         }));
       }
+      let judge: JudgeReport | null = null;
+      if (config.evaluator === 'llm' && config.judge) {
+        const sum = tracker.summary();
+        const price = priceFor(config.judge.provider, config.judge.model);
+        judge = {
+          usage: { calls: meter.summary.calls, inputTokens: meter.summary.inputTokens, outputTokens: meter.summary.outputTokens, usd: costOf(meter.summary, price).totalUsd, failedCalls: meter.failedCalls },
+          repeats: sum.repeats, parseFailedCalls: sum.parseFailedCalls, callParseFailureRate: num(sum.callParseFailureRate),
+          flippedRows: sum.flippedRows, comparableRows: sum.comparableRows, flipped: sum.flipped, meanStdAdherence: num(sum.meanStd.adherence),
+        };
+      }
       const result: BenchResult = {
-        configHash: hash, subsets, rows, failures, loadIssues,
+        judge, configHash: hash, subsets, rows, failures, loadIssues,
         meanAuroc: num(mean(subsets.map((s) => s.auroc).filter((x): x is number => x !== null))),
       };
       return result;
@@ -89,6 +114,22 @@ const api: BenchWorkerApi = {
     } finally {
       if (controller === ctl) controller = null;
     }
+  },
+
+  async estimate(config, onProgress) {
+    if (config.evaluator !== 'llm' || !config.judge) throw new Error('Estimates are for LLM-judge runs.');
+    const j = config.judge;
+    const inputs = [];
+    for (const subset of config.subsets) {
+      const all = await rowsOf(config, subset, new AbortController().signal, onProgress, []);
+      inputs.push(...sampleRows(all, config.n ?? undefined, config.seed).map(rowJudgeInput));
+    }
+    const price = priceFor(j.provider, j.model);
+    const est = estimateJudgeRun(inputs, { repeats: Math.max(1, j.repeats), price });
+    return {
+      rows: inputs.length, calls: est.calls, inputTokens: est.inputTokens, outputTokens: est.outputTokens, usd: est.totalUsd,
+      priceKnown: price.known, minDurationMs: minDurationMs(est.calls, est.inputTokens + est.outputTokens, { rpm: j.rpm, tpm: j.tpm }),
+    };
   },
 
   cancel() {

@@ -1,7 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
-import type { BenchConfig, BenchProgress, BenchResult } from '../../../workers/bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KeysState } from './keys.svelte.ts';
@@ -12,7 +12,8 @@ export class BenchState {
   n = $state<number | null>(20);
   seed = $state(0);
   evaluator = $state<'lexical' | 'llm'>('lexical');
-  judge = $state<NonNullable<BenchConfig['judge']>>({ provider: 'groq', baseUrl: null, model: 'llama-3.3-70b-versatile' });
+  judge = $state<NonNullable<BenchConfig['judge']>>({ provider: 'groq', baseUrl: null, model: 'llama-3.3-70b-versatile', repeats: 1, rpm: null, tpm: null });
+  estimate = $state.raw<JudgeEstimate | null>(null);
   running = $state(false);
   progress = $state.raw<BenchProgress | null>(null);
   result = $state.raw<BenchResult | null>(null);
@@ -37,6 +38,8 @@ export class BenchState {
     if (model) this.judge.model = model.slice(0, 200);
     const base = p.get('b_base');
     if (base && /^https?:\/\/[^\s?#@]+$/.test(base)) this.judge.baseUrl = base;
+    const reps = Number(p.get('b_rep'));
+    if (Number.isInteger(reps) && reps >= 1 && reps <= 10) this.judge.repeats = reps;
   }
 
   writeUrl(): void {
@@ -45,6 +48,7 @@ export class BenchState {
       out.set('b_prov', this.judge.provider);
       out.set('b_model', this.judge.model);
       if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
+      if (this.judge.repeats > 1) out.set('b_rep', String(this.judge.repeats));
     }
     writeOwnedParams((k) => k.startsWith('b_'), out);
   }
@@ -68,6 +72,15 @@ export class BenchState {
       this.error = (e as Error).message || String(e);
     } finally {
       this.running = false;
+    }
+  }
+
+  async estimateRun(): Promise<void> {
+    this.error = null;
+    try {
+      this.estimate = await this.client.api.estimate(this.config(), Comlink.proxy((p: BenchProgress) => { this.progress = p; }));
+    } catch (e) {
+      this.error = (e as Error).message || String(e);
     }
   }
 

@@ -1,0 +1,430 @@
+/**
+ * `npm run bench:models`: speed of the project's model layer (src/lib/models: loadEmbedder, loadCrossEncoder) at
+ * all-MiniLM-L6-v2's exact shape, in Node (onnxruntime-node, device 'cpu') and in headless Chromium (onnxruntime-web
+ * WASM in a module Web Worker), at 1 and 2 threads. Prints one JSON object on stdout (indented with --pretty);
+ * progress goes to stderr. A benchmark, not a test: nothing is asserted except that outputs are well-formed.
+ *
+ * Model: random weights (scores are meaningless), generated on first use outside the repository (default
+ * `<os tmpdir>/rag-lab-minilm/`, see scripts/bench/models-fixtures.ts) from `scripts/make-fixture-models.py --minilm`
+ * (fp32), plus a one-logit classifier head for the cross-encoder and dynamic-int8 'q8' variants. Needs Debian's
+ * python3-onnx and python3-numpy (exit code 2 with the apt-get line when missing).
+ *
+ * Inputs: ~256 real State of the Union chunks (800/120 characters, the app's chunker), spread over the corpus,
+ * embedded `--batch` at a time; reranking = one query of scripts/bench/sotu-queries.ts with `--pairs` chunks,
+ * through the cross-encoder's default batch size unless --rerank-batch. Token counts are reported; by default the
+ * tokenizer's vocabulary is swapped for a corpus one so the sequence lengths are realistic (--vocab, see
+ * scripts/bench/models-vocab.ts).
+ *
+ * Chromium: one origin on 127.0.0.1 with COOP same-origin + COEP (--coep), ONNX Runtime's
+ * ort-wasm-simd-threaded.asyncify.{mjs,wasm} served as the app serves them, the models in Hub layout. Each
+ * configuration runs in a fresh worker; the JSON says whether it was crossOriginIsolated, the thread count ONNX
+ * Runtime ended up with, the workers it spawned and CPU time / wall time of each timed phase.
+ *
+ * Options: --runtimes node,chromium  --dtypes q8,fp32  --threads 1,2  --chunks 256  --batch 32  --pairs 20
+ *          --runs 20  --warmup 2  --rerank-batch N  --embed-budget-s 12  --rerank-budget-s 15  --vocab corpus|fixture
+ *          --coep require-corp|credentialless  --bar-ms 400  --models-dir DIR  --pretty
+ * The time budgets bound each configuration: with the defaults a run takes ~5–8 minutes on 2 cores.
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, platform, arch, release, totalmem, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { AutoTokenizer } from '@huggingface/transformers';
+import { mean, percentile } from '../src/lib/eval/stats.ts';
+import { configureModels } from '../src/lib/models/env.ts';
+import type { Dtype } from '../src/lib/models/types.ts';
+import { chunkText } from '../src/lib/retrieval/chunk.ts';
+import { startChromium, type ChromiumRun, type Coep } from './bench/models-browser.ts';
+import { cpuSampler, descendantsCpuMs, ownCpuMs, type CpuSpans } from './bench/models-cpu.ts';
+import { ensureBenchModels, SetupError, type BenchModels } from './bench/models-fixtures.ts';
+import { measure, type MeasurePlan, type MeasureResult } from './bench/models-measure.ts';
+import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
+import { readSotuAddresses } from './sotu-corpus.ts';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const log = (msg: string) => process.stderr.write(`[bench:models] ${msg}\n`);
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const BAR = 'Rerank of 20 pairs at MiniLM-L6 shape <= 400 ms in Chromium WASM';
+
+class UsageError extends Error {}
+
+interface Args {
+  runtimes: ('node' | 'chromium')[];
+  dtypes: Dtype[];
+  threads: number[];
+  chunks: number;
+  batch: number;
+  pairs: number;
+  runs: number;
+  warmup: number;
+  rerankBatch: number | null;
+  embedBudgetS: number;
+  rerankBudgetS: number;
+  vocab: 'corpus' | 'fixture';
+  coep: Coep;
+  barMs: number;
+  modelsDir: string;
+  pretty: boolean;
+}
+
+function readArgs(argv: string[]): Args {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        runtimes: { type: 'string', default: 'node,chromium' },
+        dtypes: { type: 'string', default: 'q8,fp32' },
+        threads: { type: 'string', default: '1,2' },
+        chunks: { type: 'string', default: '256' },
+        batch: { type: 'string', default: '32' },
+        pairs: { type: 'string', default: '20' },
+        runs: { type: 'string', default: '20' },
+        warmup: { type: 'string', default: '2' },
+        'rerank-batch': { type: 'string' },
+        'embed-budget-s': { type: 'string', default: '12' },
+        'rerank-budget-s': { type: 'string', default: '15' },
+        vocab: { type: 'string', default: 'corpus' },
+        coep: { type: 'string', default: 'require-corp' },
+        'bar-ms': { type: 'string', default: '400' },
+        'models-dir': { type: 'string', default: join(tmpdir(), 'rag-lab-minilm') },
+        pretty: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) {
+    process.stderr.write('Usage: npm run bench:models -- [--runtimes node,chromium] [--dtypes q8,fp32] [--threads 1,2] [--chunks 256] ' +
+      '[--batch 32] [--pairs 20] [--runs 20] [--warmup 2] [--rerank-batch N] [--embed-budget-s 12] [--rerank-budget-s 15] ' +
+      '[--vocab corpus|fixture] [--coep require-corp|credentialless] [--bar-ms 400] [--models-dir DIR] [--pretty]\n');
+    process.exit(0);
+  }
+  const int = (name: string, v: string, min = 1) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got "${v}"`);
+    return n;
+  };
+  const list = <T extends string>(name: string, v: string, allowed: readonly T[]): T[] => {
+    const xs = v.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const x of xs) if (!allowed.includes(x as T)) throw new UsageError(`--${name}: "${x}" is not one of ${allowed.join(', ')}`);
+    if (!xs.length) throw new UsageError(`--${name} is empty`);
+    return xs as T[];
+  };
+  const one = <T extends string>(name: string, v: string, allowed: readonly T[]): T => list(name, v, allowed)[0]!;
+  return {
+    runtimes: list('runtimes', values.runtimes, ['node', 'chromium'] as const),
+    dtypes: list('dtypes', values.dtypes, ['fp32', 'q8'] as const),
+    threads: values.threads.split(',').map((s) => int('threads', s.trim())),
+    chunks: int('chunks', values.chunks),
+    batch: int('batch', values.batch),
+    pairs: int('pairs', values.pairs),
+    runs: int('runs', values.runs),
+    warmup: int('warmup', values.warmup),
+    rerankBatch: values['rerank-batch'] === undefined ? null : int('rerank-batch', values['rerank-batch']),
+    embedBudgetS: int('embed-budget-s', values['embed-budget-s']),
+    rerankBudgetS: int('rerank-budget-s', values['rerank-budget-s']),
+    vocab: one('vocab', values.vocab, ['corpus', 'fixture'] as const),
+    coep: one('coep', values.coep, ['require-corp', 'credentialless'] as const),
+    barMs: int('bar-ms', values['bar-ms']),
+    modelsDir: resolve(values['models-dir']),
+    pretty: values.pretty ?? false,
+  };
+}
+
+/** `n` chunks spread evenly over every chunk of the corpus (deterministic). */
+function sampleChunks(texts: readonly string[], n: number): string[] {
+  const all = texts.flatMap((t, i) => chunkText(String(i), t).map((c) => c.text));
+  const step = all.length / n;
+  return Array.from({ length: Math.min(n, all.length) }, (_, i) => all[Math.floor(i * step)]!);
+}
+
+function dist(xs: readonly number[]) {
+  return { mean: r2(mean(xs)), p50: r2(percentile(xs, 50)), p95: r2(percentile(xs, 95)), max: Math.max(...xs) };
+}
+
+/** Sequence lengths the models see: tokens per input (with [CLS]/[SEP]) and per padded forward pass. */
+async function tokenStats(models: BenchModels, chunks: readonly string[], args: Args, rerankBatch: number) {
+  configureModels({ localModelPath: models.root, allowRemote: false });
+  const tok = await AutoTokenizer.from_pretrained(models.embedderId);
+  const max = Number(tok.model_max_length);
+  const unk = tok.encode('[UNK]', { add_special_tokens: false })[0];
+  const ids = chunks.map((c) => tok.encode(c));
+  const lens = ids.map((x) => Math.min(max, x.length));
+  const unknown = ids.reduce((a, x) => a + x.filter((id) => id === unk).length, 0);
+  const padded: number[] = [];
+  for (let i = 0; i < lens.length; i += args.batch) padded.push(Math.max(...lens.slice(i, i + args.batch)));
+  const pairLens: number[] = [];
+  const pairPadded: number[] = [];
+  const span = Math.max(1, chunks.length - args.pairs);
+  for (let run = 0; run < args.warmup + args.runs; run++) {
+    const q = SOTU_BENCH_QUERIES[run % SOTU_BENCH_QUERIES.length]!;
+    const offset = (run * args.pairs) % span;
+    const ls = chunks.slice(offset, offset + args.pairs).map((p) =>
+      Math.min(max, (tok(q, { text_pair: p, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids.length));
+    pairLens.push(...ls);
+    for (let i = 0; i < ls.length; i += rerankBatch) pairPadded.push(Math.max(...ls.slice(i, i + rerankBatch)));
+  }
+  const chars = chunks.map((c) => c.length);
+  return {
+    chunkChars: dist(chars),
+    charsPerToken: r2(chars.reduce((a, b) => a + b, 0) / lens.reduce((a, b) => a + b, 0)),
+    unknownTokenShare: r2((unknown / lens.reduce((a, b) => a + b, 0)) * 1e4) / 1e4,
+    modelMaxLength: max,
+    tokensPerChunk: dist(lens),
+    paddedTokensPerEmbedBatch: dist(padded),
+    tokensPerPair: dist(pairLens),
+    paddedTokensPerRerankPass: dist(pairPadded),
+  };
+}
+
+function cosine(a: readonly number[], b: readonly number[]): number | null {
+  if (!a.length || a.length !== b.length) return null;
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; i++) { ab += a[i]! * b[i]!; aa += a[i]! ** 2; bb += b[i]! ** 2; }
+  return Math.round((ab / Math.sqrt(aa * bb)) * 1e5) / 1e5;
+}
+
+function maxAbsDiff(a: readonly number[], b: readonly number[]): number | null {
+  if (!a.length || a.length !== b.length) return null;
+  return Number(Math.max(...a.map((x, i) => Math.abs(x - b[i]!))).toPrecision(3));
+}
+
+interface NodeRun { dtype: Dtype; numThreads: number; result: MeasureResult | null; error: string | null; cpu: CpuSpans; loadavg1: number }
+
+/**
+ * CPU time of the timed phases: cpuPerWall ≈ cores kept busy (1 thread on an idle core ≈ 1.0; under contention
+ * less). With 1 thread, CPU ms per run estimates the latency on an idle core; with more it includes spinning threads.
+ */
+function cpuReport(spans: CpuSpans, r: MeasureResult | null) {
+  const per = (cpuMs: number | undefined, n: number | undefined) => (cpuMs === undefined || !n ? null : r2(cpuMs / n));
+  return {
+    embed: spans.embed && { cpuPerWall: spans.embed.cpuPerWall, cpuMsPerPassage: per(spans.embed.cpuMs, r?.embed.passages) },
+    rerank: spans.rerank && { cpuPerWall: spans.rerank.cpuPerWall, cpuMsPerRun: per(spans.rerank.cpuMs, r?.rerank.ms.n) },
+  };
+}
+
+function resultSummary(r: MeasureResult) {
+  const { probe: _probe, ...rest } = r;
+  return rest;
+}
+
+async function main(): Promise<void> {
+  const args = readArgs(process.argv.slice(2));
+  const t0 = performance.now();
+  const loadStart = loadavg();
+  const addresses = readSotuAddresses();
+  const texts = addresses.map((a) => a.text);
+  const models = ensureBenchModels(args.modelsDir, args.vocab, () => texts, log);
+  const chunks = sampleChunks(texts, args.chunks);
+  log(`${chunks.length} SOTU chunks; models in ${models.root} (vocab: ${models.vocab})`);
+  const rerankBatch = args.rerankBatch ?? 16; // loadCrossEncoder's default
+  const tokens = await tokenStats(models, chunks, args, rerankBatch);
+  log(`tokens per chunk: mean ${tokens.tokensPerChunk.mean}, max ${tokens.tokensPerChunk.max}; per pair: mean ${tokens.tokensPerPair.mean}`);
+
+  const plan = (dtype: Dtype, device: 'cpu' | 'wasm'): MeasurePlan => ({
+    embedderId: models.embedderId, rerankerId: models.rerankerId, dtype, device, chunks, queries: SOTU_BENCH_QUERIES,
+    embedBatch: args.batch, pairs: args.pairs, runs: args.runs, warmup: args.warmup, rerankBatch: args.rerankBatch,
+    embedBudgetMs: args.embedBudgetS * 1000, rerankBudgetMs: args.rerankBudgetS * 1000,
+  });
+
+  const nodeRuns: NodeRun[] = [];
+  if (args.runtimes.includes('node')) {
+    for (const dtype of args.dtypes) {
+      for (const numThreads of args.threads) {
+        log(`node ${dtype}, ${numThreads} thread(s)`);
+        configureModels({ localModelPath: models.root, allowRemote: false, numThreads });
+        const cpu = cpuSampler(ownCpuMs);
+        const load1 = loadavg()[0]!;
+        try {
+          const result = await measure(plan(dtype, 'cpu'), log, cpu.mark);
+          nodeRuns.push({ dtype, numThreads, result, error: null, cpu: cpu.spans(), loadavg1: r2(load1) });
+        } catch (e) {
+          log(`  failed: ${(e as Error).message}`);
+          nodeRuns.push({ dtype, numThreads, result: null, error: (e as Error).message, cpu: cpu.spans(), loadavg1: r2(load1) });
+        }
+      }
+    }
+  }
+
+  const webRuns: (ChromiumRun & { cpu: CpuSpans; loadavg1: number })[] = [];
+  let chromium: { userAgent: string; coep: Coep; bundleMs: number } | null = null;
+  let chromiumError: string | null = null;
+  if (args.runtimes.includes('chromium')) {
+    let sampler = cpuSampler(descendantsCpuMs);
+    try {
+      log('bundling the worker and starting Chromium');
+      const session = await startChromium(models.root, args.coep, log, (p) => sampler.mark(p));
+      chromium = { userAgent: session.userAgent, coep: session.coep, bundleMs: r2(session.bundleMs) };
+      try {
+        for (const dtype of args.dtypes) {
+          for (const numThreads of args.threads) {
+            log(`chromium wasm ${dtype}, ${numThreads} thread(s)`);
+            sampler = cpuSampler(descendantsCpuMs);
+            const load1 = loadavg()[0]!;
+            const budget = (args.embedBudgetS + args.rerankBudgetS) * 1000 + 180_000;
+            const run = await session.run(plan(dtype, 'wasm'), numThreads, budget);
+            if (run.error) log(`  failed: ${run.error}`);
+            else log(`  crossOriginIsolated ${run.report!.crossOriginIsolated}, ORT numThreads ${run.report!.ortNumThreads}, workers spawned ${run.report!.workersSpawned}`);
+            webRuns.push({ ...run, cpu: sampler.spans(), loadavg1: r2(load1) });
+          }
+        }
+      } finally {
+        await session.close();
+      }
+    } catch (e) {
+      chromiumError = (e as Error).message;
+      log(`chromium failed: ${chromiumError}`);
+    }
+  }
+
+  // Same model across dtypes and runtimes? (probe = first chunk's embedding and the first rerank's scores)
+  const nodeProbe = (d: Dtype) => nodeRuns.find((r) => r.dtype === d && r.result)?.result?.probe;
+  const webProbe = (d: Dtype) => webRuns.find((r) => r.dtype === d && r.report)?.report?.result.probe;
+  const agreement = {
+    embeddingCosine: {
+      nodeQ8VsFp32: cosine(nodeProbe('q8')?.embedding ?? [], nodeProbe('fp32')?.embedding ?? []),
+      chromiumQ8VsFp32: cosine(webProbe('q8')?.embedding ?? [], webProbe('fp32')?.embedding ?? []),
+      fp32NodeVsChromium: cosine(nodeProbe('fp32')?.embedding ?? [], webProbe('fp32')?.embedding ?? []),
+      q8NodeVsChromium: cosine(nodeProbe('q8')?.embedding ?? [], webProbe('q8')?.embedding ?? []),
+    },
+    rerankLogitMaxAbsDiff: {
+      fp32NodeVsChromium: maxAbsDiff(nodeProbe('fp32')?.scores ?? [], webProbe('fp32')?.scores ?? []),
+      q8NodeVsChromium: maxAbsDiff(nodeProbe('q8')?.scores ?? [], webProbe('q8')?.scores ?? []),
+      q8VsFp32Node: maxAbsDiff(nodeProbe('q8')?.scores ?? [], nodeProbe('fp32')?.scores ?? []),
+    },
+  };
+
+  const bar = webRuns.map((r) => {
+    const ms = r.report?.result.rerank.ms;
+    const cpuMs = r.report ? cpuReport(r.cpu, r.report.result).rerank?.cpuMsPerRun ?? null : null;
+    const threadsUsed = r.report?.ortNumThreads ?? null;
+    return {
+      dtype: r.dtype,
+      requestedThreads: r.numThreads,
+      threadsUsed,
+      meanMs: ms?.mean ?? null,
+      p95Ms: ms?.p95 ?? null,
+      metByMean: ms ? ms.mean <= args.barMs : null,
+      metByP95: ms ? ms.p95 <= args.barMs : null,
+      // One thread: CPU time per run ≈ the latency on an idle core, whatever the machine's load was.
+      idleCoreEstimateMs: threadsUsed === 1 ? cpuMs : null,
+      metOnIdleCoreEstimate: threadsUsed === 1 && cpuMs !== null ? cpuMs <= args.barMs : null,
+    };
+  });
+  const loads = [...nodeRuns.map((r) => r.loadavg1), ...webRuns.map((r) => r.loadavg1)];
+  const cores = availableParallelism();
+  const noise = {
+    maxLoadavg1: loads.length ? Math.max(...loads) : null,
+    cores,
+    contended: loads.some((l) => l > cores),
+    note: loads.some((l) => l > cores)
+      ? 'The 1-minute load average exceeded the core count during the run: other processes competed for the CPU, so wall-clock numbers ' +
+        'are inflated and noisy. cpu.*.cpuPerWall shows the share of a core each configuration got; with 1 thread, cpuMsPerRun / ' +
+        'cpuMsPerPassage estimate the idle-core figures. Rerun on a quiet machine for clean numbers.'
+      : 'The load average stayed at or below the core count.',
+  };
+
+  const pkg = (name: string): string | null => {
+    try {
+      return (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      return null;
+    }
+  };
+  const config = JSON.parse(readFileSync(join(models.root, models.embedderId, 'config.json'), 'utf8')) as Record<string, number>;
+
+  const out = {
+    benchmark: 'models',
+    note: 'Random weights with the exact all-MiniLM-L6-v2 shape: measures speed only; scores are meaningless.',
+    machine: {
+      cpu: cpus()[0]?.model ?? null,
+      cores: cpus().length,
+      availableParallelism: availableParallelism(),
+      memoryGiB: r2(totalmem() / 2 ** 30),
+      os: `${platform()} ${release()} ${arch()}`,
+      node: process.version,
+      chromium: chromium?.userAgent ?? null,
+      loadavgStart: loadStart.map(r2),
+      loadavgEnd: loadavg().map(r2),
+    },
+    versions: {
+      transformers: pkg('@huggingface/transformers'),
+      onnxruntimeNode: pkg('onnxruntime-node'),
+      onnxruntimeWeb: pkg('onnxruntime-web'),
+      playwrightCore: pkg('playwright-core'),
+    },
+    model: {
+      shape: {
+        layers: config.num_hidden_layers, hidden: config.hidden_size, heads: config.num_attention_heads,
+        intermediate: config.intermediate_size, vocab: config.vocab_size, maxPositions: config.max_position_embeddings,
+      },
+      root: models.root,
+      generatedThisRun: models.generated,
+      embedder: `${models.embedderId}: BertModel, output last_hidden_state; mean pooling + L2 norm (loadEmbedder)`,
+      reranker: `${models.rerankerId}: the same encoder + [CLS] tanh pooler (384x384 Gemm) + 384x1 Gemm -> logits [n, 1] (loadCrossEncoder)`,
+      dtypes: {
+        fp32: 'onnx/model.onnx as scripts/make-fixture-models.py --minilm writes it (fp32 weights and compute)',
+        q8: 'onnx/model_quantized.onnx from scripts/bench/models-quantize.py: the pattern of onnxruntime quantize_dynamic(QInt8, per-tensor, ' +
+          'MatMulConstBOnly) - DynamicQuantizeLinear + MatMulInteger on the 36 weight MatMuls, int8 word-embedding table; ' +
+          'attention score MatMuls and the classifier head stay fp32. Written with onnx.helper (onnxruntime.quantization is not installed here).',
+      },
+      bytes: models.bytes,
+      tokenizer: models.vocab === 'corpus'
+        ? { vocab: 'corpus', note: 'WordPiece vocabulary = the fixture tokens + every SOTU word (models-vocab.ts): one token per word or punctuation mark, somewhat fewer tokens than bert-base-uncased would give (slightly optimistic latencies)', ...models.vocabStats }
+        : { vocab: 'fixture', note: "scripts/make-fixture-models.py's own vocabulary: ~250 real words and no punctuation, so English mostly splits into letters" },
+    },
+    inputs: {
+      chunks: chunks.length,
+      chunking: '800/120 characters (src/lib/retrieval/chunk.ts), evenly spaced over all 233 addresses',
+      embedBatch: args.batch,
+      rerank: { pairs: args.pairs, batchSize: rerankBatch, batchSizeNote: args.rerankBatch ? 'from --rerank-batch' : "loadCrossEncoder's default (what the app uses)", queries: 'scripts/bench/sotu-queries.ts, one per run' },
+      warmup: `1 untimed embedding batch; ${args.warmup} untimed rerank runs`,
+      budgets: { embedS: args.embedBudgetS, rerankS: args.rerankBudgetS, note: 'per configuration; a loop stops early when its budget is spent (budgetHit)' },
+      ...tokens,
+    },
+    node: nodeRuns.map((r) => ({
+      device: 'cpu (onnxruntime-node)', dtype: r.dtype, numThreads: r.numThreads, setting: 'configureModels({ numThreads }) -> intraOpNumThreads',
+      ...(r.result ? resultSummary(r.result) : { error: r.error }),
+      cpu: cpuReport(r.cpu, r.result), loadavg1AtStart: r.loadavg1,
+    })),
+    chromium: chromium || chromiumError
+      ? {
+          ...(chromium ?? {}),
+          error: chromiumError,
+          // The app never sets numThreads, so ONNX Runtime Web picks min(4, ceil(hardwareConcurrency / 2)) when isolated.
+          appDefaultThreads: webRuns[0]?.report ? Math.min(4, Math.ceil(webRuns[0].report.hardwareConcurrency / 2)) : null,
+          runs: webRuns.map((r) => ({
+            device: 'wasm (onnxruntime-web, module Web Worker)', dtype: r.dtype, requestedThreads: r.numThreads,
+            crossOriginIsolated: r.report ? r.report.crossOriginIsolated && r.report.pageCrossOriginIsolated : null,
+            threadsUsed: r.report?.ortNumThreads ?? null,
+            ortWorkersSpawned: r.report?.workersSpawned ?? null,
+            hardwareConcurrency: r.report?.hardwareConcurrency ?? null,
+            ...(r.report ? resultSummary(r.report.result) : { error: r.error }),
+            cpu: cpuReport(r.cpu, r.report?.result ?? null), loadavg1AtStart: r.loadavg1, wallMs: r2(r.wallMs),
+          })),
+        }
+      : null,
+    bar: { rule: BAR, thresholdMs: args.barMs, pairs: args.pairs, results: bar },
+    noise,
+    agreement,
+    totalS: r2((performance.now() - t0) / 1000),
+  };
+  process.stdout.write(`${JSON.stringify(out, null, args.pretty ? 2 : undefined)}\n`);
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof SetupError) {
+    process.stderr.write(`[bench:models] ${e.message}\n`);
+    process.exit(e.exitCode);
+  }
+  if (e instanceof UsageError) {
+    process.stderr.write(`[bench:models] ${e.message} (see --help)\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`[bench:models] ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.exit(1);
+});
