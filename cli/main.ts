@@ -14,6 +14,13 @@ function usage(): string {
     '', 'Run `rag-lab <command> --help` for its options.'].join('\n');
 }
 
+// hnswlib-wasm reports every file-system sync on console.log ("b. jsFS synced successfully"…): keep stdout for results.
+const log = console.log.bind(console);
+console.log = (...args: unknown[]) => {
+  if (typeof args[0] === 'string' && /^[a-z]\. .*(sync|FS|IDBFS)/i.test(args[0])) console.error(...args);
+  else log(...args);
+};
+
 const [name, ...rest] = process.argv.slice(2);
 if (!name || name === '--help' || name === '-h') {
   console.log(usage());

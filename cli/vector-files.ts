@@ -1,13 +1,64 @@
-/** The CLI's embedding cache: one folder per key with `meta.json`, `vectors.f32` and `cdf.f64` (VectorStore). */
+/**
+ * The CLI's embedding cache (VectorStore): one folder per key with `meta.json`, `vectors.f32` and `cdf.f64`; and
+ * one folder per vector-index key with `index.json` (the record without its arrays) and one `<field>.bin` per typed
+ * array of the index data (for HNSW `graph.bin`, hnswlib's file). Index records are checked like the browser's
+ * (`checkIndexRecord`: schema version, SHA-256 over every field, the embeddings they were built from).
+ *
+ * hnswlib-wasm serialises through IDBFS, i.e. IndexedDB, which Node lacks: before the first index load this store
+ * installs `fake-indexeddb` (in memory; hnswlib only passes files through it). Without that package installed the
+ * graph is neither restored nor saved, and `attachDense` says so in its note.
+ */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { VectorIndexData } from '../src/lib/retrieval/vector-index.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
-import { VECTOR_SCHEMA_VERSION, type VectorLoad, type VectorStore } from '../src/lib/store/vector-cache.ts';
+import {
+  checkIndexRecord, vectorIndexChecksum, VECTOR_INDEX_SCHEMA_VERSION, VECTOR_SCHEMA_VERSION,
+  type IndexLoad, type VectorIndexRecord, type VectorLoad, type VectorStore,
+} from '../src/lib/store/vector-cache.ts';
 
 interface Meta { schemaVersion: number; key: string; dim: number; count: number; checksum: string; cdf: { count: number; queries: number } | null }
 
 const f32 = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 const f64 = (b: Buffer) => new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+/** The typed arrays an index record may hold, by constructor name (stored in `index.json`). */
+const ARRAY_TYPES = {
+  Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array,
+} as const;
+type ArrayType = keyof typeof ARRAY_TYPES;
+
+interface IndexMeta {
+  schemaVersion: number;
+  key: string;
+  checksum: string;
+  vectorsChecksum: string;
+  savedAt: number;
+  /** The index data's non-array fields. */
+  scalars: Record<string, unknown>;
+  /** Its typed-array fields, each in `<field>.bin`. */
+  arrays: Array<{ field: string; type: ArrayType; file: string }>;
+}
+
+const FAKE_IDB: string = 'fake-indexeddb/auto';
+let idbReady: Promise<boolean> | null = null;
+
+/** Installs an in-memory IndexedDB for hnswlib-wasm's IDBFS when Node has none; false when that is impossible. */
+function ensureIndexedDb(): Promise<boolean> {
+  idbReady ??= typeof indexedDB !== 'undefined'
+    ? Promise.resolve(true)
+    // (a variable specifier: the package's `auto` entry has no types under its exports map; only its side effect matters)
+    : import(FAKE_IDB).then(() => true, () => false);
+  return idbReady;
+}
+
+function readArray(type: ArrayType, b: Buffer): ArrayBufferView {
+  const Ctor = ARRAY_TYPES[type];
+  if (b.byteLength % Ctor.BYTES_PER_ELEMENT !== 0) throw new Error(`${type} file of ${b.byteLength} bytes`);
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return new Ctor(copy.buffer);
+}
 
 export function fileVectorStore(root: string): VectorStore {
   const dirOf = async (key: string) => join(root, (await sha256Hex(key)).slice(0, 24));
@@ -42,6 +93,50 @@ export function fileVectorStore(root: string): VectorStore {
         return { ok: true };
       } catch (e) {
         return { ok: false, reason: `could not write ${root} (${(e as Error).message})` };
+      }
+    },
+    async loadIndex(key, expect): Promise<IndexLoad> {
+      if (!(await ensureIndexedDb())) return { status: 'miss' };
+      const dir = await dirOf(key);
+      if (!existsSync(join(dir, 'index.json'))) return { status: 'miss' };
+      let rec: VectorIndexRecord;
+      try {
+        const meta = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as IndexMeta;
+        if (meta.key !== key) return { status: 'invalid', reason: 'the cached vector index belongs to another key (hash collision or a copied folder)' };
+        const data: Record<string, unknown> = { ...meta.scalars };
+        for (const a of meta.arrays) {
+          if (!(a.type in ARRAY_TYPES)) throw new Error(`unknown array type ${String(a.type)}`);
+          data[a.field] = readArray(a.type, readFileSync(join(dir, a.file)));
+        }
+        rec = { key, schemaVersion: meta.schemaVersion, checksum: meta.checksum, vectorsChecksum: meta.vectorsChecksum, savedAt: meta.savedAt, data: data as unknown as VectorIndexData };
+      } catch (e) {
+        return { status: 'invalid', reason: `the cached vector index could not be read (${(e as Error).message})` };
+      }
+      return checkIndexRecord(rec, expect);
+    },
+    async saveIndex(key, data, vectorsChecksum) {
+      try {
+        if (!(await ensureIndexedDb())) return { ok: false, reason: 'hnswlib-wasm needs IndexedDB to serialise an index and fake-indexeddb is not installed' };
+        const dir = await dirOf(key);
+        mkdirSync(dir, { recursive: true });
+        const scalars: Record<string, unknown> = {};
+        const arrays: IndexMeta['arrays'] = [];
+        for (const [field, v] of Object.entries(data)) {
+          if (!ArrayBuffer.isView(v)) { scalars[field] = v; continue; }
+          const type = v.constructor.name;
+          if (!(type in ARRAY_TYPES)) throw new Error(`cannot store a ${type} field (${field})`);
+          const file = `${field}.bin`;
+          writeFileSync(join(dir, file), new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+          arrays.push({ field, type: type as ArrayType, file });
+        }
+        const meta: IndexMeta = {
+          schemaVersion: VECTOR_INDEX_SCHEMA_VERSION, key, checksum: await vectorIndexChecksum(data, vectorsChecksum), vectorsChecksum,
+          savedAt: Date.now(), scalars, arrays,
+        };
+        writeFileSync(join(dir, 'index.json'), JSON.stringify(meta));
+        return { ok: true };
+      } catch (e) {
+        return { ok: false, reason: `could not write the vector index to ${root} (${(e as Error).message})` };
       }
     },
   };

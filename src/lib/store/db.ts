@@ -2,13 +2,16 @@
 import { openDB, type IDBPDatabase } from 'idb';
 
 export const DB_NAME = 'rag-lab';
-export const STORES = ['indexes', 'vectors'] as const;
+/** 'vector-indexes' (version 3): serialised vector indexes (HNSW graphs) built over the cached embeddings. */
+export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms'] as const;
+/** 4: 'results' (benchmark rows by config hash) and 'transforms' (cached query transforms). */
+export const DB_VERSION = 4;
 export type StoreName = (typeof STORES)[number];
 
 let db: Promise<IDBPDatabase> | null = null;
 
 export function database(): Promise<IDBPDatabase> {
-  db ??= openDB(DB_NAME, 2, {
+  db ??= openDB(DB_NAME, DB_VERSION, {
     upgrade(d) {
       for (const name of STORES) if (!d.objectStoreNames.contains(name)) d.createObjectStore(name, { keyPath: 'key' });
     },

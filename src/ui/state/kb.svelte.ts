@@ -17,9 +17,9 @@ export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   'cache-save': 'Saving the index in this browser',
   'embed-cache': 'Looking for cached embeddings',
   embed: 'Embedding chunks',
-  'vector-index': 'Building the vector index',
+  'vector-index': 'Building or restoring the vector index',
   'dense-calibrate': 'Calibrating dense scores',
-  'embed-save': 'Saving embeddings in this browser',
+  'embed-save': 'Saving embeddings and the vector index in this browser',
 };
 
 export class KbState {
