@@ -61,7 +61,7 @@ function* range(n: number): Iterable<number> {
 }
 
 /** Σ v[off+j]·q[j], unrolled by 4. */
-function dot(v: Float32Array, off: number, q: Float32Array): number {
+export function dot(v: Float32Array, off: number, q: Float32Array): number {
   const n = q.length;
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   let j = 0;

@@ -18,7 +18,7 @@
  *   module starts and removed afterwards. hnswlib-wasm logs its FS syncs with console.log (not switchable).
  */
 import type { HierarchicalNSW, HnswlibModule } from 'hnswlib-wasm/dist/hnswlib.js';
-import { normalize, type DenseMetric, type DenseRetriever } from './dense.ts';
+import { dot, normalize, type DenseMetric, type DenseRetriever } from './dense.ts';
 import { sortRanked, type Scored } from './topk.ts';
 
 export interface HnswParams {
@@ -464,19 +464,4 @@ function emptyHnswFile(dim: number, p: HnswParams): Uint8Array {
  */
 function estimateGraphBytes(n: number, dim: number, M: number): number {
   return Math.round(HEADER_BYTES + n * (4 + 8 * M + 4 * dim + 4 + 4) + (n / (M - 1)) * (4 + 4 * M));
-}
-
-/** Σ v[off+j]·q[j], unrolled by 4 (the same arithmetic as dense.ts). */
-function dot(v: Float32Array, off: number, q: Float32Array): number {
-  const n = q.length;
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  let j = 0;
-  for (; j + 3 < n; j += 4) {
-    s0 += v[off + j]! * q[j]!;
-    s1 += v[off + j + 1]! * q[j + 1]!;
-    s2 += v[off + j + 2]! * q[j + 2]!;
-    s3 += v[off + j + 3]! * q[j + 3]!;
-  }
-  for (; j < n; j++) s0 += v[off + j]! * q[j]!;
-  return s0 + s1 + s2 + s3;
 }
