@@ -77,7 +77,7 @@ export interface BenchResult {
   subsets: BenchSubsetSummary[];
   rows: BenchRowView[];
   failures: RowFailure[];
-  /** Rows dropped while loading (malformed), with reasons. */
+  /** Rows dropped while loading (malformed) and rows scored but not cached, with reasons. */
   loadIssues: string[];
   meanAuroc: number | null;
 }

@@ -77,6 +77,7 @@ const api: BenchWorkerApi = {
         });
         const v = run.validation;
         failures.push(...run.failures);
+        if (run.uncached) loadIssues.push(`${subset}: ${run.uncached.rows} rows were scored but not saved (${run.uncached.reason}); a reload would score them again.`);
         subsets.push({
           subset, n: v.n, hallucinations: v.hallucinations, auroc: num(v.auroc), rmse_relevance: num(v.rmse_relevance),
           rmse_utilization: num(v.rmse_utilization), rmse_completeness: num(v.rmse_completeness), baselines: v.baselines,

@@ -77,4 +77,14 @@ describe('runSubset', () => {
     expect(a).toBe(b);
     expect(a).not.toBe(c);
   });
+
+  test('a cache that cannot save (quota) keeps the results and says so', async () => {
+    const hash = await configHash({ ...CONFIG, settings: { variant: 'full-disk' } });
+    const store = new MemoryResultStore();
+    store.put = async () => { throw Object.assign(new Error('quota'), { name: 'QuotaExceededError' }); };
+    const run = await runSubset(rows.slice(0, 10), 'emanual', lexicalRowEvaluator(), store, hash);
+    expect(run.failures).toEqual([]);
+    expect(run.validation.n).toBe(10);
+    expect(run.uncached).toEqual({ rows: 10, reason: 'the browser storage quota is full' });
+  });
 });

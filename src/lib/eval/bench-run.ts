@@ -75,6 +75,8 @@ export interface SubsetRun {
   failures: RowFailure[];
   /** Rows scored in this run (not from the cache). */
   computed: number;
+  /** Rows scored but not saved in the cache (e.g. quota exceeded): a new run would score them again. */
+  uncached: { rows: number; reason: string } | null;
 }
 
 /**
@@ -97,6 +99,8 @@ export async function runSubset(
   const todo = sample.filter((r) => !scores.has(ragbenchRowKey(r)));
   const started = Date.now();
   let computed = 0;
+  let uncached = 0;
+  let cacheError: string | null = null;
   const report = () => {
     const done = scores.size;
     const perRow = computed > 0 ? (Date.now() - started) / computed : null;
@@ -114,7 +118,13 @@ export async function runSubset(
         const s = await evaluate(row, opts.signal);
         scores.set(k, s);
         computed++;
-        await store.put(hash, k, s);
+        try {
+          await store.put(hash, k, s);
+        } catch (e) {
+          // A full quota costs resumability, not the result: the row counts, and the run says it was not saved.
+          uncached++;
+          cacheError ??= (e as Error)?.name === 'QuotaExceededError' ? 'the browser storage quota is full' : (e as Error)?.message || String(e);
+        }
         opts.onRow?.(subset, k, 'done');
       } catch (e) {
         if (opts.signal?.aborted) throw e;
@@ -140,5 +150,6 @@ export async function runSubset(
     },
     failures,
     computed,
+    uncached: uncached > 0 ? { rows: uncached, reason: cacheError ?? 'unknown' } : null,
   };
 }
