@@ -4,6 +4,8 @@ import type { BaselineScores } from '../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../src/lib/eval/trace.ts';
 
 export interface BenchConfig {
+  /** validate: score the dataset's own answers; pipeline: answer the questions with the RAG pipeline and score those. */
+  mode: 'validate' | 'pipeline';
   subsets: string[];
   /** Rows per subset (seeded sample); null = all. */
   n: number | null;
@@ -70,7 +72,23 @@ export interface JudgeReport {
   meanStdAdherence: number | null;
 }
 
+/** Pipeline mode, per subset: how the RAG pipeline did on the sampled questions. */
+export interface PipelineView {
+  subset: string;
+  n: number;
+  k: number;
+  kb: { documents: number; chunks: number };
+  statuses: Record<string, number>;
+  predicted: TraceScores;
+  recallAtK: number | null;
+  relevantRecallAtK: number | null;
+  gold: { n: number; relevance: number | null; utilization: number | null; completeness: number | null; adherence: number | null };
+  rows: Array<{ question: string; status: string; answer: string; recall: number | null; retrieved: string[] }>;
+}
+
 export interface BenchResult {
+  /** Pipeline-mode results (validate mode: null). */
+  pipeline: PipelineView[] | null;
   /** LLM judge runs: usage, cost and consistency of the calls made in this run. */
   judge: JudgeReport | null;
   configHash: string;

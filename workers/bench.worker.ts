@@ -14,7 +14,10 @@ import { mean } from '../src/lib/eval/stats.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
-import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport } from './bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, PipelineView } from './bench-api.ts';
+import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
+import { lexicalPipelineEvaluator, runRagbenchPipeline } from '../src/lib/eval/ragbench-pipeline.ts';
+import { cloneConfig, DEFAULT_RAG_CONFIG } from '../src/lib/rag/config.ts';
 
 /** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
 const SCORING_VERSION = 1;
@@ -44,12 +47,43 @@ async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, 
 
 const num = (x: number) => (Number.isFinite(x) ? x : null);
 
+/** Pipeline mode: each subset's documents become a BM25 knowledge base; the LLM answers N sampled questions. */
+async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: AbortController, onProgress: (p: BenchProgress) => void): Promise<BenchResult> {
+  const j = config.judge;
+  if (!j) throw new Error('Choose the provider and model that answer the questions.');
+  const provider = createProvider({ provider: j.provider, baseUrl: j.baseUrl ?? undefined, model: j.model, apiKey: apiKey ?? undefined });
+  const rag = cloneConfig(DEFAULT_RAG_CONFIG);
+  rag.llm = { ...rag.llm, provider: j.provider, baseUrl: j.baseUrl, model: j.model };
+  const views: PipelineView[] = [];
+  const loadIssues: string[] = [];
+  for (const subset of config.subsets) {
+    const rows = await rowsOf(config, subset, ctl.signal, onProgress, loadIssues);
+    const rkb = buildRagbenchKb(rows, subset);
+    const started = Date.now();
+    const r = await runRagbenchPipeline(rkb, rows, { provider }, lexicalPipelineEvaluator(), {
+      ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, config: rag, signal: ctl.signal,
+      onProgress: (done, total) => {
+        const perRow = done > 0 ? (Date.now() - started) / done : null;
+        onProgress({ phase: 'score', subset, total, done, cached: 0, failed: 0, pending: total - done, etaMs: perRow === null ? null : perRow * (total - done) });
+      },
+    });
+    views.push({
+      subset, n: r.n, k: r.k, kb: { documents: r.kb.documents, chunks: r.kb.chunks }, statuses: r.statuses as Record<string, number>,
+      predicted: r.predicted, recallAtK: num(r.recallAtK), relevantRecallAtK: num(r.relevantRecallAtK),
+      gold: { n: r.gold.n, relevance: num(r.gold.relevance), utilization: num(r.gold.utilization), completeness: num(r.gold.completeness), adherence: num(r.gold.adherence) },
+      rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
+    });
+  }
+  return { pipeline: views, judge: null, configHash: '', subsets: [], rows: [], failures: [], loadIssues, meanAuroc: null };
+}
+
 const api: BenchWorkerApi = {
   async run(config, apiKey, onProgress) {
     controller?.abort();
     const ctl = new AbortController();
     controller = ctl;
     try {
+      if (config.mode === 'pipeline') return await runPipeline(config, apiKey, ctl, onProgress);
       let evaluate: TraceEvaluator;
       const meter = new UsageMeter();
       const tracker = new RepeatTracker(config.judge?.repeats ?? 1);
@@ -105,7 +139,7 @@ const api: BenchWorkerApi = {
         };
       }
       const result: BenchResult = {
-        judge, configHash: hash, subsets, rows, failures, loadIssues,
+        pipeline: null, judge, configHash: hash, subsets, rows, failures, loadIssues,
         meanAuroc: num(mean(subsets.map((s) => s.auroc).filter((x): x is number => x !== null))),
       };
       return result;

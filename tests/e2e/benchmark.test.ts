@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
-import { startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
 
 const site = inject('siteUrl');
@@ -85,5 +85,25 @@ describe('Benchmark tab', () => {
     expect(progress).toMatch(/20 done \((\d+) cached\)/);
     const cached = Number(/\((\d+) cached\)/.exec(progress)![1]);
     expect(cached).toBeGreaterThanOrEqual(before - 2);
+  });
+
+  test('pipeline mode answers sampled questions from the subset documents and reports gold-document recall', async () => {
+    llm.reset();
+    const judgeFallback = llm.fallback;
+    llm.fallback = () => ({ sse: openaiStream(['According to the manual, open Settings [1].']) });
+    try {
+      const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '5', b_seed: '1', b_prov: 'openai', b_model: 'answerer', b_base: `${llm.url}/v1` });
+      await page.goto(`${site}?${params}`);
+      await page.locator('[data-testid=bench-run]').click();
+      await page.locator('[data-testid=pipeline-summary]').waitFor({ timeout: 90_000 });
+      const row = await page.locator('[data-testid=pipeline-row]').first().innerText();
+      expect(row).toMatch(/^emanual\s+5\s+5\s/);
+      expect(await page.locator('[data-testid=pipeline-recall]').first().innerText()).toMatch(/^(0|1)\.\d{3} @5$/);
+      expect(llm.requests.length).toBe(5);
+      const prompt = JSON.stringify(llm.requests[0]!.body);
+      expect(prompt).toContain('source');
+    } finally {
+      llm.fallback = judgeFallback;
+    }
   });
 });

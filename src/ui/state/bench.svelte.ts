@@ -8,6 +8,7 @@ import type { KeysState } from './keys.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 
 export class BenchState {
+  mode = $state<'validate' | 'pipeline'>('validate');
   subsets = $state<string[]>(['emanual']);
   n = $state<number | null>(20);
   seed = $state(0);
@@ -32,6 +33,7 @@ export class BenchState {
     const seed = p.get('b_seed');
     if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
     if (p.get('b_eval') === 'llm') this.evaluator = 'llm';
+    if (p.get('b_mode') === 'pipeline') this.mode = 'pipeline';
     const prov = p.get('b_prov');
     if (prov === 'groq' || prov === 'openai' || prov === 'anthropic' || prov === 'hf') this.judge.provider = prov;
     const model = p.get('b_model');
@@ -44,7 +46,8 @@ export class BenchState {
 
   writeUrl(): void {
     const out = new URLSearchParams({ b_sub: this.subsets.join(','), b_n: this.n === null ? 'all' : String(this.n), b_seed: String(this.seed), b_eval: this.evaluator });
-    if (this.evaluator === 'llm') {
+    if (this.mode === 'pipeline') out.set('b_mode', 'pipeline');
+    if (this.evaluator === 'llm' || this.mode === 'pipeline') {
       out.set('b_prov', this.judge.provider);
       out.set('b_model', this.judge.model);
       if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
@@ -55,8 +58,8 @@ export class BenchState {
 
   config(): BenchConfig {
     return {
-      subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.evaluator,
-      judge: this.evaluator === 'llm' ? { ...this.judge } : null,
+      mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
+      judge: this.evaluator === 'llm' || this.mode === 'pipeline' ? { ...this.judge } : null,
       datasetsHost: this.models.settings.datasetsHost,
     };
   }
@@ -66,7 +69,7 @@ export class BenchState {
     this.error = null;
     this.progress = null;
     try {
-      const key = this.evaluator === 'llm' ? this.keys.get(this.judge.provider) : null;
+      const key = this.evaluator === 'llm' || this.mode === 'pipeline' ? this.keys.get(this.judge.provider) : null;
       this.result = await this.client.api.run(this.config(), key, Comlink.proxy((p: BenchProgress) => { this.progress = p; }));
     } catch (e) {
       this.error = (e as Error).message || String(e);
