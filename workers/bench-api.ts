@@ -10,7 +10,7 @@ export interface BenchConfig {
   /** Rows per subset (seeded sample); null = all. */
   n: number | null;
   seed: number;
-  evaluator: 'lexical' | 'llm';
+  evaluator: 'lexical' | 'llm' | 'nli';
   /** For the LLM judge: provider, base URL and model (never the key), repeats per row and rate limits. */
   judge: {
     provider: 'groq' | 'openai' | 'anthropic' | 'hf'; baseUrl: string | null; model: string;
@@ -20,6 +20,8 @@ export interface BenchConfig {
     rpm: number | null;
     tpm: number | null;
   } | null;
+  /** NLI evaluator: the models it uses (`id@dtype`), part of what identifies cached rows. */
+  nliModels: { nli: string; reranker: string | null } | null;
   /** Dataset viewer endpoint (Hub layout). */
   datasetsHost: string;
 }
@@ -105,6 +107,8 @@ export type BenchProgress =
   | ({ phase: 'score' } & RunProgress);
 
 export interface BenchWorkerApi {
+  /** A direct line to the models worker (the NLI evaluator runs its NLI model and cross-encoder there). */
+  attachModels(port: MessagePort): void;
   run(config: BenchConfig, apiKey: string | null, onProgress: (p: BenchProgress) => void): Promise<BenchResult>;
   /** Calls, tokens, cost and the shortest duration of an LLM-judge run, before it starts (loads the rows). */
   estimate(config: BenchConfig, onProgress: (p: BenchProgress) => void): Promise<JudgeEstimate>;

@@ -18,14 +18,18 @@ import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubset
 import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
 import { lexicalPipelineEvaluator, runRagbenchPipeline } from '../src/lib/eval/ragbench-pipeline.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../src/lib/rag/config.ts';
+import { nliRowEvaluator } from '../src/lib/eval/ragbench-validate.ts';
+import type { ModelsWorkerApi } from './models-api.ts';
 
 /** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
 const SCORING_VERSION = 1;
 const loaded = new Map<string, RagbenchRow[]>();
+let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let controller: AbortController | null = null;
 
 function scoringConfig(c: BenchConfig): ScoringConfig {
   // Rate limits change how fast rows are scored, not their scores: they stay out of the hash.
+  if (c.evaluator === 'nli') return { evaluator: 'nli', mode: 'validate', version: SCORING_VERSION, settings: { ...c.nliModels } };
   const judge = c.evaluator === 'llm' && c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: c.judge.repeats } : {};
   return { evaluator: c.evaluator, mode: 'validate', version: SCORING_VERSION, settings: judge };
 }
@@ -78,6 +82,10 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
 }
 
 const api: BenchWorkerApi = {
+  attachModels(port) {
+    models = Comlink.wrap<ModelsWorkerApi>(port);
+  },
+
   async run(config, apiKey, onProgress) {
     controller?.abort();
     const ctl = new AbortController();
@@ -94,6 +102,18 @@ const api: BenchWorkerApi = {
         const metered = meteredProvider(base, meter);
         const provider = j.rpm || j.tpm ? wrapProvider(metered, { rpm: j.rpm, tpm: j.tpm }) : metered;
         evaluate = repeatedJudgeRowEvaluator(provider, { model: j.model, repeats: Math.max(1, j.repeats) }, (row, r) => tracker.add(ragbenchRowKey(row), r));
+      } else if (config.evaluator === 'nli') {
+        const m = models;
+        const have = m ? await m.loaded() : [];
+        const nliInfo = have.find((x) => x.task === 'nli');
+        if (!m || !nliInfo) throw new Error('The NLI evaluator needs the NLI model: load it first (Load NLI models).');
+        const ce = have.find((x) => x.task === 'cross-encoder');
+        const ids = { nli: `${nliInfo.spec.id}@${nliInfo.spec.dtype}`, reranker: ce ? `${ce.spec.id}@${ce.spec.dtype}` : null };
+        if (JSON.stringify(ids) !== JSON.stringify(config.nliModels)) throw new Error(`The loaded NLI models (${ids.nli}${ids.reranker ? `, ${ids.reranker}` : ''}) differ from the settings: load them again.`);
+        evaluate = nliRowEvaluator({
+          nli: { spec: nliInfo.spec, predict: (p, h) => m.nli(p, h) },
+          reranker: ce ? { spec: ce.spec, score: (q, ps) => m.rerank(q, [...ps]) } : null,
+        });
       } else {
         evaluate = lexicalRowEvaluator();
       }

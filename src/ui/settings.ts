@@ -17,6 +17,8 @@ export const SettingsSchema = v.object({
   remoteHost: v.pipe(v.string(), v.url()),
   embedder: Spec,
   crossEncoder: Spec,
+  /** NLI model for the Benchmark tab's local TRACe evaluator. */
+  nli: Spec,
   /** Hugging Face dataset viewer (rows API) the Benchmark tab loads RAGBench from. */
   datasetsHost: v.pipe(v.string(), v.url()),
   /** Load the models and embed the corpus when the app opens. */
@@ -30,6 +32,7 @@ const defaults: Settings = {
   remoteHost: 'https://huggingface.co/',
   embedder: { id: DEFAULT_MODELS.embedder, dtype: 'q8', device: 'wasm' },
   crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
+  nli: { id: DEFAULT_MODELS.nli, dtype: 'q8', device: 'wasm' },
   datasetsHost: DATASET_VIEWER,
   autoLoadModels: false,
 };

@@ -106,4 +106,25 @@ describe('Benchmark tab', () => {
       llm.fallback = judgeFallback;
     }
   });
+
+  test('the local NLI evaluator runs in the browser with the fixture NLI model and cross-encoder', async () => {
+    await page.evaluate((hub) => {
+      const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+      localStorage.setItem('rag-lab:settings', JSON.stringify({
+        ...s, remoteHost: hub,
+        nli: { id: 'rag-lab/tiny-nli', dtype: 'q8', device: 'wasm' },
+        crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
+      }));
+    }, inject('hubUrl'));
+    await page.goto(`${site}?tab=benchmark&b_sub=emanual&b_n=5&b_eval=nli`);
+    await page.locator('[data-testid=bench-run]').click();
+    await expect.poll(() => page.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/load it first/);
+    await page.locator('[data-testid=bench-load-nli]').click();
+    await expect.poll(() => page.locator('[data-testid=bench-load-nli]').innerText(), { timeout: 60_000 }).toBe('NLI models loaded');
+    await page.locator('[data-testid=bench-run]').click();
+    await expect.poll(() => page.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^emanual\s+5\s/);
+    const adherence = await page.locator('[data-testid=bench-row] td:nth-child(5)').allInnerTexts();
+    expect(adherence).toHaveLength(5);
+    for (const a of adherence) expect(Number(a)).toBeGreaterThanOrEqual(0);
+  });
 });

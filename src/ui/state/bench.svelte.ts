@@ -12,7 +12,8 @@ export class BenchState {
   subsets = $state<string[]>(['emanual']);
   n = $state<number | null>(20);
   seed = $state(0);
-  evaluator = $state<'lexical' | 'llm'>('lexical');
+  evaluator = $state<'lexical' | 'llm' | 'nli'>('lexical');
+  nliStatus = $state<'idle' | 'loading' | 'ready' | 'error'>('idle');
   judge = $state<NonNullable<BenchConfig['judge']>>({ provider: 'groq', baseUrl: null, model: 'llama-3.3-70b-versatile', repeats: 1, rpm: null, tpm: null });
   estimate = $state.raw<JudgeEstimate | null>(null);
   running = $state(false);
@@ -21,7 +22,18 @@ export class BenchState {
   error = $state<string | null>(null);
   private client = startBenchWorker();
 
-  constructor(private readonly models: ModelsState, private readonly keys: KeysState) {}
+  constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
+    const port = models.port();
+    this.client.api.attachModels(Comlink.transfer(port, [port]));
+  }
+
+  /** Loads the NLI model and the cross-encoder (relevance) in the models worker. */
+  async loadNli(): Promise<void> {
+    this.nliStatus = 'loading';
+    const nli = await this.models.loadTask('nli');
+    await this.models.loadTask('cross-encoder');
+    this.nliStatus = nli ? 'ready' : 'error';
+  }
 
   loadFromUrl(search: string): void {
     const p = new URLSearchParams(search);
@@ -32,7 +44,8 @@ export class BenchState {
     else if (n && Number.isInteger(Number(n)) && Number(n) > 0) this.n = Number(n);
     const seed = p.get('b_seed');
     if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
-    if (p.get('b_eval') === 'llm') this.evaluator = 'llm';
+    const ev = p.get('b_eval');
+    if (ev === 'llm' || ev === 'nli') this.evaluator = ev;
     if (p.get('b_mode') === 'pipeline') this.mode = 'pipeline';
     const prov = p.get('b_prov');
     if (prov === 'groq' || prov === 'openai' || prov === 'anthropic' || prov === 'hf') this.judge.provider = prov;
@@ -61,6 +74,10 @@ export class BenchState {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
       judge: this.evaluator === 'llm' || this.mode === 'pipeline' ? { ...this.judge } : null,
       datasetsHost: this.models.settings.datasetsHost,
+      nliModels: this.evaluator === 'nli' && this.mode === 'validate' ? {
+        nli: `${this.models.settings.nli.id}@${this.models.settings.nli.dtype}`,
+        reranker: this.models.loaded.some((m) => m.task === 'cross-encoder') ? `${this.models.settings.crossEncoder.id}@${this.models.settings.crossEncoder.dtype}` : null,
+      } : null,
     };
   }
 

@@ -18,8 +18,8 @@ export class ModelsState {
   warning = $state<string | null>(null);
   /** Download progress per `model/file`. */
   files = $state.raw<Record<string, FileProgress>>({});
-  status = $state<Record<'embedder' | 'cross-encoder', TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle' });
-  errors = $state<Record<'embedder' | 'cross-encoder', string | null>>({ embedder: null, 'cross-encoder': null });
+  status = $state<Record<ModelTask, TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle', nli: 'idle' });
+  errors = $state<Record<ModelTask, string | null>>({ embedder: null, 'cross-encoder': null, nli: null });
   loaded = $state.raw<LoadedModel[]>([]);
   dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null; error: string | null }>({ status: 'idle', progress: null, info: null, error: null });
   cached = $state.raw<CachedFile[]>([]);
@@ -68,8 +68,13 @@ export class ModelsState {
     this.files = { ...this.files, [`${p.model}/${p.file}`]: p };
   };
 
-  private async loadTask(task: 'embedder' | 'cross-encoder'): Promise<LoadedModel | null> {
-    const spec = task === 'embedder' ? this.settings.embedder : this.settings.crossEncoder;
+  /** A new port to the models worker (for another worker to call it directly). */
+  port(): MessagePort {
+    return this.client.port();
+  }
+
+  async loadTask(task: ModelTask): Promise<LoadedModel | null> {
+    const spec = task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli;
     this.status[task] = 'loading';
     this.errors[task] = null;
     try {
