@@ -14,6 +14,7 @@
  *
  * Options: --sizes 16000,100000  --dim 384  --clusters 200  --queries 200  --ef 64  --max-build-s 180  --pretty
  *          --sweep (exact float32 / int8 latency for more sizes, for the auto threshold)
+ *          --int8-only (exact float32 and int8 only, no HNSW: about a minute instead of several)
  */
 // IDBFS (HNSW serialisation) needs IndexedDB in Node.
 import 'fake-indexeddb/auto';
@@ -31,7 +32,7 @@ const now = () => performance.now();
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const idOf = (i: number) => `c${i}`;
 
-interface Args { sizes: number[]; dim: number; clusters: number; queries: number; ef: number; maxBuildS: number; pretty: boolean; sweep: boolean }
+interface Args { sizes: number[]; dim: number; clusters: number; queries: number; ef: number; maxBuildS: number; pretty: boolean; sweep: boolean; int8Only: boolean }
 
 function readArgs(): Args {
   const { values } = parseArgs({
@@ -44,6 +45,7 @@ function readArgs(): Args {
       'max-build-s': { type: 'string', default: '180' },
       pretty: { type: 'boolean', default: false },
       sweep: { type: 'boolean', default: false },
+      'int8-only': { type: 'boolean', default: false },
     },
   });
   const int = (s: string, name: string) => {
@@ -60,6 +62,7 @@ function readArgs(): Args {
     maxBuildS: int(values['max-build-s'], 'max-build-s'),
     pretty: values.pretty,
     sweep: values.sweep,
+    int8Only: values['int8-only'],
   };
 }
 
@@ -159,8 +162,10 @@ async function benchSize(n: number, args: Args, centre: Float32Array, queries: F
   const int8 = new Int8DenseIndex(vectors, dim);
   const int8BuildMs = now() - t;
   const i8 = runQueries(int8, queries);
-  out.exactInt8 = { latencyMs: i8.latency, recallAt10: recallAt(ex.tops, i8.tops), buildMs: r3(int8BuildMs), bytes: int8.bytes, mb: MB(int8.bytes) };
-  log(`  exact int8 mean ${i8.latency.mean} ms, recall ${recallAt(ex.tops, i8.tops)}`);
+  const centroids = int8.toData().centroidScales.length;
+  out.exactInt8 = { latencyMs: i8.latency, recallAt10: recallAt(ex.tops, i8.tops), buildMs: r3(int8BuildMs), bytes: int8.bytes, mb: MB(int8.bytes), centroids };
+  log(`  exact int8 mean ${i8.latency.mean} ms, recall ${recallAt(ex.tops, i8.tops)}, build ${r3(int8BuildMs)} ms, ${centroids} centroids`);
+  if (args.int8Only) return { result: out, build: prior };
 
   // HNSW: full build unless predicted too slow
   const predicted = prior ? extrapolate(prior.s, prior.n, n) : null;
@@ -262,6 +267,7 @@ async function main(): Promise<void> {
   const cs = cpus();
   const result = {
     machine: { node: process.version, cpu: cs[0]?.model.trim() ?? 'unknown', cores: cs.length, availableParallelism: availableParallelism(), totalMemGiB: r3(totalmem() / 2 ** 30) },
+    ...(args.int8Only ? { int8Only: true } : {}),
     data: { kind: 'seeded synthetic clustered embeddings', dim: args.dim, clusters: args.clusters, noiseRelativeNorm: NOISE, normalised: true, queries: args.queries, k: 10 },
     latency: 'ms per search(query, 10) call incl. normalising the query and top-k; one untimed warm-up pass of 20 queries first',
     autoRule: { hnswMinValues: HNSW_MIN_VALUES, choices: Object.fromEntries(args.sizes.map((n) => [n, chooseVectorIndex(n, args.dim)])) },
