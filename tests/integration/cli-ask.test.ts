@@ -1,28 +1,14 @@
 /** `rag-lab ask` end to end against a local OpenAI-compatible server. */
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openaiCompletion, openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { runCli as cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'cli/rag-lab.js');
 const KEY = 'sk-cli-SECRET-abcdef0123';
 let llm: LlmServer;
 
 beforeAll(async () => { llm = await startLlmServer(); });
 afterAll(async () => { await llm?.close(); });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 32 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 describe('rag-lab ask', () => {
   test('answers from the embedded corpus with citations mapped to chunks (--json)', async () => {

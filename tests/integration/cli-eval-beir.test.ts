@@ -1,15 +1,12 @@
 /** `rag-lab eval-beir` end to end on BEIR SciFact from ../shared, and its errors on bad folders. */
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
+import { runCli as cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCIFACT = process.env.RAG_LAB_SCIFACT ?? resolve(ROOT, '../shared/data/scifact');
-const CLI = join(ROOT, 'cli/rag-lab.js');
 const FIXTURE_MODELS = join(ROOT, 'tests/fixtures/models');
 
 const temps: string[] = [];
@@ -37,15 +34,6 @@ function scifactSubset(n: number): string {
   return dir;
 }
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 describe('rag-lab eval-beir', () => {
   test('BM25 on SciFact test reaches BEIR-level NDCG@10 and writes a TREC run', async () => {

@@ -1,36 +1,24 @@
 /** `rag-lab eval-ragbench` end to end on the RAGBench test split from ../shared, and its errors. */
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { CliError } from '../../cli/args.ts';
 import { evalRagbenchCommand } from '../../cli/eval-ragbench.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
 import { openaiCompletion, openaiStream, startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.ts';
+import { runCli as cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(ROOT, '../shared/data/ragbench/test');
-const CLI = join(ROOT, 'cli/rag-lab.js');
 const SUBSETS = ['covidqa', 'delucionqa', 'emanual', 'expertqa', 'hagrid', 'hotpotqa', 'msmarco'];
 
 const temps: string[] = [];
 afterAll(() => { for (const d of temps) rmSync(d, { recursive: true, force: true }); });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 /** The fake judge: prose (unparsable) when the question's length is a multiple of 3, else JSON with a trailing comma. */
 function judgeRule(question: string): string {

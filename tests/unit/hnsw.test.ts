@@ -1,9 +1,9 @@
 // hnswlib-wasm moves index files through IDBFS: serialisation needs IndexedDB.
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { seededRandom } from '../../src/lib/random.ts';
 import { ExactDenseIndex, normalize } from '../../src/lib/retrieval/dense.ts';
 import { HNSW_DEFAULTS, HNSW_INDEX_VERSION, HnswIndex, parseHnswFile, type HnswIndexData } from '../../src/lib/retrieval/hnsw.ts';
+import { centres, clustered, idOf, row } from '../helpers/vectors.ts';
 
 // hnswlib-wasm logs every FS sync with console.log (not switchable): keep the test output readable. Installed
 // before the library loads, because its printf binds console.log when the module starts.
@@ -13,28 +13,8 @@ vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
   if (!HNSWLIB_CHATTER.test(String(args[0]))) consoleLog(...args);
 });
 
-const idOf = (i: number) => `d${String(i).padStart(5, '0')}`;
-const row = (v: Float32Array, dim: number, i: number) => v.subarray(i * dim, (i + 1) * dim);
 
-function centres(clusters: number, dim: number, seed: number): Float32Array {
-  const rand = seededRandom(seed);
-  const c = Float32Array.from({ length: clusters * dim }, () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand()));
-  for (let i = 0; i < clusters; i++) normalize(c.subarray(i * dim, (i + 1) * dim));
-  return c;
-}
 
-/** n clustered unit vectors like embeddings: a random centre + Gaussian noise of relative norm `noise`. */
-function clustered(n: number, dim: number, centre: Float32Array, seed: number, noise = 0.9): Float32Array {
-  const rand = seededRandom(seed);
-  const g = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-  const out = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) {
-    const c = Math.floor(rand() * (centre.length / dim)) * dim;
-    for (let j = 0; j < dim; j++) out[i * dim + j] = centre[c + j]! + (noise / Math.sqrt(dim)) * g();
-    normalize(out.subarray(i * dim, (i + 1) * dim));
-  }
-  return out;
-}
 
 /** Keys in hnswlib-wasm's IDBFS database (serialisation must leave none of ours behind). */
 async function idbfsKeys(): Promise<IDBValidKey[]> {
