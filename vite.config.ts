@@ -48,8 +48,11 @@ function ortWasm(): Plugin {
   };
 }
 
-/** Cross-origin isolation (threads in ONNX Runtime) for dev and preview; static hosts set these themselves. */
-const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'credentialless' };
+/**
+ * Cross-origin isolation (threads in ONNX Runtime) for dev and preview; static hosts set these themselves (the Space
+ * through `custom_headers` in README.md). The browser tests serve one copy of the site with these too.
+ */
+export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'credentialless' };
 
 export default defineConfig({
   // Relative asset URLs: the built dist/ works from any sub-path (Hugging Face Spaces, GitHub Pages, a folder).

@@ -6,6 +6,8 @@ export interface ModelSettings {
   remoteHost: string;
   /** Absolute URLs of the ORT wasm files the app serves. */
   wasmPaths: { mjs: string; wasm: string };
+  /** ONNX Runtime Web threads (fixed when the runtime starts in a worker; 1 unless cross-origin isolated). */
+  numThreads: number;
 }
 
 export interface LoadedModel {
@@ -16,6 +18,8 @@ export interface LoadedModel {
   loadMs: number;
   /** Set when the requested device failed and another was used. */
   fallback: string | null;
+  /** CPU threads the runtime runs with (null: the runtime's default). */
+  threads: number | null;
 }
 
 export interface CachedFile {

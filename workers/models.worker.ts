@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
-import { configureModels, hasWebGPU } from '../src/lib/models/env.ts';
+import { configureModels, hasWebGPU, runtimeThreads } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
@@ -41,12 +41,12 @@ async function loadModel(task: ModelTask, spec: ModelSpec, onProgress?: (p: File
   const opts = onProgress ? { onProgress } : {};
   const model = task === 'embedder' ? await loadEmbedder(spec, opts) : task === 'cross-encoder' ? await loadCrossEncoder(spec, opts) : await loadNli(spec, opts);
   const dim = task === 'embedder' ? (model as TextEmbedder).dim : null;
-  return { info: { task, spec, dim, loadMs: performance.now() - t0, fallback: null }, model };
+  return { info: { task, spec, dim, loadMs: performance.now() - t0, fallback: null, threads: runtimeThreads() }, model };
 }
 
 const api: ModelsWorkerApi = {
   configure(settings) {
-    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, allowRemote: true, useBrowserCache: true });
+    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true });
   },
 
   async load(task, spec, onProgress) {

@@ -117,7 +117,7 @@ const api: SearchWorkerApi = {
   configureModels(settings) {
     // The in-browser LLM runs here (next to the knowledge base it answers from), so transformers.js needs the
     // same model host and wasm paths as the models worker.
-    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, allowRemote: true, useBrowserCache: true });
+    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true });
   },
 
   attachModels(port) {

@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
+import { autoThreads } from '../lib/models/env.ts';
 import { DEFAULT_MODELS } from '../lib/models/registry.ts';
 
 const Spec = v.object({
@@ -23,6 +24,8 @@ export const SettingsSchema = v.object({
   datasetsHost: v.pipe(v.string(), v.url()),
   /** Load the models and embed the corpus when the app opens. */
   autoLoadModels: v.boolean(),
+  /** CPU threads for WASM models: 'auto' (see autoThreads) or a count; more than 1 needs cross-origin isolation. */
+  threads: v.union([v.literal('auto'), v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(16))]),
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
@@ -35,6 +38,7 @@ const defaults: Settings = {
   nli: { id: DEFAULT_MODELS.nli, dtype: 'q8', device: 'wasm' },
   datasetsHost: DATASET_VIEWER,
   autoLoadModels: false,
+  threads: 'auto',
 };
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze(defaults);
 
@@ -50,6 +54,11 @@ export function parseSettings(raw: string | null): { settings: Settings; warning
   const r = v.safeParse(SettingsSchema, merged);
   if (r.success) return { settings: r.output, warning: null };
   return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: `Saved settings were invalid (${r.issues[0]?.message}) and were reset.` };
+}
+
+/** The thread count a setting means on this page: 1 without cross-origin isolation (no WebAssembly threads). */
+export function threadCount(setting: Settings['threads'], logicalCores: number, isolated: boolean): number {
+  return setting === 'auto' ? autoThreads(logicalCores, isolated) : isolated ? setting : 1;
 }
 
 export function validateSettings(s: unknown): { ok: true; settings: Settings } | { ok: false; message: string } {

@@ -1,5 +1,6 @@
 /**
- * Builds the site once and serves dist/ under a sub-path on 127.0.0.1, plus two local "Hubs" serving the fixture
+ * Builds the site once and serves dist/ under a sub-path on 127.0.0.1 twice (plain, as a static host without
+ * COOP/COEP serves it, and cross-origin isolated, as the Space does), plus two local "Hubs" serving the fixture
  * models: a complete one, and one whose embedder lacks its quantized ONNX file.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,10 +10,12 @@ import type { TestProject } from 'vitest/node';
 import { build } from 'vite';
 import { serveHub } from '../helpers/hub-server.ts';
 import { serveStatic } from '../helpers/static-server.ts';
+import { ISOLATION_HEADERS } from '../../vite.config.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     siteUrl: string;
+    isolatedSiteUrl: string;
     hubUrl: string;
     brokenHubUrl: string;
   }
@@ -26,13 +29,15 @@ export default async function setup(project: TestProject) {
   cpSync(fixtures, broken, { recursive: true });
   rmSync(join(broken, 'rag-lab/tiny-embedder/onnx/model_quantized.onnx'));
   const site = await serveStatic(resolve(root, 'dist'), '/spaces/rag-lab/');
+  const isolatedSite = await serveStatic(resolve(root, 'dist'), '/spaces/rag-lab/', ISOLATION_HEADERS);
   const hub = await serveHub(fixtures);
   const brokenHub = await serveHub(broken);
   project.provide('siteUrl', site.url);
+  project.provide('isolatedSiteUrl', isolatedSite.url);
   project.provide('hubUrl', hub.url);
   project.provide('brokenHubUrl', brokenHub.url);
   return async () => {
-    await Promise.all([site.close(), hub.close(), brokenHub.close()]);
+    await Promise.all([site.close(), isolatedSite.close(), hub.close(), brokenHub.close()]);
     rmSync(broken, { recursive: true, force: true });
   };
 }

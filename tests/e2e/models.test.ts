@@ -88,6 +88,44 @@ describe('models from a local Hub', () => {
   });
 });
 
+describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () => {
+  test('models run on threads; a new thread count restarts the runtime and loads the models again', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await openWith(browser, inject('hubUrl'));
+      await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+      await waitForDense(page);
+      await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      const auto = Math.min(4, cores);
+      const plural = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
+      await page.click('[data-testid=tab-settings]');
+      expect(await page.locator('[data-testid=threads]').innerText()).toBe(`Threads: ${auto} of ${cores} logical cores (cross-origin isolated)`);
+      // The thread count each model's runtime reports after it started (ONNX Runtime drops to 1 if threads fail).
+      const loaded = () => page.locator('[data-testid=loaded-models]').innerText();
+      await expect.poll(loaded).toContain(`rag-lab/tiny-embedder (q8, wasm, ${plural(auto)})`);
+      expect(await loaded()).toContain(`rag-lab/tiny-cross-encoder (q8, wasm, ${plural(auto)})`);
+      if (auto === 1) return; // a 1-core machine has no other thread count to switch to
+
+      await page.selectOption('[data-testid=setting-threads]', '1');
+      await page.click('.settings-form button[type=submit]');
+      await expect.poll(() => page.locator('[data-testid=threads]').innerText()).toBe(`Threads: 1 of ${cores} logical cores (cross-origin isolated)`);
+      await expect.poll(loaded, { timeout: 60_000 }).toContain('rag-lab/tiny-cross-encoder (q8, wasm, 1 thread)');
+      expect(await loaded()).toContain('rag-lab/tiny-embedder (q8, wasm, 1 thread)');
+      expect(JSON.parse(await page.evaluate(() => localStorage.getItem('rag-lab:settings') ?? '{}')).threads).toBe(1);
+      // The search worker talks to the restarted models worker: dense and rerank stages still run.
+      await page.click('[data-testid=tab-search]');
+      await page.selectOption('[data-testid=mode]', 'hybrid_calibrated_rerank');
+      await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '')).toBe('hybrid_calibrated_rerank');
+      expect((await page.locator('[data-testid=telemetry] tbody tr').allInnerTexts()).join('\n')).toMatch(/rerank \(model\)/);
+      expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
 describe('a missing model file', () => {
   test('shows an error naming the file while BM25 search keeps working', async () => {
     const browser = await launchBrowser();

@@ -18,12 +18,14 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-export async function serveStatic(root: string, mount = '/'): Promise<StaticServer> {
+/** `headers` are added to every response (e.g. COOP/COEP for a cross-origin-isolated site). */
+export async function serveStatic(root: string, mount = '/', headers: Record<string, string> = {}): Promise<StaticServer> {
   const base = resolve(root);
   const requests: string[] = [];
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     requests.push(path);
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     if (!path.startsWith(mount)) { res.writeHead(404).end('not found'); return; }
     let file = normalize(join(base, path.slice(mount.length)));
     if (!file.startsWith(base)) { res.writeHead(403).end(); return; }

@@ -2,6 +2,7 @@
 import { env } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
 import {
+  autoThreads,
   configureModels,
   DEFAULT_REMOTE_HOST,
   defaultDevice,
@@ -11,8 +12,10 @@ import {
   IS_NODE,
   modelsEnvironment,
   runtimeDevice,
+  runtimeThreads,
   sessionOptions,
 } from '../../src/lib/models/env.ts';
+import { lengthSortedBatches, paddedPositions } from '../../src/lib/models/batches.ts';
 import { fileFromLocation, ModelLoadError, toModelLoadError } from '../../src/lib/models/errors.ts';
 import { maxInputLength } from '../../src/lib/models/loading.ts';
 import { nliLabelIndex, softmax } from '../../src/lib/models/nli.ts';
@@ -118,6 +121,16 @@ describe('pair encoding', () => {
     const b = padBatch([{ input_ids: [5, 6, 7], attention_mask: [1, 1, 1], token_type_ids: [0, 1, 1] }, { input_ids: [5], attention_mask: [1], token_type_ids: [0] }], 9);
     expect(b).toEqual({ input_ids: [[5, 6, 7], [5, 9, 9]], attention_mask: [[1, 1, 1], [1, 0, 0]], token_type_ids: [[0, 1, 1], [0, 0, 0]] });
     expect(padBatch([{ input_ids: [1], attention_mask: [1] }], 0).token_type_ids).toBeUndefined();
+  });
+
+  it('batches inputs shortest first (ties in input order), so batches pad less', () => {
+    const lengths = [9, 3, 7, 3, 12, 4];
+    expect(lengthSortedBatches(lengths, 4)).toEqual([[1, 3, 5, 2], [0, 4]]);
+    expect(lengthSortedBatches(lengths, 0.5)).toEqual([[1], [3], [5], [2], [0], [4]]);
+    expect(lengthSortedBatches([], 8)).toEqual([]);
+    // In input order, [9,3,7,3] pads to 9 (6+0+2+6 = 14) and [12,4] to 12 (8): 22; sorted: [3,3,4,7] (4+4+3) and [9,12] (3): 14.
+    expect(paddedPositions(lengths, [[0, 1, 2, 3], [4, 5]])).toBe(22);
+    expect(paddedPositions(lengths, lengthSortedBatches(lengths, 4))).toBe(14);
   });
 
   it('max input length: tokenizer limit capped by position embeddings (RoBERTa keeps 2)', () => {
@@ -251,6 +264,13 @@ describe('env', () => {
     expect(await defaultSpec('embedder', { device: 'wasm' })).toEqual({ id: 'Xenova/all-MiniLM-L6-v2', device: 'wasm', dtype: 'q8' });
   });
 
+  it('auto threads: min(4, logical cores) when cross-origin isolated, else 1', () => {
+    expect([1, 2, 3, 4, 8, 64].map((n) => autoThreads(n, true))).toEqual([1, 2, 3, 4, 4, 4]);
+    expect(autoThreads(8, false)).toBe(1);
+    expect(autoThreads(0, true)).toBe(1);
+    expect(autoThreads(Number.NaN, true)).toBe(1);
+  });
+
   it('configureModels sets transformers.js env, with defaults for what is left out', () => {
     configureModels({ remoteHost: 'http://127.0.0.1:9/hub', localModelPath: '/models', allowRemote: false, numThreads: 2, wasmPaths: { mjs: 'http://x/a.mjs', wasm: 'http://x/a.wasm' } });
     expect(env.remoteHost).toBe('http://127.0.0.1:9/hub/');
@@ -261,6 +281,7 @@ describe('env', () => {
     expect(env.backends.onnx.wasm?.wasmPaths).toEqual({ mjs: 'http://x/a.mjs', wasm: 'http://x/a.wasm' });
     expect(env.backends.onnx.wasm?.numThreads).toBe(2);
     expect(sessionOptions()).toEqual({ intraOpNumThreads: 2 });
+    expect(runtimeThreads()).toBe(2);
     configureModels();
     expect(modelsEnvironment()).toMatchObject({ remoteHost: DEFAULT_REMOTE_HOST, allowRemote: true, localModelPath: null });
     expect(() => configureModels({ remoteHost: 'ftp://x/' })).toThrow(/http/);

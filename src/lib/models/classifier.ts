@@ -10,6 +10,7 @@ import {
   type PreTrainedModel,
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
+import { lengthSortedBatches } from './batches.ts';
 import { loadConfig, maxInputLength, modelLoad, type LoadOptions } from './loading.ts';
 import { locatePair, longestFirst, padBatch, slicePair, specialCount, type Encoding, type PairLayout } from './pair-encoding.ts';
 import type { ModelSpec } from './types.ts';
@@ -29,7 +30,7 @@ export interface PairClassifier {
   encodePair(a: string, b: string): Encoding;
   /** Where a and b sit in their full pair encoding (null if they cannot be found as contiguous runs). */
   layout(full: Encoding, aIds: readonly number[], bIds: readonly number[]): PairLayout | null;
-  /** Logits of encoded inputs, row-major n × width (the model's number of outputs), run `batchSize` at a time. */
+  /** Logits of encoded inputs, row-major n × width (the model's number of outputs), in input order; run `batchSize` at a time, shortest inputs first. */
   logits(encodings: readonly Encoding[], batchSize: number): Promise<{ data: Float32Array; width: number }>;
   dispose(): Promise<void>;
 }
@@ -97,20 +98,21 @@ function makePairClassifier(
   };
 
   const logits = async (encodings: readonly Encoding[], batchSize: number): Promise<{ data: Float32Array; width: number }> => {
-    const parts: Float32Array[] = [];
+    let data = new Float32Array(0);
     let width = 0;
-    const step = Math.max(1, Math.floor(batchSize));
-    for (let i = 0; i < encodings.length; i += step) {
-      const batch = padBatch(encodings.slice(i, i + step), padId);
+    for (const rows of lengthSortedBatches(encodings.map((e) => e.input_ids.length), batchSize)) {
+      const batch = padBatch(rows.map((r) => encodings[r]!), padId);
       const feeds: Record<string, Tensor> = { input_ids: int64(batch.input_ids), attention_mask: int64(batch.attention_mask) };
       if (batch.token_type_ids) feeds.token_type_ids = int64(batch.token_type_ids);
       const res = (await model(feeds)) as { logits: Tensor };
-      width = res.logits.dims[1] ?? 1;
-      parts.push(Float32Array.from((res.logits.data as Float32Array).subarray(0, batch.input_ids.length * width)));
+      const w = res.logits.dims[1] ?? 1;
+      if (width === 0) {
+        width = w;
+        data = new Float32Array(encodings.length * width);
+      } else if (w !== width) throw new Error(`Model "${spec.id}" returned ${w} logits per input after ${width}.`);
+      const out = res.logits.data as Float32Array;
+      rows.forEach((r, k) => data.set(out.subarray(k * width, (k + 1) * width), r * width));
     }
-    const data = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-    let at = 0;
-    for (const p of parts) { data.set(p, at); at += p.length; }
     return { data, width };
   };
 

@@ -7,6 +7,7 @@
  * unlike Sentence-Transformers, which also caps at its own max_seq_length, e.g. 256 for all-MiniLM-L6-v2).
  */
 import { pipeline, type Tensor } from '@huggingface/transformers';
+import { lengthSortedBatches } from './batches.ts';
 import { loadConfig, modelLoad, type LoadOptions } from './loading.ts';
 import { prefixesFor, type Prefixes } from './registry.ts';
 import type { ModelSpec, TextEmbedder } from './types.ts';
@@ -14,7 +15,7 @@ import type { ModelSpec, TextEmbedder } from './types.ts';
 export interface EmbedderOptions extends LoadOptions {
   /** Overrides the registry's prefixes for this model (either field). */
   prefixes?: Partial<Prefixes>;
-  /** Texts per forward pass. Default 32. */
+  /** Texts per forward pass (grouped by length). Default 32. */
   batchSize?: number;
 }
 
@@ -51,12 +52,13 @@ export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}):
     async embed(texts: readonly string[], kind: 'query' | 'passage'): Promise<Float32Array> {
       const out = new Float32Array(texts.length * dim);
       const prefix = kind === 'query' ? prefixes.query : prefixes.passage;
-      for (let i = 0; i < texts.length; i += batchSize) {
-        const batch = texts.slice(i, i + batchSize).map((t) => prefix + t);
-        const t = await pipe(batch, { pooling: 'mean', normalize: true });
+      // Character length stands in for token length when grouping texts of similar length into batches.
+      for (const rows of lengthSortedBatches(texts.map((t) => t.length), batchSize)) {
+        const t = await pipe(rows.map((r) => prefix + texts[r]!), { pooling: 'mean', normalize: true });
         const d = t.dims[t.dims.length - 1];
         if (d !== dim) throw new Error(`Embedder "${spec.id}" returned ${d}-d vectors after ${dim}-d ones.`);
-        out.set((t.data as Float32Array).subarray(0, batch.length * dim), i * dim);
+        const v = t.data as Float32Array;
+        rows.forEach((r, k) => out.set(v.subarray(k * dim, (k + 1) * dim), r * dim));
       }
       return out;
     },

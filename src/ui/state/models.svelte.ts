@@ -4,11 +4,11 @@
  */
 import * as Comlink from 'comlink';
 import { ortWasmPaths } from '../../lib/models/ort-files.ts';
-import type { FileProgress, ModelTask } from '../../lib/models/types.ts';
+import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
 import type { CachedFile, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../models-client.ts';
-import { parseSettings, SETTINGS_KEY, type Settings } from '../settings.ts';
+import { parseSettings, SETTINGS_KEY, threadCount, type Settings } from '../settings.ts';
 import type { KbState } from './kb.svelte.ts';
 
 type TaskStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -26,6 +26,9 @@ export class ModelsState {
   parity = $state.raw<ParityReport | null>(null);
   parityError = $state<string | null>(null);
   readonly isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+  readonly logicalCores = typeof navigator !== 'undefined' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
+  /** CPU threads the models worker was started with (the runtime fixes them at start). */
+  threads = $state(1);
   private client: ModelsClient;
 
   constructor(private readonly kb: KbState) {
@@ -37,10 +40,16 @@ export class ModelsState {
     if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
   }
 
+  private modelSettings() {
+    return { remoteHost: this.settings.remoteHost, wasmPaths: ortWasmPaths(document.baseURI), numThreads: threadCount(this.settings.threads, this.logicalCores, this.isolated) };
+  }
+
   private start(): ModelsClient {
     const client = startModelsWorker();
-    const settings = { remoteHost: this.settings.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) };
+    const settings = this.modelSettings();
+    this.threads = settings.numThreads;
     client.api.configure(settings);
+    // The search worker's runtime (in-browser LLM) takes the thread count only if it has not started yet.
     this.kb.configureModels(settings);
     return client;
   }
@@ -57,11 +66,28 @@ export class ModelsState {
     const hostChanged = next.remoteHost !== this.settings.remoteHost;
     this.settings = next;
     localStorage.setItem(SETTINGS_KEY, JSON.stringify(next));
-    if (hostChanged) {
-      const settings = { remoteHost: next.remoteHost, wasmPaths: ortWasmPaths(document.baseURI) };
+    if (threadCount(next.threads, this.logicalCores, this.isolated) !== this.threads) {
+      void this.restartWithThreads();
+    } else if (hostChanged) {
+      const settings = this.modelSettings();
       this.client.api.configure(settings);
       this.kb.configureModels(settings);
     }
+  }
+
+  /**
+   * ONNX Runtime fixes its threads when it starts: a new models worker, with the models that were loaded loaded
+   * again as they were (same ids, dtypes and devices) and the dense and rerank modes enabled again.
+   */
+  private async restartWithThreads(): Promise<void> {
+    const was = new Map(this.loaded.map((m) => [m.task, m.spec] as const));
+    await this.restart();
+    const embedder = was.get('embedder');
+    const crossEncoder = was.get('cross-encoder');
+    const nli = was.get('nli');
+    if (embedder) await this.enableDense(embedder);
+    if (crossEncoder) await this.enableReranker(crossEncoder);
+    if (nli) await this.loadTask('nli', nli);
   }
 
   private onFile = (p: FileProgress) => {
@@ -73,8 +99,9 @@ export class ModelsState {
     return this.client.port();
   }
 
-  async loadTask(task: ModelTask): Promise<LoadedModel | null> {
-    const spec = task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli;
+  /** Loads a task's model: the one in the settings unless `spec` is given. */
+  async loadTask(task: ModelTask, given?: ModelSpec): Promise<LoadedModel | null> {
+    const spec = given ?? (task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli);
     this.status[task] = 'loading';
     this.errors[task] = null;
     try {
@@ -91,8 +118,8 @@ export class ModelsState {
   }
 
   /** Loads the embedding model, then embeds the knowledge base (or reads cached vectors): dense modes go live. */
-  async enableDense(): Promise<void> {
-    if (!(await this.loadTask('embedder'))) return;
+  async enableDense(spec?: ModelSpec): Promise<void> {
+    if (!(await this.loadTask('embedder', spec))) return;
     this.dense = { status: 'loading', progress: null, info: null, error: null };
     try {
       const info = await this.kb.enableDense((p) => { this.dense.progress = p; });
@@ -102,8 +129,8 @@ export class ModelsState {
     }
   }
 
-  async enableReranker(): Promise<void> {
-    if (!(await this.loadTask('cross-encoder'))) return;
+  async enableReranker(spec?: ModelSpec): Promise<void> {
+    if (!(await this.loadTask('cross-encoder', spec))) return;
     try {
       await this.kb.enableReranker();
     } catch (e) {

@@ -1,0 +1,33 @@
+/** The Settings tab's stored settings (localStorage): defaults, validation, and what the thread setting means. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings } from '../../src/ui/settings.ts';
+
+describe('settings', () => {
+  it('missing fields take their defaults (settings saved before a field existed keep working)', () => {
+    const { threads: _t, ...older } = structuredClone(DEFAULT_SETTINGS);
+    const { settings, warning } = parseSettings(JSON.stringify({ ...older, autoLoadModels: true }));
+    expect(warning).toBeNull();
+    expect(settings.threads).toBe('auto');
+    expect(settings.autoLoadModels).toBe(true);
+  });
+
+  it('threads: auto or a whole number 1–16; anything else is refused with the field named', () => {
+    for (const threads of ['auto', 1, 16] as const) expect(validateSettings({ ...DEFAULT_SETTINGS, threads }).ok).toBe(true);
+    for (const threads of [0, 17, 2.5, '4', null]) {
+      const r = validateSettings({ ...DEFAULT_SETTINGS, threads });
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.message).toMatch(/^threads: /);
+    }
+    const bad = parseSettings(JSON.stringify({ ...DEFAULT_SETTINGS, threads: 0 }));
+    expect(bad.settings.threads).toBe('auto');
+    expect(bad.warning).toMatch(/reset/);
+  });
+
+  it('the thread count a setting means: auto follows the cores, a number is kept, 1 without isolation', () => {
+    expect(threadCount('auto', 2, true)).toBe(2);
+    expect(threadCount('auto', 12, true)).toBe(4);
+    expect(threadCount(8, 2, true)).toBe(8);
+    expect(threadCount('auto', 8, false)).toBe(1);
+    expect(threadCount(8, 8, false)).toBe(1);
+  });
+});
