@@ -7,6 +7,8 @@ import { sotuCorpusJson } from './scripts/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
 import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
 
+const COI_SCRIPT = 'coi-serviceworker.js';
+
 /** Packages the State of the Union addresses from node_modules into the build (served directly in dev). */
 function embeddedCorpus(): Plugin {
   let json: string | null = null;
@@ -49,6 +51,27 @@ function ortWasm(): Plugin {
 }
 
 /**
+ * Serves coi-serviceworker (the script and, registered by it, the service worker) from the app root. On hosts that
+ * send no COOP/COEP headers it adds them in a service worker, so the page is cross-origin isolated after one reload
+ * and ONNX Runtime can use threads (index.html configures it; Settings turns it off).
+ */
+function coiServiceWorker(): Plugin {
+  const source = () => readFileSync(createRequire(import.meta.url).resolve('coi-serviceworker/coi-serviceworker.min.js'));
+  return {
+    name: 'rag-lab-coi-serviceworker',
+    configureServer(server) {
+      server.middlewares.use(`/${COI_SCRIPT}`, (_req, res) => {
+        res.setHeader('Content-Type', 'text/javascript');
+        res.end(source());
+      });
+    },
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: COI_SCRIPT, source: source() });
+    },
+  };
+}
+
+/**
  * Cross-origin isolation (threads in ONNX Runtime) for dev and preview; static hosts set these themselves (the Space
  * through `custom_headers` in README.md). The browser tests serve one copy of the site with these too.
  */
@@ -57,7 +80,7 @@ export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 
 export default defineConfig({
   // Relative asset URLs: the built dist/ works from any sub-path (Hugging Face Spaces, GitHub Pages, a folder).
   base: './',
-  plugins: [svelte(), embeddedCorpus(), ortWasm()],
+  plugins: [svelte(), embeddedCorpus(), ortWasm(), coiServiceWorker()],
   // The extern-wasm builds of onnxruntime-web load the glue and wasm from `wasmPaths` (ortWasm above) instead of
   // bundling a second 27 MB copy of the wasm.
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },

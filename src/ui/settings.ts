@@ -26,6 +26,11 @@ export const SettingsSchema = v.object({
   autoLoadModels: v.boolean(),
   /** CPU threads for WASM models: 'auto' (see autoThreads) or a count; more than 1 needs cross-origin isolation. */
   threads: v.union([v.literal('auto'), v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(16))]),
+  /**
+   * On hosts that send no COOP/COEP headers, add them from a service worker (coi-serviceworker, one reload) so
+   * threads work. Read before the app starts by the inline script in index.html.
+   */
+  isolationShim: v.boolean(),
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
@@ -39,6 +44,7 @@ const defaults: Settings = {
   datasetsHost: DATASET_VIEWER,
   autoLoadModels: false,
   threads: 'auto',
+  isolationShim: true,
 };
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze(defaults);
 

@@ -95,3 +95,28 @@ describe('Ask tab', () => {
     expect(await page.locator('[data-testid=answer]').innerText()).not.toMatch(/end\./);
   });
 });
+
+describe('Ask tab behind coi-serviceworker (a host without COOP/COEP headers)', () => {
+  test('the answer still streams chunk by chunk and Stop still stops it', async () => {
+    const b = await launchBrowser({ serviceWorkers: 'allow' });
+    try {
+      const p = await b.context.newPage();
+      llm.reply({ sse: openaiStream(['The first part of the answer [1]. ', 'more ', 'and more ', 'and more ', 'and more ', 'end.']), chunkDelayMs: 700 });
+      await p.goto(askUrl('What did Lincoln propose about emancipation?'));
+      // The service worker reloads the page once; the LLM request below goes through it.
+      await expect.poll(() => p.evaluate(() => crossOriginIsolated).catch(() => null), { timeout: 30_000 }).toBe(true);
+      await ready(p);
+      await p.locator('[data-testid=api-key]').fill(KEY);
+      await p.locator('[data-testid=ask-button]').click();
+      await expect.poll(() => p.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/first part/);
+      // Streaming, not buffered by the service worker: the rest is still ~3 s away.
+      expect(await p.locator('[data-testid=answer]').innerText()).not.toMatch(/end\./);
+      await p.locator('[data-testid=stop]').click();
+      await expect.poll(() => p.locator('[data-testid=partial]').count(), { timeout: 30_000 }).toBe(1);
+      expect(await p.locator('[data-testid=answer]').innerText()).not.toMatch(/end\./);
+      expect(llm.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      await b.close();
+    }
+  });
+});

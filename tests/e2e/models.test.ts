@@ -126,6 +126,43 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
   });
 });
 
+describe('a host without COOP/COEP headers, service workers allowed', () => {
+  test('coi-serviceworker isolates the page after one reload; models use threads; turning it off goes back to one thread', async () => {
+    const browser = await launchBrowser({ serviceWorkers: 'allow' });
+    try {
+      const page = await browser.context.newPage();
+      // Settings only on the first visit: later loads must see what the Settings tab saved.
+      await page.addInitScript((s) => { if (!localStorage.getItem('rag-lab:settings')) localStorage.setItem('rag-lab:settings', s); }, settings(inject('hubUrl')));
+      await page.goto(`${site}?q=emancipation%20of%20slaves`);
+      const isolated = () => page.evaluate(() => crossOriginIsolated).catch(() => null);
+      await expect.poll(isolated, { timeout: 30_000 }).toBe(true);
+      expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/\/spaces\/rag-lab\/coi-serviceworker\.js$/);
+      await waitForDense(page);
+      await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
+      // Models came from the cross-origin Hub through the service worker; rerank runs.
+      await page.selectOption('[data-testid=mode]', 'hybrid_calibrated_rerank');
+      await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '')).toBe('hybrid_calibrated_rerank');
+      expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      const auto = Math.min(4, cores);
+      await page.click('[data-testid=tab-settings]');
+      expect(await page.locator('[data-testid=threads]').innerText()).toBe(`Threads: ${auto} of ${cores} logical cores (cross-origin isolated by the service worker)`);
+      await expect.poll(() => page.locator('[data-testid=loaded-models]').innerText()).toContain(`rag-lab/tiny-cross-encoder (q8, wasm, ${auto} thread${auto === 1 ? '' : 's'})`);
+
+      await page.uncheck('[data-testid=setting-isolation-shim]');
+      await page.click('.settings-form button[type=submit]');
+      expect(JSON.parse(await page.evaluate(() => localStorage.getItem('rag-lab:settings') ?? '{}')).isolationShim).toBe(false);
+      await page.click('[data-testid=reload]');
+      await expect.poll(isolated, { timeout: 30_000 }).toBe(false);
+      await expect.poll(() => page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length).catch(() => -1)).toBe(0);
+      await page.click('[data-testid=tab-settings]');
+      expect(await page.locator('[data-testid=threads]').innerText()).toMatch(/^Threads: 1 of \d+ logical cores — single-threaded: .* service worker that adds them is off$/);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
 describe('a missing model file', () => {
   test('shows an error naming the file while BM25 search keeps working', async () => {
     const browser = await launchBrowser();

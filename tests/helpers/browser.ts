@@ -15,12 +15,16 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * `serviceWorkers: 'block'` (the default) keeps the app's coi-serviceworker out, so a site served without COOP/COEP
+ * stays what such a host gives a browser without service workers: single-threaded and never reloaded by the shim.
+ */
+export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'rag-lab-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 }, serviceWorkers: opts.serviceWorkers ?? 'block' });
   const errors: string[] = [];
   context.on('weberror', (e) => errors.push(String(e.error())));
   context.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -4,10 +4,11 @@ import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings } from '
 
 describe('settings', () => {
   it('missing fields take their defaults (settings saved before a field existed keep working)', () => {
-    const { threads: _t, ...older } = structuredClone(DEFAULT_SETTINGS);
+    const { threads: _t, isolationShim: _i, ...older } = structuredClone(DEFAULT_SETTINGS);
     const { settings, warning } = parseSettings(JSON.stringify({ ...older, autoLoadModels: true }));
     expect(warning).toBeNull();
     expect(settings.threads).toBe('auto');
+    expect(settings.isolationShim).toBe(true);
     expect(settings.autoLoadModels).toBe(true);
   });
 
@@ -21,6 +22,11 @@ describe('settings', () => {
     const bad = parseSettings(JSON.stringify({ ...DEFAULT_SETTINGS, threads: 0 }));
     expect(bad.settings.threads).toBe('auto');
     expect(bad.warning).toMatch(/reset/);
+  });
+
+  it('isolationShim is a boolean (index.html reads `=== false` before the app starts)', () => {
+    expect(validateSettings({ ...DEFAULT_SETTINGS, isolationShim: false }).ok).toBe(true);
+    expect(validateSettings({ ...DEFAULT_SETTINGS, isolationShim: 'no' })).toEqual({ ok: false, message: expect.stringMatching(/^isolationShim: /) });
   });
 
   it('the thread count a setting means: auto follows the cores, a number is kept, 1 without isolation', () => {

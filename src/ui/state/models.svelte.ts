@@ -26,6 +26,8 @@ export class ModelsState {
   parity = $state.raw<ParityReport | null>(null);
   parityError = $state<string | null>(null);
   readonly isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+  /** Whether the isolation comes from coi-serviceworker (index.html) rather than the host's own headers. */
+  readonly isolatedByServiceWorker = this.isolated && (typeof navigator !== 'undefined' && navigator.serviceWorker?.controller?.scriptURL.endsWith('/coi-serviceworker.js') === true);
   readonly logicalCores = typeof navigator !== 'undefined' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
   /** CPU threads the models worker was started with (the runtime fixes them at start). */
   threads = $state(1);
