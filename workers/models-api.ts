@@ -41,7 +41,10 @@ export interface ParityReport {
 
 export interface ModelsWorkerApi {
   configure(settings: ModelSettings): void;
-  load(task: ModelTask, spec: ModelSpec, onProgress: (p: FileProgress) => void): Promise<LoadedModel>;
+  /** Tells `callback` once when a failed run leaves this worker unable to run models (the page replaces it). */
+  onBroken(callback: (reason: string) => void): void;
+  /** Loads a task's model; `fallback` records why `spec` differs from what the user chose (shown in the UI). */
+  load(task: ModelTask, spec: ModelSpec, onProgress: (p: FileProgress) => void, fallback?: string | null): Promise<LoadedModel>;
   loaded(): LoadedModel[];
   /** True after a failure that leaves transformers.js unable to load more models in this worker. */
   needsRestart(): boolean;

@@ -7,10 +7,11 @@
 import * as Comlink from 'comlink';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
+import { runtimeReason } from '../src/lib/models/device-fallback.ts';
 import { configureModels, hasWebGPU, runtimeThreads } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
-import type { FileProgress, ModelSpec, ModelTask, NliClassifier, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
+import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
 import type { CachedFile, LoadedModel, ModelsWorkerApi, ParityReport } from './models-api.ts';
 
 const CACHE_NAME = 'transformers-cache';
@@ -21,7 +22,8 @@ const PARITY_TEXTS = [
   'a',
 ];
 
-type Loaded = { info: LoadedModel; model: TextEmbedder | PairScorer | NliClassifier };
+type Model = TextEmbedder | PairScorer | NliClassifier;
+type Loaded = { info: LoadedModel; model: Model };
 const models = new Map<ModelTask, Loaded>();
 const pending = new Map<string, Promise<Loaded>>();
 /**
@@ -30,10 +32,28 @@ const pending = new Map<string, Promise<Loaded>>();
  */
 let broken: string | null = null;
 
-function need<T>(task: ModelTask): T {
-  const m = models.get(task);
-  if (!m) throw new Error(`No ${task} model is loaded.`);
-  return m.model as T;
+/** Told when this worker can no longer run models (the page replaces it: ModelsState.recover). */
+let onBroken: ((reason: string) => void) | null = null;
+
+/**
+ * Runs `call` on the task's model. transformers.js chains every inference in a browser on one promise, so after one
+ * failed run (WebGPU device lost, out of memory…) every later run here fails with the same error: the worker marks
+ * itself broken and tells the page, which starts a fresh one (WebGPU models then on WASM, device-fallback.ts).
+ */
+async function run<T extends Model, R>(task: ModelTask, call: (model: T) => Promise<R>): Promise<R> {
+  const slot = models.get(task);
+  if (!slot) throw new Error(`No ${task} model is loaded.`);
+  if (broken) throw new Error(`The model runtime is restarting after a failure: ${broken}`);
+  try {
+    return await call(slot.model as T);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (!broken) {
+      broken = `${slot.info.spec.id} (${slot.info.spec.device}) failed: ${message}`;
+      onBroken?.(message);
+    }
+    throw new Error(`Model "${slot.info.spec.id}" failed on ${slot.info.spec.device}: ${runtimeReason(message)} The model runtime restarts.`);
+  }
 }
 
 async function loadModel(task: ModelTask, spec: ModelSpec, onProgress?: (p: FileProgress) => void): Promise<Loaded> {
@@ -49,7 +69,11 @@ const api: ModelsWorkerApi = {
     configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true });
   },
 
-  async load(task, spec, onProgress) {
+  onBroken(callback) {
+    onBroken = callback;
+  },
+
+  async load(task, spec, onProgress, fallback = null) {
     if (broken) throw new Error(`The model runtime must restart after an earlier failure: ${broken}`);
     const current = models.get(task);
     if (current && JSON.stringify(current.info.spec) === JSON.stringify(spec)) return current.info;
@@ -63,7 +87,9 @@ const api: ModelsWorkerApi = {
           loaded.info.fallback = 'WebGPU is not available in this browser; using WASM q8.';
           return loaded;
         }
-        return loadModel(task, spec, onProgress);
+        const loaded = await loadModel(task, spec, onProgress);
+        loaded.info.fallback = fallback;
+        return loaded;
       })();
       pending.set(key, p);
     }
@@ -89,16 +115,16 @@ const api: ModelsWorkerApi = {
   },
 
   async embed(texts, kind) {
-    const v = await need<TextEmbedder>('embedder').embed(texts, kind);
+    const v = await run<TextEmbedder, Float32Array>('embedder', (m) => m.embed(texts, kind));
     return Comlink.transfer(v, [v.buffer as ArrayBuffer]);
   },
 
   rerank(query, passages) {
-    return need<PairScorer>('cross-encoder').score(query, passages);
+    return run<PairScorer, number[]>('cross-encoder', (m) => m.score(query, passages));
   },
 
   nli(premise, hypothesis) {
-    return need<NliClassifier>('nli').predict(premise, hypothesis);
+    return run<NliClassifier, NliProbabilities>('nli', (m) => m.predict(premise, hypothesis));
   },
 
   async cachedFiles() {
@@ -156,6 +182,7 @@ const api: ModelsWorkerApi = {
         diff([a.entailment, a.neutral, a.contradiction], [b.entailment, b.neutral, b.contradiction]);
       }
     }
+    await ref.dispose?.();
     const report: ParityReport = { task, spec, reference: { dtype: 'fp32', device: 'wasm' }, maxAbsDiff, minCosine, inputs: PARITY_TEXTS.length };
     return report;
   },

@@ -181,6 +181,15 @@ const api: SearchWorkerApi = {
     try {
       const out = await search(kb, req.query, req, searchModels());
       if (out.status === 'empty' || out.status === 'unavailable') return out;
+      const used = out.telemetry.stages.filter((s) => s.model && (s.stage === 'embed' || s.stage === 'rerank'));
+      if (used.length && models) {
+        // Asked after the search: a model that fell back to WASM during it reports so here.
+        const loaded = await models.loaded();
+        out.telemetry.models = used.flatMap((s) => {
+          const m = loaded.find((l) => l.task === (s.stage === 'rerank' ? 'cross-encoder' : 'embedder'));
+          return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
+        });
+      }
       const base = kb;
       const hits: HitView[] = out.hits.map((h) => {
         const doc = base.docOf(h.item);

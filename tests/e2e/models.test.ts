@@ -126,6 +126,65 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
   });
 });
 
+describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', () => {
+  test('models run on WebGPU and match fp32 WASM; when the device is lost mid-run they continue on WASM and say so', async () => {
+    const browser = await launchBrowser({ webgpu: true });
+    try {
+      const page = await browser.context.newPage();
+      const s = { ...JSON.parse(settings(inject('hubUrl'))), autoLoadModels: false,
+        embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp32', device: 'webgpu' }, crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'fp32', device: 'webgpu' } };
+      await page.addInitScript((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
+      await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
+      await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
+      // Keep hold of the GPUDevices ONNX Runtime creates in the models worker, to lose them later.
+      await expect.poll(() => page.workers().some((w) => /models\.worker/.test(w.url()))).toBe(true);
+      const modelsWorker = page.workers().find((w) => /models\.worker/.test(w.url()))!;
+      await modelsWorker.evaluate(() => {
+        const g = self as unknown as { __devices: GPUDevice[] };
+        g.__devices = [];
+        const request = GPUAdapter.prototype.requestDevice;
+        GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, d?: GPUDeviceDescriptor) {
+          const device = await request.call(this, d);
+          g.__devices.push(device);
+          return device;
+        };
+      });
+      await page.click('[data-testid=enable-models]');
+      await waitForDense(page);
+      await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
+      expect(await modelsWorker.evaluate(() => (self as unknown as { __devices: unknown[] }).__devices.length)).toBeGreaterThan(0);
+
+      await page.click('[data-testid=tab-settings]');
+      await expect.poll(() => page.locator('[data-testid=loaded-models]').innerText()).toContain('rag-lab/tiny-cross-encoder (fp32, webgpu)');
+      expect(await page.locator('[data-testid=loaded-models]').innerText()).not.toMatch(/not available|fell back|switched/);
+      // WebGPU fp32 against WASM fp32 on the same inputs: the kernels agree.
+      await page.click('text=Test cross-encoder');
+      await expect.poll(() => page.locator('[data-testid=parity]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/fp32\/webgpu vs fp32\/wasm/);
+      const delta = Number(/max \|Δ\| = ([0-9.e+-]+)/.exec(await page.locator('[data-testid=parity]').innerText())![1]);
+      expect(delta).toBeLessThan(1e-4);
+
+      await page.click('[data-testid=tab-search]');
+      await page.selectOption('[data-testid=mode]', 'hybrid_calibrated_rerank');
+      await expect.poll(() => page.locator('[data-testid=telemetry-models]').innerText().catch(() => '')).toContain('rerank: rag-lab/tiny-cross-encoder (fp32, webgpu)');
+      expect(await page.locator('[data-testid=telemetry-fallback]').count()).toBe(0);
+
+      // The device is lost (as after a GPU reset): the next search still answers, on WASM, and says so.
+      await modelsWorker.evaluate(() => { for (const d of (self as unknown as { __devices: GPUDevice[] }).__devices) d.destroy(); });
+      await page.fill('[data-testid=query]', 'tariff on imported goods');
+      await page.press('[data-testid=query]', 'Enter');
+      await expect.poll(() => page.locator('[data-testid=telemetry-fallback]').first().innerText().catch(() => ''), { timeout: 60_000 })
+        .toMatch(/WebGPU failed mid-run \(.*[Dd]evice.*lost.*\); now on WASM fp32\./);
+      expect(await page.locator('[data-testid=telemetry-models]').innerText()).toMatch(/embed: rag-lab\/tiny-embedder \(fp32, wasm\).*rerank: rag-lab\/tiny-cross-encoder \(fp32, wasm\)/);
+      expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+      // Same weights (fp32): the document embeddings made on WebGPU are reused, not recomputed.
+      expect(await page.locator('[data-testid=dense-info]').getAttribute('data-source')).toBe('cache');
+      expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(fp32, wasm\)/);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
 describe('a host without COOP/COEP headers, service workers allowed', () => {
   test('coi-serviceworker isolates the page after one reload; models use threads; turning it off goes back to one thread', async () => {
     const browser = await launchBrowser({ serviceWorkers: 'allow' });

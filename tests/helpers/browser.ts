@@ -15,16 +15,20 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** WebGPU on SwiftShader (software Vulkan shipped with Debian's Chromium): real WebGPU code paths, CPU speed. */
+const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
+
 /**
  * `serviceWorkers: 'block'` (the default) keeps the app's coi-serviceworker out, so a site served without COOP/COEP
  * stays what such a host gives a browser without service workers: single-threaded and never reloaded by the shim.
+ * `webgpu: true` drops --disable-gpu and gives pages a software WebGPU adapter (without it there is none).
  */
-export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Browser> {
+export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; webgpu?: boolean } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'rag-lab-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 }, serviceWorkers: opts.serviceWorkers ?? 'block' });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: opts.webgpu ? [...FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGPU_FLAGS] : FLAGS, viewport: { width: 1280, height: 900 }, serviceWorkers: opts.serviceWorkers ?? 'block' });
   const errors: string[] = [];
   context.on('weberror', (e) => errors.push(String(e.error())));
   context.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

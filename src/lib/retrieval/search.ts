@@ -104,6 +104,11 @@ export interface SearchTelemetry {
   calibration: { requested: Calibration; sparse: Calibration | null; dense: Calibration | null; note?: string };
   confidence: number | null;
   rejectionNote?: string;
+  /**
+   * The models behind the model stages, as their runtime reports them (set by the caller that owns the models:
+   * the search worker), with the reason when one runs elsewhere than asked (e.g. WebGPU lost, now WASM).
+   */
+  models?: { stage: 'embed' | 'rerank'; id: string; device: string; dtype: string; fallback: string | null }[];
 }
 
 export type SearchOutcome =

@@ -3,6 +3,7 @@
  * and the parity self-test. Owns the models worker; connects it to the search worker through KbState.
  */
 import * as Comlink from 'comlink';
+import { planRecovery, type PlannedLoad } from '../../lib/models/device-fallback.ts';
 import { ortWasmPaths } from '../../lib/models/ort-files.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
 import type { CachedFile, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
@@ -51,6 +52,7 @@ export class ModelsState {
     const settings = this.modelSettings();
     this.threads = settings.numThreads;
     client.api.configure(settings);
+    void client.api.onBroken(Comlink.proxy((reason: string) => { if (this.client === client) void this.recover(reason); }));
     // The search worker's runtime (in-browser LLM) takes the thread count only if it has not started yet.
     this.kb.configureModels(settings);
     return client;
@@ -81,15 +83,38 @@ export class ModelsState {
    * ONNX Runtime fixes its threads when it starts: a new models worker, with the models that were loaded loaded
    * again as they were (same ids, dtypes and devices) and the dense and rerank modes enabled again.
    */
-  private async restartWithThreads(): Promise<void> {
-    const was = new Map(this.loaded.map((m) => [m.task, m.spec] as const));
+  private restartWithThreads(): Promise<void> {
+    return this.reloadInFreshWorker(this.loaded.map((m) => ({ task: m.task, spec: m.spec, fallback: m.fallback })));
+  }
+
+  /** Called back after the models worker recovered from a failed run (the app re-runs the search). */
+  onRecovered: (() => void) | null = null;
+  private recovering = false;
+
+  /**
+   * A run failed in the models worker, which cannot run models any more (transformers.js): a fresh worker loads the
+   * same models, WebGPU ones on WASM (planRecovery), and the modes come back; the UI shows why (`fallback`).
+   */
+  async recover(reason: string): Promise<void> {
+    if (this.recovering) return;
+    this.recovering = true;
+    try {
+      await this.reloadInFreshWorker(planRecovery(this.loaded, reason));
+    } finally {
+      this.recovering = false;
+    }
+    this.onRecovered?.();
+  }
+
+  private async reloadInFreshWorker(plan: readonly PlannedLoad[]): Promise<void> {
     await this.restart();
-    const embedder = was.get('embedder');
-    const crossEncoder = was.get('cross-encoder');
-    const nli = was.get('nli');
-    if (embedder) await this.enableDense(embedder);
-    if (crossEncoder) await this.enableReranker(crossEncoder);
-    if (nli) await this.loadTask('nli', nli);
+    const get = (task: ModelTask) => plan.find((p) => p.task === task);
+    const embedder = get('embedder');
+    const crossEncoder = get('cross-encoder');
+    const nli = get('nli');
+    if (embedder) await this.enableDense(embedder.spec, embedder.fallback);
+    if (crossEncoder) await this.enableReranker(crossEncoder.spec, crossEncoder.fallback);
+    if (nli) await this.loadTask('nli', nli.spec, nli.fallback);
   }
 
   private onFile = (p: FileProgress) => {
@@ -101,13 +126,13 @@ export class ModelsState {
     return this.client.port();
   }
 
-  /** Loads a task's model: the one in the settings unless `spec` is given. */
-  async loadTask(task: ModelTask, given?: ModelSpec): Promise<LoadedModel | null> {
+  /** Loads a task's model: the one in the settings unless `spec` is given (`fallback`: why it differs). */
+  async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null): Promise<LoadedModel | null> {
     const spec = given ?? (task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli);
     this.status[task] = 'loading';
     this.errors[task] = null;
     try {
-      const info = await this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile));
+      const info = await this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile), fallback);
       this.status[task] = 'ready';
       this.loaded = await this.client.api.loaded();
       return info;
@@ -120,8 +145,8 @@ export class ModelsState {
   }
 
   /** Loads the embedding model, then embeds the knowledge base (or reads cached vectors): dense modes go live. */
-  async enableDense(spec?: ModelSpec): Promise<void> {
-    if (!(await this.loadTask('embedder', spec))) return;
+  async enableDense(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
+    if (!(await this.loadTask('embedder', spec, fallback))) return;
     this.dense = { status: 'loading', progress: null, info: null, error: null };
     try {
       const info = await this.kb.enableDense((p) => { this.dense.progress = p; });
@@ -131,8 +156,8 @@ export class ModelsState {
     }
   }
 
-  async enableReranker(spec?: ModelSpec): Promise<void> {
-    if (!(await this.loadTask('cross-encoder', spec))) return;
+  async enableReranker(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
+    if (!(await this.loadTask('cross-encoder', spec, fallback))) return;
     try {
       await this.kb.enableReranker();
     } catch (e) {
