@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
-import { autoThreads } from '../lib/models/env.ts';
+import { autoThreads, defaultDtype } from '../lib/models/env.ts';
 import { DEFAULT_MODELS } from '../lib/models/registry.ts';
 
 const Spec = v.object({
@@ -60,6 +60,16 @@ export function parseSettings(raw: string | null): { settings: Settings; warning
   const r = v.safeParse(SettingsSchema, merged);
   if (r.success) return { settings: r.output, warning: null };
   return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: `Saved settings were invalid (${r.issues[0]?.message}) and were reset.` };
+}
+
+/**
+ * First-visit model defaults for this browser's best device (env.ts `defaultDevice`: WebGPU on a GPU adapter, else
+ * WASM) with its default dtype (fp32 on WebGPU, q8 on WASM). Stored settings are never changed by this.
+ */
+export function withDevice(settings: Settings, device: 'wasm' | 'webgpu'): Settings {
+  const dtype = defaultDtype(device) as Settings['embedder']['dtype'];
+  const spec = (s: Settings['embedder']) => ({ ...s, device, dtype });
+  return { ...settings, embedder: spec(settings.embedder), crossEncoder: spec(settings.crossEncoder), nli: spec(settings.nli) };
 }
 
 /** The thread count a setting means on this page: 1 without cross-origin isolation (no WebAssembly threads). */

@@ -131,9 +131,13 @@ describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', 
     const browser = await launchBrowser({ webgpu: true });
     try {
       const page = await browser.context.newPage();
+      // First visit, nothing stored: SwiftShader is a CPU fallback adapter, so the defaults stay on WASM q8.
+      await page.goto(`${inject('isolatedSiteUrl')}?tab=settings`);
+      expect(await page.evaluate(async () => (await navigator.gpu.requestAdapter())?.info.isFallbackAdapter)).toBe(true);
+      await expect.poll(() => page.locator('[data-testid=setting-embedder-device]').inputValue()).toBe('wasm');
       const s = { ...JSON.parse(settings(inject('hubUrl'))), autoLoadModels: false,
         embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp32', device: 'webgpu' }, crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'fp32', device: 'webgpu' } };
-      await page.addInitScript((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
+      await page.evaluate((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
       await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
       await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
       // Keep hold of the GPUDevices ONNX Runtime creates in the models worker, to lose them later.
@@ -179,6 +183,27 @@ describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', 
       // Same weights (fp32): the document embeddings made on WebGPU are reused, not recomputed.
       expect(await page.locator('[data-testid=dense-info]').getAttribute('data-source')).toBe('cache');
       expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(fp32, wasm\)/);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('WebGPU that cannot start a model', () => {
+  test('the model is loaded on WASM instead and the UI says why', async () => {
+    const browser = await launchBrowser({ webgpu: true });
+    try {
+      const page = await browser.context.newPage();
+      // fp16 on WebGPU cannot start here (SwiftShader has no shader-f16; the fixtures have no model_fp16.onnx); WASM q8 can.
+      const s = { ...JSON.parse(settings(inject('hubUrl'))), embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp16', device: 'webgpu' } };
+      await page.addInitScript((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
+      await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
+      await waitForDense(page);
+      expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(q8, wasm\)/);
+      await page.click('[data-testid=tab-settings]');
+      await expect.poll(() => page.locator('[data-testid=loaded-models]').innerText())
+        .toMatch(/rag-lab\/tiny-embedder \(q8, wasm, \d threads?; WebGPU could not start this model \(.*(fp16|model_fp16\.onnx).*\); using WASM q8\.\)/);
+      expect(await page.locator('[data-testid=model-error]').count()).toBe(0);
     } finally {
       await browser.close();
     }

@@ -1,6 +1,6 @@
 /** The Settings tab's stored settings (localStorage): defaults, validation, and what the thread setting means. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings } from '../../src/ui/settings.ts';
+import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings, withDevice } from '../../src/ui/settings.ts';
 
 describe('settings', () => {
   it('missing fields take their defaults (settings saved before a field existed keep working)', () => {
@@ -27,6 +27,16 @@ describe('settings', () => {
   it('isolationShim is a boolean (index.html reads `=== false` before the app starts)', () => {
     expect(validateSettings({ ...DEFAULT_SETTINGS, isolationShim: false }).ok).toBe(true);
     expect(validateSettings({ ...DEFAULT_SETTINGS, isolationShim: 'no' })).toEqual({ ok: false, message: expect.stringMatching(/^isolationShim: /) });
+  });
+
+  it('first-visit defaults follow the device: WebGPU fp32, WASM q8 (model ids and the rest kept)', () => {
+    const gpu = withDevice(structuredClone(DEFAULT_SETTINGS), 'webgpu');
+    for (const k of ['embedder', 'crossEncoder', 'nli'] as const) {
+      expect(gpu[k]).toEqual({ id: DEFAULT_SETTINGS[k].id, device: 'webgpu', dtype: 'fp32' });
+      expect(withDevice(gpu, 'wasm')[k]).toEqual({ id: DEFAULT_SETTINGS[k].id, device: 'wasm', dtype: 'q8' });
+    }
+    expect(DEFAULT_SETTINGS.embedder).toMatchObject({ device: 'wasm', dtype: 'q8' });
+    expect({ ...gpu, embedder: null, crossEncoder: null, nli: null }).toEqual({ ...DEFAULT_SETTINGS, embedder: null, crossEncoder: null, nli: null });
   });
 
   it('the thread count a setting means: auto follows the cores, a number is kept, 1 without isolation', () => {

@@ -125,19 +125,25 @@ export function sessionOptions(): Record<string, unknown> {
   return IS_NODE && nodeThreads !== undefined ? { intraOpNumThreads: nodeThreads } : {};
 }
 
-type GpuLike = { requestAdapter(): Promise<{ features?: { has(f: string): boolean } } | null> };
-let webgpuProbe: Promise<{ available: boolean; shaderF16: boolean }> | undefined;
+type AdapterLike = { features?: { has(f: string): boolean }; info?: { isFallbackAdapter?: boolean }; isFallbackAdapter?: boolean };
+type GpuLike = { requestAdapter(): Promise<AdapterLike | null> };
+interface WebGPUProbe { available: boolean; shaderF16: boolean; hardware: boolean }
+const NO_WEBGPU: WebGPUProbe = { available: false, shaderF16: false, hardware: false };
+let webgpuProbe: Promise<WebGPUProbe> | undefined;
 
-function probeWebGPU(): Promise<{ available: boolean; shaderF16: boolean }> {
+function probeWebGPU(): Promise<WebGPUProbe> {
   webgpuProbe ??= (async () => {
-    if (IS_NODE) return { available: false, shaderF16: false };
+    if (IS_NODE) return NO_WEBGPU;
     const gpu = (globalThis as { navigator?: { gpu?: GpuLike } }).navigator?.gpu;
-    if (!gpu || typeof gpu.requestAdapter !== 'function') return { available: false, shaderF16: false };
+    if (!gpu || typeof gpu.requestAdapter !== 'function') return NO_WEBGPU;
     try {
       const adapter = await gpu.requestAdapter();
-      return { available: adapter !== null, shaderF16: adapter?.features?.has('shader-f16') ?? false };
+      if (!adapter) return NO_WEBGPU;
+      // A fallback adapter is a CPU implementation (SwiftShader): slower than WASM for these models.
+      const fallback = adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false;
+      return { available: true, shaderF16: adapter.features?.has('shader-f16') ?? false, hardware: !fallback };
     } catch {
-      return { available: false, shaderF16: false };
+      return NO_WEBGPU;
     }
   })();
   return webgpuProbe;
@@ -153,10 +159,15 @@ export async function hasWebGPUFp16(): Promise<boolean> {
   return (await probeWebGPU()).shaderF16;
 }
 
-/** 'webgpu' where available in a browser, else 'wasm' in a browser, 'cpu' in Node. */
+/** Whether the WebGPU adapter is a GPU (not a CPU fallback adapter such as SwiftShader). */
+export async function hasHardwareWebGPU(): Promise<boolean> {
+  return (await probeWebGPU()).hardware;
+}
+
+/** 'webgpu' where a browser has a GPU adapter (not a CPU fallback one), else 'wasm' in a browser, 'cpu' in Node. */
 export async function defaultDevice(): Promise<Device> {
   if (IS_NODE) return 'cpu';
-  return (await hasWebGPU()) ? 'webgpu' : 'wasm';
+  return (await hasHardwareWebGPU()) ? 'webgpu' : 'wasm';
 }
 
 /**

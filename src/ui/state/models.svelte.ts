@@ -3,13 +3,14 @@
  * and the parity self-test. Owns the models worker; connects it to the search worker through KbState.
  */
 import * as Comlink from 'comlink';
-import { planRecovery, type PlannedLoad } from '../../lib/models/device-fallback.ts';
+import { planRecovery, runtimeReason, wasmDtypeFor, type PlannedLoad } from '../../lib/models/device-fallback.ts';
+import { defaultDevice } from '../../lib/models/env.ts';
 import { ortWasmPaths } from '../../lib/models/ort-files.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
 import type { CachedFile, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../models-client.ts';
-import { parseSettings, SETTINGS_KEY, threadCount, type Settings } from '../settings.ts';
+import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
 import type { KbState } from './kb.svelte.ts';
 
 type TaskStatus = 'idle' | 'loading' | 'ready' | 'error';
@@ -35,9 +36,14 @@ export class ModelsState {
   private client: ModelsClient;
 
   constructor(private readonly kb: KbState) {
-    const { settings, warning } = parseSettings(localStorage.getItem(SETTINGS_KEY));
+    const stored = localStorage.getItem(SETTINGS_KEY);
+    const { settings, warning } = parseSettings(stored);
     this.settings = settings;
     this.warning = warning;
+    // First visit: models on WebGPU where this browser has a GPU adapter (else WASM, as in DEFAULT_SETTINGS).
+    this.defaultsReady = stored !== null ? Promise.resolve() : defaultDevice().then((d) => {
+      if (d === 'webgpu' && localStorage.getItem(SETTINGS_KEY) === null) this.settings = withDevice(this.settings, d);
+    }, () => {});
     this.client = this.start();
     kb.modelsPort = () => this.client.port();
     if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
@@ -126,8 +132,15 @@ export class ModelsState {
     return this.client.port();
   }
 
-  /** Loads a task's model: the one in the settings unless `spec` is given (`fallback`: why it differs). */
+  /** Resolves once first-visit defaults know the device (see the constructor). */
+  private readonly defaultsReady: Promise<void>;
+
+  /**
+   * Loads a task's model: the one in the settings unless `spec` is given (`fallback`: why it differs). A model that
+   * fails to start on WebGPU is tried once more on WASM, and the UI says why.
+   */
   async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null): Promise<LoadedModel | null> {
+    await this.defaultsReady;
     const spec = given ?? (task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli);
     this.status[task] = 'loading';
     this.errors[task] = null;
@@ -137,9 +150,14 @@ export class ModelsState {
       this.loaded = await this.client.api.loaded();
       return info;
     } catch (e) {
-      this.status[task] = 'error';
-      this.errors[task] = (e as Error).message || String(e);
+      const message = (e as Error).message || String(e);
       if (await this.client.api.needsRestart().catch(() => true)) await this.restart();
+      if (spec.device === 'webgpu') {
+        const dtype = wasmDtypeFor(spec.dtype);
+        return this.loadTask(task, { ...spec, device: 'wasm', dtype }, `WebGPU could not start this model (${runtimeReason(message)}); using WASM ${dtype}.`);
+      }
+      this.status[task] = 'error';
+      this.errors[task] = message;
       return null;
     }
   }
