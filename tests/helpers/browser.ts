@@ -28,7 +28,13 @@ export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; 
     throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'rag-lab-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: opts.webgpu ? [...FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGPU_FLAGS] : FLAGS, viewport: { width: 1280, height: 900 }, serviceWorkers: opts.serviceWorkers ?? 'block' });
+  const blockWorkers = (opts.serviceWorkers ?? 'block') === 'block';
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: opts.webgpu ? [...FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGPU_FLAGS] : FLAGS, viewport: { width: 1280, height: 900 }, serviceWorkers: blockWorkers ? 'block' : 'allow' });
+  if (blockWorkers) {
+    // As in a browser without service workers (e.g. a private window): no navigator.serviceWorker at all. Playwright's
+    // block alone leaves register() resolving to undefined, which no real browser does.
+    await context.addInitScript(() => { Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined, configurable: true }); });
+  }
   const errors: string[] = [];
   context.on('weberror', (e) => errors.push(String(e.error())));
   context.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
