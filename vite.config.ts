@@ -7,24 +7,33 @@ import { sotuCorpusJson } from './scripts/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
 import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
 
-const COI_SCRIPT = 'coi-serviceworker.js';
+const TYPES: Record<string, string> = { '.json': 'application/json', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
+
+/**
+ * Files the app serves that come from elsewhere than its sources: served by the dev server at `/<fileName>` and
+ * emitted into the build under the same name. `source` runs on demand (once per request in dev, once per build).
+ */
+function generatedAssets(name: string, files: readonly string[], source: (fileName: string) => string | Buffer): Plugin {
+  return {
+    name,
+    configureServer(server) {
+      for (const f of files) {
+        server.middlewares.use(`/${f}`, (_req, res) => {
+          res.setHeader('Content-Type', TYPES[f.slice(f.lastIndexOf('.'))] ?? 'application/octet-stream');
+          res.end(source(f));
+        });
+      }
+    },
+    generateBundle() {
+      for (const f of files) this.emitFile({ type: 'asset', fileName: f, source: source(f) });
+    },
+  };
+}
 
 /** Packages the State of the Union addresses from node_modules into the build (served directly in dev). */
 function embeddedCorpus(): Plugin {
   let json: string | null = null;
-  const corpus = () => (json ??= sotuCorpusJson());
-  return {
-    name: 'rag-lab-embedded-corpus',
-    configureServer(server) {
-      server.middlewares.use(`/${SOTU_FILE}`, (_req, res) => {
-        res.setHeader('Content-Type', 'application/json');
-        res.end(corpus());
-      });
-    },
-    generateBundle() {
-      this.emitFile({ type: 'asset', fileName: SOTU_FILE, source: corpus() });
-    },
-  };
+  return generatedAssets('rag-lab-embedded-corpus', [SOTU_FILE], () => (json ??= sotuCorpusJson()));
 }
 
 /**
@@ -33,21 +42,7 @@ function embeddedCorpus(): Plugin {
  */
 function ortWasm(): Plugin {
   const dist = dirname(createRequire(import.meta.url).resolve('onnxruntime-web'));
-  const read = (f: string) => readFileSync(join(dist, f));
-  return {
-    name: 'rag-lab-ort-wasm',
-    configureServer(server) {
-      for (const f of ORT_FILES) {
-        server.middlewares.use(`/${ORT_DIR}/${f}`, (_req, res) => {
-          res.setHeader('Content-Type', f.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
-          res.end(read(f));
-        });
-      }
-    },
-    generateBundle() {
-      for (const f of ORT_FILES) this.emitFile({ type: 'asset', fileName: `${ORT_DIR}/${f}`, source: read(f) });
-    },
-  };
+  return generatedAssets('rag-lab-ort-wasm', ORT_FILES.map((f) => `${ORT_DIR}/${f}`), (f) => readFileSync(join(dist, f.slice(ORT_DIR.length + 1))));
 }
 
 /**
@@ -56,19 +51,8 @@ function ortWasm(): Plugin {
  * and ONNX Runtime can use threads (index.html configures it; Settings turns it off).
  */
 function coiServiceWorker(): Plugin {
-  const source = () => readFileSync(createRequire(import.meta.url).resolve('coi-serviceworker/coi-serviceworker.min.js'));
-  return {
-    name: 'rag-lab-coi-serviceworker',
-    configureServer(server) {
-      server.middlewares.use(`/${COI_SCRIPT}`, (_req, res) => {
-        res.setHeader('Content-Type', 'text/javascript');
-        res.end(source());
-      });
-    },
-    generateBundle() {
-      this.emitFile({ type: 'asset', fileName: COI_SCRIPT, source: source() });
-    },
-  };
+  const file = createRequire(import.meta.url).resolve('coi-serviceworker/coi-serviceworker.min.js');
+  return generatedAssets('rag-lab-coi-serviceworker', ['coi-serviceworker.js'], () => readFileSync(file));
 }
 
 /**

@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AutoTokenizer } from '@huggingface/transformers';
 import { mean, percentile } from '../src/lib/eval/stats.ts';
-import { configureModels } from '../src/lib/models/env.ts';
+import { autoThreads, configureModels } from '../src/lib/models/env.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { chunkText } from '../src/lib/retrieval/chunk.ts';
 import { startChromium, type ChromiumRun, type Coep } from './bench/models-browser.ts';
@@ -395,8 +395,8 @@ async function main(): Promise<void> {
       ? {
           ...(chromium ?? {}),
           error: chromiumError,
-          // The app never sets numThreads, so ONNX Runtime Web picks min(4, ceil(hardwareConcurrency / 2)) when isolated.
-          appDefaultThreads: webRuns[0]?.report ? Math.min(4, Math.ceil(webRuns[0].report.hardwareConcurrency / 2)) : null,
+          // What the app's 'auto' thread setting gives on this machine when cross-origin isolated (env.ts autoThreads).
+          appDefaultThreads: webRuns[0]?.report ? autoThreads(webRuns[0].report.hardwareConcurrency, true) : null,
           runs: webRuns.map((r) => ({
             device: 'wasm (onnxruntime-web, module Web Worker)', dtype: r.dtype, requestedThreads: r.numThreads,
             crossOriginIsolated: r.report ? r.report.crossOriginIsolated && r.report.pageCrossOriginIsolated : null,
