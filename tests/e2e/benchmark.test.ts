@@ -127,4 +127,32 @@ describe('Benchmark tab', () => {
     expect(adherence).toHaveLength(5);
     for (const a of adherence) expect(Number(a)).toBeGreaterThanOrEqual(0);
   });
+
+  test('after the models worker is replaced (a new thread count), the NLI evaluator reaches the new one', async () => {
+    // The cross-origin-isolated copy of the site, where the thread count can change (its own storage: no cached rows).
+    await page.goto(`${inject('isolatedSiteUrl')}?tab=benchmark&b_sub=emanual&b_n=5&b_eval=nli`);
+    await page.evaluate((hub) => {
+      const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+      localStorage.setItem('rag-lab:settings', JSON.stringify({
+        ...s, remoteHost: hub, threads: 'auto',
+        nli: { id: 'rag-lab/tiny-nli', dtype: 'q8', device: 'wasm' },
+        crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
+      }));
+    }, inject('hubUrl'));
+    await page.reload();
+    await page.locator('[data-testid=bench-load-nli]').click();
+    await expect.poll(() => page.locator('[data-testid=bench-load-nli]').innerText(), { timeout: 60_000 }).toBe('NLI models loaded');
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const next = Math.min(4, cores) === 1 ? null : 1;
+    if (next !== null) {
+      await page.click('[data-testid=tab-settings]');
+      await page.selectOption('[data-testid=setting-threads]', String(next));
+      await page.click('.settings-form button[type=submit]');
+      await expect.poll(() => page.locator('[data-testid=loaded-models]').innerText(), { timeout: 60_000 }).toContain('rag-lab/tiny-nli (q8, wasm, 1 thread)');
+      await page.click('[data-testid=tab-benchmark]');
+    }
+    await page.locator('[data-testid=bench-run]').click();
+    await expect.poll(() => page.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^emanual\s+5\s/);
+    expect(await page.locator('[data-testid=bench-row]').count()).toBe(5);
+  });
 });

@@ -23,8 +23,13 @@ export class BenchState {
   private client = startBenchWorker();
 
   constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
-    const port = models.port();
-    this.client.api.attachModels(Comlink.transfer(port, [port]));
+    const attach = () => {
+      const port = models.port();
+      return this.client.api.attachModels(Comlink.transfer(port, [port]));
+    };
+    void attach();
+    // A replaced models worker (new thread count, recovery after a failed run) needs a new port here too.
+    models.onRestart(attach);
   }
 
   /** Loads the NLI model and the cross-encoder (relevance) in the models worker. */

@@ -64,12 +64,20 @@ export class ModelsState {
     return client;
   }
 
-  /** A fresh models worker (after a failure that broke the runtime), reconnected to the search worker. */
+  private readonly restartListeners: (() => unknown)[] = [];
+
+  /** Runs `reconnect` whenever the models worker is replaced (other workers holding a port to it need a new one). */
+  onRestart(reconnect: () => unknown): void {
+    this.restartListeners.push(reconnect);
+  }
+
+  /** A fresh models worker (after a failure that broke the runtime), reconnected to the search and bench workers. */
   private async restart(): Promise<void> {
     this.client.terminate();
     this.client = this.start();
     this.loaded = [];
     await this.kb.reconnectModels();
+    for (const reconnect of this.restartListeners) await reconnect();
   }
 
   save(next: Settings): void {
