@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AutoTokenizer } from '@huggingface/transformers';
 import { mean, percentile } from '../src/lib/eval/stats.ts';
+import { lengthSortedBatches } from '../src/lib/models/batches.ts';
 import { autoThreads, configureModels } from '../src/lib/models/env.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { chunkText } from '../src/lib/retrieval/chunk.ts';
@@ -155,8 +156,13 @@ async function tokenStats(models: BenchModels, chunks: readonly string[], args: 
   const ids = chunks.map((c) => tok.encode(c));
   const lens = ids.map((x) => Math.min(max, x.length));
   const unknown = ids.reduce((a, x) => a + x.filter((id) => id === unk).length, 0);
+  // Padded length per forward pass, batched as the app batches (lengthSortedBatches: by characters for embedding
+  // batches, by tokens for rerank pairs).
   const padded: number[] = [];
-  for (let i = 0; i < lens.length; i += args.batch) padded.push(Math.max(...lens.slice(i, i + args.batch)));
+  for (let i = 0; i < chunks.length; i += args.batch) {
+    const batch = chunks.slice(i, i + args.batch);
+    for (const rows of lengthSortedBatches(batch.map((c) => c.length), args.batch)) padded.push(Math.max(...rows.map((r) => lens[i + r]!)));
+  }
   const pairLens: number[] = [];
   const pairPadded: number[] = [];
   const span = Math.max(1, chunks.length - args.pairs);
@@ -166,7 +172,7 @@ async function tokenStats(models: BenchModels, chunks: readonly string[], args: 
     const ls = chunks.slice(offset, offset + args.pairs).map((p) =>
       Math.min(max, (tok(q, { text_pair: p, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids.length));
     pairLens.push(...ls);
-    for (let i = 0; i < ls.length; i += rerankBatch) pairPadded.push(Math.max(...ls.slice(i, i + rerankBatch)));
+    for (const rows of lengthSortedBatches(ls, rerankBatch)) pairPadded.push(Math.max(...rows.map((r) => ls[r]!)));
   }
   const chars = chunks.map((c) => c.length);
   return {

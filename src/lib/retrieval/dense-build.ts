@@ -8,7 +8,10 @@ import type { DenseRetriever } from './dense.ts';
 import { samplePseudoQueries, type KnowledgeBase } from './knowledge-base.ts';
 
 export interface EmbedItemsOptions {
-  /** Texts per model call. Default 32. */
+  /**
+   * Texts per model call. Default 128: the embedder runs them 32 per forward pass shortest first, so calls larger
+   * than a pass let it group similar lengths (~5 % more passages/s on SOTU chunks, Node q8).
+   */
   batchSize?: number;
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
@@ -16,7 +19,7 @@ export interface EmbedItemsOptions {
 
 /** Embeds every item's indexed text (title line + chunk, as BM25 sees it) as a passage; row-major n × dim. */
 export async function embedItems(kb: KnowledgeBase, embedder: TextEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number }> {
-  const batch = opts.batchSize ?? 32;
+  const batch = opts.batchSize ?? 128;
   const parts: Float32Array[] = [];
   let dim = 0;
   for (let from = 0; from < kb.size; from += batch) {
