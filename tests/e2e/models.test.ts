@@ -114,6 +114,8 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
       await expect.poll(loaded, { timeout: 60_000 }).toContain('rag-lab/tiny-cross-encoder (q8, wasm, 1 thread)');
       expect(await loaded()).toContain('rag-lab/tiny-embedder (q8, wasm, 1 thread)');
       expect(JSON.parse(await page.evaluate(() => localStorage.getItem('rag-lab:settings') ?? '{}')).threads).toBe(1);
+      mkdirSync('test-results', { recursive: true });
+      await page.screenshot({ path: 'test-results/settings.png', fullPage: true });
       // The search worker talks to the restarted models worker: dense and rerank stages still run.
       await page.click('[data-testid=tab-search]');
       await page.selectOption('[data-testid=mode]', 'hybrid_calibrated_rerank');
