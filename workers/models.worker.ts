@@ -22,6 +22,15 @@ const PARITY_TEXTS = [
   'a',
 ];
 
+/** What a cached file belongs to: a model in Hub layout, or the app's ONNX Runtime files (cached by transformers.js). */
+const RUNTIME_FILES = 'ONNX Runtime Web (app files)';
+function cacheEntry(url: string): { model: string; file: string } {
+  const path = new URL(url).pathname;
+  const m = /\/([^/]+\/[^/]+)\/resolve\/[^/]+\/(.+)$/.exec(path);
+  if (m) return { model: m[1]!, file: m[2]! };
+  return { model: RUNTIME_FILES, file: path.slice(path.lastIndexOf('/') + 1) };
+}
+
 type Model = TextEmbedder | PairScorer | NliClassifier;
 type Loaded = { info: LoadedModel; model: Model };
 const models = new Map<ModelTask, Loaded>();
@@ -132,10 +141,9 @@ const api: ModelsWorkerApi = {
     const cache = await caches.open(CACHE_NAME);
     const out: CachedFile[] = [];
     for (const req of await cache.keys()) {
-      const m = /\/([^/]+\/[^/]+)\/resolve\/[^/]+\/(.+)$/.exec(new URL(req.url).pathname);
       const res = await cache.match(req);
       const bytes = Number(res?.headers.get('content-length') ?? 0) || (res ? (await res.clone().blob()).size : 0);
-      out.push({ model: m?.[1] ?? req.url, file: m?.[2] ?? '', bytes });
+      out.push({ ...cacheEntry(req.url), bytes });
     }
     return out;
   },
@@ -145,7 +153,7 @@ const api: ModelsWorkerApi = {
     const cache = await caches.open(CACHE_NAME);
     let n = 0;
     for (const req of await cache.keys()) {
-      if (new URL(req.url).pathname.includes(`/${modelId}/resolve/`)) n += (await cache.delete(req)) ? 1 : 0;
+      if (cacheEntry(req.url).model === modelId) n += (await cache.delete(req)) ? 1 : 0;
     }
     for (const [task, m] of models) if (m.info.spec.id === modelId) models.delete(task);
     return n;

@@ -116,6 +116,14 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
       expect(JSON.parse(await page.evaluate(() => localStorage.getItem('rag-lab:settings') ?? '{}')).threads).toBe(1);
       mkdirSync('test-results', { recursive: true });
       await page.screenshot({ path: 'test-results/settings.png', fullPage: true });
+      // The model cache names what each cached file belongs to (the runtime's wasm is cached too, ~27 MB).
+      const cacheRows = await page.locator('[data-testid=model-cache] tbody tr').allInnerTexts();
+      expect(cacheRows.join('\n')).toMatch(/ONNX Runtime Web \(app files\)\s+\d+ MB/);
+      expect(cacheRows.join('\n')).toContain('rag-lab/tiny-embedder');
+      expect(cacheRows.join('\n')).not.toContain('http');
+      await page.locator('[data-testid=model-cache] tbody tr', { hasText: 'ONNX Runtime Web' }).getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => page.locator('[data-testid=model-cache] tbody tr', { hasText: 'ONNX Runtime Web' }).count()).toBe(0);
+      expect(await page.locator('[data-testid=model-cache] tbody tr', { hasText: 'rag-lab/tiny-embedder' }).count()).toBe(1);
       // The search worker talks to the restarted models worker: dense and rerank stages still run.
       await page.click('[data-testid=tab-search]');
       await page.selectOption('[data-testid=mode]', 'hybrid_calibrated_rerank');
