@@ -1,47 +1,27 @@
 /** The Anthropic Messages adapter against a local Messages-format server. */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicProvider, buildAnthropicBody, stripCodeFence, type AnthropicProviderOptions } from '../../src/lib/llm/anthropic.ts';
-import { ProviderError } from '../../src/lib/llm/errors.ts';
-import { anthropicError, anthropicMessage, anthropicStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { anthropicError, anthropicMessage, anthropicStream } from '../helpers/llm-server.ts';
+import { rejection, useLlmServer } from '../helpers/llm-test.ts';
 
 const KEY = 'sk-ant-api03-LocalTestKey-0123456789';
-let srv: LlmServer;
-const sleeps: number[] = [];
-const fastRetry = { sleep: async (ms: number) => void sleeps.push(ms), baseDelayMs: 1 };
-
-beforeAll(async () => {
-  srv = await startLlmServer();
-});
-afterAll(() => srv.close());
-afterEach(() => {
-  srv.reset();
-  sleeps.length = 0;
-});
+const llm = useLlmServer();
+const { sleeps, fastRetry } = llm;
 
 const claude = (o: AnthropicProviderOptions = {}) =>
-  new AnthropicProvider({ baseUrl: srv.url, apiKey: KEY, retry: fastRetry, timeoutMs: 2_000, ...o });
+  new AnthropicProvider({ baseUrl: llm.srv.url, apiKey: KEY, retry: fastRetry, timeoutMs: 2_000, ...o });
 const messages = [
   { role: 'system' as const, content: 'Use only the passages.' },
   { role: 'user' as const, content: 'Passage 1: …' },
   { role: 'user' as const, content: 'Question: what changed in 1865?' },
 ];
 
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error('expected a rejection');
-}
-
 describe('Anthropic Messages', () => {
   it('sends the browser-direct headers, system prompt, merged turns and max_tokens; parses text, usage and stop reason', async () => {
-    srv.reply(anthropicMessage('Slavery was abolished.', { usage: { input_tokens: 120, output_tokens: 6 }, model: 'claude-haiku-4-5-20251001' }));
+    llm.srv.reply(anthropicMessage('Slavery was abolished.', { usage: { input_tokens: 120, output_tokens: 6 }, model: 'claude-haiku-4-5-20251001' }));
     const res = await claude().chat({ model: 'claude-haiku-4-5', messages, temperature: 1.7 });
     expect(res).toEqual({ text: 'Slavery was abolished.', usage: { inputTokens: 120, outputTokens: 6 }, finishReason: 'stop', model: 'claude-haiku-4-5-20251001' });
-    const r = srv.requests[0]!;
+    const r = llm.srv.requests[0]!;
     expect(r.method).toBe('POST');
     expect(r.path).toBe('/v1/messages');
     expect(r.headers['x-api-key']).toBe(KEY);
@@ -60,11 +40,11 @@ describe('Anthropic Messages', () => {
   });
 
   it('JSON mode: instruction in the system prompt and a "{" prefill that the result starts with', async () => {
-    srv.reply(anthropicMessage('"answer": 42}', { stopReason: 'max_tokens' }));
+    llm.srv.reply(anthropicMessage('"answer": 42}', { stopReason: 'max_tokens' }));
     const res = await claude().chat({ model: 'm', messages, json: true, maxTokens: 100 });
     expect(res.text).toBe('{"answer": 42}');
     expect(res.finishReason).toBe('length');
-    const body = srv.requests[0]!.body as Record<string, unknown>;
+    const body = llm.srv.requests[0]!.body as Record<string, unknown>;
     expect(body['system']).toMatch(/^Use only the passages\.\n\nRespond with a single valid JSON object/);
     expect(body['max_tokens']).toBe(100);
     expect((body['messages'] as unknown[]).at(-1)).toEqual({ role: 'assistant', content: '{' });
@@ -72,7 +52,7 @@ describe('Anthropic Messages', () => {
   });
 
   it('JSON mode without prefill strips a code fence', async () => {
-    srv.reply(anthropicMessage('```json\n{"a":1}\n```'));
+    llm.srv.reply(anthropicMessage('```json\n{"a":1}\n```'));
     const res = await claude({ jsonPrefill: false }).chat({ model: 'm', messages, json: true });
     expect(res.text).toBe('{"a":1}');
     expect(stripCodeFence('plain')).toBe('plain');
@@ -85,16 +65,16 @@ describe('Anthropic Messages', () => {
   });
 
   it('streams text deltas with usage from message_start and message_delta', async () => {
-    srv.reply({ sse: anthropicStream(['In 1865 ', 'the 13th ', 'Amendment…'], { inputTokens: 88, outputTokens: 11 }) });
+    llm.srv.reply({ sse: anthropicStream(['In 1865 ', 'the 13th ', 'Amendment…'], { inputTokens: 88, outputTokens: 11 }) });
     const deltas: string[] = [];
     const res = await claude().stream({ model: 'm', messages }, (e) => deltas.push(e.delta));
     expect(deltas).toEqual(['In 1865 ', 'the 13th ', 'Amendment…']);
     expect(res).toEqual({ text: 'In 1865 the 13th Amendment…', usage: { inputTokens: 88, outputTokens: 11 }, finishReason: 'stop', model: 'claude-test' });
-    expect(srv.requests[0]!.body).toMatchObject({ stream: true });
+    expect(llm.srv.requests[0]!.body).toMatchObject({ stream: true });
   });
 
   it('streams JSON mode with the prefill in the first delta', async () => {
-    srv.reply({ sse: anthropicStream(['"a"', ': 1}']) });
+    llm.srv.reply({ sse: anthropicStream(['"a"', ': 1}']) });
     const deltas: string[] = [];
     const res = await claude().stream({ model: 'm', messages, json: true }, (e) => deltas.push(e.delta));
     expect(deltas).toEqual(['{"a"', ': 1}']);
@@ -102,7 +82,7 @@ describe('Anthropic Messages', () => {
   });
 
   it('keeps partial text on abort, on a cut connection and on a stream without message_stop', async () => {
-    srv.reply({ sse: anthropicStream(['one ', 'two ', 'three']), hangAfter: 5 });
+    llm.srv.reply({ sse: anthropicStream(['one ', 'two ', 'three']), hangAfter: 5 });
     const ac = new AbortController();
     const got: string[] = [];
     const aborted = await claude().stream({ model: 'm', messages, signal: ac.signal }, (e) => {
@@ -111,62 +91,62 @@ describe('Anthropic Messages', () => {
     });
     expect(aborted).toMatchObject({ text: 'one two ', partial: true, interruption: 'signal', finishReason: 'aborted', usage: { inputTokens: 20 } });
 
-    srv.reply({ sse: anthropicStream(['alpha ', 'beta']), cutAfter: 4 });
+    llm.srv.reply({ sse: anthropicStream(['alpha ', 'beta']), cutAfter: 4 });
     const cut = await claude().stream({ model: 'm', messages }, () => undefined);
     expect(cut).toMatchObject({ text: 'alpha ', partial: true, interruption: 'connection', finishReason: 'aborted' });
 
-    srv.reply({ sse: anthropicStream(['done?'], { stop: false }).filter((i) => typeof i === 'string' || i.event !== 'message_delta') });
+    llm.srv.reply({ sse: anthropicStream(['done?'], { stop: false }).filter((i) => typeof i === 'string' || i.event !== 'message_delta') });
     const noStop = await claude().stream({ model: 'm', messages }, () => undefined);
     expect(noStop).toMatchObject({ text: 'done?', partial: true, interruption: 'connection' });
   });
 
   it('an overloaded_error event before any text is retried; after text it ends the answer as partial', async () => {
     const overloaded = { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
-    srv.reply({ sse: [overloaded] }, { sse: anthropicStream(['ok']) });
+    llm.srv.reply({ sse: [overloaded] }, { sse: anthropicStream(['ok']) });
     expect((await claude().stream({ model: 'm', messages }, () => undefined)).text).toBe('ok');
-    expect(srv.requests).toHaveLength(2);
+    expect(llm.srv.requests).toHaveLength(2);
 
-    srv.reset();
-    srv.reply({ sse: [...anthropicStream(['half'], { stop: false }).slice(0, 4), overloaded] });
+    llm.srv.reset();
+    llm.srv.reply({ sse: [...anthropicStream(['half'], { stop: false }).slice(0, 4), overloaded] });
     const res = await claude().stream({ model: 'm', messages }, () => undefined);
     expect(res).toMatchObject({ text: 'half', partial: true, interruption: 'error' });
     expect(res.interruptionMessage).toMatch(/Anthropic is overloaded \(overloaded_error: Overloaded\)/);
   });
 
   it('retries 529 overloaded and 429 with Retry-After; does not retry 401', async () => {
-    srv.reply(
+    llm.srv.reply(
       anthropicError(529, 'overloaded_error', 'Overloaded'),
       anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '3' }),
       anthropicMessage('finally'),
     );
     expect((await claude().chat({ model: 'm', messages })).text).toBe('finally');
-    expect(srv.requests).toHaveLength(3);
+    expect(llm.srv.requests).toHaveLength(3);
     expect(sleeps[1]).toBe(3000);
 
-    srv.reset();
-    srv.reply(anthropicError(401, 'authentication_error', 'invalid x-api-key'));
+    llm.srv.reset();
+    llm.srv.reply(anthropicError(401, 'authentication_error', 'invalid x-api-key'));
     const e = await rejection(claude().chat({ model: 'm', messages }));
-    expect(srv.requests).toHaveLength(1);
+    expect(llm.srv.requests).toHaveLength(1);
     expect(e).toMatchObject({ kind: 'auth', status: 401, provider: 'anthropic', retryable: false });
     expect(e.message).toMatch(/^Anthropic rejected the API key \(HTTP 401: invalid x-api-key\).*"sk-ant-"/);
     expect(e.message).not.toContain(KEY);
   });
 
   it('404 for an unknown model and a timeout', async () => {
-    srv.reply(anthropicError(404, 'not_found_error', 'model: claude-nope'));
+    llm.srv.reply(anthropicError(404, 'not_found_error', 'model: claude-nope'));
     const e = await rejection(claude().chat({ model: 'claude-nope', messages }));
     expect(e).toMatchObject({ kind: 'not-found' });
     expect(e.message).toMatch(/Anthropic does not know model "claude-nope".*model: claude-nope/);
 
-    srv.reply({ hang: true });
+    llm.srv.reply({ hang: true });
     const t = await rejection(claude({ timeoutMs: 80, retry: { ...fastRetry, maxRetries: 0 } }).chat({ model: 'm', messages }));
     expect(t).toMatchObject({ kind: 'timeout', provider: 'anthropic' });
   });
 
   it('accepts a base URL ending in /v1 and needs a key', async () => {
-    srv.reply(anthropicMessage('ok'));
-    await claude({ baseUrl: `${srv.url}/v1` }).chat({ model: 'm', messages });
-    expect(srv.requests[0]!.path).toBe('/v1/messages');
+    llm.srv.reply(anthropicMessage('ok'));
+    await claude({ baseUrl: `${llm.srv.url}/v1` }).chat({ model: 'm', messages });
+    expect(llm.srv.requests[0]!.path).toBe('/v1/messages');
     expect(() => new AnthropicProvider({})).toThrow(/Anthropic needs an API key/);
     expect(JSON.stringify(claude())).not.toContain(KEY);
   });

@@ -1,5 +1,5 @@
 /** Provider registry, config validation, and createProvider end to end (every provider on a local server). */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/lib/llm/errors.ts';
 import { HuggingFaceProvider } from '../../src/lib/llm/hf.ts';
 import { createProvider, parseProviderConfig, PROVIDER_IDS, PROVIDERS, publicConfig } from '../../src/lib/llm/registry.ts';
@@ -9,27 +9,17 @@ import {
   openaiCompletion,
   openaiError,
   openaiStream,
-  startLlmServer,
-  type LlmServer,
 } from '../helpers/llm-server.ts';
+import { useLlmServer } from '../helpers/llm-test.ts';
 
 const HF_KEY = 'hf_LocalTestTokenAbCdEfGhIjKlMn';
 const GROQ_KEY = 'gsk_LocalTestKeyZyXwVuTsRqPo1234';
 const ANT_KEY = 'sk-ant-api03-LocalKey-abcdefgh';
 const OPENAI_KEY = 'sk-proj-LocalKeyAbCdEfGhIjKlMnOp';
-let srv: LlmServer;
-const sleeps: number[] = [];
-const opts = { retry: { sleep: async (ms: number) => void sleeps.push(ms), baseDelayMs: 1 }, timeoutMs: 2_000 };
+const llm = useLlmServer();
+const { sleeps } = llm;
+const opts = { retry: llm.fastRetry, timeoutMs: 2_000 };
 const messages = [{ role: 'user' as const, content: 'hello' }];
-
-beforeAll(async () => {
-  srv = await startLlmServer();
-});
-afterAll(() => srv.close());
-afterEach(() => {
-  srv.reset();
-  sleeps.length = 0;
-});
 
 function configFailure(input: unknown): ProviderError {
   try {
@@ -123,55 +113,55 @@ describe('parseProviderConfig', () => {
 
 describe('createProvider against local servers', () => {
   it('hf: OpenAI wire format with an hf_ token, default model from the config', async () => {
-    srv.reply(openaiCompletion('hi from HF', { usage: { prompt_tokens: 3, completion_tokens: 4 } }));
-    const p = createProvider({ provider: 'hf', baseUrl: `${srv.url}/v1`, model: 'meta-llama/Llama-3.1-8B-Instruct:cerebras', apiKey: HF_KEY }, opts);
+    llm.srv.reply(openaiCompletion('hi from HF', { usage: { prompt_tokens: 3, completion_tokens: 4 } }));
+    const p = createProvider({ provider: 'hf', baseUrl: `${llm.srv.url}/v1`, model: 'meta-llama/Llama-3.1-8B-Instruct:cerebras', apiKey: HF_KEY }, opts);
     expect(p).toMatchObject({ id: 'hf', label: 'Hugging Face', model: 'meta-llama/Llama-3.1-8B-Instruct:cerebras' });
     const res = await p.chat({ model: '', messages });
     expect(res).toMatchObject({ text: 'hi from HF', usage: { inputTokens: 3, outputTokens: 4 } });
-    const r = srv.requests[0]!;
+    const r = llm.srv.requests[0]!;
     expect(r.path).toBe('/v1/chat/completions');
     expect(r.headers['authorization']).toBe(`Bearer ${HF_KEY}`);
     expect(r.body).toMatchObject({ model: 'meta-llama/Llama-3.1-8B-Instruct:cerebras', messages });
     expect(JSON.stringify(p)).not.toContain(HF_KEY);
-    expect(JSON.parse(JSON.stringify(p))).toEqual({ provider: 'hf', baseUrl: `${srv.url}/v1`, model: 'meta-llama/Llama-3.1-8B-Instruct:cerebras', hasApiKey: true });
+    expect(JSON.parse(JSON.stringify(p))).toEqual({ provider: 'hf', baseUrl: `${llm.srv.url}/v1`, model: 'meta-llama/Llama-3.1-8B-Instruct:cerebras', hasApiKey: true });
     expect(Object.isFrozen(p)).toBe(true);
   });
 
   it('hf: streaming with include_usage, and 402 / 403 messages', async () => {
-    srv.reply({ sse: openaiStream(['to', 'ken'], { usage: { prompt_tokens: 9, completion_tokens: 2 } }) });
-    const p = new HuggingFaceProvider({ baseUrl: `${srv.url}/v1`, apiKey: HF_KEY, ...opts });
+    llm.srv.reply({ sse: openaiStream(['to', 'ken'], { usage: { prompt_tokens: 9, completion_tokens: 2 } }) });
+    const p = new HuggingFaceProvider({ baseUrl: `${llm.srv.url}/v1`, apiKey: HF_KEY, ...opts });
     const res = await p.stream({ model: 'Qwen/Qwen2.5-7B-Instruct', messages }, () => undefined);
     expect(res).toMatchObject({ text: 'token', usage: { inputTokens: 9, outputTokens: 2 } });
-    expect(srv.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(llm.srv.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
 
-    srv.reply({ status: 402, json: { error: 'You have exceeded your monthly included credits for Inference Providers.' } });
+    llm.srv.reply({ status: 402, json: { error: 'You have exceeded your monthly included credits for Inference Providers.' } });
     const e402 = await p.chat({ model: 'm', messages }).catch((e: unknown) => e as ProviderError);
     expect(e402).toMatchObject({ kind: 'rate-limit', status: 402, retryable: false, provider: 'hf' });
     expect((e402 as ProviderError).message).toMatch(/Hugging Face says the account has no credits.*monthly included credits/);
 
-    srv.reply({ status: 403, json: { error: 'This authentication method does not have sufficient permissions to call Inference Providers' } });
+    llm.srv.reply({ status: 403, json: { error: 'This authentication method does not have sufficient permissions to call Inference Providers' } });
     const e403 = (await p.chat({ model: 'm', messages }).catch((e: unknown) => e)) as ProviderError;
     expect(e403.kind).toBe('auth');
     expect(e403.message).toMatch(/Make calls to Inference Providers/);
     expect(e403.message).not.toContain(HF_KEY);
-    expect(srv.requests).toHaveLength(3);
+    expect(llm.srv.requests).toHaveLength(3);
     expect(() => new HuggingFaceProvider({})).toThrow(/Hugging Face needs an access token/);
   });
 
   it('groq, anthropic and openai through createProvider', async () => {
-    srv.reply(openaiCompletion('g'), anthropicMessage('a'), openaiCompletion('o'));
-    const g = createProvider({ provider: 'groq', baseUrl: srv.url, model: 'llama-3.1-8b-instant', apiKey: GROQ_KEY }, opts);
-    const a = createProvider({ provider: 'anthropic', baseUrl: srv.url, model: 'claude-haiku-4-5', apiKey: ANT_KEY }, opts);
-    const o = createProvider({ provider: 'openai', baseUrl: `${srv.url}/v1`, model: 'llama3.2' }, opts);
+    llm.srv.reply(openaiCompletion('g'), anthropicMessage('a'), openaiCompletion('o'));
+    const g = createProvider({ provider: 'groq', baseUrl: llm.srv.url, model: 'llama-3.1-8b-instant', apiKey: GROQ_KEY }, opts);
+    const a = createProvider({ provider: 'anthropic', baseUrl: llm.srv.url, model: 'claude-haiku-4-5', apiKey: ANT_KEY }, opts);
+    const o = createProvider({ provider: 'openai', baseUrl: `${llm.srv.url}/v1`, model: 'llama3.2' }, opts);
     expect((await g.chat({ model: '', messages })).text).toBe('g');
     expect((await a.chat({ model: '', messages })).text).toBe('a');
     expect((await o.chat({ model: 'other-model', messages })).text).toBe('o');
-    expect(srv.requests.map((r) => [r.path, (r.body as { model: string }).model])).toEqual([
+    expect(llm.srv.requests.map((r) => [r.path, (r.body as { model: string }).model])).toEqual([
       ['/openai/v1/chat/completions', 'llama-3.1-8b-instant'],
       ['/v1/messages', 'claude-haiku-4-5'],
       ['/v1/chat/completions', 'other-model'],
     ]);
-    expect(srv.requests[2]!.headers['authorization']).toBeUndefined();
+    expect(llm.srv.requests[2]!.headers['authorization']).toBeUndefined();
     for (const p of [g, a, o]) {
       const s = JSON.stringify(p);
       for (const k of [GROQ_KEY, ANT_KEY]) expect(s).not.toContain(k);
@@ -179,17 +169,17 @@ describe('createProvider against local servers', () => {
   });
 
   it('streams through createProvider and surfaces errors as ProviderError', async () => {
-    srv.reply({ sse: anthropicStream(['x', 'y']) }, openaiError(401, 'bad key'));
-    const a = createProvider({ provider: 'anthropic', baseUrl: srv.url, model: 'm', apiKey: ANT_KEY }, opts);
+    llm.srv.reply({ sse: anthropicStream(['x', 'y']) }, openaiError(401, 'bad key'));
+    const a = createProvider({ provider: 'anthropic', baseUrl: llm.srv.url, model: 'm', apiKey: ANT_KEY }, opts);
     const d: string[] = [];
     expect((await a.stream({ model: '', messages }, (e) => d.push(e.delta))).text).toBe('xy');
     expect(d).toEqual(['x', 'y']);
-    const g = createProvider({ provider: 'groq', baseUrl: srv.url, model: 'm', apiKey: GROQ_KEY }, opts);
+    const g = createProvider({ provider: 'groq', baseUrl: llm.srv.url, model: 'm', apiKey: GROQ_KEY }, opts);
     await expect(g.chat({ model: '', messages })).rejects.toMatchObject({ kind: 'auth', provider: 'groq' });
   });
 
   it('throws a config ProviderError for invalid settings before any request', () => {
     expect(() => createProvider({ provider: 'groq', model: 'm' })).toThrow(ProviderError);
-    expect(srv.requests).toHaveLength(0);
+    expect(llm.srv.requests).toHaveLength(0);
   });
 });
