@@ -8,7 +8,7 @@ import * as Comlink from 'comlink';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { runtimeReason } from '../src/lib/models/device-fallback.ts';
-import { configureModels, hasWebGPU, runtimeThreads } from '../src/lib/models/env.ts';
+import { configureModels, runtimeThreads } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
@@ -89,13 +89,8 @@ const api: ModelsWorkerApi = {
     const key = `${task}|${JSON.stringify(spec)}`;
     let p = pending.get(key);
     if (!p) {
+      // Without a WebGPU adapter, modelLoad refuses before ONNX Runtime starts; the page then loads on WASM.
       p = (async () => {
-        // Check WebGPU before ONNX Runtime is touched: a failed WebGPU start would break every later load.
-        if (spec.device === 'webgpu' && !(await hasWebGPU())) {
-          const loaded = await loadModel(task, { ...spec, device: 'wasm', dtype: 'q8' }, onProgress);
-          loaded.info.fallback = 'WebGPU is not available in this browser; using WASM q8.';
-          return loaded;
-        }
         const loaded = await loadModel(task, spec, onProgress);
         loaded.info.fallback = fallback;
         return loaded;

@@ -220,6 +220,26 @@ describe('WebGPU that cannot start a model', () => {
   });
 });
 
+describe('a browser without WebGPU, asked for WebGPU', () => {
+  test('the model loads on WASM (fp32 kept) and the UI says WebGPU is not available', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      expect(await page.evaluate(async () => ((navigator as Navigator & { gpu?: GPU }).gpu ? await navigator.gpu.requestAdapter() : null))).toBeNull();
+      const s = { ...JSON.parse(settings(inject('hubUrl'))), embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp32', device: 'webgpu' } };
+      await page.addInitScript((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
+      await page.goto(`${site}?q=emancipation%20of%20slaves`);
+      await waitForDense(page);
+      expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(fp32, wasm\)/);
+      await page.click('[data-testid=tab-settings]');
+      await expect.poll(() => page.locator('[data-testid=loaded-models]').innerText())
+        .toContain("rag-lab/tiny-embedder (fp32, wasm, 1 thread; WebGPU could not start this model (WebGPU is not available here (no GPU adapter). Use device 'wasm'.); using WASM fp32.)");
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
 describe('a host without COOP/COEP headers, service workers allowed', () => {
   test('coi-serviceworker isolates the page after one reload; models use threads; turning it off goes back to one thread', async () => {
     const browser = await launchBrowser({ serviceWorkers: 'allow' });

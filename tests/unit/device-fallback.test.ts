@@ -7,12 +7,12 @@ describe('planRecovery', () => {
     const plan = planRecovery([
       { task: 'embedder', spec: { id: 'a/emb', device: 'webgpu', dtype: 'fp32' }, fallback: null },
       { task: 'cross-encoder', spec: { id: 'a/ce', device: 'webgpu', dtype: 'fp16' }, fallback: null },
-      { task: 'nli', spec: { id: 'a/nli', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU is not available in this browser; using WASM q8.' },
+      { task: 'nli', spec: { id: 'a/nli', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU could not start this model (no adapter); using WASM q8.' },
     ], 'Device was lost');
     expect(plan).toEqual([
       { task: 'embedder', spec: { id: 'a/emb', device: 'wasm', dtype: 'fp32' }, fallback: 'WebGPU failed mid-run (Device was lost); now on WASM fp32.' },
       { task: 'cross-encoder', spec: { id: 'a/ce', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU failed mid-run (Device was lost); now on WASM q8.' },
-      { task: 'nli', spec: { id: 'a/nli', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU is not available in this browser; using WASM q8.' },
+      { task: 'nli', spec: { id: 'a/nli', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU could not start this model (no adapter); using WASM q8.' },
     ]);
     expect(['fp32', 'fp16', 'q8', 'q4'].map((d) => wasmDtypeFor(d as 'fp32'))).toEqual(['fp32', 'q8', 'q8', 'q8']);
   });
@@ -24,6 +24,8 @@ describe('planRecovery', () => {
     expect(runtimeReason('failed to call OrtRun(). ERROR_CODE: 6, ERROR_MESSAGE: /src/core/framework/bfc_arena.cc:359 Failed to allocate memory for requested buffer of size 123'))
       .toBe('Failed to allocate memory for requested buffer of size 123');
     expect(runtimeReason('Out of memory')).toBe('Out of memory');
+    expect(runtimeReason('Model "o/m" could not be loaded: The device (webgpu) does not support fp16.')).toBe('The device (webgpu) does not support fp16.');
+    expect(runtimeReason(`Model "o/m": WebGPU is not available here (no GPU adapter). Use device 'wasm'.`)).toBe(`WebGPU is not available here (no GPU adapter). Use device 'wasm'.`);
     expect(planRecovery([{ task: 'embedder', spec: { id: 'a/e', device: 'webgpu', dtype: 'fp32' }, fallback: null }], lost)[0]!.fallback)
       .toBe("WebGPU failed mid-run (Failed to execute 'mapAsync' on 'GPUBuffer': The Device was lost before mapping was resolved.); now on WASM fp32.");
   });

@@ -15,7 +15,7 @@ import {
   runtimeThreads,
   sessionOptions,
 } from '../../src/lib/models/env.ts';
-import { lengthSortedBatches, paddedPositions } from '../../src/lib/models/batches.ts';
+import { lengthSortedBatches } from '../../src/lib/models/batches.ts';
 import { fileFromLocation, ModelLoadError, toModelLoadError } from '../../src/lib/models/errors.ts';
 import { maxInputLength } from '../../src/lib/models/loading.ts';
 import { nliLabelIndex, softmax } from '../../src/lib/models/nli.ts';
@@ -128,9 +128,6 @@ describe('pair encoding', () => {
     expect(lengthSortedBatches(lengths, 4)).toEqual([[1, 3, 5, 2], [0, 4]]);
     expect(lengthSortedBatches(lengths, 0.5)).toEqual([[1], [3], [5], [2], [0], [4]]);
     expect(lengthSortedBatches([], 8)).toEqual([]);
-    // In input order, [9,3,7,3] pads to 9 (6+0+2+6 = 14) and [12,4] to 12 (8): 22; sorted: [3,3,4,7] (4+4+3) and [9,12] (3): 14.
-    expect(paddedPositions(lengths, [[0, 1, 2, 3], [4, 5]])).toBe(22);
-    expect(paddedPositions(lengths, lengthSortedBatches(lengths, 4))).toBe(14);
   });
 
   it('max input length: tokenizer limit capped by position embeddings (RoBERTa keeps 2)', () => {

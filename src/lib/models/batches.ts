@@ -13,13 +13,3 @@ export function lengthSortedBatches(lengths: readonly number[], batchSize: numbe
   for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
   return batches;
 }
-
-/** Padded positions (batch size × longest − sum of lengths) when `lengths` are run as `batches`. */
-export function paddedPositions(lengths: readonly number[], batches: readonly (readonly number[])[]): number {
-  let pad = 0;
-  for (const b of batches) {
-    const longest = Math.max(0, ...b.map((i) => lengths[i]!));
-    for (const i of b) pad += longest - lengths[i]!;
-  }
-  return pad;
-}

@@ -24,13 +24,14 @@ const short = (m: string) => (m.length > 200 ? `${m.slice(0, 197)}…` : m);
 
 /**
  * The readable part of an ONNX Runtime run error: the browser's own message when ORT quotes one ("… message: The
- * Device was lost …"), else the text after ORT's code, source path and function (kept whole if neither is there).
+ * Device was lost …"), else the text after ORT's code, source path and function (kept whole if neither is there),
+ * without the leading `Model "id": ` / `Model "id" could not be loaded: ` (the UI shows the model next to it).
  */
 export function runtimeReason(message: string): string {
   const quoted = /^.*[^_]message: (.+)$/s.exec(message);
   if (quoted) return quoted[1]!.trim();
   const ort = /ERROR_MESSAGE: (?:\S+\.(?:cc|cpp|h):\d+ )?(.+)$/s.exec(message);
-  return (ort ? ort[1]! : message).trim();
+  return (ort ? ort[1]! : message).replace(/^Model "[^"]*"(?::| could not be loaded:) /, '').trim();
 }
 
 /** The loads for a fresh models worker after a failed run; `reason` is the failure's message. */

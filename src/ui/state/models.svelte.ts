@@ -46,6 +46,7 @@ export class ModelsState {
     }, () => {});
     this.client = this.start();
     kb.modelsPort = () => this.client.port();
+    this.onRestart(() => kb.reconnectModels());
     if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
   }
 
@@ -76,7 +77,6 @@ export class ModelsState {
     this.client.terminate();
     this.client = this.start();
     this.loaded = [];
-    await this.kb.reconnectModels();
     for (const reconnect of this.restartListeners) await reconnect();
   }
 
@@ -145,7 +145,8 @@ export class ModelsState {
 
   /**
    * Loads a task's model: the one in the settings unless `spec` is given (`fallback`: why it differs). A model that
-   * fails to start on WebGPU is tried once more on WASM, and the UI says why.
+   * cannot start on WebGPU (no adapter, an unsupported dtype, a failed session) is loaded on WASM instead
+   * (`wasmDtypeFor`), and the UI says why.
    */
   async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null): Promise<LoadedModel | null> {
     await this.defaultsReady;
