@@ -12,7 +12,7 @@ import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
-import type { ModelsWorkerApi } from './models-api.ts';
+import type { LoadedModel, ModelsWorkerApi } from './models-api.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
@@ -26,6 +26,11 @@ let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let denseReady = false;
 let askAbort: AbortController | null = null;
 let rerankerReady = false;
+/**
+ * The models behind the dense and rerank stages, as the models worker reported them when they were enabled. A model
+ * only changes (e.g. WebGPU lost → WASM) in a fresh models worker, which re-enables the modes, so these stay current.
+ */
+let stageModels: { embed: LoadedModel | null; rerank: LoadedModel | null } = { embed: null, rerank: null };
 const NEED_EMBEDDER = 'Dense search needs an embedding model: load one under Settings → Models.';
 const NEED_RERANKER = 'Reranking needs a cross-encoder: load one under Settings → Models.';
 
@@ -125,6 +130,7 @@ const api: SearchWorkerApi = {
     models = Comlink.wrap<ModelsWorkerApi>(port);
     denseReady = false;
     rerankerReady = false;
+    stageModels = { embed: null, rerank: null };
     queryVectors.clear();
   },
 
@@ -139,12 +145,14 @@ const api: SearchWorkerApi = {
     queryVectors.clear();
     const setup = await attachDense(kb, embedder, { kbKey, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
     denseReady = true;
+    stageModels.embed = info;
     return { ...setup, model: info.spec };
   },
 
   async enableReranker() {
     if (!models) throw new Error('The models worker is not connected.');
-    rerankerReady = (await models.loaded()).some((m) => m.task === 'cross-encoder');
+    stageModels.rerank = (await models.loaded()).find((m) => m.task === 'cross-encoder') ?? null;
+    rerankerReady = stageModels.rerank !== null;
     if (!rerankerReady) throw new Error(NEED_RERANKER);
     return availability();
   },
@@ -181,15 +189,11 @@ const api: SearchWorkerApi = {
     try {
       const out = await search(kb, req.query, req, searchModels());
       if (out.status === 'empty' || out.status === 'unavailable') return out;
-      const used = out.telemetry.stages.filter((s) => s.model && (s.stage === 'embed' || s.stage === 'rerank'));
-      if (used.length && models) {
-        // Asked after the search: a model that fell back to WASM during it reports so here.
-        const loaded = await models.loaded();
-        out.telemetry.models = used.flatMap((s) => {
-          const m = loaded.find((l) => l.task === (s.stage === 'rerank' ? 'cross-encoder' : 'embedder'));
-          return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
-        });
-      }
+      const used = out.telemetry.stages.flatMap((s) => {
+        const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stageModels[s.stage] : null;
+        return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
+      });
+      if (used.length) out.telemetry.models = used;
       const base = kb;
       const hits: HitView[] = out.hits.map((h) => {
         const doc = base.docOf(h.item);
