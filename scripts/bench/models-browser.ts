@@ -7,7 +7,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { launchBrowser, type Browser } from '../../tests/helpers/browser.ts';
 import { hubHandler } from '../../tests/helpers/hub-server.ts';
 import type { MeasurePlan, Phase } from './models-measure.ts';
 import type { WorkerReport, WorkerRequest } from './models-worker.ts';
+import { listenLocal } from '../../tests/helpers/listen.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = resolve(HERE, '../..');
@@ -102,12 +102,8 @@ async function serve(appDir: string, modelsRoot: string, coep: Coep, log: (m: st
       res.writeHead(404).end('not found');
     }
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  };
+  const { origin, close } = await listenLocal(server);
+  return { url: `${origin}/`, close };
 }
 
 export interface ChromiumRun { numThreads: number; dtype: MeasurePlan['dtype']; report: (WorkerReport & { pageCrossOriginIsolated: boolean }) | null; error: string | null; wallMs: number }

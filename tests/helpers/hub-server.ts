@@ -6,8 +6,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, normalize, resolve } from 'node:path';
+import { listenLocal } from './listen.ts';
 
 export interface HubServer {
   /** Base URL to use as transformers.js `env.remoteHost` (ends with '/'). */
@@ -57,12 +57,6 @@ export async function serveHub(root: string, mount = '/hub/'): Promise<HubServer
   const requests: string[] = [];
   const handle = hubHandler(root, mount, requests);
   const server = createServer((req, res) => { if (!handle(req, res)) res.writeHead(404).end(); });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${mount}`,
-    server,
-    requests,
-    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  };
+  const { origin, close } = await listenLocal(server);
+  return { url: `${origin}${mount}`, server, requests, close };
 }

@@ -6,7 +6,7 @@
  * CORS is open (preflight OPTIONS → 204 with Access-Control-Allow-Origin/Headers '*'), so a page can call it too.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -165,10 +165,9 @@ export async function startLlmServer(opts: { replies?: Script[]; fallback?: Scri
     res.end(r.body ?? '');
   }
 
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenLocal(server);
   const api: LlmServer = {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     server,
     requests,
     preflights,
@@ -184,11 +183,7 @@ export async function startLlmServer(opts: { replies?: Script[]; fallback?: Scri
       preflights.length = 0;
       queue.length = 0;
     },
-    close: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
+    close,
   };
   return api;
 }

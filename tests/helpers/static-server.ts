@@ -1,8 +1,8 @@
 /** A minimal static file server on 127.0.0.1 for the built site, mounted under a sub-path (as on a static host). */
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
+import { listenLocal } from './listen.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
@@ -38,12 +38,6 @@ export async function serveStatic(root: string, mount = '/', headers: Record<str
       res.writeHead(404).end('not found');
     }
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${mount}`,
-    server,
-    requests,
-    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  };
+  const { origin, close } = await listenLocal(server);
+  return { url: `${origin}${mount}`, server, requests, close };
 }

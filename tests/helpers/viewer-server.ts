@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { listenLocal } from './listen.ts';
 
 export interface ViewerServer { url: string; server: Server; requests: URL[]; close(): Promise<void> }
 
@@ -35,10 +35,6 @@ export async function serveViewer(dataDir: string): Promise<ViewerServer> {
     const rows = all.slice(offset, offset + length).map((l, i) => ({ row_idx: offset + i, row: JSON.parse(l), truncated_cells: [] }));
     json(200, { rows, num_rows_total: all.length, num_rows_per_page: 100, partial: false });
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`, server, requests,
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  };
+  const { origin, close } = await listenLocal(server);
+  return { url: origin, server, requests, close };
 }

@@ -1,6 +1,5 @@
 /** `rag-lab eval-ragbench` end to end on the RAGBench test split from ../shared, and its errors. */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +10,7 @@ import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
 import { openaiCompletion, openaiStream, startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.ts';
 import { runCli as cli } from '../helpers/cli.ts';
+import { listenLocal } from '../helpers/listen.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(ROOT, '../shared/data/ragbench/test');
@@ -129,11 +129,10 @@ describe('rag-lab eval-ragbench', () => {
           }));
         });
       });
-      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+      const local = await listenLocal(server);
       try {
-        const port = (server.address() as AddressInfo).port;
         const r = await inProcess(['--data', DATA, '--subsets', 'hotpotqa', '--n', '9', '--evaluator', 'llm', '--provider', 'openai',
-          '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'judge', '--concurrency', '3', '--json']);
+          '--base-url', `${local.origin}/v1`, '--model', 'judge', '--concurrency', '3', '--json']);
         expect(r.error).toBeNull();
         expect(bodies).toHaveLength(9);
         expect(bodies[0]).toMatchObject({ model: 'judge', temperature: 0, response_format: { type: 'json_object' } });
@@ -153,8 +152,7 @@ describe('rag-lab eval-ragbench', () => {
         expect(k).toBeGreaterThan(0);
         expect(out.rmse_relevance).toBeCloseTo(Math.sqrt(se / k), 6);
       } finally {
-        server.closeAllConnections();
-        await new Promise<void>((ok) => server.close(() => ok()));
+        await local.close();
       }
     });
 

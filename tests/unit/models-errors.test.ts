@@ -4,8 +4,7 @@
  * port, an HTTP 500, a connection cut mid-download, downloads disabled.
  */
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { ModelLoadError } from '../../src/lib/models/errors.ts';
 import { loadNli } from '../../src/lib/models/nli.ts';
 import type { ModelSpec } from '../../src/lib/models/types.ts';
 import { serveHub, type HubServer } from '../helpers/hub-server.ts';
+import { listenLocal } from '../helpers/listen.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
 const EMBEDDER = join(FIXTURES, 'rag-lab/tiny-embedder');
@@ -34,12 +34,10 @@ async function failure(p: Promise<unknown>): Promise<ModelLoadError> {
   return e as ModelLoadError;
 }
 
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ close(): Promise<void>; url: string }> {
+  const { origin, close } = await listenLocal(createServer(handler));
+  return { close, url: `${origin}/` };
 }
-const close = (server: Server) => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); });
 
 beforeAll(async () => {
   // A Hub folder with broken copies of the tiny embedder next to the good fixtures.
@@ -99,8 +97,8 @@ describe('ModelLoadError from real failures', () => {
   });
 
   it('an unreachable host (closed port) is reported with the host and the OS error', async () => {
-    const { server, url } = await listen(() => undefined);
-    await close(server); // the port is now closed
+    const { close, url } = await listen(() => undefined);
+    await close(); // the port is now closed
     configureModels({ remoteHost: url, cacheDir });
     // (An id never loaded before: the Node file cache keys files by id only, so cached files of another id would
     // still load from disk whatever the host.)
@@ -112,19 +110,19 @@ describe('ModelLoadError from real failures', () => {
   });
 
   it('an HTTP 500 is reported as a host error with the status', async () => {
-    const { server, url } = await listen((_req, res) => res.writeHead(500).end('boom'));
+    const { close, url } = await listen((_req, res) => res.writeHead(500).end('boom'));
     try {
       configureModels({ remoteHost: url, cacheDir });
       const e = await failure(loadEmbedder(spec('rag-lab/http-500')));
       expect(e).toMatchObject({ kind: 'http', status: 500, file: 'config.json' });
       expect(e.message).toContain('HTTP 500');
     } finally {
-      await close(server);
+      await close();
     }
   });
 
   it('a connection cut in the middle of the ONNX download is reported as interrupted', async () => {
-    const { server, url } = await listen((req, res) => {
+    const { close, url } = await listen((req, res) => {
       const m = /^\/([^/]+\/[^/]+)\/resolve\/main\/(.+)$/.exec(req.url ?? '');
       const body = m ? readFileSync(join(EMBEDDER, m[2]!)) : Buffer.alloc(0);
       if (m?.[2] === 'onnx/model.onnx' && !req.headers.range) {
@@ -141,7 +139,7 @@ describe('ModelLoadError from real failures', () => {
       expect(e).toMatchObject({ kind: 'unreachable', file: 'onnx/model.onnx' });
       expect(e.message).toMatch(/download of "onnx\/model.onnx" .* was interrupted/);
     } finally {
-      await close(server);
+      await close();
     }
   });
 

@@ -1,7 +1,6 @@
 /** RAGBench rows: the JSONL parser on ../shared, malformed rows, and the Hub loader against a local dataset viewer. */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   RagbenchError,
   viewerRowsUrl,
 } from '../../src/lib/data/ragbench.ts';
+import { listenLocal } from '../helpers/listen.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(ROOT, '../shared/data/ragbench/test');
@@ -113,12 +113,8 @@ async function serveViewer(): Promise<Viewer> {
       rows, num_rows_total: all.length, num_rows_per_page: 100, partial: false,
     });
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(v, {
-    url: `http://127.0.0.1:${port}`, server, requests,
-    close: () => new Promise<void>((ok) => { server.closeAllConnections(); server.close(() => ok()); }),
-  });
+  const { origin, close } = await listenLocal(server);
+  return Object.assign(v, { url: origin, server, requests, close });
 }
 
 describe('loadRagbenchFromHub (dataset viewer rows API)', () => {
