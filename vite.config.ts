@@ -56,6 +56,35 @@ function coiServiceWorker(): Plugin {
 }
 
 /**
+ * The built site's Content-Security-Policy, as a `<meta>` in index.html so it holds on every static host. Scripts
+ * come only from the site itself ('wasm-unsafe-eval' for ONNX Runtime's and hnswlib's WebAssembly, blob: for worker
+ * glue); no inline script runs. `connect-src` stays open to https: and http: because the app talks to hosts the user
+ * chooses (a model host, an LLM endpoint such as http://localhost:11434). Plotly injects <style> elements, hence
+ * 'unsafe-inline' for styles only. The browser tests fail on any violation (tests/helpers/browser.ts).
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval' blob:",
+  "worker-src 'self' blob:",
+  "connect-src 'self' https: http: blob: data:",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
+
+/** Writes CONTENT_SECURITY_POLICY into the built index.html (not in dev, where Vite's client injects inline code). */
+function contentSecurityPolicy(): Plugin {
+  return {
+    name: 'rag-lab-csp',
+    apply: 'build',
+    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY }, injectTo: 'head-prepend' }],
+  };
+}
+
+/**
  * Cross-origin isolation (threads in ONNX Runtime) for dev and preview; static hosts set these themselves (the Space
  * through `custom_headers` in README.md). The browser tests serve one copy of the site with these too.
  */
@@ -64,7 +93,7 @@ export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 
 export default defineConfig({
   // Relative asset URLs: the built dist/ works from any sub-path (Hugging Face Spaces, GitHub Pages, a folder).
   base: './',
-  plugins: [svelte(), embeddedCorpus(), ortWasm(), coiServiceWorker()],
+  plugins: [svelte(), embeddedCorpus(), ortWasm(), coiServiceWorker(), contentSecurityPolicy()],
   // The extern-wasm builds of onnxruntime-web load the glue and wasm from `wasmPaths` (ortWasm above) instead of
   // bundling a second 27 MB copy of the wasm.
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },

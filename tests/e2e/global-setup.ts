@@ -1,6 +1,6 @@
 /**
  * Builds the site once and serves dist/ under a sub-path on 127.0.0.1 twice (plain, as a static host without
- * COOP/COEP serves it, and cross-origin isolated, as the Space does), plus two local "Hubs" serving the fixture
+ * COOP/COEP serves it, and cross-origin isolated with the CSP as a header, as the Space does), plus two local "Hubs" serving the fixture
  * models: a complete one, and one whose embedder lacks its quantized ONNX file.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { build } from 'vite';
 import { serveHub } from '../helpers/hub-server.ts';
 import { serveStatic } from '../helpers/static-server.ts';
-import { ISOLATION_HEADERS } from '../../vite.config.ts';
+import { CONTENT_SECURITY_POLICY, ISOLATION_HEADERS } from '../../vite.config.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,7 +29,8 @@ export default async function setup(project: TestProject) {
   cpSync(fixtures, broken, { recursive: true });
   rmSync(join(broken, 'rag-lab/tiny-embedder/onnx/model_quantized.onnx'));
   const site = await serveStatic(resolve(root, 'dist'), '/spaces/rag-lab/');
-  const isolatedSite = await serveStatic(resolve(root, 'dist'), '/spaces/rag-lab/', ISOLATION_HEADERS);
+  // As the Space serves it: COOP/COEP and the CSP as headers too, so the policy also governs the workers' scripts.
+  const isolatedSite = await serveStatic(resolve(root, 'dist'), '/spaces/rag-lab/', { ...ISOLATION_HEADERS, 'Content-Security-Policy': CONTENT_SECURITY_POLICY });
   const hub = await serveHub(fixtures);
   const brokenHub = await serveHub(broken);
   project.provide('siteUrl', site.url);

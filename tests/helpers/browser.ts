@@ -12,6 +12,8 @@ export interface Browser {
   context: BrowserContext;
   /** Browser console errors and uncaught page errors, for assertions. */
   errors: string[];
+  /** Content-Security-Policy violations seen on any page (`close()` fails the test when there are any). */
+  cspViolations: string[];
   close(): Promise<void>;
 }
 
@@ -35,15 +37,29 @@ export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; 
     // block alone leaves register() resolving to undefined, which no real browser does.
     await context.addInitScript(() => { Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined, configurable: true }); });
   }
+  // The site ships a Content-Security-Policy (vite.config.ts): every violation is reported, whether Chromium logs it
+  // ("Refused to … violates the following Content Security Policy directive") or only fires the DOM event.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`Content Security Policy violation: ${e.effectiveDirective} blocked ${e.blockedURI || 'inline code'} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
   const errors: string[] = [];
+  const cspViolations: string[] = [];
   context.on('weberror', (e) => errors.push(String(e.error())));
-  context.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  context.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    errors.push(m.text());
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
   return {
     context,
     errors,
+    cspViolations,
     close: async () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+      if (cspViolations.length > 0) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
 }
