@@ -190,7 +190,8 @@ describe('RateLimiter with a fake clock', () => {
     const call = p.chat(req(4, { signal: c.signal }));
     setTimeout(() => c.abort(new Error('cancelled')), 20);
     await expect(call).rejects.toThrow('cancelled');
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    // At 1 rpm the wait would be ~60 s: far less means the abort ended it (a busy machine may add seconds).
+    expect(Date.now() - t0).toBeLessThan(30_000);
   });
 
   it('stream passes the deltas through', async () => {
