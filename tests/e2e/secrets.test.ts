@@ -81,6 +81,7 @@ describe('a crafted link cannot redirect a key', () => {
     expect(withKey(home)).toHaveLength(1);
     expect(withKey(home)[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(await page.locator('[data-testid=key-confirm]').count()).toBe(0);
+    expect(await page.locator('[data-testid=key-host]').innerText()).toBe(`key entered for ${hostOf(home)}`);
   });
 
   test('Ask: a link pointing the remembered key elsewhere asks, showing the host; Cancel sends nothing, Send sends it', async () => {
@@ -93,6 +94,7 @@ describe('a crafted link cannot redirect a key', () => {
     await page.locator('[data-testid=ask-button]').click();
     const q = await question(page);
     expect(q.host).toBe(hostOf(evil));
+    expect(await page.locator('[data-testid=ask-button]').isDisabled()).toBe(true); // one question at a time
     expect(q.text).toBe(`This base URL came from a link, not from you. Your OpenAI-compatible key was entered for ${hostOf(home)}. Send it to ${hostOf(evil)}?`);
     expect(evil.requests).toHaveLength(0);
 
@@ -111,6 +113,7 @@ describe('a crafted link cannot redirect a key', () => {
     await answered(page);
     expect(withKey(evil)).toHaveLength(1);
     expect(withKey(evil)[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(await page.locator('[data-testid=key-host]').innerText()).toBe(`key entered for ${hostOf(evil)}`);
 
     // Confirmed: the key is bound there now, so the next question goes without asking.
     await page.locator('[data-testid=ask-button]').click();
@@ -184,6 +187,7 @@ describe('stored keys', () => {
     await ready(page);
     expect(await page.locator('[data-testid=keys-error]').innerText({ timeout: 30_000 })).toContain('The saved Hugging Face key was not readable and was removed');
     await expect.poll(() => page.locator('[data-testid=api-key]').inputValue(), { timeout: 30_000 }).toBe('gsk_LEGACYlegacyLEGACY0123');
+    expect(await page.locator('[data-testid=key-host]').innerText()).toBe('key entered for api.groq.com');
     const before = evil.requests.length;
     await page.locator('[data-testid=ask-button]').click();
     const q = await question(page);
