@@ -1,6 +1,6 @@
 /**
  * User settings kept in localStorage (never secrets): where models come from and which models to use.
- * Invalid stored values fall back to defaults field by field.
+ * Invalid stored values fall back to defaults field by field. Unknown fields (a `token`, say) are dropped on read.
  */
 import * as v from 'valibot';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
@@ -13,15 +13,32 @@ const Spec = v.object({
   device: v.picklist(['wasm', 'webgpu']),
 });
 
+/**
+ * A host URL that carries no credential: no `user:password@` and no query or fragment, so a stored setting cannot
+ * attach a token to model or dataset requests (no key or token is ever sent to these hosts).
+ */
+const HostUrl = v.pipe(
+  v.string(),
+  v.url(),
+  v.check((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.search && !u.hash;
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL without a user name, password, query or fragment (no key or token goes to this host)'),
+);
+
 export const SettingsSchema = v.object({
   /** Model host in Hub layout (`<host>/<owner>/<name>/resolve/<revision>/<file>`). */
-  remoteHost: v.pipe(v.string(), v.url()),
+  remoteHost: HostUrl,
   embedder: Spec,
   crossEncoder: Spec,
   /** NLI model for the Benchmark tab's local TRACe evaluator. */
   nli: Spec,
   /** Hugging Face dataset viewer (rows API) the Benchmark tab loads RAGBench from. */
-  datasetsHost: v.pipe(v.string(), v.url()),
+  datasetsHost: HostUrl,
   /** Load the models and embed the corpus when the app opens. */
   autoLoadModels: v.boolean(),
   /** CPU threads for WASM models: 'auto' (see autoThreads) or a count; more than 1 needs cross-origin isolation. */

@@ -42,6 +42,9 @@ describe('Ask tab', () => {
     await page.locator('[data-testid=api-key]').fill(KEY);
     await page.locator('[data-testid=api-key]').blur();
     await page.locator('[data-testid=ask-button]').click();
+    // The base URL came from the link: the key goes there only once the user confirms (tests/e2e/secrets.test.ts).
+    expect(await page.locator('[data-testid=key-confirm]').getAttribute('data-host', { timeout: 30_000 })).toBe(new URL(llm.url).host);
+    await page.locator('[data-testid=key-confirm-send]').click();
     await expect.poll(() => page.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/Unfounded claim/);
     await expect.poll(() => page.locator('[data-testid=source]').count()).toBeGreaterThan(1);
 
@@ -108,6 +111,7 @@ describe('Ask tab behind coi-serviceworker (a host without COOP/COEP headers)', 
       await ready(p);
       await p.locator('[data-testid=api-key]').fill(KEY);
       await p.locator('[data-testid=ask-button]').click();
+      await p.locator('[data-testid=key-confirm-send]').click({ timeout: 30_000 });
       await expect.poll(() => p.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/first part/);
       // Streaming, not buffered by the service worker: the rest is still ~3 s away.
       expect(await p.locator('[data-testid=answer]').innerText()).not.toMatch(/end\./);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
-import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
+import { serveViewer, useViewer, type ViewerServer } from '../helpers/viewer-server.ts';
 
 const site = inject('siteUrl');
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
@@ -33,10 +33,7 @@ beforeAll(async () => {
   });
   browser = await launchBrowser();
   page = await browser.context.newPage();
-  await page.addInitScript((host) => {
-    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: host }));
-  }, viewer.url);
+  await useViewer(page, viewer.url);
 });
 afterAll(async () => {
   await browser?.close();

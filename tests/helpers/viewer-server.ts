@@ -5,7 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { listenLocal } from './listen.ts';
+
+/** Makes every page load of `page` use `viewerUrl` as its dataset viewer (the stored setting), before the app starts. */
+export async function useViewer(page: Page, viewerUrl: string): Promise<void> {
+  await page.addInitScript((host) => {
+    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: host }));
+  }, viewerUrl);
+}
 
 export interface ViewerServer { url: string; server: Server; requests: URL[]; close(): Promise<void> }
 

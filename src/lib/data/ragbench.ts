@@ -192,7 +192,10 @@ export interface HubLoadOptions {
   split?: string;
   /** Rows per request (1–100). Default 100. */
   pageSize?: number;
-  /** Optional `Authorization: Bearer` token for gated or private copies. */
+  /**
+   * Optional `Authorization: Bearer` token for gated or private copies. It is bound to the Hub's viewer
+   * (`DATASET_VIEWER`'s origin): requests to another endpoint (a setting, a test server) go without it.
+   */
   token?: string;
   signal?: AbortSignal;
   fetch?: typeof fetch;
@@ -228,6 +231,15 @@ export function viewerRowsUrl(endpoint: string, dataset: string, config: string,
   return u.toString();
 }
 
+/** Whether the viewer token may go with a request to `url`: only to the Hub's own viewer origin. */
+export function tokenMayGoTo(url: string): boolean {
+  try {
+    return new URL(url).origin === new URL(DATASET_VIEWER).origin;
+  } catch {
+    return false;
+  }
+}
+
 async function getPage(url: string, opts: HubLoadOptions, subset: string): Promise<v.InferOutput<typeof ViewerPage>> {
   const f = opts.fetch ?? fetch;
   const attempts = Math.max(1, opts.retries ?? 4);
@@ -238,7 +250,7 @@ async function getPage(url: string, opts: HubLoadOptions, subset: string): Promi
     try {
       res = await f(url, {
         ...(opts.signal ? { signal: opts.signal } : {}),
-        ...(opts.token ? { headers: { Authorization: `Bearer ${opts.token}` } } : {}),
+        ...(opts.token && tokenMayGoTo(url) ? { headers: { Authorization: `Bearer ${opts.token}` } } : {}),
       });
     } catch (e) {
       if (opts.signal?.aborted) throw e;

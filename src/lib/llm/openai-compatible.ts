@@ -30,7 +30,7 @@ import {
   timeoutError,
   type ErrorContext,
 } from './errors.ts';
-import { redactSecrets } from './redact.ts';
+import { redactSecrets, redactUrlForDisplay } from './redact.ts';
 import { Deadline, parseRetryAfter, withRetry, type RetryOptions } from './retry.ts';
 import { readSse, type SseEvent } from './sse.ts';
 import type {
@@ -289,7 +289,7 @@ export function normalizeBaseUrl(provider: ProviderId, label: string, raw: strin
   try {
     u = new URL(raw.trim());
   } catch {
-    throw configError(provider, `The ${label} base URL "${redactSecrets(raw, keys)}" is not a valid URL; it should look like https://host/v1.`, keys);
+    throw configError(provider, `The ${label} base URL "${redactUrlForDisplay(raw.trim(), keys)}" is not a valid URL; it should look like https://host/v1.`, keys);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw configError(provider, `The ${label} base URL must start with http:// or https://.`, keys);

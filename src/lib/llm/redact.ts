@@ -3,7 +3,9 @@
  *
  * `redactSecrets` replaces each given key (and its URL-encoded and Base64 forms) with `[redacted]`, and, as a second
  * line of defence, anything shaped like a well-known API key (`sk-…`, `sk-ant-…`, `gsk_…`, `hf_…`) or a bearer
- * credential, so a key the caller forgot to pass is still caught when it has a recognisable shape.
+ * credential, so a key the caller forgot to pass is still caught when it has a recognisable shape. URLs lose their
+ * credentials too: the userinfo (`https://user:password@host`) and the value of any query or fragment parameter whose
+ * name says key, token, secret, password, auth or signature (`?api_key=…`, `#access_token=…`).
  */
 
 export const REDACTED = '[redacted]';
@@ -15,6 +17,14 @@ const AFTER_SCHEME = /\b(Bearer|Basic)(\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,
 /** A credential after a header or field name: `x-api-key: abc…`, `"api_key": "abc…"`, `access_token=abc…`. */
 const AFTER_NAME =
   /\b(x-api-key|api[-_]?key|access[-_]?token|authorization)(["']?\s*[:=]\s*["']?(?:Bearer\s+)?)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/gi;
+
+/**
+ * Userinfo of a URL: `https://user:pw@host`, also the forms URL parsers accept without slashes or with backslashes
+ * (`https:user:pw@host`, `https:\\\\user@host`). Greedy up to the last '@' of the authority, as the URL parser reads it.
+ */
+const URL_USERINFO = /\b((?:https?|wss?|ftp):[\\/]*)[^\s/\\?#]*@/gi;
+/** `name=value` in a query string or fragment when the name says it holds a credential. */
+const QUERY_SECRET = /([?&#;][^=&#\s]*(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|credential)[^=&#\s]*=)[^&#\s]+/gi;
 
 function variants(key: string): string[] {
   const out = new Set<string>([key]);
@@ -44,10 +54,20 @@ export function redactSecrets(text: string, keys: readonly (string | null | unde
     .flatMap((k) => (k.trim() === k ? variants(k) : [...variants(k), ...variants(k.trim())]))
     .sort((a, b) => b.length - a.length);
   for (const secret of all) out = out.split(secret).join(REDACTED);
+  out = out.replace(URL_USERINFO, `$1${REDACTED}@`).replace(QUERY_SECRET, `$1${REDACTED}`);
   out = out.replace(KEY_SHAPES, REDACTED);
   const keep = (_m: string, name: string, sep: string) => `${name}${sep}${REDACTED}`;
   out = out.replace(AFTER_SCHEME, keep).replace(AFTER_NAME, keep);
   return out;
+}
+
+/**
+ * A URL, or what was meant to be one, as it may be shown in a message: credentials redacted (see `redactSecrets`)
+ * and at most `max` characters, cut after redacting so a clipped key cannot slip through half-shown.
+ */
+export function redactUrlForDisplay(raw: string, keys: readonly (string | null | undefined)[] = [], max = 80): string {
+  const out = redactSecrets(raw, keys);
+  return out.length > max ? `${out.slice(0, max)}…` : out;
 }
 
 /** Deep copy of a JSON-like value with every string passed through `redactSecrets` and every `apiKey` field removed. */

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
 import { DEFAULT_REJECT_THRESHOLD } from '../retrieval/rejection.ts';
 import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
+import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
 
 /** Query transforms applied before retrieval (ignored when `agentic` is on: the agent writes its own queries). */
@@ -175,7 +176,7 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
 }
 
 function preview(x: unknown): string {
-  if (typeof x === 'string') return JSON.stringify(x.length > 60 ? `${x.slice(0, 60)}…` : x);
+  if (typeof x === 'string') return JSON.stringify(redactUrlForDisplay(x, [], 60));
   if (x === null || typeof x !== 'object') return String(x);
   return Array.isArray(x) ? 'an array' : 'an object';
 }
@@ -247,7 +248,8 @@ export function fromUrlParams(params: URLSearchParams | string): { config: RagCo
     f.set(trial, raw);
     const r = parseRagConfig(trial);
     if (r.ok) config = r.config;
-    else warnings.push(`Ignored ${f.param}="${raw.length > 60 ? raw.slice(0, 60) + '…' : raw}" in the link: ${r.errors.join('; ')}.`);
+    // The refused value is shown with any credential it carries redacted (a link can put `user:key@` or `?key=` in it).
+    else warnings.push(`Ignored ${f.param}="${redactUrlForDisplay(raw, [], 60)}" in the link: ${r.errors.join('; ')}.`);
   }
   return { config, warnings };
 }

@@ -22,6 +22,8 @@ export class AskState {
   currentStep = $state<string | null>(null);
   result = $state.raw<RagAnswer | null>(null);
   configError = $state<string | null>(null);
+  /** The base URL a link set, until the user types one or confirms sending a key there. */
+  private linkBaseUrl = $state<string | null>(null);
 
   constructor(private readonly kb: KbState, private readonly keys: KeysState) {}
 
@@ -33,6 +35,23 @@ export class AskState {
     const { config, warnings } = fromUrlParams(own);
     this.config = config;
     this.warnings = warnings;
+    this.linkBaseUrl = config.llm.baseUrl;
+  }
+
+  /** The user typed a base URL: it is theirs now (a key still goes only where it was entered for, or after asking). */
+  setBaseUrl(raw: string): void {
+    this.config.llm.baseUrl = raw.trim() || null;
+    this.linkBaseUrl = null;
+  }
+
+  /** Whether the base URL is the one a link set and the user has not confirmed. */
+  get baseUrlFromLink(): boolean {
+    return this.linkBaseUrl !== null && this.config.llm.baseUrl === this.linkBaseUrl;
+  }
+
+  /** The endpoint a key typed now is entered for: the user's base URL, the provider's default while it came from a link. */
+  get keyEndpoint(): string | null {
+    return this.baseUrlFromLink ? null : this.config.llm.baseUrl;
   }
 
   writeUrl(): void {
@@ -62,13 +81,17 @@ export class AskState {
     const parsed = parseRagConfig($state.snapshot(this.config));
     if (!parsed.ok) { this.configError = parsed.message; return; }
     this.configError = null;
+    const llm = parsed.config.llm;
+    const key = await this.keys.keyFor(llm.provider, llm.baseUrl, this.baseUrlFromLink, 'ask');
+    if (!key.ok) { this.configError = key.message; return; }
+    if (key.confirmed) this.linkBaseUrl = null;
     const id = ++this.runId;
     this.running = true;
     this.streamed = '';
     this.steps = [];
     this.result = null;
     try {
-      this.result = await this.kb.ask(this.question.slice(0, MAX_QUESTION_CHARS), parsed.config, this.keys.get(parsed.config.llm.provider), Comlink.proxy(this.eventsFor(id)));
+      this.result = await this.kb.ask(this.question.slice(0, MAX_QUESTION_CHARS), parsed.config, key.key, Comlink.proxy(this.eventsFor(id)));
     } finally {
       this.running = false;
       this.currentStep = null;

@@ -20,6 +20,8 @@ export class BenchState {
   progress = $state.raw<BenchProgress | null>(null);
   result = $state.raw<BenchResult | null>(null);
   error = $state<string | null>(null);
+  /** The judge base URL a link set, until the user types one or confirms sending a key there. */
+  private linkBaseUrl = $state<string | null>(null);
   private client = startBenchWorker();
 
   constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
@@ -57,9 +59,20 @@ export class BenchState {
     const model = p.get('b_model');
     if (model) this.judge.model = model.slice(0, 200);
     const base = p.get('b_base');
-    if (base && /^https?:\/\/[^\s?#@]+$/.test(base)) this.judge.baseUrl = base;
+    if (base && /^https?:\/\/[^\s?#@]+$/.test(base)) this.judge.baseUrl = this.linkBaseUrl = base;
     const reps = Number(p.get('b_rep'));
     if (Number.isInteger(reps) && reps >= 1 && reps <= 10) this.judge.repeats = reps;
+  }
+
+  /** The user typed a base URL: it is theirs now (a key still goes only where it was entered for, or after asking). */
+  setBaseUrl(raw: string): void {
+    this.judge.baseUrl = raw.trim() || null;
+    this.linkBaseUrl = null;
+  }
+
+  /** Whether the base URL is the one a link set and the user has not confirmed. */
+  get baseUrlFromLink(): boolean {
+    return this.linkBaseUrl !== null && this.judge.baseUrl === this.linkBaseUrl;
   }
 
   writeUrl(): void {
@@ -87,11 +100,17 @@ export class BenchState {
   }
 
   async run(): Promise<void> {
-    this.running = true;
     this.error = null;
+    let key: string | null = null;
+    if (this.evaluator === 'llm' || this.mode === 'pipeline') {
+      const k = await this.keys.keyFor(this.judge.provider, this.judge.baseUrl, this.baseUrlFromLink, 'bench');
+      if (!k.ok) { this.error = k.message; return; }
+      if (k.confirmed) this.linkBaseUrl = null;
+      key = k.key;
+    }
+    this.running = true;
     this.progress = null;
     try {
-      const key = this.evaluator === 'llm' || this.mode === 'pipeline' ? this.keys.get(this.judge.provider) : null;
       this.result = await this.client.api.run(this.config(), key, Comlink.proxy((p: BenchProgress) => { this.progress = p; }));
     } catch (e) {
       this.error = (e as Error).message || String(e);
