@@ -62,12 +62,11 @@ describe('decideKeySend', () => {
     expect(d.declined).toMatch(/^Not sent: your Groq key was not sent to evil\.example \(it was entered for api\.groq\.com\), and no request was made\./);
   });
 
-  it('asks for a base URL that came from a link, even at the origin the key is bound to', () => {
+  it('asks for a base URL from a link at another origin; the key’s own origin (e.g. the page reloaded from its URL) needs no question', () => {
     const local = bindingFor('openai', 'http://127.0.0.1:9000/v1')!;
-    const d = decideKeySend(local, 'openai', 'http://127.0.0.1:9000/v1', true);
-    expect(d).toMatchObject({ action: 'confirm', reason: 'link', targetHost: '127.0.0.1:9000' });
-    if (d.action !== 'confirm') throw new Error('expected a confirmation');
-    expect(d.question).toBe('This base URL came from a link, not from you. Send your OpenAI-compatible key to 127.0.0.1:9000?');
+    expect(decideKeySend(local, 'openai', 'http://127.0.0.1:9000/v1', true)).toEqual({ action: 'send' });
+    const d = decideKeySend(local, 'openai', 'http://127.0.0.1:9001/v1', true);
+    expect(d).toMatchObject({ action: 'confirm', reason: 'link', targetHost: '127.0.0.1:9001' });
     const other = decideKeySend(groq, 'groq', 'https://evil.example', true);
     if (other.action !== 'confirm') throw new Error('expected a confirmation');
     expect(other.question).toBe('This base URL came from a link, not from you. Your Groq key was entered for api.groq.com. Send it to evil.example?');

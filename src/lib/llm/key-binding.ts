@@ -1,8 +1,9 @@
 /**
  * Where a secret may go. An API key (or `hf_` token) is bound to the provider and the endpoint origin (scheme, host,
  * port) it was entered for, the provider's default endpoint when none was given. A request may carry the key without
- * asking only to that origin, and only when the endpoint is the user's own choice: a base URL that came from a link,
- * or any other origin, needs the user's confirmation, which re-binds the key to the new origin.
+ * asking only to that origin (the user chose it: by entering the key for it, or by confirming it); any other origin
+ * needs the user's confirmation, which re-binds the key to the new origin. A link can name an endpoint, but a key
+ * goes there only if it is the key's own origin, so a page reloaded from its own URL does not ask again.
  *
  * Pure data and decisions (no storage, no UI): `src/ui/state/keys.svelte.ts` stores the bindings and asks.
  */
@@ -102,7 +103,7 @@ export function decideKeySend(
     return { action: 'refuse', message: `The ${label} base URL is not an http(s) URL, so your key was not sent: correct the base URL.` };
   }
   const viaLink = fromLink && baseUrl != null && baseUrl.trim() !== '';
-  if (!viaLink && mayReceiveKey(binding, provider, baseUrl)) return { action: 'send' };
+  if (mayReceiveKey(binding, provider, baseUrl)) return { action: 'send' };
   const [boundHost, targetHost] = shownPair(binding.origin, targetOrigin);
   const owner = binding.provider === provider ? `Your ${label} key` : `Your ${PROVIDERS[binding.provider].label} key`;
   const sameOrigin = binding.origin === targetOrigin;
