@@ -2,13 +2,12 @@
  * API keys: kept in memory for this tab unless the user ticks "remember on this device", which stores that
  * provider's key in a separate IndexedDB database. Keys never enter the URL, settings, reports or logs.
  */
-import { openDB, type IDBPDatabase } from 'idb';
+import { yieldingDatabase } from '../../lib/store/open-db.ts';
 import type { ProviderId } from '../../lib/llm/types.ts';
 
 const DB = 'rag-lab-secrets';
 const STORE = 'keys';
-let db: Promise<IDBPDatabase> | null = null;
-const open = () => (db ??= openDB(DB, 1, { upgrade: (d) => { d.createObjectStore(STORE); } }));
+const open = yieldingDatabase(DB, 1, (d) => { d.createObjectStore(STORE); });
 
 export class KeysState {
   keys = $state<Partial<Record<ProviderId, string>>>({});
