@@ -8,6 +8,7 @@ import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion } from '../src/lib/rag/answer.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS } from '../src/lib/rag/config.ts';
+import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
@@ -113,6 +114,7 @@ export async function askCommand(argv: string[]): Promise<void> {
       answer: result.answer,
       ...(result.reason ? { reason: redactSecrets(result.reason, [apiKey]) } : {}),
       partial: result.partial,
+      ...(result.streamEnd ? { stream_end: result.streamEnd } : {}),
       citations: result.citations.map((c) => ({ n: c.n, doc_id: c.doc_id, chunk_id: c.chunk_id })),
       invalid_citations: result.invalidCitations,
       contexts: result.contexts.map((c) => ({ n: c.n, doc_id: c.doc_id, chunk_id: c.chunk_id, text: c.text, score: c.score })),
@@ -120,11 +122,14 @@ export async function askCommand(argv: string[]): Promise<void> {
       usage: result.usage,
     }));
   } else {
-    if (result.status !== 'answered') process.stdout.write(`${redactSecrets(result.reason ?? result.status, [apiKey])}\n`);
-    else process.stdout.write(result.partial ? '\n[answer cut off]\n' : '\n');
+    if (result.partial) process.stdout.write('\n[answer cut off]\n');
+    // A server cut or provider error goes to stderr (and exits 1, below); a stop or refusal is the answer itself.
+    if (result.status !== 'answered') (result.status === 'error' ? process.stderr : process.stdout).write(`${redactSecrets(result.reason ?? result.status, [apiKey])}\n`);
+    else if (!result.partial) process.stdout.write('\n');
     process.stdout.write('\nSources:\n');
     for (const c of result.contexts) process.stdout.write(`  [${c.n}] ${c.title} (${c.chunk_id}, score ${c.score.toFixed(3)})\n`);
     if (result.invalidCitations.length) process.stdout.write(`Citations pointing at no source: ${result.invalidCitations.map((n) => `[${n}]`).join(', ')}\n`);
   }
+  if (result.malformedEvents) log(malformedEventsNote(result.malformedEvents));
   if (result.status === 'error') process.exitCode = 1;
 }

@@ -99,6 +99,8 @@ export interface BenchResult {
   failures: RowFailure[];
   /** Rows dropped while loading (malformed) and rows scored but not cached, with reasons. */
   loadIssues: string[];
+  /** Cached rows that were invalid (edited or corrupted) and were recomputed, one note per subset. */
+  cacheNotes: string[];
   meanAuroc: number | null;
 }
 

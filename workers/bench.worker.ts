@@ -5,7 +5,7 @@
  */
 import * as Comlink from 'comlink';
 import { formatIssue, loadRagbenchFromHub, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
-import { configHash, runSubset, type RowFailure, type ScoringConfig } from '../src/lib/eval/bench-run.ts';
+import { configHash, invalidCacheNote, runSubset, type RowFailure, type ScoringConfig } from '../src/lib/eval/bench-run.ts';
 import { lexicalRowEvaluator, sampleRows, type TraceEvaluator } from '../src/lib/eval/ragbench-validate.ts';
 import { costOf, estimateJudgeRun, meteredProvider, priceFor, UsageMeter } from '../src/lib/eval/cost.ts';
 import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
@@ -68,7 +68,7 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
       ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, config: rag, signal: ctl.signal,
       onProgress: (done, total) => {
         const perRow = done > 0 ? (Date.now() - started) / done : null;
-        onProgress({ phase: 'score', subset, total, done, cached: 0, failed: 0, pending: total - done, etaMs: perRow === null ? null : perRow * (total - done) });
+        onProgress({ phase: 'score', subset, total, done, cached: 0, invalid: 0, failed: 0, pending: total - done, etaMs: perRow === null ? null : perRow * (total - done) });
       },
     });
     views.push({
@@ -78,7 +78,7 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
       rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
     });
   }
-  return { pipeline: views, judge: null, configHash: '', subsets: [], rows: [], failures: [], loadIssues, meanAuroc: null };
+  return { pipeline: views, judge: null, configHash: '', subsets: [], rows: [], failures: [], loadIssues, cacheNotes: [], meanAuroc: null };
 }
 
 const api: BenchWorkerApi = {
@@ -122,6 +122,7 @@ const api: BenchWorkerApi = {
       const rows: BenchRowView[] = [];
       const failures: RowFailure[] = [];
       const loadIssues: string[] = [];
+      const cacheNotes: string[] = [];
       for (const subset of config.subsets) {
         const all = await rowsOf(config, subset, ctl.signal, onProgress, loadIssues);
         const run = await runSubset(all, subset, evaluate, indexedDbResultStore, hash, {
@@ -131,6 +132,7 @@ const api: BenchWorkerApi = {
         });
         const v = run.validation;
         failures.push(...run.failures);
+        if (run.invalidCached > 0) cacheNotes.push(invalidCacheNote(subset, run.invalidCached));
         if (run.uncached) loadIssues.push(`${subset}: ${run.uncached.rows} rows were scored but not saved (${run.uncached.reason}); a reload would score them again.`);
         subsets.push({
           subset, n: v.n, hallucinations: v.hallucinations, auroc: num(v.auroc), rmse_relevance: num(v.rmse_relevance),
@@ -159,7 +161,7 @@ const api: BenchWorkerApi = {
         };
       }
       const result: BenchResult = {
-        pipeline: null, judge, configHash: hash, subsets, rows, failures, loadIssues,
+        pipeline: null, judge, configHash: hash, subsets, rows, failures, loadIssues, cacheNotes,
         meanAuroc: num(mean(subsets.map((s) => s.auroc).filter((x): x is number => x !== null))),
       };
       return result;

@@ -1,6 +1,7 @@
 /**
  * The Benchmark tab in the built site: RAGBench rows from a local dataset viewer, a lexical validate run with summary
- * and charts, and an LLM-judge run reloaded midway that resumes from the cached rows.
+ * and charts, an LLM-judge run reloaded midway that resumes from the cached rows, and edited cached rows that are
+ * recomputed and reported.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -151,5 +152,52 @@ describe('Benchmark tab', () => {
     await page.locator('[data-testid=bench-run]').click();
     await expect.poll(() => page.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^emanual\s+5\s/);
     expect(await page.locator('[data-testid=bench-row]').count()).toBe(5);
+  });
+});
+
+/**
+ * From the page, as a user in DevTools could: forgets every cached benchmark row, or edits the first two (a
+ * relevance of 40, a wrong checksum). Resolves with how many records there were.
+ */
+function editResults(p: Page, how: 'clear' | 'tamper'): Promise<number> {
+  return p.evaluate((how) => new Promise<number>((resolve, reject) => {
+    const open = indexedDB.open('rag-lab');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('results', 'readwrite');
+      const store = tx.objectStore('results');
+      const all = store.getAll();
+      all.onsuccess = () => {
+        const recs = all.result as Array<{ scores: Record<string, number>; checksum: string }>;
+        if (how === 'clear') {
+          store.clear();
+        } else {
+          store.put({ ...recs[0]!, scores: { ...recs[0]!.scores, relevance: 40 } });
+          store.put({ ...recs[1]!, checksum: '0'.repeat(64) });
+        }
+        tx.oncomplete = () => { db.close(); resolve(recs.length); };
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+  }), how);
+}
+
+describe('Benchmark tab: cached rows are checked', () => {
+  test('edited records are recomputed and reported; the metrics equal the clean run', async () => {
+    const summary = (p: Page) => p.locator('[data-testid=summary-row]').first().innerText();
+    await page.goto(`${site}?tab=benchmark`);
+    await editResults(page, 'clear');
+    await page.goto(`${site}?tab=benchmark&b_sub=emanual&b_n=12&b_eval=lexical`);
+    await page.locator('[data-testid=bench-run]').click();
+    await page.locator('[data-testid=bench-summary]').waitFor({ timeout: 60_000 });
+    const clean = await summary(page);
+    expect(await page.locator('[data-testid=bench-cache-invalid]').count()).toBe(0);
+
+    expect(await editResults(page, 'tamper')).toBe(12);
+    await page.locator('[data-testid=bench-run]').click();
+    await page.locator('[data-testid=bench-cache-invalid]').waitFor({ timeout: 60_000 });
+    expect(await page.locator('[data-testid=bench-cache-invalid]').innerText()).toBe('emanual: 2 cached rows were invalid (edited or corrupted) and were recomputed.');
+    expect(await summary(page)).toBe(clean);
   });
 });

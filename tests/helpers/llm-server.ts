@@ -299,3 +299,52 @@ export function anthropicStream(
 export function anthropicError(status: number, type: string, message: string, headers: Record<string, string> = {}): ScriptedReply {
   return { status, headers, json: { type: 'error', error: { type, message } } };
 }
+
+// --------------------------------------------------------------------------------------------------------------
+// Streams that end badly, in either wire format
+// --------------------------------------------------------------------------------------------------------------
+
+export type WireFormat = 'openai' | 'anthropic';
+
+/**
+ * How a faulty stream goes wrong after its first text part:
+ * - 'cut': the connection is destroyed mid-stream (no end of the chunked body);
+ * - 'close': the body ends cleanly but without the end marker or a finish reason ([DONE] / message_stop);
+ * - 'error-event': the provider's error event (OpenAI-style `data: {"error": …}`, Anthropic `event: error`), then the end;
+ * - 'malformed': unreadable events (not JSON, not an object) between the parts of an otherwise complete stream;
+ * - 'malformed-only': nothing but unreadable events, then the body ends.
+ */
+export type StreamFault = 'cut' | 'close' | 'error-event' | 'malformed' | 'malformed-only';
+
+/** The unreadable events 'malformed' inserts (two of them). */
+export const MALFORMED_EVENTS: SseItem[] = ['data: {"choices": [ {not json\n\n', 'data: 42\n\n'];
+
+/** The message of the error event 'error-event' sends. */
+export const STREAM_ERROR_MESSAGE = 'upstream model crashed';
+
+/** Where the text parts start in a stream of `format` (after OpenAI's role chunk; after Anthropic's three opening events). */
+const firstPart = (format: WireFormat) => (format === 'openai' ? 1 : 3);
+
+function errorEvent(format: WireFormat): SseItem {
+  return format === 'openai'
+    ? { data: { error: { message: STREAM_ERROR_MESSAGE, type: 'server_error', code: null } } }
+    : { event: 'error', data: { type: 'error', error: { type: 'api_error', message: STREAM_ERROR_MESSAGE } } };
+}
+
+/** A streamed answer of `parts` (at least two) in `format` that goes wrong after the first part as `fault` says. */
+export function faultyStream(format: WireFormat, parts: string[], fault: StreamFault): ScriptedReply {
+  const full = format === 'openai' ? openaiStream(parts) : anthropicStream(parts);
+  const afterFirst = firstPart(format) + 1;
+  switch (fault) {
+    case 'cut':
+      return { sse: full, cutAfter: afterFirst };
+    case 'close':
+      return { sse: format === 'openai' ? openaiStream(parts, { finishReason: null, done: false }) : full.slice(0, -2) };
+    case 'error-event':
+      return { sse: [...full.slice(0, afterFirst), errorEvent(format)] };
+    case 'malformed':
+      return { sse: [...full.slice(0, afterFirst), ...MALFORMED_EVENTS, ...full.slice(afterFirst)] };
+    case 'malformed-only':
+      return { sse: [...MALFORMED_EVENTS, 'data: also not json\n\n'] };
+  }
+}

@@ -1,10 +1,13 @@
 /** Resumable benchmark runs: the cache makes a re-run compute only missing rows and give the same totals. */
+import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseRagbenchJsonl, ragbenchRowKey, type RagbenchRow } from '../../src/lib/data/ragbench.ts';
-import { configHash, MemoryResultStore, runSubset, type ScoringConfig } from '../../src/lib/eval/bench-run.ts';
+import { configHash, invalidCacheNote, MemoryResultStore, runSubset, type ScoringConfig } from '../../src/lib/eval/bench-run.ts';
 import { lexicalRowEvaluator, type TraceEvaluator } from '../../src/lib/eval/ragbench-validate.ts';
+import type { TraceScores } from '../../src/lib/eval/trace.ts';
+import { getRawResult, indexedDbResultStore, putRawResult, resultChecksum } from '../../src/lib/store/result-cache.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 const rows = parseRagbenchJsonl(readFileSync(join(DATA, 'emanual.jsonl'), 'utf8'), 'emanual').rows;
@@ -29,7 +32,7 @@ describe('runSubset', () => {
       return first.fn(row, signal);
     };
     await expect(runSubset(rows, 'emanual', stopAfter, store, hash, { n: 40, seed: 3, signal: controller.signal })).rejects.toThrow();
-    const saved = await store.getAll(hash);
+    const saved = (await store.getAll(hash)).scores;
     expect(saved.size).toBeGreaterThanOrEqual(15);
     expect(saved.size).toBeLessThan(40);
 
@@ -62,7 +65,7 @@ describe('runSubset', () => {
     expect(run1.failures.map((f) => f.key).sort()).toEqual([...bad].sort());
     expect(run1.failures[0]!.reason).toContain('503');
     expect(run1.validation.n).toBe(15);
-    expect((await store.getAll(hash)).size).toBe(15);
+    expect((await store.getAll(hash)).scores.size).toBe(15);
     const retry = counting(lexical);
     const run2 = await runSubset(sample, 'emanual', retry.fn, store, hash);
     expect(retry.calls.sort()).toEqual([...bad].sort());
@@ -86,5 +89,87 @@ describe('runSubset', () => {
     expect(run.failures).toEqual([]);
     expect(run.validation.n).toBe(10);
     expect(run.uncached).toEqual({ rows: 10, reason: 'the browser storage quota is full' });
+  });
+});
+
+describe('cached rows are validated and checksummed', () => {
+  const N = 30;
+  const opts = { n: N, seed: 5 };
+
+  /** A run filling the IndexedDB cache of `variant`, and the keys of its rows. */
+  async function cachedRun(variant: string) {
+    const hash = await configHash({ ...CONFIG, settings: { variant } });
+    await indexedDbResultStore.clear(hash);
+    const clean = await runSubset(rows, 'emanual', lexicalRowEvaluator(), indexedDbResultStore, hash, opts);
+    const keys = clean.validation.rows.map(ragbenchRowKey);
+    return { hash, clean, keys };
+  }
+
+  test('records edited in place (score 40 instead of 0.4, a missing field, a wrong checksum) are recomputed and reported', async () => {
+    const { hash, clean, keys } = await cachedRun('tampered');
+    expect(clean.validation.n).toBe(N);
+    expect(clean.invalidCached).toBe(0);
+    const edited = keys.slice(0, 3);
+    const [a, b, c] = await Promise.all(edited.map((k) => getRawResult(hash, k)));
+    // An edit that also recomputes the checksum: only the range check catches it.
+    const wild: TraceScores = { ...a!.scores, relevance: a!.scores.relevance * 100 + 40 };
+    await putRawResult({ ...a!, scores: wild, checksum: await resultChecksum(hash, a!.row, wild) });
+    const { completeness: _dropped, ...missing } = b!.scores;
+    await putRawResult({ ...b!, scores: missing, checksum: await resultChecksum(hash, b!.row, missing as TraceScores) });
+    await putRawResult({ ...c!, scores: { ...c!.scores, utilization: 0.123 } });
+
+    const progress: number[] = [];
+    const again = counting(lexicalRowEvaluator());
+    const run = await runSubset(rows, 'emanual', again.fn, indexedDbResultStore, hash, { ...opts, onProgress: (p) => progress.push(p.invalid) });
+    expect(again.calls.sort()).toEqual([...edited].sort());
+    expect(run.invalidCached).toBe(3);
+    expect(run.computed).toBe(3);
+    expect(progress.at(-1)).toBe(3);
+    expect(invalidCacheNote('emanual', run.invalidCached)).toBe('emanual: 3 cached rows were invalid (edited or corrupted) and were recomputed.');
+    expect(run.validation.n).toBe(N);
+    expect(run.validation.rmse_relevance).toBe(clean.validation.rmse_relevance);
+    expect(run.validation.rmse_utilization).toBe(clean.validation.rmse_utilization);
+    expect(run.validation.rmse_completeness).toBe(clean.validation.rmse_completeness);
+    expect(run.validation.auroc).toBe(clean.validation.auroc);
+
+    // The recomputed rows were saved again, intact: the next run uses every row.
+    const third = counting(lexicalRowEvaluator());
+    const last = await runSubset(rows, 'emanual', third.fn, indexedDbResultStore, hash, opts);
+    expect(third.calls).toEqual([]);
+    expect(last.invalidCached).toBe(0);
+  });
+
+  test('a record of another format version, or moved to another row, is not used', async () => {
+    const { hash, clean, keys } = await cachedRun('moved');
+    const [a, b] = await Promise.all(keys.slice(0, 2).map((k) => getRawResult(hash, k)));
+    await putRawResult({ ...a!, schemaVersion: 0 });
+    // b's intact record copied under a's neighbour's key: its checksum names b's row, not this one.
+    const target = keys[2]!;
+    await putRawResult({ ...b!, key: `${hash}|${target}`, row: target });
+    const again = counting(lexicalRowEvaluator());
+    const run = await runSubset(rows, 'emanual', again.fn, indexedDbResultStore, hash, opts);
+    expect(again.calls.sort()).toEqual([keys[0]!, target].sort());
+    expect(run.invalidCached).toBe(2);
+    expect(run.validation.rmse_relevance).toBe(clean.validation.rmse_relevance);
+  });
+
+  test('runSubset rejects out-of-range scores from any store (NaN is a valid score, Infinity is not)', async () => {
+    const hash = await configHash({ ...CONFIG, settings: { variant: 'memory' } });
+    const store = new MemoryResultStore();
+    const sample = rows.slice(0, 8);
+    const clean = await runSubset(sample, 'emanual', lexicalRowEvaluator(), store, hash);
+    const keys = clean.validation.rows.map(ragbenchRowKey);
+    const first = (await store.getAll(hash)).scores.get(keys[0]!)!;
+    await store.put(hash, keys[0]!, { ...first, adherence: 40 });
+    await store.put(hash, keys[1]!, { ...first, completeness: Infinity });
+    await store.put(hash, keys[2]!, { ...first, relevance: NaN });
+    const again = counting(lexicalRowEvaluator());
+    const run = await runSubset(sample, 'emanual', again.fn, store, hash);
+    expect(again.calls.sort()).toEqual([keys[0]!, keys[1]!].sort());
+    expect(run.invalidCached).toBe(2);
+    expect(run.validation.rmse_completeness).toBe(clean.validation.rmse_completeness);
+    // The NaN relevance was used as cached: that row is left out of the relevance RMSE.
+    const i = run.validation.rows.findIndex((r) => ragbenchRowKey(r) === keys[2]);
+    expect(Number.isNaN(run.validation.predictions[i]!.relevance)).toBe(true);
   });
 });

@@ -157,7 +157,7 @@ describe('OpenAI-compatible: streaming', () => {
     expect(res.text).toBe('Hello, wor');
     expect(deltas.join('')).toBe(res.text);
     expect(res).toMatchObject({ finishReason: 'aborted', partial: true, interruption: 'connection' });
-    expect(res.interruptionMessage).toMatch(/connection to OpenAI-compatible server broke before the answer was complete \(.+\)/);
+    expect(res.interruptionMessage).toMatch(/^The server closed the stream before the answer was complete \(the connection to OpenAI-compatible server broke: .+\)/);
     expect(res.interruptionMessage).not.toContain(KEY);
     expect(llm.srv.requests).toHaveLength(1);
   });

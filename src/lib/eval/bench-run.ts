@@ -1,12 +1,31 @@
 /**
  * Resumable benchmark runs: every row's scores are cached by (config hash, row key) as soon as they are computed,
  * so a re-run, a reload or a crash mid-run only evaluates the rows still missing. Errors are never cached: a failed
- * row is listed with its reason and retried by the next run.
+ * row is listed with its reason and retried by the next run. Cached scores are validated (`CachedScoresSchema`; the
+ * IndexedDB store also checks a checksum): a bad record is never averaged in, its row is scored again and the run
+ * reports how many were (`invalidCached`).
  */
+import * as v from 'valibot';
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
 import { sha256Hex } from '../store/checksum.ts';
 import { baselineScores, sampleRows, traceMetrics, type SubsetValidation, type TraceEvaluator } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';
+
+/** A TRACe score as the evaluators produce it: a finite number in [0, 1], or NaN where it is undefined for the row. */
+const Score = v.union([v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1)), v.nan()]);
+/** The four TRACe scores of one cached row (other fields an evaluator returned are not cached). */
+export const CachedScoresSchema = v.object({ relevance: Score, utilization: Score, adherence: Score, completeness: Score });
+
+/** The scores when `x` is a valid cached row, else null. */
+export function validCachedScores(x: unknown): TraceScores | null {
+  const r = v.safeParse(CachedScoresSchema, x);
+  return r.success ? r.output : null;
+}
+
+/** The user-facing note for rows whose cached record was invalid. */
+export function invalidCacheNote(subset: string, rows: number): string {
+  return `${subset}: ${rows} cached row${rows === 1 ? ' was' : 's were'} invalid (edited or corrupted) and ${rows === 1 ? 'was' : 'were'} recomputed.`;
+}
 
 /** What determines a row's scores (not which rows are sampled: n and seed may change and rows are reused). */
 export interface ScoringConfig {
@@ -18,15 +37,23 @@ export interface ScoringConfig {
   version: number;
 }
 
+/** What a store holds for one config hash. */
+export interface CachedRows {
+  /** Row key → scores of the records that passed the store's own checks (runSubset validates them again). */
+  scores: Map<string, TraceScores>;
+  /** Row keys whose records failed them (checksum, format version, shape): never used, scored again. */
+  invalid: Set<string>;
+}
+
 export interface ResultStore {
-  getAll(configHash: string): Promise<Map<string, TraceScores>>;
+  getAll(configHash: string): Promise<CachedRows>;
   put(configHash: string, rowKey: string, scores: TraceScores): Promise<void>;
   clear(configHash: string): Promise<void>;
 }
 
 export class MemoryResultStore implements ResultStore {
   private readonly data = new Map<string, Map<string, TraceScores>>();
-  async getAll(h: string) { return new Map(this.data.get(h) ?? []); }
+  async getAll(h: string): Promise<CachedRows> { return { scores: new Map(this.data.get(h) ?? []), invalid: new Set() }; }
   async put(h: string, k: string, s: TraceScores) {
     let m = this.data.get(h);
     if (!m) this.data.set(h, (m = new Map()));
@@ -51,6 +78,8 @@ export interface RunProgress {
   done: number;
   /** Of `done`, how many came from the cache. */
   cached: number;
+  /** Sampled rows whose cached record was invalid and that are scored again. */
+  invalid: number;
   failed: number;
   pending: number;
   /** Estimated ms left, from the rows computed in this run (null until one is). */
@@ -75,6 +104,8 @@ export interface SubsetRun {
   failures: RowFailure[];
   /** Rows scored in this run (not from the cache). */
   computed: number;
+  /** Of the sampled rows, how many had an invalid cached record (dropped and scored again). */
+  invalidCached: number;
   /** Rows scored but not saved in the cache (e.g. quota exceeded): a new run would score them again. */
   uncached: { rows: number; reason: string } | null;
 }
@@ -91,10 +122,13 @@ export async function runSubset(
   const scores = new Map<string, TraceScores>();
   const failures: RowFailure[] = [];
   let cachedCount = 0;
+  let invalidCount = 0;
   for (const r of sample) {
     const k = ragbenchRowKey(r);
-    const hit = cached.get(k);
+    const raw = cached.scores.get(k);
+    const hit = raw === undefined ? null : validCachedScores(raw);
     if (hit) { scores.set(k, hit); cachedCount++; opts.onRow?.(subset, k, 'cached'); }
+    else if (raw !== undefined || cached.invalid.has(k)) invalidCount++;
   }
   const todo = sample.filter((r) => !scores.has(ragbenchRowKey(r)));
   const started = Date.now();
@@ -105,7 +139,7 @@ export async function runSubset(
     const done = scores.size;
     const perRow = computed > 0 ? (Date.now() - started) / computed : null;
     const pending = sample.length - done - failures.length;
-    opts.onProgress?.({ subset, total: sample.length, done, cached: cachedCount, failed: failures.length, pending, etaMs: perRow === null ? null : perRow * pending });
+    opts.onProgress?.({ subset, total: sample.length, done, cached: cachedCount, invalid: invalidCount, failed: failures.length, pending, etaMs: perRow === null ? null : perRow * pending });
   };
   report();
   let next = 0;
@@ -150,6 +184,7 @@ export async function runSubset(
     },
     failures,
     computed,
+    invalidCached: invalidCount,
     uncached: uncached > 0 ? { rows: uncached, reason: cacheError ?? 'unknown' } : null,
   };
 }

@@ -28,6 +28,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   mapFetchError,
   normalizeBaseUrl,
+  parseEventData,
   postForStream,
   postJson,
   resolveModel,
@@ -157,17 +158,16 @@ function anthropicEventError(ctx: ErrorContext, data: unknown): ProviderError {
   }, ctx.keys);
 }
 
-/** Applies one Messages-API stream event; returns its text. */
+/** Applies one Messages-API stream event; returns its text. An event that is not a JSON object is counted and skipped. */
 export function applyAnthropicEvent(ctx: ErrorContext, ev: SseEvent, st: StreamState): string {
   const data = ev.data.trim();
   if (!data) return '';
-  let obj: unknown;
-  try {
-    obj = JSON.parse(data);
-  } catch {
-    throw badResponseError(ctx, 'a stream event is not JSON');
+  const obj = parseEventData(ev, st);
+  if (obj === undefined) return '';
+  if (!isObj(obj)) {
+    st.malformed++;
+    return '';
   }
-  if (!isObj(obj)) return '';
   const type = ev.event ?? (typeof obj['type'] === 'string' ? obj['type'] : '');
   switch (type) {
     case 'message_start': {

@@ -273,6 +273,16 @@ export function badResponseError(ctx: ErrorContext, what: string): ProviderError
   );
 }
 
+/** The words for a stream the server closed (or broke) before its end marker; `detail` says how, in brackets. */
+export function streamCutMessage(detail: string): string {
+  return `The server closed the stream before the answer was complete (${detail}). The text received so far is kept; ask again for the rest.`;
+}
+
+/** A stream that brought no answer, only events that could not be read (not JSON objects): retrying will not help. */
+export function malformedStreamError(ctx: ErrorContext, malformed: number, events: number): ProviderError {
+  return badResponseError(ctx, `${malformed} of the ${events} stream events it sent could not be read (each should be a JSON object) and no answer text arrived`);
+}
+
 export function configError(provider: ErrorProvider, message: string, keys: readonly (string | null | undefined)[] = []): ProviderError {
   return new ProviderError(message, { kind: 'config', provider, retryable: false }, keys);
 }

@@ -9,8 +9,10 @@
  *   `"<status> <JSON of the body>"`; we rebuild the message from the status and the body's `error.message`;
  * - its own timeout only covers the wait for response headers, so ours (a `Deadline` signal) also guards the body
  *   and each gap between stream chunks;
- * - when the signal aborts while a stream is being iterated, its iterator ends quietly instead of throwing; a cut
- *   connection throws (undici: `TypeError: terminated`); an `{"error": …}` chunk throws an `APIError` without status;
+ * - its stream iterator cannot skip a malformed event (it throws and logs the raw chunk), ends quietly when the
+ *   signal aborts and turns error events into status-less `APIError`s: so a stream is read from the SDK's raw
+ *   response (`asResponse()`, after its status checks) with the same SSE parser and event mapping as
+ *   OpenAI-compatible servers, and ends for the same, reported reasons (server cut, error event, malformed events);
  * - it reads GROQ_BASE_URL / GROQ_API_KEY / GROQ_LOG from the environment in Node only when not given: we always
  *   pass the base URL, key and log level.
  * Groq reports stream usage in the last chunk's `x_groq.usage` (the SDK has no `stream_options`), and prefers
@@ -34,7 +36,7 @@ import {
   type ErrorContext,
 } from './errors.ts';
 import {
-  applyOpenAIChunk,
+  applyOpenAIEvent,
   buildOpenAIBody,
   checkMessages,
   DEFAULT_TIMEOUT_MS,
@@ -43,10 +45,12 @@ import {
   resolveModel,
   runCall,
   runStream,
+  streamOf,
   type CallPolicy,
   type HttpProviderOptions,
 } from './openai-compatible.ts';
 import { parseRetryAfter, type Deadline, type RetryOptions } from './retry.ts';
+import type { SseEvent } from './sse.ts';
 import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent } from './types.ts';
 
 export const GROQ_DEFAULT_BASE_URL = 'https://api.groq.com';
@@ -130,16 +134,15 @@ export class GroqProvider implements ChatProvider {
     const model = resolveModel(this.#ctx(undefined), req, this.model);
     const ctx = this.#ctx(model);
     const body = buildOpenAIBody(req, model, { stream: true, includeUsage: false, maxTokensField: 'max_completion_tokens' });
-    return runStream<unknown>(
+    return runStream<SseEvent>(
       this.#policy(ctx, req),
       async (dl) => {
-        const stream = await this.#client.chat.completions.create(
-          body as unknown as ChatCompletionCreateParamsStreaming,
-          { signal: dl.signal },
-        );
-        return { events: stream as AsyncIterable<unknown> };
+        const res = await this.#client.chat.completions
+          .create(body as unknown as ChatCompletionCreateParamsStreaming, { signal: dl.signal })
+          .asResponse();
+        return streamOf(ctx, res, dl, (json) => parseOpenAICompletion(ctx, json, model));
       },
-      (chunk, st) => applyOpenAIChunk(ctx, chunk, st),
+      (ev, st) => applyOpenAIEvent(ctx, ev, st),
       onDelta,
     );
   }

@@ -25,8 +25,10 @@ import {
   errorFromNetwork,
   errorFromStatus,
   isProviderError,
+  malformedStreamError,
   ProviderError,
   providerMessageFromBody,
+  streamCutMessage,
   timeoutError,
   type ErrorContext,
 } from './errors.ts';
@@ -105,6 +107,8 @@ export interface StreamState {
   model: string;
   /** The end-of-stream marker arrived ([DONE], message_stop). */
   done: boolean;
+  /** Events an event handler could not read (not JSON, not an object) and skipped. */
+  malformed: number;
 }
 
 export type Opened<T> = { events: AsyncIterable<T> } | { result: ChatResult };
@@ -113,7 +117,8 @@ export type Opened<T> = { events: AsyncIterable<T> } | { result: ChatResult };
  * Streams a reply. Failures before the first delta are retried like `runCall`; after it, nothing is retried and the
  * text so far is returned with `finishReason: 'aborted'`, `partial: true` and why. A caller's abort at any point
  * resolves with the partial (possibly empty) text. `onEvent` returns the text an event adds; it may throw a
- * ProviderError for an error event.
+ * ProviderError for an error event, and counts an event it cannot read in `st.malformed` (skipped; a stream of
+ * nothing else is a bad-response error). A stream that ends or breaks before its end marker is a server cut.
  */
 export async function runStream<T>(
   policy: CallPolicy,
@@ -122,7 +127,8 @@ export async function runStream<T>(
   onDelta: (e: ChatStreamEvent) => void,
 ): Promise<ChatResult> {
   const { ctx } = policy;
-  const st: StreamState = { text: '', finishReason: null, usage: null, model: ctx.model ?? '', done: false };
+  const st: StreamState = { text: '', finishReason: null, usage: null, model: ctx.model ?? '', done: false, malformed: 0 };
+  const skipped = (): Partial<ChatResult> => (st.malformed > 0 ? { malformedEvents: st.malformed } : {});
   let delivered = false;
   const consumer: { failure: { e: unknown } | null } = { failure: null };
   const partial = (interruption: StreamInterruption, message: string): ChatResult => ({
@@ -133,6 +139,7 @@ export async function runStream<T>(
     partial: true,
     interruption,
     interruptionMessage: redactSecrets(message, ctx.keys),
+    ...skipped(),
   });
   const emit = (delta: string) => {
     if (!delta) return;
@@ -159,7 +166,7 @@ export async function runStream<T>(
       },
       async (dl): Promise<ChatResult> => {
         // A retry only happens before any text was delivered: start from a clean state (usage, finish reason).
-        Object.assign(st, { text: '', finishReason: null, usage: null, model: ctx.model ?? '', done: false });
+        Object.assign(st, { text: '', finishReason: null, usage: null, model: ctx.model ?? '', done: false, malformed: 0 });
         const opened = await open(dl);
         if ('result' in opened) {
           st.model = opened.result.model || st.model;
@@ -168,9 +175,11 @@ export async function runStream<T>(
         }
         dl.kick();
         let fromEvent = false;
+        let seen = 0;
         try {
           for await (const ev of opened.events) {
             dl.kick();
+            seen++;
             fromEvent = true;
             const delta = onEvent(ev, st);
             fromEvent = false;
@@ -188,10 +197,7 @@ export async function runStream<T>(
           if (dl.timedOut) {
             return partial('timeout', timeoutError(ctx, 'send the rest of the answer').message + ' The text received so far is kept.');
           }
-          return partial(
-            'connection',
-            `The connection to ${ctx.label} broke before the answer was complete (${describeNetworkError(e)}). The text received so far is kept; ask again for the rest.`,
-          );
+          return partial('connection', streamCutMessage(`the connection to ${ctx.label} broke: ${describeNetworkError(e)}`));
         }
         // Some SDK iterators end quietly on abort instead of throwing.
         if (dl.callerAborted) return partial('signal', cancelled);
@@ -199,14 +205,12 @@ export async function runStream<T>(
           if (!delivered) throw timeoutError(ctx);
           return partial('timeout', timeoutError(ctx, 'send the rest of the answer').message + ' The text received so far is kept.');
         }
+        if (st.malformed > 0 && !delivered && st.finishReason === null) throw malformedStreamError(ctx, st.malformed, seen);
         if (!st.done && st.finishReason === null) {
           if (!delivered) throw errorFromNetwork(ctx, new Error('the stream ended before any answer arrived'));
-          return partial(
-            'connection',
-            `The connection to ${ctx.label} closed before the end of the answer. The text received so far is kept; ask again for the rest.`,
-          );
+          return partial('connection', streamCutMessage(`${ctx.label} sent no end-of-stream marker`));
         }
-        return { text: st.text, usage: st.usage, finishReason: st.finishReason, model: st.model };
+        return { text: st.text, usage: st.usage, finishReason: st.finishReason, model: st.model, ...skipped() };
       },
     );
   } catch (e) {
@@ -268,6 +272,11 @@ export async function postForStream(
     signal: dl.signal,
   });
   if (!res.ok) throw await errorFromResponse(ctx, res);
+  return streamOf(ctx, res, dl, fromJson);
+}
+
+/** The events of a 2xx streaming answer (read as SSE), or its result when the server answered plain JSON instead. */
+export async function streamOf(ctx: ErrorContext, res: Response, dl: Deadline, fromJson: (json: unknown) => ChatResult): Promise<Opened<SseEvent>> {
   const type = res.headers.get('content-type') ?? '';
   if (/application\/json/i.test(type)) {
     const text = await res.text();
@@ -385,9 +394,12 @@ export function parseOpenAICompletion(ctx: ErrorContext, json: unknown, model: s
   };
 }
 
-/** Applies one parsed stream chunk to the state; returns its text. */
+/** Applies one parsed stream chunk to the state; returns its text. A chunk that is not an object is counted and skipped. */
 export function applyOpenAIChunk(ctx: ErrorContext, chunk: unknown, st: StreamState): string {
-  if (!isObj(chunk)) return '';
+  if (!isObj(chunk)) {
+    st.malformed++;
+    return '';
+  }
   if (chunk['error'] !== undefined && chunk['error'] !== null) {
     const pm = providerMessageFromBody(chunk) ?? 'unknown error';
     throw new ProviderError(`${ctx.label} reported an error in the middle of the answer: ${pm}`, {
@@ -415,14 +427,19 @@ export function applyOpenAIEvent(ctx: ErrorContext, ev: SseEvent, st: StreamStat
     st.done = true;
     return '';
   }
-  let chunk: unknown;
+  const chunk = parseEventData(ev, st);
+  if (chunk === undefined) return '';
+  return applyOpenAIChunk(ctx, ev.event === 'error' && isObj(chunk) && chunk['error'] === undefined ? { error: chunk } : chunk, st);
+}
+
+/** The JSON of an event's data; undefined (and counted in `st.malformed`) when it is not JSON. */
+export function parseEventData(ev: SseEvent, st: StreamState): unknown {
   try {
-    chunk = JSON.parse(data);
+    return JSON.parse(ev.data);
   } catch {
-    throw badResponseError(ctx, 'a stream event is not JSON');
+    st.malformed++;
+    return undefined;
   }
-  if (ev.event === 'error' && isObj(chunk) && chunk['error'] === undefined) chunk = { error: chunk };
-  return applyOpenAIChunk(ctx, chunk, st);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

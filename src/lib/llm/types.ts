@@ -38,13 +38,19 @@ export interface ChatResult {
   interruption?: StreamInterruption;
   /** What went wrong, in words, for a partial reply (never contains an API key). */
   interruptionMessage?: string;
+  /** Stream events that could not be read (not JSON, not an object): skipped, counted here. Absent when none. */
+  malformedEvents?: number;
 }
 
 /**
- * 'signal': the caller's AbortSignal fired; 'connection': the connection closed before the end of the stream;
+ * 'signal': the caller's AbortSignal fired (the user stopped); 'connection': the server closed or broke the
+ * connection before the end marker ([DONE], message_stop);
  * 'timeout': no data for longer than the timeout; 'error': the provider sent an error event mid-stream.
  */
 export type StreamInterruption = 'signal' | 'connection' | 'timeout' | 'error';
+
+/** How a streamed reply ended: 'complete' (the end marker or a finish reason arrived) or how it was interrupted. */
+export type StreamEnd = 'complete' | StreamInterruption;
 
 export interface ChatStreamEvent {
   /** Text added since the previous event. */

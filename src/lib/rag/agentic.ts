@@ -392,11 +392,13 @@ export async function step(
       tracer.emit({ type: 'generation-start', round });
       const gen = await tracer.run('generate', round, { messages: req.messages, model: req.model }, async () => {
         const g = await generateAnswer(provider, req, { ...(signal ? { signal } : {}), onDelta: (delta) => tracer.emit({ type: 'delta', delta, round }) });
-        return { value: g, report: { outputs: { text: g.text, finishReason: g.finishReason, partial: g.partial }, usage: g.usage, llmCalls: 1 } };
+        return { value: g, report: { outputs: { text: g.text, finishReason: g.finishReason, partial: g.partial, end: g.end }, usage: g.usage, llmCalls: 1 } };
       });
       mem.generation = gen;
       mem.contexts = contexts;
       if (gen.aborted) return done({ status: 'aborted' });
+      // A stream the server cut or ended with an error is reported as such (answer.ts), not reflected on.
+      if (gen.end !== 'complete') return done({ status: 'answered' });
       return { name: 'reflect', round };
     }
 

@@ -4,13 +4,14 @@
  * stages up to generate. When retrieval finds nothing, or only low-confidence passages, the model is not asked for
  * an answer: the result says why.
  */
-import type { ChatProvider, TokenUsage } from '../llm/types.ts';
+import type { ChatProvider, StreamEnd, TokenUsage } from '../llm/types.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { SearchModels } from '../retrieval/search.ts';
 import { runAgent, type AgentRun } from './agentic.ts';
 import { mapCitations, type Citation } from './citations.ts';
 import type { RagConfig } from './config.ts';
 import { generateAnswer, isAbort, type Generation } from './generate.ts';
+import { STREAM_ENDED } from './stream-end.ts';
 import { answerRequest, buildAnswerMessages } from './prompt.ts';
 import {
   lowConfidenceAnswer, NO_SOURCES_ANSWER, rerankHits, retrieveForTransform, type RetrievedHit,
@@ -33,16 +34,21 @@ export interface AnswerDeps {
  * rejected     only low-confidence passages: no answer asked for
  * no_relevant  (agentic) the grader judged every passage irrelevant: no answer asked for
  * unavailable  the configured mode or reranker needs a model that is not loaded
- * aborted      stopped by the signal; `answer` holds what had streamed
- * error        a provider or pipeline error (`reason`)
+ * aborted      stopped by the signal (the user); `answer` holds what had streamed
+ * error        a provider or pipeline error (`reason`), or a stream the server cut, ended with an error event or let
+ *              stall (`streamEnd`; `answer` holds what had streamed, `partial` true)
  */
 export type RagStatus = 'answered' | 'empty' | 'rejected' | 'no_relevant' | 'unavailable' | 'aborted' | 'error';
 
 export interface RagAnswer {
   status: RagStatus;
   answer: string;
-  /** The answer was cut off (abort, or the token limit). */
+  /** The answer was cut off (stop, server cut, error event, stall, or the token limit). */
   partial: boolean;
+  /** How the answer's stream ended (absent when no answer was generated). */
+  streamEnd?: StreamEnd;
+  /** Stream events that could not be read and were skipped (absent when none). */
+  malformedEvents?: number;
   citations: Citation[];
   invalidCitations: number[];
   /** The sources the model saw, numbered as in its prompt. */
@@ -81,15 +87,21 @@ export async function answerQuestion(kb: KnowledgeBase, question: string, config
       return { value: c, report: { outputs: { citations: c.citations, invalidCitations: c.invalidCitations } } };
     });
     const stopped = generation.aborted || out.stopped === true;
+    const end = generation.end;
+    const broken = end !== 'complete' && end !== 'signal';
     return result({
-      status: stopped ? 'aborted' : 'answered',
+      status: broken ? 'error' : stopped ? 'aborted' : 'answered',
       answer: generation.text,
       partial: generation.partial,
+      streamEnd: end,
+      ...(generation.malformedEvents > 0 ? { malformedEvents: generation.malformedEvents } : {}),
       citations: cite.citations,
       invalidCitations: cite.invalidCitations,
       contexts,
       finishReason: generation.finishReason,
-      ...(generation.aborted
+      ...(broken
+        ? { reason: generation.endMessage ?? STREAM_ENDED[end] }
+        : generation.aborted
         ? { reason: 'Stopped.' }
         : stopped
           ? { reason: 'Stopped during the extra round: this is the first answer.' }
@@ -97,7 +109,7 @@ export async function answerQuestion(kb: KnowledgeBase, question: string, config
       ...(out.agent ? { agent: out.agent } : {}),
     });
   } catch (err) {
-    if (isAbort(err, deps.signal)) return result({ status: 'aborted', answer: '', partial: true, reason: 'Stopped.', finishReason: 'aborted' });
+    if (isAbort(err, deps.signal)) return result({ status: 'aborted', answer: '', partial: true, streamEnd: 'signal', reason: 'Stopped.', finishReason: 'aborted' });
     return result({ status: 'error', answer: '', reason: err instanceof Error ? err.message : String(err) });
   }
 }
@@ -168,7 +180,7 @@ async function pipelinePath(kb: KnowledgeBase, question: string, config: RagConf
   tracer.emit({ type: 'generation-start', round: 0 });
   const generation = await tracer.run('generate', 0, { model: req.model, temperature: req.temperature, maxTokens: req.maxTokens }, async () => {
     const g = await generateAnswer(provider, req, { ...(signal ? { signal } : {}), onDelta: (delta) => tracer.emit({ type: 'delta', delta, round: 0 }) });
-    return { value: g, report: { outputs: { text: g.text, finishReason: g.finishReason, partial: g.partial }, usage: g.usage, llmCalls: 1 } };
+    return { value: g, report: { outputs: { text: g.text, finishReason: g.finishReason, partial: g.partial, end: g.end }, usage: g.usage, llmCalls: 1 } };
   });
   return { generation, contexts, round: 0 };
 }

@@ -381,6 +381,7 @@ function request<T>(r: IDBRequest<T>): Promise<T> {
 
 async function withStore<T>(mode: IDBTransactionMode, op: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
   const db = await request(indexedDB.open(FS_DIR));
+  db.onversionchange = () => db.close(); // never hold up another tab's upgrade
   try {
     if (!db.objectStoreNames.contains(IDB_STORE)) throw new Error(`HnswIndex: IDBFS database ${FS_DIR} has no ${IDB_STORE} store`);
     const tx = db.transaction(IDB_STORE, mode);

@@ -1,5 +1,6 @@
 /** The app's IndexedDB database and its object stores (one place for the schema). */
-import { openDB, type IDBPDatabase } from 'idb';
+import type { IDBPDatabase } from 'idb';
+import { yieldingDatabase } from './open-db.ts';
 
 export const DB_NAME = 'rag-lab';
 /** 'vector-indexes' (version 3): serialised vector indexes (HNSW graphs) built over the cached embeddings. */
@@ -8,16 +9,10 @@ export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'trans
 export const DB_VERSION = 4;
 export type StoreName = (typeof STORES)[number];
 
-let db: Promise<IDBPDatabase> | null = null;
-
-export function database(): Promise<IDBPDatabase> {
-  db ??= openDB(DB_NAME, DB_VERSION, {
-    upgrade(d) {
-      for (const name of STORES) if (!d.objectStoreNames.contains(name)) d.createObjectStore(name, { keyPath: 'key' });
-    },
-  });
-  return db;
-}
+/** The connection, opened on first use; it yields to a newer build in another tab (open-db.ts). */
+export const database: () => Promise<IDBPDatabase> = yieldingDatabase(DB_NAME, DB_VERSION, (d) => {
+  for (const name of STORES) if (!d.objectStoreNames.contains(name)) d.createObjectStore(name, { keyPath: 'key' });
+});
 
 /** Turns a failed write into a message for the user (quota errors get their own). */
 export function saveFailure(e: unknown, what: string): string {

@@ -8,7 +8,7 @@
  * (`pending`, rendered by KeyConfirm.svelte) before a key goes to an origin it was not entered for or to a base URL
  * that came from a link, and a confirmation re-binds the key.
  */
-import { openDB, type IDBPDatabase } from 'idb';
+import { yieldingDatabase } from '../../lib/store/open-db.ts';
 import {
   bindingFor,
   decideKeySend,
@@ -23,8 +23,7 @@ import type { ProviderId, RemoteProviderId } from '../../lib/llm/types.ts';
 
 const DB = 'rag-lab-secrets';
 const STORE = 'keys';
-let db: Promise<IDBPDatabase> | null = null;
-const open = () => (db ??= openDB(DB, 1, { upgrade: (d) => { d.createObjectStore(STORE); } }));
+const open = yieldingDatabase(DB, 1, (d) => { d.createObjectStore(STORE); });
 
 /** A question waiting for the user: send a key to an endpoint it was not entered for? */
 export interface KeyConfirmation {
@@ -59,7 +58,7 @@ export class KeysState {
         }
       }
     } catch (e) {
-      problems.push(`Saved keys could not be read (${(e as Error).name}); enter them again.`);
+      problems.push(`Saved keys could not be read (${(e as Error).message || (e as Error).name}); enter them again.`);
     }
     if (problems.length > 0) this.error = problems.join(' ');
   }
@@ -142,7 +141,7 @@ export class KeysState {
       else await d.delete(STORE, p);
       this.error = null;
     } catch (e) {
-      this.error = `The key is kept for this tab only: it could not be saved on this device (${(e as Error).name}).`;
+      this.error = `The key is kept for this tab only: it could not be saved on this device (${(e as Error).message || (e as Error).name}).`;
     }
   }
 }
