@@ -29,7 +29,7 @@ export class AskState {
     const p = new URLSearchParams(search);
     this.question = (p.get('aq') ?? '').slice(0, MAX_QUESTION_CHARS);
     const own = new URLSearchParams();
-    for (const [k, v] of p) if (k.startsWith(PREFIX)) own.set(k.slice(PREFIX.length), v);
+    for (const [k, v] of p) if (k.startsWith(PREFIX)) own.append(k.slice(PREFIX.length), v);
     const { config, warnings } = fromUrlParams(own);
     this.config = config;
     this.warnings = warnings;
