@@ -17,6 +17,7 @@ import { createProvider } from '../src/lib/llm/registry.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion, type RagAnswer } from '../src/lib/rag/answer.ts';
+import { batchDeltas } from '../src/lib/rag/delta-batch.ts';
 import { indexedDbTransformCache } from '../src/lib/store/transform-cache.ts';
 import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
 
@@ -172,7 +173,9 @@ const api: SearchWorkerApi = {
     askAbort = controller;
     try {
       const provider = createProvider({ provider: config.llm.provider, baseUrl: config.llm.baseUrl ?? undefined, model: config.llm.model, apiKey: apiKey ?? undefined });
-      return await answerQuestion(kb, question, config, { provider, models: searchModels(), cache: indexedDbTransformCache, onEvent, signal: controller.signal });
+      // One message per task, not per delta: a model sending thousands of tiny deltas would flood the page.
+      const batched = batchDeltas(onEvent, (flush) => setTimeout(flush, 0));
+      return await answerQuestion(kb, question, config, { provider, models: searchModels(), cache: indexedDbTransformCache, onEvent: batched, signal: controller.signal });
     } catch (e) {
       return failed(redactSecrets((e as Error).message || String(e), [apiKey]));
     } finally {

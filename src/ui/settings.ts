@@ -1,6 +1,7 @@
 /**
  * User settings kept in localStorage (never secrets): where models come from and which models to use.
- * Invalid stored values fall back to defaults field by field. Unknown fields (a `token`, say) are dropped on read.
+ * Invalid stored values fall back to defaults field by field, with a warning naming them. Unknown fields (a `token`,
+ * say) are dropped on read.
  */
 import * as v from 'valibot';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
@@ -66,17 +67,30 @@ const defaults: Settings = {
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze(defaults);
 
 export function parseSettings(raw: string | null): { settings: Settings; warning: string | null } {
-  if (raw === null) return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: null };
+  const fresh = () => structuredClone(DEFAULT_SETTINGS) as Settings;
+  if (raw === null) return { settings: fresh(), warning: null };
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
-    return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: 'Saved settings were unreadable and were reset.' };
+    return { settings: fresh(), warning: 'Saved settings were unreadable and were reset.' };
   }
-  const merged = { ...structuredClone(DEFAULT_SETTINGS), ...(typeof json === 'object' && json ? json : {}) };
-  const r = v.safeParse(SettingsSchema, merged);
-  if (r.success) return { settings: r.output, warning: null };
-  return { settings: structuredClone(DEFAULT_SETTINGS) as Settings, warning: `Saved settings were invalid (${r.issues[0]?.message}) and were reset.` };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { settings: fresh(), warning: 'Saved settings were not a settings object and were reset.' };
+  }
+  // Field by field: one bad value costs that value, not every other setting.
+  const settings = fresh() as Record<string, unknown>;
+  const reset: string[] = [];
+  for (const [field, schema] of Object.entries(SettingsSchema.entries)) {
+    if (!(field in json)) continue;
+    const r = v.safeParse(schema, (json as Record<string, unknown>)[field]);
+    if (r.success) settings[field] = r.output;
+    else reset.push(`${field} (${r.issues[0]?.message})`);
+  }
+  return {
+    settings: settings as Settings,
+    warning: reset.length ? `Saved settings were invalid and were reset to their defaults: ${reset.join('; ')}. The other settings were kept.` : null,
+  };
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * The Search tab's state in the page URL (`?q=…&mode=…`), so a search is a shareable link and nothing typed is
- * lost on reload. Unknown or invalid values fall back to defaults, with a warning for the user.
+ * lost on reload. Unknown or invalid values fall back to defaults, blank ones count as absent, repeated parties
+ * are kept once — each with a warning for the user.
  */
 import * as v from 'valibot';
+import { blankWarning, isBlank, repeatedParamWarnings, uniqueList } from '../lib/link-params.ts';
 import { CALIBRATIONS, type Calibration } from '../lib/retrieval/calibrate.ts';
 import { isMode, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import { DEFAULT_SEARCH } from '../lib/retrieval/search.ts';
@@ -36,6 +38,8 @@ export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', 'mode', 'k', 'ck
 
 /** Longest query kept in the URL (and searched). */
 export const MAX_QUERY_CHARS = 10_000;
+/** Longest party name kept from a link. */
+const MAX_PARTY_CHARS = 100;
 
 const IntIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(lo), v.maxValue(hi));
 const NumIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(lo), v.maxValue(hi));
@@ -51,30 +55,39 @@ const FIELDS = {
 export function parseUrlState(search: string): { state: SearchUrlState; warnings: string[] } {
   const p = new URLSearchParams(search);
   const state: SearchUrlState = { ...DEFAULT_URL_STATE, parties: [] };
-  const warnings: string[] = [];
+  const warnings: string[] = repeatedParamWarnings(p, [...SEARCH_PARAMS].filter((k) => k !== 'party'));
   const q = p.get('q');
   if (q !== null) {
     state.q = q.slice(0, MAX_QUERY_CHARS);
     if (q.length > MAX_QUERY_CHARS) warnings.push(`The query in the link was cut to ${MAX_QUERY_CHARS} characters.`);
   }
   const mode = p.get('mode');
-  if (mode !== null) {
+  if (mode !== null && isBlank(mode)) warnings.push(blankWarning('mode', state.mode));
+  else if (mode !== null) {
     if (isMode(mode)) state.mode = mode;
     else warnings.push(`Unknown mode "${mode}" in the link; using ${state.mode}.`);
   }
   const cal = p.get('cal');
-  if (cal !== null) {
+  if (cal !== null && isBlank(cal)) warnings.push(blankWarning('cal', state.calibration));
+  else if (cal !== null) {
     if ((CALIBRATIONS as readonly string[]).includes(cal)) state.calibration = cal as Calibration;
     else warnings.push(`Unknown calibration "${cal}" in the link; using ${state.calibration}.`);
   }
   for (const [param, { key, schema }] of Object.entries(FIELDS)) {
     const raw = p.get(param);
     if (raw === null) continue;
+    // Number('') is 0: a blank value is absent, not zero.
+    if (isBlank(raw)) { warnings.push(blankWarning(param, String(state[key] ?? 'no limit'))); continue; }
     const r = v.safeParse(schema, raw);
     if (r.success) (state as unknown as Record<string, number>)[key] = r.output;
     else warnings.push(`Ignored invalid ${param}="${raw}" in the link.`);
   }
-  state.parties = p.getAll('party').filter((x) => x.length > 0 && x.length < 100);
+  const all = p.getAll('party');
+  const kept = all.filter((x) => x.length <= MAX_PARTY_CHARS);
+  if (kept.length < all.length) warnings.push(`Ignored ${all.length - kept.length} party value(s) longer than ${MAX_PARTY_CHARS} characters in the link.`);
+  const parties = uniqueList(kept, 'party');
+  state.parties = parties.values;
+  warnings.push(...parties.warnings);
   return { state, warnings };
 }
 

@@ -4,7 +4,8 @@ import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, TokenUsage
 import {
   AGENT_REWRITE_SYSTEM_PROMPT, GRADE_SYSTEM_PROMPT, MAX_EXTRA_ROUNDS, REFLECT_SYSTEM_PROMPT,
 } from '../../src/lib/rag/agentic.ts';
-import { answerQuestion, type AnswerDeps, type RagAnswer } from '../../src/lib/rag/answer.ts';
+import { answerCutReason, answerQuestion, type AnswerDeps, type RagAnswer } from '../../src/lib/rag/answer.ts';
+import { generateAnswer, MAX_ANSWER_CHARS } from '../../src/lib/rag/generate.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, type RagConfig } from '../../src/lib/rag/config.ts';
 import { ANSWER_INSTRUCTION, ANSWER_SYSTEM_PROMPT } from '../../src/lib/rag/prompt.ts';
 import { lowConfidenceAnswer, NO_RELEVANT_ANSWER, NO_SOURCES_ANSWER } from '../../src/lib/rag/retrieve.ts';
@@ -99,6 +100,8 @@ class ScriptedProvider implements ChatProvider {
     return { text, usage: r.usage, finishReason: r.finishReason ?? 'stop', model: req.model };
   }
 }
+
+const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'q' }] };
 
 /** Call i reports 100 + i input and 10 + i output tokens. */
 const usageOf = (i: number): TokenUsage => ({ inputTokens: 100 + i, outputTokens: 10 + i });
@@ -248,6 +251,43 @@ describe('answerQuestion: the plain pipeline', () => {
       onEvent: (e) => { if (e.type === 'delta' && ++seen === 1) ctrl.abort(); },
     });
     expect(res).toMatchObject({ status: 'aborted', partial: true, answer: 'One ' });
+  });
+
+  it(`cuts an enormous answer at ${MAX_ANSWER_CHARS} characters, streams no more and stops the model`, async () => {
+    const big = 'x'.repeat(50_000);
+    // 10 × 50,000 characters: four deltas fill the 200,000 exactly, the fifth does not fit and stops the stream.
+    const provider = ScriptedProvider.queue({ text: '', deltas: ['[1] ' + big.slice(4), ...Array<string>(9).fill(big)] });
+    const { res, deltas } = await ask(makeKb(), 'radio dish', config(), provider);
+    expect(res.answer.length).toBe(MAX_ANSWER_CHARS);
+    expect(deltas).toHaveLength(4);
+    expect(deltas.join('')).toBe(res.answer);
+    expect(res).toMatchObject({ status: 'answered', partial: true, finishReason: 'cut', cutAt: MAX_ANSWER_CHARS, reason: answerCutReason(MAX_ANSWER_CHARS) });
+    expect(res.reason).toBe('The answer was cut at 200,000 characters: longer answers are not kept, and the model was stopped there.');
+    expect(res.citations).toEqual([{ n: 1, doc_id: 'obs', chunk_id: 'obs#1' }]);
+  });
+
+  it('an answer of exactly the cap is not cut', async () => {
+    const provider = ScriptedProvider.queue({ text: '', deltas: Array<string>(4).fill('y'.repeat(50_000)) });
+    const { res } = await ask(makeKb(), 'radio dish', config(), provider);
+    expect(res).toMatchObject({ status: 'answered', partial: false, finishReason: 'stop' });
+    expect(res.cutAt).toBeUndefined();
+    expect(res.answer.length).toBe(MAX_ANSWER_CHARS);
+  });
+
+  it('generateAnswer cuts inside a delta, and a caller abort stays an abort', async () => {
+    const seen: string[] = [];
+    const g = await generateAnswer(ScriptedProvider.queue({ text: '', deltas: ['abcdef', 'ghijkl', 'mno'] }), request, { maxChars: 10, onDelta: (d) => seen.push(d) });
+    expect(g).toEqual({ text: 'abcdefghij', partial: true, aborted: false, end: 'complete', endMessage: null, malformedEvents: 0, finishReason: 'cut', usage: null, cutAt: 10 });
+    expect(seen).toEqual(['abcdef', 'ghij']);
+    // A non-streamed reply longer than the cap (one delta holding everything) is cut the same way.
+    const one = await generateAnswer(ScriptedProvider.queue({ text: 'z'.repeat(25) }), request, { maxChars: 10 });
+    expect(one).toMatchObject({ text: 'z'.repeat(10), cutAt: 10, finishReason: 'cut' });
+    const ctrl = new AbortController();
+    const stopped = await generateAnswer(ScriptedProvider.queue({ text: '', deltas: ['ab', 'cd', 'ef'] }), request, {
+      maxChars: 100, signal: ctrl.signal, onDelta: () => ctrl.abort(),
+    });
+    expect(stopped).toMatchObject({ text: 'ab', aborted: true, end: 'signal', finishReason: 'aborted' });
+    expect(stopped.cutAt).toBeUndefined();
   });
 
   it('an abort before generation asks nothing more', async () => {

@@ -110,4 +110,28 @@ describe('RAG config', () => {
       'Ignored temp="abc" in the link: llm.temperature: must be a number, got NaN.',
     ]);
   });
+
+  it('treats blank URL numbers as absent, never as 0, with a warning each', () => {
+    const { config, warnings } = fromUrlParams('thr=&k=%20&w=&ck=7&model=');
+    expect(config.retrieval.rejectThreshold).toBe(0.15);
+    expect(config.retrieval.topK).toBe(5);
+    expect(config.window).toBe(1);
+    expect(config.retrieval.candidateK).toBe(7);
+    expect(config.llm.model).toBe(DEFAULT_RAG_CONFIG.llm.model);
+    expect(warnings).toEqual([
+      'Ignored the empty k= in the link; using 5.',
+      'Ignored the empty thr= in the link; using 0.15.',
+      'Ignored the empty w= in the link; using 1.',
+      `Ignored the empty model= in the link; using ${DEFAULT_RAG_CONFIG.llm.model}.`,
+    ]);
+    // An empty base URL is a value: the provider's default endpoint.
+    expect(fromUrlParams('base=')).toEqual({ config: cloneConfig(DEFAULT_RAG_CONFIG), warnings: [] });
+  });
+
+  it('keeps the first of a repeated URL parameter, with a warning', () => {
+    const { config, warnings } = fromUrlParams('k=3&k=9&mode=rrf&mode=rrf');
+    expect(config.retrieval.topK).toBe(3);
+    expect(config.retrieval.mode).toBe('rrf');
+    expect(warnings).toEqual(['The link gives mode 2 times; using the first ("rrf").', 'The link gives k 2 times; using the first ("3").']);
+  });
 });

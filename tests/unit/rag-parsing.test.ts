@@ -64,6 +64,14 @@ describe('citations', () => {
     expect(findCitations('a [1] b [2, 3] c [1][2] d [2-3] e [Source 3] f [1; 2]').map((m) => m.numbers)).toEqual([[1], [2, 3], [1], [2], [2, 3], [3], [1, 2]]);
     expect(findCitations('x [12]')).toEqual([{ start: 2, end: 6, numbers: [12] }]);
   });
+  it('lists each number once per bracket group: duplicates and overlapping ranges', () => {
+    const marks = findCitations('a [1, 1] b [1-3, 2] c [2; Source 2; 2-2] d [5-3, 3]');
+    expect(marks.map((m) => m.numbers)).toEqual([[1], [1, 2, 3], [2], [5, 3]]);
+    expect(marks[0]).toMatchObject({ start: 2, end: 8 });
+    const r = mapCitations('a [1, 1] b [1-3, 2] [9, 9]', sources);
+    expect(r.citations.map((c) => c.n)).toEqual([1, 2, 3]);
+    expect(r.invalidCitations).toEqual([9]);
+  });
   it('ignores brackets that are not citations', () => {
     expect(findCitations('see [the docs](http://x) and [1](http://y), arr[i], [a1], [] and [1.5]')).toEqual([]);
   });

@@ -304,7 +304,7 @@ export async function step(
       const queries = await tracer.run('rewrite', 0, { question: mem.question }, async () => {
         const key: TransformCacheKey = { transform: 'agentic_rewrite', n: AGENT_MAX_QUERIES, provider: provider.id, model: config.llm.model, question: mem.question };
         const hit = await deps.cache?.get(key);
-        if (hit) return { value: hit.queries, report: { outputs: { queries: hit.queries, cached: true } } };
+        if (hit && !('dropped' in hit)) return { value: hit.queries, report: { outputs: { queries: hit.queries, cached: true } } };
         const req = agentRewriteRequest(mem.question, config);
         const res = await provider.chat(withSignal(req, signal));
         const parsed = parseQueryList(res.text, AGENT_MAX_QUERIES);

@@ -63,6 +63,13 @@ export interface RagAnswer {
   ms: number;
   /** Agentic runs: extra rounds taken and the last reflection. */
   agent?: { extraRounds: number; reflection: AgentRun['reflection'] };
+  /** The answer reached `MAX_ANSWER_CHARS` and was cut there (this many characters kept; the model was stopped). */
+  cutAt?: number;
+}
+
+/** What the user is told about an answer cut at `n` characters. */
+export function answerCutReason(n: number): string {
+  return `The answer was cut at ${n.toLocaleString('en-US')} characters: longer answers are not kept, and the model was stopped there.`;
 }
 
 export const EMPTY_QUESTION_ANSWER = 'Type a question to get an answer.';
@@ -105,7 +112,10 @@ export async function answerQuestion(kb: KnowledgeBase, question: string, config
         ? { reason: 'Stopped.' }
         : stopped
           ? { reason: 'Stopped during the extra round: this is the first answer.' }
-          : generation.finishReason === 'length' ? { reason: 'The answer reached the token limit.' } : {}),
+          : generation.cutAt !== undefined
+            ? { reason: answerCutReason(generation.cutAt) }
+            : generation.finishReason === 'length' ? { reason: 'The answer reached the token limit.' } : {}),
+      ...(generation.cutAt !== undefined ? { cutAt: generation.cutAt } : {}),
       ...(out.agent ? { agent: out.agent } : {}),
     });
   } catch (err) {

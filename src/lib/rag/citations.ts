@@ -13,6 +13,7 @@ export interface Citation {
 export interface CitationMark {
   start: number;
   end: number;
+  /** Each number once, in order of first appearance ([1, 1] → 1; [1-3, 2] → 1, 2, 3): the UI keys buttons by it. */
   numbers: number[];
 }
 
@@ -29,7 +30,10 @@ const REF = String.raw`(?:(?:sources?|src|refs?)\s*)?#?\d{1,4}(?:\s*[-–]\s*\d{
 const GROUP = new RegExp(String.raw`\[\s*${REF}(?:\s*[,;]\s*${REF})*\s*\](?!\()`, 'gi');
 const MAX_RANGE = 20;
 
-/** The bracket groups of `answer` with their numbers ([2-4] → 2, 3, 4; ranges over 20 keep their ends only). */
+/**
+ * The bracket groups of `answer` with their numbers ([2-4] → 2, 3, 4; ranges over 20 keep their ends only), each
+ * number once per group.
+ */
 export function findCitations(answer: string): CitationMark[] {
   const out: CitationMark[] = [];
   for (const m of answer.matchAll(GROUP)) {
@@ -41,7 +45,7 @@ export function findCitations(answer: string): CitationMark[] {
       if (b !== undefined && b >= a && b - a <= MAX_RANGE) for (let x = a; x <= b; x++) numbers.push(x);
       else numbers.push(...nums);
     }
-    out.push({ start: m.index, end: m.index + m[0].length, numbers });
+    out.push({ start: m.index, end: m.index + m[0].length, numbers: [...new Set(numbers)] });
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { DEFAULT_REJECT_THRESHOLD } from '../retrieval/rejection.ts';
 import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
 import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
+import { blankWarning, isBlank, repeatedParamWarnings } from '../link-params.ts';
 
 /** Query transforms applied before retrieval (ignored when `agentic` is on: the agent writes its own queries). */
 export const TRANSFORMS = ['none', 'rewrite', 'multi_query', 'hyde', 'hyde_bm25'] as const;
@@ -196,11 +197,13 @@ function secretPaths(x: unknown, prefix = ''): string[] {
 // URL parameters. Keys shared with the Search tab (mode, k, ck, cal, thr) mean the same there. Only non-default
 // values are written, so links stay short.
 
-type Field = { param: string; get: (c: RagConfig) => string; set: (c: RagConfig, raw: string) => void };
+/** `blankIsValue`: an empty value means something (`base=` is the provider's default endpoint), not "absent". */
+type Field = { param: string; get: (c: RagConfig) => string; set: (c: RagConfig, raw: string) => void; blankIsValue?: true };
 
 const str = (s: string | number | boolean | null) => (s === null ? '' : String(s));
 const toBool = (raw: string) => (raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : (raw as unknown as boolean));
-const toNum = (raw: string) => (raw.trim() === '' ? NaN : Number(raw));
+// Blank values never get here (fromUrlParams treats them as absent), so Number('') === 0 cannot slip through.
+const toNum = (raw: string) => Number(raw);
 
 const URL_FIELDS: readonly Field[] = [
   { param: 'mode', get: (c) => c.retrieval.mode, set: (c, r) => { c.retrieval.mode = r as RetrievalMode; } },
@@ -215,7 +218,7 @@ const URL_FIELDS: readonly Field[] = [
   { param: 'rrn', get: (c) => str(c.rerank.topN), set: (c, r) => { c.rerank.topN = toNum(r); } },
   { param: 'w', get: (c) => str(c.window), set: (c, r) => { c.window = toNum(r); } },
   { param: 'prov', get: (c) => c.llm.provider, set: (c, r) => { c.llm.provider = r as ProviderId; } },
-  { param: 'base', get: (c) => str(c.llm.baseUrl), set: (c, r) => { c.llm.baseUrl = r === '' ? null : r; } },
+  { param: 'base', get: (c) => str(c.llm.baseUrl), set: (c, r) => { c.llm.baseUrl = r === '' ? null : r; }, blankIsValue: true },
   { param: 'model', get: (c) => c.llm.model, set: (c, r) => { c.llm.model = r; } },
   { param: 'temp', get: (c) => str(c.llm.temperature), set: (c, r) => { c.llm.temperature = toNum(r); } },
   { param: 'maxtok', get: (c) => str(c.llm.maxTokens), set: (c, r) => { c.llm.maxTokens = toNum(r); } },
@@ -234,16 +237,18 @@ export function toUrlParams(c: RagConfig): URLSearchParams {
 }
 
 /**
- * Reads a config from URL parameters. Invalid values fall back to their defaults, each with a warning; unknown
- * parameters are ignored (the page has its own, such as `q`).
+ * Reads a config from URL parameters. Invalid values fall back to their defaults, blank ones count as absent
+ * (never as 0), a parameter given twice keeps its first value — each with a warning; unknown parameters are
+ * ignored (the page has its own, such as `q`).
  */
 export function fromUrlParams(params: URLSearchParams | string): { config: RagConfig; warnings: string[] } {
   const p = typeof params === 'string' ? new URLSearchParams(params) : params;
   let config = cloneConfig(DEFAULT_RAG_CONFIG);
-  const warnings: string[] = [];
+  const warnings = repeatedParamWarnings(p, URL_FIELDS.map((f) => f.param));
   for (const f of URL_FIELDS) {
     const raw = p.get(f.param);
     if (raw === null) continue;
+    if (isBlank(raw) && !f.blankIsValue) { warnings.push(blankWarning(f.param, f.get(config) || 'the default')); continue; }
     const trial = cloneConfig(config);
     f.set(trial, raw);
     const r = parseRagConfig(trial);

@@ -58,9 +58,12 @@ export interface CachedTransform {
   passage: string | null;
 }
 
-/** Where transform outputs are kept (in memory here; IndexedDB in the page). */
+/**
+ * Where transform outputs are kept (in memory here; IndexedDB in the page). `get` answers `{ dropped: why }` for
+ * a stored entry it could not use (wrong shape): a miss the transform's note explains.
+ */
 export interface TransformCache {
-  get(key: TransformCacheKey): Promise<CachedTransform | undefined>;
+  get(key: TransformCacheKey): Promise<CachedTransform | { dropped: string } | undefined>;
   set(key: TransformCacheKey, value: CachedTransform): Promise<void>;
 }
 
@@ -255,7 +258,7 @@ export async function transformQuery(
     transform: kind, n: kind === 'multi_query' ? config.transform.n : 1, provider: provider.id, model: config.llm.model, question,
   };
   const hit = await opts.cache?.get(key);
-  if (hit) return { ...base, ...hit, cached: true };
+  if (hit && !('dropped' in hit)) return { ...base, ...hit, cached: true };
 
   const req = transformRequest(kind, question, config);
   const res = await provider.chat(opts.signal ? { ...req, signal: opts.signal } : req);
@@ -275,5 +278,6 @@ export async function transformQuery(
   }
   // Only usable replies are cached.
   if (!out.note && res.finishReason !== 'aborted') await opts.cache?.set(key, { queries: out.queries, passage: out.passage });
+  if (hit && 'dropped' in hit) out.note = out.note ? `${out.note} ${hit.dropped}` : hit.dropped;
   return out;
 }

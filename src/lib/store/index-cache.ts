@@ -6,6 +6,7 @@
 import type { KbData } from '../retrieval/knowledge-base.ts';
 import { sha256Hex } from './checksum.ts';
 import { database, saveFailure } from './db.ts';
+import { checkStored, IndexRecordSchema } from './record-schemas.ts';
 
 /** Bump when the index format or anything that changes index contents (analyzer, chunker) changes. */
 export const INDEX_SCHEMA_VERSION = 1;
@@ -42,17 +43,19 @@ export function byteSize(data: KbData): number {
     .reduce((a, arr) => a + (arr?.byteLength ?? 0), 0) + b.terms.reduce((a, t) => a + t.length * 2, 0);
 }
 
+/** A stored record of another format or shape is invalid (the caller rebuilds and overwrites it), never used. */
 export async function loadIndex(key: string): Promise<CacheLoad> {
-  let rec: IndexRecord | undefined;
+  let stored: unknown;
   try {
-    rec = (await (await database()).get(STORE, key)) as IndexRecord | undefined;
+    stored = await (await database()).get(STORE, key);
   } catch (e) {
     return { status: 'invalid', reason: `the index cache could not be read (${(e as Error).message})` };
   }
-  if (!rec) return { status: 'miss' };
-  if (rec.schemaVersion !== INDEX_SCHEMA_VERSION) {
-    return { status: 'invalid', reason: `the cached index is from an older version of RAG Lab (format ${rec.schemaVersion}, now ${INDEX_SCHEMA_VERSION})` };
-  }
+  if (stored === undefined) return { status: 'miss' };
+  const check = checkStored(stored, IndexRecordSchema, INDEX_SCHEMA_VERSION, 'the cached index',
+    (found) => `the cached index is from an older version of RAG Lab (format ${found}, now ${INDEX_SCHEMA_VERSION})`);
+  if (!check.ok) return { status: 'invalid', reason: check.reason };
+  const rec = stored as IndexRecord;
   try {
     if ((await checksumOf(rec.data)) !== rec.checksum) return { status: 'invalid', reason: 'the cached index is corrupted (checksum mismatch)' };
   } catch {

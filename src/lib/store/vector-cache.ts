@@ -14,6 +14,7 @@ import type { DenseMetric } from '../retrieval/dense.ts';
 import type { VectorIndexData, VectorIndexKind } from '../retrieval/vector-index.ts';
 import { sha256Hex } from './checksum.ts';
 import { database, saveFailure } from './db.ts';
+import { checkStored, VectorIndexRecordSchema, VectorRecordSchema } from './record-schemas.ts';
 
 export const VECTOR_SCHEMA_VERSION = 1;
 const STORE = 'vectors';
@@ -43,15 +44,19 @@ export function vectorKey(kbKey: string, modelId: string, dtype: string): string
   return `${kbKey}|${modelId}|${dtype}`;
 }
 
+/** A stored record of another format or shape is invalid (the caller recomputes and overwrites it), never used. */
 export async function loadVectors(key: string, expectedCount: number): Promise<VectorLoad> {
-  let rec: VectorRecord | undefined;
+  let stored: unknown;
   try {
-    rec = (await (await database()).get(STORE, key)) as VectorRecord | undefined;
+    stored = await (await database()).get(STORE, key);
   } catch (e) {
     return { status: 'invalid', reason: `the embedding cache could not be read (${(e as Error).message})` };
   }
-  if (!rec) return { status: 'miss' };
-  if (rec.schemaVersion !== VECTOR_SCHEMA_VERSION) return { status: 'invalid', reason: 'the cached embeddings are from an older version of RAG Lab' };
+  if (stored === undefined) return { status: 'miss' };
+  const check = checkStored(stored, VectorRecordSchema, VECTOR_SCHEMA_VERSION, 'the cached embeddings record',
+    () => 'the cached embeddings are from an older version of RAG Lab');
+  if (!check.ok) return { status: 'invalid', reason: check.reason };
+  const rec = stored as VectorRecord;
   if (rec.count !== expectedCount || rec.vectors.length !== rec.count * rec.dim) {
     return { status: 'invalid', reason: `the cached embeddings do not fit the index (${rec.count} vectors of ${rec.dim} dimensions for ${expectedCount} chunks)` };
   }
@@ -139,11 +144,15 @@ export function vectorIndexChecksum(data: VectorIndexData, vectorsChecksum: stri
   return sha256Hex(JSON.stringify({ scalars, vectorsChecksum }), ...arrays);
 }
 
-/** A stored index record checked against what the caller needs: a hit, or invalid with a reason for the user. */
-export async function checkIndexRecord(rec: VectorIndexRecord, expect: IndexExpectation): Promise<IndexLoad> {
-  if (rec.schemaVersion !== VECTOR_INDEX_SCHEMA_VERSION) {
-    return { status: 'invalid', reason: `the cached vector index is from another version of RAG Lab (format ${String(rec.schemaVersion)}, now ${VECTOR_INDEX_SCHEMA_VERSION})` };
-  }
+/**
+ * A stored index record (as read, of any shape) checked against what the caller needs: a hit, or invalid with a
+ * reason for the user.
+ */
+export async function checkIndexRecord(stored: unknown, expect: IndexExpectation): Promise<IndexLoad> {
+  const check = checkStored(stored, VectorIndexRecordSchema, VECTOR_INDEX_SCHEMA_VERSION, 'the cached vector index',
+    (found) => `the cached vector index is from another version of RAG Lab (format ${found}, now ${VECTOR_INDEX_SCHEMA_VERSION})`);
+  if (!check.ok) return { status: 'invalid', reason: check.reason };
+  const rec = stored as VectorIndexRecord;
   try {
     if ((await vectorIndexChecksum(rec.data, rec.vectorsChecksum)) !== rec.checksum) {
       return { status: 'invalid', reason: 'the cached vector index is corrupted (checksum mismatch)' };
@@ -165,14 +174,14 @@ export async function checkIndexRecord(rec: VectorIndexRecord, expect: IndexExpe
 }
 
 export async function loadVectorIndex(key: string, expect: IndexExpectation): Promise<IndexLoad> {
-  let rec: VectorIndexRecord | undefined;
+  let stored: unknown;
   try {
-    rec = (await (await database()).get(INDEX_STORE, key)) as VectorIndexRecord | undefined;
+    stored = await (await database()).get(INDEX_STORE, key);
   } catch (e) {
     return { status: 'invalid', reason: `the vector index cache could not be read (${(e as Error).message})` };
   }
-  if (!rec) return { status: 'miss' };
-  return checkIndexRecord(rec, expect);
+  if (stored === undefined) return { status: 'miss' };
+  return checkIndexRecord(stored, expect);
 }
 
 export async function saveVectorIndex(key: string, data: VectorIndexData, vectorsChecksum: string): Promise<StoreSave> {

@@ -2,6 +2,8 @@
 import * as Comlink from 'comlink';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig } from '../../lib/rag/config.ts';
+import { batchDeltas } from '../../lib/rag/delta-batch.ts';
+import { MAX_ANSWER_CHARS } from '../../lib/rag/generate.ts';
 import type { RagEvent, TraceStep } from '../../lib/rag/trace.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
@@ -31,7 +33,7 @@ export class AskState {
     const p = new URLSearchParams(search);
     this.question = (p.get('aq') ?? '').slice(0, MAX_QUESTION_CHARS);
     const own = new URLSearchParams();
-    for (const [k, v] of p) if (k.startsWith(PREFIX)) own.set(k.slice(PREFIX.length), v);
+    for (const [k, v] of p) if (k.startsWith(PREFIX)) own.append(k.slice(PREFIX.length), v);
     const { config, warnings } = fromUrlParams(own);
     this.config = config;
     this.warnings = warnings;
@@ -63,18 +65,21 @@ export class AskState {
 
   private runId = 0;
 
-  /** Events come over their own channel and can trail the result: only the running run's events count. */
+  /**
+   * Events come over their own channel and can trail the result: only the running run's events count. Deltas are
+   * applied once per animation frame (one render per frame however fast they come), at most MAX_ANSWER_CHARS.
+   */
   private eventsFor(id: number) {
-    return (e: RagEvent) => {
+    return batchDeltas((e: RagEvent) => {
       if (id !== this.runId || !this.running) return;
       if (e.type === 'generation-start') this.streamed = '';
-      else if (e.type === 'delta') this.streamed += e.delta;
+      else if (e.type === 'delta') this.streamed = (this.streamed + e.delta).slice(0, MAX_ANSWER_CHARS);
       else if (e.type === 'step-start') this.currentStep = e.step;
       else if (e.type === 'step-end') {
         this.steps = [...this.steps, e.step];
         if (this.currentStep === e.step.step) this.currentStep = null;
       }
-    };
+    }, (flush) => requestAnimationFrame(flush));
   }
 
   async ask(): Promise<void> {

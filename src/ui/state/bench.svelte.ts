@@ -1,6 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
+import { uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
@@ -22,6 +23,8 @@ export class BenchState {
   error = $state<string | null>(null);
   /** The judge base URL a link set, until the user types one or confirms sending a key there. */
   private linkBaseUrl = $state<string | null>(null);
+  /** What the link held that could not be used as given (repeated or unknown subsets). */
+  linkWarnings = $state<string[]>([]);
   private client = startBenchWorker();
 
   constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
@@ -44,8 +47,9 @@ export class BenchState {
 
   loadFromUrl(search: string): void {
     const p = new URLSearchParams(search);
-    const subs = (p.get('b_sub') ?? '').split(',').filter((s) => (RAGBENCH_SUBSETS as readonly string[]).includes(s));
-    if (subs.length) this.subsets = subs;
+    const subs = uniqueList((p.get('b_sub') ?? '').split(','), 'b_sub', RAGBENCH_SUBSETS);
+    this.linkWarnings = subs.warnings;
+    if (subs.values.length) this.subsets = subs.values;
     const n = p.get('b_n');
     if (n === 'all') this.n = null;
     else if (n && Number.isInteger(Number(n)) && Number(n) > 0) this.n = Number(n);

@@ -1,0 +1,53 @@
+/**
+ * Reading values out of a shared link's parameters, the same way for every tab: a blank value counts as absent
+ * (never as `Number('') === 0`), a list keeps each entry once, unknown entries are dropped, a parameter given twice
+ * keeps its first value — each case with a warning for the user, so a hand-edited link never fails silently.
+ */
+
+/** Shown values are cut, so a huge parameter cannot flood the warnings. */
+const quote = (raw: string) => JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw);
+
+/** Whether a parameter's value is empty or only spaces (`?k=`, `?thr=%20`). */
+export function isBlank(raw: string): boolean {
+  return raw.trim() === '';
+}
+
+/** The warning for a blank parameter that is then treated as absent. */
+export function blankWarning(param: string, fallback: string): string {
+  return `Ignored the empty ${param}= in the link; using ${fallback}.`;
+}
+
+/** Warnings for each of `params` that the link gives more than once (the first value is the one used). */
+export function repeatedParamWarnings(p: URLSearchParams, params: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const param of params) {
+    const n = p.getAll(param).length;
+    if (n > 1) out.push(`The link gives ${param} ${n} times; using the first (${quote(p.get(param) ?? '')}).`);
+  }
+  return out;
+}
+
+/**
+ * `values` with blanks dropped and each entry once, in order of first appearance; `allowed`, when given, drops
+ * unknown entries. Every change is named in `warnings`.
+ */
+export function uniqueList<T extends string>(
+  values: readonly string[], param: string, allowed?: readonly T[],
+): { values: T[]; warnings: string[] } {
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  const unknown: string[] = [];
+  const out: T[] = [];
+  for (const raw of values) {
+    const x = raw.trim();
+    if (x === '') continue;
+    if (allowed && !(allowed as readonly string[]).includes(x)) { unknown.push(x); continue; }
+    if (seen.has(x)) { repeated.add(x); continue; }
+    seen.add(x);
+    out.push(x as T);
+  }
+  if (unknown.length) warnings.push(`Ignored unknown ${param} ${unknown.map(quote).join(', ')} in the link${allowed ? ` (known: ${allowed.join(', ')})` : ''}.`);
+  if (repeated.size) warnings.push(`The link lists ${[...repeated].map(quote).join(', ')} more than once in ${param}; each is used once.`);
+  return { values: out, warnings };
+}

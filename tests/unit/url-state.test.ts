@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { uniqueList } from '../../src/lib/link-params.ts';
+import { DEFAULT_URL_STATE, parseUrlState, serializeUrlState } from '../../src/ui/url-state.ts';
+
+describe('Search link parsing', () => {
+  it('treats blank numbers as absent (never 0), with a warning each', () => {
+    const { state, warnings } = parseUrlState('?thr=&k=&ymin=%20&ck=30');
+    expect(state.threshold).toBe(DEFAULT_URL_STATE.threshold);
+    expect(state.threshold).not.toBe(0);
+    expect(state.topK).toBe(DEFAULT_URL_STATE.topK);
+    expect(state.yearMin).toBeNull();
+    expect(state.candidateK).toBe(30);
+    expect(warnings).toEqual([
+      `Ignored the empty k= in the link; using ${DEFAULT_URL_STATE.topK}.`,
+      `Ignored the empty thr= in the link; using ${DEFAULT_URL_STATE.threshold}.`,
+      'Ignored the empty ymin= in the link; using no limit.',
+    ]);
+  });
+
+  it('keeps a real 0 where 0 is allowed', () => {
+    const { state, warnings } = parseUrlState('?thr=0');
+    expect(state.threshold).toBe(0);
+    expect(warnings).toEqual([]);
+  });
+
+  it('falls back on blank or unknown mode and calibration, with a warning', () => {
+    const { state, warnings } = parseUrlState('?mode=&cal=fancy');
+    expect(state.mode).toBe(DEFAULT_URL_STATE.mode);
+    expect(state.calibration).toBe(DEFAULT_URL_STATE.calibration);
+    expect(warnings).toEqual([
+      `Ignored the empty mode= in the link; using ${DEFAULT_URL_STATE.mode}.`,
+      `Unknown calibration "fancy" in the link; using ${DEFAULT_URL_STATE.calibration}.`,
+    ]);
+  });
+
+  it('keeps each party once and the first of a repeated parameter, with warnings', () => {
+    const { state, warnings } = parseUrlState(`?party=Democratic&party=Republican&party=Democratic&party=&k=3&k=8&party=${'x'.repeat(101)}`);
+    expect(state.parties).toEqual(['Democratic', 'Republican']);
+    expect(state.topK).toBe(3);
+    expect(warnings).toEqual([
+      'The link gives k 2 times; using the first ("3").',
+      'Ignored 1 party value(s) longer than 100 characters in the link.',
+      'The link lists "Democratic" more than once in party; each is used once.',
+    ]);
+    // What is written back is the cleaned state.
+    expect(serializeUrlState(state)).toBe('?k=3&party=Democratic&party=Republican');
+  });
+});
+
+describe('uniqueList', () => {
+  it('drops blanks, duplicates and unknown entries in order of first appearance, naming each change', () => {
+    expect(uniqueList(['emanual', 'emanual', ' covidqa', '', 'nope'], 'b_sub', ['emanual', 'covidqa', 'hotpotqa'])).toEqual({
+      values: ['emanual', 'covidqa'],
+      warnings: ['Ignored unknown b_sub "nope" in the link (known: emanual, covidqa, hotpotqa).', 'The link lists "emanual" more than once in b_sub; each is used once.'],
+    });
+    expect(uniqueList(['a', 'b'], 'x')).toEqual({ values: ['a', 'b'], warnings: [] });
+  });
+});
