@@ -55,5 +55,7 @@ describe('model download sizes', () => {
     await expect(listModelFiles(hub.url, 'a/b', notJson)).rejects.toThrow(/not JSON/);
     const wrong = (async () => Response.json({ files: [] })) as typeof fetch;
     await expect(listModelFiles(hub.url, 'a/b', wrong)).rejects.toThrow(/malformed/);
+    const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
+    await expect(listModelFiles('https://huggingface.co/', 'a/b', offline)).rejects.toThrow('the model host https://huggingface.co could not be reached (Failed to fetch)');
   });
 });

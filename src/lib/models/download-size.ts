@@ -54,17 +54,23 @@ export async function listModelFiles(remoteHost: string, id: string, fetchFn: ty
   let url: string | null = `${host}api/models/${id}/tree/${MODEL_REVISION}?recursive=true`;
   const files = new Map<string, number>();
   for (let page = 0; url && page < MAX_PAGES; page++) {
-    const res: Response = await fetchFn(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
-    if (res.status === 404) throw new Error(`Model "${id}" is not listed on the model host (HTTP 404).`);
-    if (!res.ok) throw new Error(`The model host did not list the files of "${id}" (HTTP ${res.status}).`);
+    let res: Response;
+    try {
+      res = await fetchFn(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      throw new Error(`the model host ${new URL(host).origin} could not be reached (${(e as Error).message || String(e)})`);
+    }
+    if (res.status === 404) throw new Error(`model "${id}" is not listed on the model host (HTTP 404)`);
+    if (!res.ok) throw new Error(`the model host did not list the files of "${id}" (HTTP ${res.status})`);
     let json: unknown;
     try {
       json = await res.json();
     } catch {
-      throw new Error(`The model host answered the file list of "${id}" with something that is not JSON.`);
+      throw new Error(`the model host answered the file list of "${id}" with something that is not JSON`);
     }
     const r = v.safeParse(Tree, json);
-    if (!r.success) throw new Error(`The model host's file list for "${id}" is malformed: ${r.issues[0]?.message ?? 'unknown error'}.`);
+    if (!r.success) throw new Error(`the model host's file list for "${id}" is malformed: ${r.issues[0]?.message ?? 'unknown error'}`);
     for (const e of r.output) if (e.type === 'file') files.set(e.path, e.size ?? 0);
     const next = nextLink(res.headers.get('link'));
     url = next ? new URL(next, url).href : null;
