@@ -1,4 +1,5 @@
 /** The typed surface of workers/models.worker.ts. */
+import type { ModelDownload } from '../src/lib/models/download-size.ts';
 import type { Device, Dtype, FileProgress, ModelSpec, ModelTask, NliProbabilities } from '../src/lib/models/types.ts';
 
 export interface ModelSettings {
@@ -52,6 +53,8 @@ export interface ModelsWorkerApi {
   rerank(query: string, passages: string[]): Promise<number[]>;
   nli(premise: string, hypothesis: string): Promise<NliProbabilities>;
   cachedFiles(): Promise<CachedFile[]>;
+  /** What loading `spec` downloads from the configured host (its tree API), minus files in the browser cache. */
+  downloadPlan(spec: ModelSpec): Promise<ModelDownload>;
   deleteCachedModel(modelId: string): Promise<number>;
   parity(task: ModelTask): Promise<ParityReport>;
   /** Serves the same API on a port (the search worker calls embed/rerank directly, not through the page). */

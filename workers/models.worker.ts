@@ -8,7 +8,8 @@ import * as Comlink from 'comlink';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { runtimeReason } from '../src/lib/models/device-fallback.ts';
-import { configureModels, runtimeThreads } from '../src/lib/models/env.ts';
+import { planModelDownload } from '../src/lib/models/download-size.ts';
+import { configureModels, modelsEnvironment, runtimeThreads } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
@@ -141,6 +142,13 @@ const api: ModelsWorkerApi = {
       out.push({ ...cacheEntry(req.url), bytes });
     }
     return out;
+  },
+
+  async downloadPlan(spec) {
+    const cache = typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
+    return planModelDownload(modelsEnvironment().remoteHost, spec, {
+      isCached: async (url) => (cache ? (await cache.match(url)) !== undefined : false),
+    });
   },
 
   async deleteCachedModel(modelId) {

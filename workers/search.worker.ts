@@ -145,6 +145,8 @@ const api: SearchWorkerApi = {
     denseReady = false;
     queryVectors.clear();
     const setup = await attachDense(kb, embedder, { kbKey, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
+    // The models worker was replaced meanwhile (the user cancelled, or it restarted): these vectors' model is gone.
+    if (models !== remote) throw new Error('The model runtime restarted while the dense index was built; enable the models again.');
     denseReady = true;
     stageModels.embed = info;
     return { ...setup, model: info.spec };

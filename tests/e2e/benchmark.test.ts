@@ -59,6 +59,14 @@ describe('Benchmark tab', () => {
     for (const id of ['chart-means', 'chart-roc', 'chart-scatter']) expect(await page.locator(`[data-testid=${id}] .main-svg`).count()).toBeGreaterThan(0);
     await page.locator('[data-testid=bench-row]').first().click();
     expect(await page.locator('[data-testid=bench-detail]').innerText()).toMatch(/predicted[\s\S]*gold/);
+    // Rows open by keyboard too: Enter or Space on a focused row.
+    for (const [i, key] of [[1, 'Enter'], [2, ' ']] as const) {
+      await page.locator('[data-testid=bench-detail] button', { hasText: 'Close' }).click();
+      expect(await page.locator('[data-testid=bench-detail]').count()).toBe(0);
+      await page.locator('[data-testid=bench-row]').nth(i).focus();
+      await page.keyboard.press(key === ' ' ? 'Space' : key);
+      await page.locator('[data-testid=bench-detail]').waitFor();
+    }
     mkdirSync('test-results', { recursive: true });
     await page.screenshot({ path: 'test-results/benchmark.png', fullPage: true });
   });

@@ -20,6 +20,8 @@ const FILES = [join(ROOT, 'App.svelte'), ...readdirSync(join(ROOT, 'components')
 /** `file: list → key`, each with why its keys cannot repeat. */
 const AUDITED: Record<string, string> = {
   'App.svelte: tabs → t.id': 'a constant list',
+  'App.svelte: THEMES → t': 'a constant list (checked below)',
+  "NoticeList.svelte: shown → n.feature + '/' + n.key": 'NoticesState keeps one notice per (feature, key): a repeat replaces it',
   'AnswerText.svelte: p.numbers → n': 'findCitations lists each number once per group (tested below)',
   'AskTab.svelte: providerIds → id': 'Object.keys of the provider registry',
   'AskTab.svelte: meta?.models ?? BROWSER_PROVIDER.models → m': 'registry constants (checked below)',

@@ -3,9 +3,21 @@
  * packaged into the build as `corpora/sotu.json`. This module validates that file and turns it into documents.
  */
 import * as v from 'valibot';
-import type { SourceDocument } from './document.ts';
+import type { ExampleQuery, SourceDocument } from './document.ts';
 
 export const SOTU_FILE = 'corpora/sotu.json';
+
+/**
+ * Suggested first queries: topics the addresses cover, and one off-topic query (no address is about cooking) whose
+ * low confidence shows what the rejection threshold is for.
+ */
+export const SOTU_EXAMPLES: readonly ExampleQuery[] = Object.freeze([
+  { query: 'emancipation of slaves' },
+  { query: 'tariff on imported goods' },
+  { query: 'purchase of Louisiana' },
+  { query: 'war on poverty' },
+  { query: 'Random irrelevant cooking recipe.', note: 'off-topic example: compare its confidence' },
+]);
 
 const Address = v.object({ year: v.pipe(v.number(), v.integer()), name: v.string(), party: v.string(), text: v.string() });
 export const SotuFile = v.object({ version: v.literal(1), addresses: v.pipe(v.array(Address), v.minLength(1)) });

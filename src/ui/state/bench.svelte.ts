@@ -41,7 +41,7 @@ export class BenchState {
   async loadNli(): Promise<void> {
     this.nliStatus = 'loading';
     const nli = await this.models.loadTask('nli');
-    await this.models.loadTask('cross-encoder');
+    await this.models.loadTask('cross-encoder', undefined, null, 'benchmark');
     this.nliStatus = nli ? 'ready' : 'error';
   }
 

@@ -1,6 +1,6 @@
 /** The open knowledge base: loading progress, info, errors. Owns the search worker. */
 import * as Comlink from 'comlink';
-import { SOTU_FILE } from '../../lib/data/sotu.ts';
+import { SOTU_EXAMPLES, SOTU_FILE } from '../../lib/data/sotu.ts';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
@@ -27,6 +27,8 @@ export class KbState {
   progress = $state.raw<LoadProgress | null>(null);
   info = $state.raw<KbInfo | null>(null);
   error = $state<string | null>(null);
+  /** Queries the knowledge base suggests on first open (from its loader). */
+  readonly examples = SOTU_EXAMPLES;
   /** Mode availability, refreshed when models are enabled. */
   modes = $state.raw<ModeAvailability | null>(null);
   private client: SearchClient | null = null;

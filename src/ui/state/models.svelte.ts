@@ -1,9 +1,13 @@
 /**
- * Models in the browser: settings, per-file download progress, loading, the dense index build, the model cache
- * and the parity self-test. Owns the models worker; connects it to the search worker through KbState.
+ * Models in the browser: settings, what enabling them downloads and how long embedding takes, per-file download
+ * progress, loading (cancellable), the dense index build, the model cache and the parity self-test. Owns the models
+ * worker; connects it to the search worker through KbState. Failures become notices of the feature that asked for
+ * the model (NoticesState), cleared when a later load of the same model succeeds.
  */
 import * as Comlink from 'comlink';
 import { planRecovery, runtimeReason, wasmDtypeFor, type PlannedLoad } from '../../lib/models/device-fallback.ts';
+import type { ModelDownload } from '../../lib/models/download-size.ts';
+import { embedRate, type EmbedRate } from '../../lib/models/embed-rate.ts';
 import { defaultDevice } from '../../lib/models/env.ts';
 import { ortWasmPaths } from '../../lib/models/ort-files.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
@@ -11,9 +15,30 @@ import type { CachedFile, LoadedModel, ParityReport } from '../../../workers/mod
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../models-client.ts';
 import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
+import type { NoticeFeature } from '../notices.ts';
 import type { KbState } from './kb.svelte.ts';
+import type { NoticesState } from './notices.svelte.ts';
 
 type TaskStatus = 'idle' | 'loading' | 'ready' | 'error';
+
+/** Thrown into an enable flow that the user cancelled. */
+class Cancelled extends Error {}
+
+/** A promise that only ever rejects, when `cancel` is called (raced against the steps of an enable flow). */
+function cancellation(): { promise: Promise<never>; cancel: () => void } {
+  let cancel = () => {};
+  const promise = new Promise<never>((_, reject) => { cancel = () => reject(new Cancelled('Cancelled.')); });
+  promise.catch(() => {});
+  return { promise, cancel };
+}
+
+export interface DownloadPlan {
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  embedder: ModelDownload | null;
+  crossEncoder: ModelDownload | null;
+  /** Why the sizes are unknown (the host has no tree API, is unreachable…). */
+  error: string | null;
+}
 
 export class ModelsState {
   settings = $state<Settings>(parseSettings(null).settings);
@@ -21,9 +46,13 @@ export class ModelsState {
   /** Download progress per `model/file`. */
   files = $state.raw<Record<string, FileProgress>>({});
   status = $state<Record<ModelTask, TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle', nli: 'idle' });
-  errors = $state<Record<ModelTask, string | null>>({ embedder: null, 'cross-encoder': null, nli: null });
   loaded = $state.raw<LoadedModel[]>([]);
-  dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null; error: string | null }>({ status: 'idle', progress: null, info: null, error: null });
+  dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null }>({ status: 'idle', progress: null, info: null });
+  /** What enabling the search models downloads (sizes from the host's file list). */
+  plan = $state.raw<DownloadPlan>({ status: 'idle', embedder: null, crossEncoder: null, error: null });
+  /** Embedding speed measured during the current dense build (null before its first batch). */
+  rate = $state.raw<EmbedRate | null>(null);
+  private embedStart: number | null = null;
   cached = $state.raw<CachedFile[]>([]);
   parity = $state.raw<ParityReport | null>(null);
   parityError = $state<string | null>(null);
@@ -35,7 +64,7 @@ export class ModelsState {
   threads = $state(1);
   private client: ModelsClient;
 
-  constructor(private readonly kb: KbState) {
+  constructor(private readonly kb: KbState, private readonly notices: NoticesState) {
     const stored = localStorage.getItem(SETTINGS_KEY);
     const { settings, warning } = parseSettings(stored);
     this.settings = settings;
@@ -75,6 +104,7 @@ export class ModelsState {
   /** A fresh models worker (after a failure that broke the runtime), reconnected to the search and bench workers. */
   private async restart(): Promise<void> {
     this.client.terminate();
+    this.plan = { ...this.plan, status: 'idle' };
     this.client = this.start();
     this.loaded = [];
     for (const reconnect of this.restartListeners) await reconnect();
@@ -91,6 +121,48 @@ export class ModelsState {
       this.client.api.configure(settings);
       this.kb.configureModels(settings);
     }
+    this.plan = { status: 'idle', embedder: null, crossEncoder: null, error: null };
+  }
+
+  /** Sizes what enabling the embedder and cross-encoder in the settings downloads (the host's tree API). */
+  async refreshPlan(): Promise<void> {
+    if (this.plan.status === 'loading') return;
+    this.plan = { ...this.plan, status: 'loading' };
+    await this.defaultsReady;
+    const client = this.client;
+    try {
+      const [embedder, crossEncoder] = await Promise.all([
+        client.api.downloadPlan({ ...this.settings.embedder }), client.api.downloadPlan({ ...this.settings.crossEncoder }),
+      ]);
+      this.plan = { status: 'ready', embedder, crossEncoder, error: null };
+    } catch (e) {
+      this.plan = { status: 'error', embedder: null, crossEncoder: null, error: (e as Error).message || String(e) };
+    }
+  }
+
+  /** Pending enable flows are rejected with Cancelled when the user cancels (see `cancel`). */
+  private cancelled = cancellation();
+  private generation = 0;
+
+  private guard<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.cancelled.promise]);
+  }
+
+  /**
+   * Stops downloading and embedding: the models worker is terminated and replaced by a fresh one (the search
+   * worker drops the dense build waiting on the old one), nothing is enabled, BM25 search keeps working.
+   */
+  async cancel(): Promise<void> {
+    this.generation++;
+    const old = this.cancelled;
+    this.cancelled = cancellation();
+    old.cancel();
+    for (const task of ['embedder', 'cross-encoder'] as const) if (this.status[task] === 'loading') this.status[task] = 'idle';
+    this.dense = { status: 'idle', progress: null, info: null };
+    this.files = {};
+    this.rate = null;
+    await this.restart();
+    this.notices.raise('models', 'cancelled', 'info', 'Loading the models was cancelled. BM25 search keeps working; enable the models again at any time.');
   }
 
   /**
@@ -148,54 +220,69 @@ export class ModelsState {
    * cannot start on WebGPU (no adapter, an unsupported dtype, a failed session) is loaded on WASM instead
    * (`wasmDtypeFor`), and the UI says why.
    */
-  async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null): Promise<LoadedModel | null> {
+  async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null, raisedBy: NoticeFeature = task === 'nli' ? 'benchmark' : 'models'): Promise<LoadedModel | null> {
     await this.defaultsReady;
     const spec = given ?? (task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli);
     this.status[task] = 'loading';
-    this.errors[task] = null;
+    this.notices.clear(raisedBy, 'cancelled');
     try {
-      const info = await this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile), fallback);
+      const info = await this.guard(this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile), fallback));
       this.status[task] = 'ready';
+      this.notices.clear(raisedBy, task);
       this.loaded = await this.client.api.loaded();
       return info;
     } catch (e) {
+      if (e instanceof Cancelled) return null;
       const message = (e as Error).message || String(e);
       if (await this.client.api.needsRestart().catch(() => true)) await this.restart();
       if (spec.device === 'webgpu') {
         const dtype = wasmDtypeFor(spec.dtype);
-        return this.loadTask(task, { ...spec, device: 'wasm', dtype }, `WebGPU could not start this model (${runtimeReason(message)}); using WASM ${dtype}.`);
+        return this.loadTask(task, { ...spec, device: 'wasm', dtype }, `WebGPU could not start this model (${runtimeReason(message)}); using WASM ${dtype}.`, raisedBy);
       }
       this.status[task] = 'error';
-      this.errors[task] = message;
+      this.notices.raise(raisedBy, task, 'error', task === 'nli' ? message : `${message} BM25 search keeps working.`);
       return null;
     }
   }
 
+  private onDenseProgress = (p: LoadProgress) => {
+    this.dense.progress = p;
+    if (p.stage === 'embed-cache') this.embedStart = performance.now();
+    else if (p.stage === 'embed' && this.embedStart !== null) this.rate = embedRate(this.embedStart, performance.now(), p.done, p.total);
+  };
+
   /** Loads the embedding model, then embeds the knowledge base (or reads cached vectors): dense modes go live. */
   async enableDense(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
     if (!(await this.loadTask('embedder', spec, fallback))) return;
-    this.dense = { status: 'loading', progress: null, info: null, error: null };
+    this.dense = { status: 'loading', progress: null, info: null };
+    this.rate = null;
+    this.embedStart = null;
     try {
-      const info = await this.kb.enableDense((p) => { this.dense.progress = p; });
-      this.dense = { status: 'ready', progress: null, info, error: null };
+      const info = await this.guard(this.kb.enableDense(this.onDenseProgress));
+      this.dense = { status: 'ready', progress: null, info };
+      this.notices.clear('models', 'dense');
     } catch (e) {
-      this.dense = { status: 'error', progress: null, info: null, error: (e as Error).message || String(e) };
+      if (e instanceof Cancelled) return;
+      this.dense = { status: 'error', progress: null, info: null };
+      this.notices.raise('models', 'dense', 'error', `Dense index failed: ${(e as Error).message || String(e)} BM25 search keeps working.`);
     }
   }
 
   async enableReranker(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
     if (!(await this.loadTask('cross-encoder', spec, fallback))) return;
     try {
-      await this.kb.enableReranker();
+      await this.guard(this.kb.enableReranker());
     } catch (e) {
+      if (e instanceof Cancelled) return;
       this.status['cross-encoder'] = 'error';
-      this.errors['cross-encoder'] = (e as Error).message;
+      this.notices.raise('models', 'cross-encoder', 'error', `${(e as Error).message} BM25 search keeps working.`);
     }
   }
 
   async enableAll(): Promise<void> {
+    const generation = this.generation;
     await this.enableDense();
-    await this.enableReranker();
+    if (generation === this.generation) await this.enableReranker();
   }
 
   async refreshCache(): Promise<void> {

@@ -1,0 +1,92 @@
+/**
+ * What loading a model downloads: the files transformers.js fetches for a model at a dtype, sized from the Hub's
+ * tree API (`GET <host>api/models/<id>/tree/<revision>?recursive=true`, paged by `Link: <…>; rel="next"`), with the
+ * files already in the browser cache counted apart. Pure fetch: runs in the models worker, Node and tests.
+ */
+import * as v from 'valibot';
+import type { Dtype, ModelSpec } from './types.ts';
+
+/** The revision transformers.js downloads from (its default). */
+export const MODEL_REVISION = 'main';
+
+/** transformers.js file suffix per dtype (`onnx/model<suffix>.onnx`). */
+const ONNX_SUFFIX: Readonly<Record<Dtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized', q4: '_q4' };
+const BASE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
+const MAX_PAGES = 20;
+
+const TreeEntry = v.object({ type: v.string(), path: v.string(), size: v.optional(v.pipe(v.number(), v.minValue(0))) });
+const Tree = v.array(TreeEntry);
+
+export interface ModelDownload {
+  id: string;
+  /** Bytes of the needed files that are not cached yet. */
+  bytes: number;
+  /** Bytes of the needed files already in the browser cache. */
+  cachedBytes: number;
+  /** Needed files the host does not list (loading will fail on the first one). */
+  missing: string[];
+}
+
+/** The files a load fetches: config, tokenizer, and the ONNX graph for the dtype with any external-data parts listed. */
+export function neededFiles(dtype: Dtype, listed: readonly string[]): string[] {
+  const graph = `onnx/model${ONNX_SUFFIX[dtype]}.onnx`;
+  const external = listed.filter((p) => p === `${graph}_data` || p.startsWith(`${graph}_data_`)).sort();
+  return [...BASE_FILES, graph, ...external];
+}
+
+/** The URL transformers.js downloads (and caches) a file from. */
+export function fileUrl(remoteHost: string, id: string, file: string): string {
+  const host = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
+  return `${host}${id}/resolve/${MODEL_REVISION}/${file}`;
+}
+
+function nextLink(header: string | null): string | null {
+  for (const part of (header ?? '').split(',')) {
+    const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+/** Every file the host lists for a model, with sizes. */
+export async function listModelFiles(remoteHost: string, id: string, fetchFn: typeof fetch = fetch, signal?: AbortSignal): Promise<Map<string, number>> {
+  const host = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
+  let url: string | null = `${host}api/models/${id}/tree/${MODEL_REVISION}?recursive=true`;
+  const files = new Map<string, number>();
+  for (let page = 0; url && page < MAX_PAGES; page++) {
+    let res: Response;
+    try {
+      res = await fetchFn(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      throw new Error(`the model host ${new URL(host).origin} could not be reached (${(e as Error).message || String(e)})`);
+    }
+    if (res.status === 404) throw new Error(`model "${id}" is not listed on the model host (HTTP 404)`);
+    if (!res.ok) throw new Error(`the model host did not list the files of "${id}" (HTTP ${res.status})`);
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      throw new Error(`the model host answered the file list of "${id}" with something that is not JSON`);
+    }
+    const r = v.safeParse(Tree, json);
+    if (!r.success) throw new Error(`the model host's file list for "${id}" is malformed: ${r.issues[0]?.message ?? 'unknown error'}`);
+    for (const e of r.output) if (e.type === 'file') files.set(e.path, e.size ?? 0);
+    const next = nextLink(res.headers.get('link'));
+    url = next ? new URL(next, url).href : null;
+  }
+  return files;
+}
+
+/** Sizes what loading `spec` downloads; `isCached(url)` says whether a file is already in the browser cache. */
+export async function planModelDownload(remoteHost: string, spec: ModelSpec, opts: { fetch?: typeof fetch; isCached?: (url: string) => Promise<boolean>; signal?: AbortSignal } = {}): Promise<ModelDownload> {
+  const listed = await listModelFiles(remoteHost, spec.id, opts.fetch ?? fetch, opts.signal);
+  const out: ModelDownload = { id: spec.id, bytes: 0, cachedBytes: 0, missing: [] };
+  for (const file of neededFiles(spec.dtype, [...listed.keys()])) {
+    const size = listed.get(file);
+    if (size === undefined) { out.missing.push(file); continue; }
+    if (opts.isCached && (await opts.isCached(fileUrl(remoteHost, spec.id, file)))) out.cachedBytes += size;
+    else out.bytes += size;
+  }
+  return out;
+}
