@@ -50,7 +50,9 @@ export interface HitView extends SearchHit {
 export type SearchResponse =
   | { status: 'ok'; hits: HitView[]; telemetry: SearchTelemetry }
   | { status: 'rejected'; reason: string; hits: HitView[]; telemetry: SearchTelemetry }
-  | { status: 'empty' | 'unavailable' | 'error'; reason: string; hits: []; telemetry: SearchTelemetry | null };
+  | { status: 'empty' | 'unavailable' | 'error'; reason: string; hits: []; telemetry: SearchTelemetry | null }
+  /** A newer search started before this one finished; the page shows the newer one. */
+  | { status: 'superseded'; reason: string; hits: []; telemetry: null };
 
 export type ModeAvailability = Record<RetrievalMode, Availability>;
 
@@ -70,7 +72,11 @@ export interface SearchWorkerApi {
   modes(): ModeAvailability;
   /** Downloads (or reads from the HTTP cache) the corpus file, then opens its index. */
   openEmbedded(corpusUrl: string, onProgress: (p: LoadProgress) => void): Promise<KbInfo>;
-  search(request: SearchRequest): Promise<SearchResponse>;
+  /**
+   * Runs a query and answers with its final result. In rerank modes `onFirst` gets the fused results first
+   * (`telemetry.pending` names the stages still running); a newer search supersedes this one.
+   */
+  search(request: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse>;
   /**
    * Answers a question with the RAG pipeline; the answer streams through `onEvent`. `apiKey` is used for this call
    * only and never stored, logged or returned.

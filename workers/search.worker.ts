@@ -7,7 +7,9 @@ import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { MODE_IDS, modeAvailability } from '../src/lib/retrieval/modes.ts';
 import { highlightSpans } from '../src/lib/retrieval/highlight.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { capabilitiesOf, search } from '../src/lib/retrieval/search.ts';
+import { capabilitiesOf, searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
+import { RerankCache } from '../src/lib/retrieval/rerank-cache.ts';
+import { LruMap } from '../src/lib/lru.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
@@ -36,25 +38,48 @@ const NEED_EMBEDDER = 'Dense search needs an embedding model: load one under Set
 const NEED_RERANKER = 'Reranking needs a cross-encoder: load one under Settings → Models.';
 
 /** Query embeddings of this session (LRU, 256 queries). */
-const queryVectors = new Map<string, Float32Array>();
+const queryVectors = new LruMap<string, Float32Array>(256);
 async function embedQuery(query: string): Promise<Float32Array> {
   const hit = queryVectors.get(query);
-  if (hit) {
-    queryVectors.delete(query);
-    queryVectors.set(query, hit);
-    return hit;
-  }
+  if (hit) return hit;
   const v = await models!.embed([query], 'query');
   queryVectors.set(query, v);
-  if (queryVectors.size > 256) queryVectors.delete(queryVectors.keys().next().value!);
   return v;
 }
+/**
+ * Cross-encoder scores of this session, per (model id, dtype, device, query, chunk): in memory only (an LRU of 4096
+ * pairs), cleared with the knowledge base whose chunk ids it holds.
+ */
+const rerankCache = new RerankCache();
+/** The search in flight: a newer one aborts it, so its rerank is skipped or its result dropped. */
+let searchAbort: AbortController | null = null;
+const SUPERSEDED = 'A newer search replaced this one.';
 
 function searchModels() {
+  const ce = stageModels.rerank?.spec;
   return {
     encoder: denseReady && models ? { embedQuery } : null,
-    reranker: rerankerReady && models ? { rerank: (q: string, ps: readonly string[]) => models!.rerank(q, [...ps]) } : null,
+    reranker: rerankerReady && models && ce
+      ? { rerank: (q: string, ps: readonly string[]) => models!.rerank(q, [...ps]), model: { id: ce.id, dtype: ce.dtype, device: ce.device } }
+      : null,
+    rerankCache,
   };
+}
+
+/** A core outcome as the page shows it: each hit with its document's title, text and highlights, plus the models used. */
+function view(base: KnowledgeBase, out: SearchOutcome): SearchResponse {
+  if (out.status === 'empty' || out.status === 'unavailable') return out;
+  const used = out.telemetry.stages.flatMap((s) => {
+    const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stageModels[s.stage] : null;
+    return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
+  });
+  if (used.length) out.telemetry.models = used;
+  const hits: HitView[] = out.hits.map((h) => {
+    const doc = base.docOf(h.item);
+    const text = base.itemText(h.item);
+    return { ...h, title: doc.title, meta: doc.meta ?? {}, text, highlights: highlightSpans(text, out.telemetry.queryTerms, base.bm25.analyzer) };
+  });
+  return { ...out, hits };
 }
 
 function availability(): ModeAvailability {
@@ -102,6 +127,7 @@ const api: SearchWorkerApi = {
     kb = opened.kb;
     kbKey = opened.cacheKey;
     denseReady = false;
+    rerankCache.clear();
     const years = docs.map((d) => Number(d.meta?.year));
     const info: KbInfo = {
       corpusId: 'sotu',
@@ -189,25 +215,27 @@ const api: SearchWorkerApi = {
     askAbort?.abort();
   },
 
-  async search(req: SearchRequest): Promise<SearchResponse> {
+  async search(req: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {
     if (!kb) return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
+    searchAbort?.abort();
+    const controller = new AbortController();
+    searchAbort = controller;
+    const base = kb;
     try {
-      const out = await search(kb, req.query, req, searchModels());
-      if (out.status === 'empty' || out.status === 'unavailable') return out;
-      const used = out.telemetry.stages.flatMap((s) => {
-        const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stageModels[s.stage] : null;
-        return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
-      });
-      if (used.length) out.telemetry.models = used;
-      const base = kb;
-      const hits: HitView[] = out.hits.map((h) => {
-        const doc = base.docOf(h.item);
-        const text = base.itemText(h.item);
-        return { ...h, title: doc.title, meta: doc.meta ?? {}, text, highlights: highlightSpans(text, out.telemetry.queryTerms, base.bm25.analyzer) };
-      });
-      return { ...out, hits };
+      const steps = await searchSteps(base, req.query, req, searchModels());
+      if (controller.signal.aborted) return { status: 'superseded', reason: SUPERSEDED, hits: [], telemetry: null };
+      if (!onFirst || !steps.first.telemetry?.pending.length) return view(base, await steps.final(controller.signal));
+      // The page gets the fused results while the cross-encoder runs; waiting for its acknowledgement before
+      // answering keeps the two in order (they travel on different ports).
+      const shown = Promise.resolve(onFirst(view(base, steps.first))).catch(() => undefined);
+      const final = await steps.final(controller.signal);
+      await shown;
+      return view(base, final);
     } catch (e) {
+      if (controller.signal.aborted) return { status: 'superseded', reason: SUPERSEDED, hits: [], telemetry: null };
       return { status: 'error', reason: `Search failed: ${(e as Error).message}`, hits: [], telemetry: null };
+    } finally {
+      if (searchAbort === controller) searchAbort = null;
     }
   },
 };

@@ -25,6 +25,10 @@ async function openWith(browser: Browser, remoteHost: string): Promise<Page> {
   return page;
 }
 
+/** Waits until the shown results are final (a rerank mode first shows the fused results, marked aria-busy). */
+const reranked = (page: Page, message?: string) =>
+  expect.poll(() => page.locator('[data-testid=results]').getAttribute('aria-busy').catch(() => null), { message, timeout: 60_000 }).toBe('false');
+
 /** Polls until the dense index is ready (or a model error shows); returns the dense stages seen. */
 async function waitForDense(page: Page): Promise<{ stages: string[]; files: number; source: string | null }> {
   const stages = new Set<string>();
@@ -66,6 +70,7 @@ describe('models from a local Hub', () => {
     for (const mode of MODE_IDS) {
       await page.selectOption('[data-testid=mode]', mode);
       await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText().catch(() => ''), { message: mode }).toBe(mode);
+      await reranked(page, mode);
       expect(await page.locator('[data-testid=hit]').count(), mode).toBeGreaterThan(0);
       const stages = await page.locator('[data-testid=telemetry] tbody tr').allInnerTexts();
       if (mode !== 'sparse') expect(stages.join('\n'), mode).toMatch(/embed \(model\)|dense/);
@@ -128,6 +133,7 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
       await page.click('[data-testid=tab-search]');
       await page.selectOption('[data-testid=mode]', 'hybrid_calibrated_rerank');
       await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '')).toBe('hybrid_calibrated_rerank');
+      await reranked(page);
       expect((await page.locator('[data-testid=telemetry] tbody tr').allInnerTexts()).join('\n')).toMatch(/rerank \(model\)/);
       expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
     } finally {
@@ -188,6 +194,7 @@ describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', 
       await page.press('[data-testid=query]', 'Enter');
       await expect.poll(() => page.locator('[data-testid=telemetry-fallback]').first().innerText().catch(() => ''), { timeout: 60_000 })
         .toMatch(/WebGPU failed mid-run \(.*[Dd]evice.*lost.*\); now on WASM fp32\./);
+      await reranked(page);
       expect(await page.locator('[data-testid=telemetry-models]').innerText()).toMatch(/embed: rag-lab\/tiny-embedder \(fp32, wasm\).*rerank: rag-lab\/tiny-cross-encoder \(fp32, wasm\)/);
       expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
       // Same weights (fp32): the document embeddings made on WebGPU are reused, not recomputed.

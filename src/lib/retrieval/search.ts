@@ -2,6 +2,8 @@
  * One query through the retrieval pipeline, as explicit stages:
  * analyze → sparse → embed → dense → fuse → rerank → dedup → reject.
  * Each stage is timed; model stages (embed, rerank) are counted apart from query latency.
+ * `searchSteps` runs it in two steps: a first outcome as soon as the fused ranking exists (final unless the mode
+ * reranks), then the reranked outcome; `search` waits for the final one.
  */
 import { calibrate, type Calibration, type CdfTable } from './calibrate.ts';
 import { dedupByDocument } from './dedup.ts';
@@ -11,6 +13,7 @@ import { FIXED_ALPHA, linearFusion, reciprocalRankFusion, RRF_K } from './fusion
 import type { KnowledgeBase } from './knowledge-base.ts';
 import { MODES, modeAvailability, type Capabilities, type RetrievalMode } from './modes.ts';
 import { checkConfidence, DEFAULT_REJECT_THRESHOLD } from './rejection.ts';
+import type { RerankCache, RerankModelKey } from './rerank-cache.ts';
 import type { Scored } from './topk.ts';
 
 export interface SearchOptions {
@@ -59,11 +62,15 @@ export interface QueryEncoder {
 /** Scores (query, passage) pairs; higher = more relevant (raw logits). */
 export interface Reranker {
   rerank(query: string, passages: readonly string[]): Promise<number[]>;
+  /** The model behind the scores; without it, scores are not cached. */
+  model?: RerankModelKey;
 }
 
 export interface SearchModels {
   encoder?: QueryEncoder | null;
   reranker?: Reranker | null;
+  /** Scores already computed, reused for the same (model, query, chunk). */
+  rerankCache?: RerankCache | null;
 }
 
 export interface SearchHit {
@@ -80,8 +87,10 @@ export interface SearchHit {
   rerank: number | null;
 }
 
+export type StageName = 'analyze' | 'sparse' | 'embed' | 'dense' | 'fuse' | 'rerank' | 'dedup' | 'reject';
+
 export interface StageTiming {
-  stage: 'analyze' | 'sparse' | 'embed' | 'dense' | 'fuse' | 'rerank' | 'dedup' | 'reject';
+  stage: StageName;
   ms: number;
   /** Model inference (excluded from query latency). */
   model?: boolean;
@@ -95,6 +104,17 @@ export interface SearchTelemetry {
   queryMs: number;
   /** Wall time of model stages (ms). */
   modelMs: number;
+  /**
+   * Stages still to run after this outcome: empty in a final outcome; ['rerank', 'dedup', 'reject'] in the first
+   * outcome of a rerank mode (fused order, deduplicated, not yet judged for rejection).
+   */
+  pending: StageName[];
+  /** From the start of the search to the first outcome (ms). */
+  timeToFirstMs: number;
+  /** From the start of the search to the reranked outcome (ms); null until then and in modes without rerank. */
+  timeToRerankedMs: number | null;
+  /** Pairs the cross-encoder scored for this search and pairs whose score came from the cache (rerank modes). */
+  rerankPairs: { scored: number; cached: number } | null;
   candidates: { sparse: number; dense: number; fused: number; afterDedup: number; returned: number };
   /** Documents passing the metadata filters, when filters are set. */
   filteredDocs: number | null;
@@ -128,27 +148,50 @@ export function capabilitiesOf(kb: KnowledgeBase, models: SearchModels): Capabil
   return { dense: kb.dense !== null && !!models.encoder, reranker: !!models.reranker };
 }
 
+export interface SearchSteps {
+  /** What can be shown now: the final outcome, or in rerank modes the fused ranking with `telemetry.pending` set. */
+  first: SearchOutcome;
+  /** Runs the pending stages (at most once) and gives the final outcome: `first` itself when nothing is pending. */
+  final(signal?: AbortSignal): Promise<SearchOutcome>;
+}
+
+/** The final outcome of a query (see `searchSteps` for the outcome before rerank). */
 export async function search(
   kb: KnowledgeBase,
   query: string,
   options: Partial<SearchOptions> = {},
   models: SearchModels = {},
 ): Promise<SearchOutcome> {
+  return (await searchSteps(kb, query, options, models)).final();
+}
+
+/** The PENDING stages of a rerank mode's first outcome. */
+export const RERANK_PENDING: readonly StageName[] = Object.freeze(['rerank', 'dedup', 'reject']);
+
+export async function searchSteps(
+  kb: KnowledgeBase,
+  query: string,
+  options: Partial<SearchOptions> = {},
+  models: SearchModels = {},
+): Promise<SearchSteps> {
+  const t0 = now();
+  const settled = (outcome: SearchOutcome): SearchSteps => ({ first: outcome, final: async () => outcome });
   const o: SearchOptions = { ...DEFAULT_SEARCH, ...options };
   const meta = MODES[o.mode];
-  if (!meta) return { status: 'unavailable', reason: `Unknown retrieval mode "${String(o.mode)}".`, hits: [], telemetry: null };
+  if (!meta) return settled({ status: 'unavailable', reason: `Unknown retrieval mode "${String(o.mode)}".`, hits: [], telemetry: null });
   const avail = modeAvailability(o.mode, capabilitiesOf(kb, models));
-  if (!avail.available) return { status: 'unavailable', reason: avail.reason, hits: [], telemetry: null };
+  if (!avail.available) return settled({ status: 'unavailable', reason: avail.reason, hits: [], telemetry: null });
 
   const stages: StageTiming[] = [];
-  const timed = async <T>(stage: StageTiming['stage'], fn: () => T | Promise<T>, model = false): Promise<T> => {
-    const t0 = now();
+  const timed = async <T>(stage: StageName, fn: () => T | Promise<T>, model = false): Promise<T> => {
+    const t1 = now();
     const r = await fn();
-    stages.push({ stage, ms: now() - t0, ...(model ? { model } : {}) });
+    stages.push({ stage, ms: now() - t1, ...(model ? { model } : {}) });
     return r;
   };
   const telemetry: SearchTelemetry = {
     mode: o.mode, queryTerms: [], stages, queryMs: 0, modelMs: 0,
+    pending: [], timeToFirstMs: 0, timeToRerankedMs: null, rerankPairs: null,
     candidates: { sparse: 0, dense: 0, fused: 0, afterDedup: 0, returned: 0 },
     filteredDocs: null, alpha: null, hSparse: null, hDense: null,
     calibration: { requested: o.calibration, sparse: null, dense: null }, confidence: null,
@@ -156,10 +199,11 @@ export async function search(
   const finish = () => {
     telemetry.queryMs = stages.filter((s) => !s.model).reduce((a, s) => a + s.ms, 0);
     telemetry.modelMs = stages.filter((s) => s.model).reduce((a, s) => a + s.ms, 0);
+    telemetry.timeToFirstMs = now() - t0;
     return telemetry;
   };
 
-  if (query.trim() === '') return { status: 'empty', reason: EMPTY_QUERY, hits: [], telemetry: null };
+  if (query.trim() === '') return settled({ status: 'empty', reason: EMPTY_QUERY, hits: [], telemetry: null });
 
   // analyze
   const { terms, accept } = await timed('analyze', () => {
@@ -168,9 +212,9 @@ export async function search(
     return { terms: kb.bm25.queryTerms(query), accept: mask ? (i: number) => mask[kb.docIndexOf(i)] === 1 : undefined };
   });
   telemetry.queryTerms = terms;
-  if (telemetry.filteredDocs === 0) return { status: 'empty', reason: NO_DOCS_IN_FILTER, hits: [], telemetry: finish() };
+  if (telemetry.filteredDocs === 0) return settled({ status: 'empty', reason: NO_DOCS_IN_FILTER, hits: [], telemetry: finish() });
   const useDense = meta.needsDense;
-  if (terms.length === 0 && !useDense) return { status: 'empty', reason: NO_TERMS, hits: [], telemetry: finish() };
+  if (terms.length === 0 && !useDense) return settled({ status: 'empty', reason: NO_TERMS, hits: [], telemetry: finish() });
 
   // Retrieval rounds: with dedup, the chunks of a few documents can fill the candidate pool, so the pool doubles
   // (at most 4 times) until top_k documents remain or the retrievers run out of candidates.
@@ -198,31 +242,91 @@ export async function search(
   telemetry.candidates.sparse = sparseHits.length;
   telemetry.candidates.dense = denseHits.length;
   telemetry.candidates.fused = ranked.length;
-  if (ranked.length === 0) return { status: 'empty', reason: NO_MATCH, hits: [], telemetry: finish() };
+  if (ranked.length === 0) return settled({ status: 'empty', reason: NO_MATCH, hits: [], telemetry: finish() });
 
-  // rerank
-  if (meta.needsReranker) {
-    const rerankPool = ranked.slice(0, o.candidateK);
-    const logits = await timed('rerank', () => models.reranker!.rerank(query, rerankPool.map((h) => kb.itemText(h.item))), true);
-    rerankPool.forEach((h, i) => { h.rerank = logits[i]!; h.score = logits[i]!; });
-    ranked = rerankPool.sort((a, b) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
+  /** top_k of the kept hits, then the confidence check on the top one. */
+  const judge = async (deduped: SearchHit[]): Promise<SearchOutcome> => {
+    telemetry.candidates.afterDedup = deduped.length;
+    const hits = topHits(deduped, o.topK);
+    telemetry.candidates.returned = hits.length;
+    const check = await timed('reject', () => {
+      const { confidence, why } = confidenceOf(o, hits[0]!, telemetry, kb.bm25.idealScore(terms));
+      return o.rejectThreshold > 0 ? checkConfidence(confidence, o.rejectThreshold, why) : checkConfidence(confidence, 0);
+    });
+    telemetry.confidence = check.confidence;
+    if (!check.rejected && check.note) telemetry.rejectionNote = check.note;
+    return check.rejected ? { status: 'rejected', reason: check.reason, hits, telemetry } : { status: 'ok', hits, telemetry };
+  };
+
+  if (!meta.needsReranker) {
+    const outcome = await judge(kept);
+    finish();
+    return settled(outcome);
   }
 
-  telemetry.candidates.afterDedup = kept.length;
-  const hits = kept.slice(0, o.topK).map((h, i) => ({ ...h, rank: i + 1 }));
-  telemetry.candidates.returned = hits.length;
-
-  // reject
-  const check = await timed('reject', () => {
-    const { confidence, why } = confidenceOf(o, hits[0]!, telemetry, kb.bm25.idealScore(terms));
-    return o.rejectThreshold > 0 ? checkConfidence(confidence, o.rejectThreshold, why) : checkConfidence(confidence, 0);
+  // First outcome: the pool the cross-encoder will reorder, in fused order (deduplicated, not judged yet).
+  const rerankPool = ranked.slice(0, o.candidateK);
+  const preview = o.dedup ? dedupByDocument(rerankPool, (h) => h.docId) : rerankPool;
+  const firstHits = topHits(preview, o.topK);
+  const firstTelemetry: SearchTelemetry = structuredClone({
+    ...finish(),
+    pending: [...RERANK_PENDING],
+    candidates: { ...telemetry.candidates, afterDedup: preview.length, returned: firstHits.length },
   });
-  telemetry.confidence = check.confidence;
-  if (!check.rejected && check.note) telemetry.rejectionNote = check.note;
-  finish();
-  if (check.rejected) return { status: 'rejected', reason: check.reason, hits, telemetry };
-  return { status: 'ok', hits, telemetry };
+  const first: SearchOutcome = { status: 'ok', hits: firstHits, telemetry: firstTelemetry };
+
+  let final: Promise<SearchOutcome> | null = null;
+  const rerankThenJudge = async (signal?: AbortSignal): Promise<SearchOutcome> => {
+    signal?.throwIfAborted();
+    const { scores, cached } = await timed('rerank', () => rerankScores(kb, query, rerankPool, models), true);
+    signal?.throwIfAborted();
+    telemetry.rerankPairs = { scored: rerankPool.length - cached, cached };
+    const reranked = rerankPool
+      .map((h, i) => ({ ...h, rerank: scores[i]!, score: scores[i]! }))
+      .sort(byScoreThenId);
+    const deduped = await timed('dedup', () => (o.dedup ? dedupByDocument(reranked, (h) => h.docId) : reranked));
+    const outcome = await judge(deduped);
+    const firstMs = firstTelemetry.timeToFirstMs;
+    finish();
+    telemetry.timeToFirstMs = firstMs;
+    telemetry.timeToRerankedMs = now() - t0;
+    return outcome;
+  };
+  return { first, final: (signal) => (final ??= rerankThenJudge(signal)) };
+}
+
+/** Deterministic ranking: score descending, then id ascending. */
+const byScoreThenId = (a: SearchHit, b: SearchHit) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+function topHits(hits: readonly SearchHit[], k: number): SearchHit[] {
+  return hits.slice(0, k).map((h, i) => ({ ...h, rank: i + 1 }));
+}
+
+/**
+ * Cross-encoder logits of the pool's (query, chunk) pairs, in pool order: cached pairs are looked up, only the others
+ * go to the model (one call), and their scores are cached.
+ */
+async function rerankScores(
+  kb: KnowledgeBase, query: string, pool: readonly SearchHit[], models: SearchModels,
+): Promise<{ scores: number[]; cached: number }> {
+  const reranker = models.reranker!;
+  const model = reranker.model;
+  const cache = model ? models.rerankCache ?? null : null;
+  const scores = pool.map((h) => (cache ? cache.get(model!, query, h.id) : undefined));
+  const missing = pool.filter((_, i) => scores[i] === undefined);
+  if (missing.length > 0) {
+    const fresh = await reranker.rerank(query, missing.map((h) => kb.itemText(h.item)));
+    if (fresh.length !== missing.length || !fresh.every(Number.isFinite)) {
+      throw new Error(`The cross-encoder returned ${fresh.length} scores for ${missing.length} passages, or a score that is not a number.`);
+    }
+    let j = 0;
+    pool.forEach((h, i) => {
+      if (scores[i] !== undefined) return;
+      scores[i] = fresh[j++]!;
+      cache?.set(model!, query, h.id, scores[i]);
+    });
+  }
+  return { scores: scores as number[], cached: pool.length - missing.length };
 }
 
 function blankHit(kb: KnowledgeBase, item: number): SearchHit {
@@ -243,7 +347,6 @@ function fuse(
   sparseHits: Scored[], denseHits: Scored[], t: SearchTelemetry,
 ): SearchHit[] {
   delete t.calibration.note; // fuse may run again with a larger pool
-  const byId = (a: SearchHit, b: SearchHit) => (a.score !== b.score ? b.score - a.score : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   if (o.mode === 'sparse') {
     const raw = sparseHits.map((h) => h.score);
     const cal = calibrateSide(o.calibration, raw, kb.sparseCdf, 'BM25', t);
@@ -278,7 +381,7 @@ function fuse(
     const fused = linearFusion(s.values, d.values, t.alpha);
     hits.forEach((h, i) => { h.sparseCal = s.values[i]!; h.denseCal = d.values[i]!; h.score = fused[i]!; });
   }
-  return hits.sort(byId);
+  return hits.sort(byScoreThenId);
 }
 
 /** The top hit's score on a [0, 1] scale, where the mode has one. */

@@ -111,12 +111,13 @@ export class KbState {
     this.client?.api.cancelAsk();
   }
 
-  async search(req: SearchRequest): Promise<SearchResponse> {
+  /** Runs a query in the search worker; `onFirst` gets the fused results of a rerank mode before the final ones. */
+  async search(req: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {
     if (!this.client || this.status !== 'ready') {
       return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
     }
     try {
-      return await this.client.api.search(req);
+      return await this.client.api.search(req, onFirst ? Comlink.proxy(onFirst) : undefined);
     } catch (e) {
       return { status: 'error', reason: `Search failed: ${(e as Error).message}`, hits: [], telemetry: null };
     }

@@ -39,15 +39,26 @@ export class SearchState {
     };
   }
 
-  /** Runs the current request; a newer search supersedes an older one still in flight. */
+  /** The shown results are in fused order while the cross-encoder reranks them (a rerank mode's first response). */
+  get reranking(): boolean {
+    return this.response?.telemetry?.pending.includes('rerank') ?? false;
+  }
+
+  /**
+   * Runs the current request; a newer search supersedes an older one still in flight, so neither its first nor its
+   * reranked results replace the newer ones.
+   */
   async run(): Promise<void> {
     const id = ++this.seq;
     this.running = true;
     const req = this.request();
-    const res = await this.kb.search(req);
-    if (id !== this.seq) return;
-    this.response = res;
-    this.answered = req.query;
-    this.running = false;
+    const show = (res: SearchResponse) => {
+      if (id !== this.seq || res.status === 'superseded') return;
+      this.response = res;
+      this.answered = req.query;
+    };
+    const res = await this.kb.search(req, show);
+    show(res);
+    if (id === this.seq) this.running = false;
   }
 }

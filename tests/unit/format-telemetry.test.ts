@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { formatMs, formatRerankPairs } from '../../src/ui/format.ts';
+
+describe('telemetry formatting', () => {
+  it('milliseconds with one decimal; not measured yet reads as pending', () => {
+    expect(formatMs(12.345)).toBe('12.3 ms');
+    expect(formatMs(0)).toBe('0.0 ms');
+    expect(formatMs(null)).toBe('pending…');
+    expect(formatMs(Number.NaN)).toBe('—');
+    expect(formatMs(-1)).toBe('—');
+  });
+
+  it('rerank pairs: total, scored and from the cache', () => {
+    expect(formatRerankPairs({ scored: 12, cached: 8 })).toBe('20 pairs: 12 scored, 8 from the cache');
+    expect(formatRerankPairs({ scored: 0, cached: 1 })).toBe('1 pair: 0 scored, 1 from the cache');
+    expect(formatRerankPairs(null)).toBe('pending…');
+  });
+});
