@@ -1,5 +1,5 @@
 /** `rag-lab ask`: answers a question from a knowledge base with the RAG pipeline and an LLM provider. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCorpus } from '../src/lib/data/beir.ts';
 import type { SourceDocument } from '../src/lib/data/document.ts';
@@ -16,6 +16,7 @@ import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
 import { CliError, numberArg, parse } from './args.ts';
+import { readText } from './fs-errors.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
 const HELP = `Usage: rag-lab ask --kb sotu|<BEIR folder> --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
@@ -42,7 +43,7 @@ function loadKb(kb: string): { id: string; docs: SourceDocument[]; hashText: str
   }
   const file = join(resolve(kb), 'corpus.jsonl');
   if (!existsSync(file)) throw new CliError(`--kb: ${file} not found (give "sotu" or a BEIR folder with corpus.jsonl)`);
-  const text = readFileSync(file, 'utf8');
+  const text = readText(file);
   try {
     return { id: resolve(kb), docs: parseCorpus(text, file), hashText: text };
   } catch (e) {

@@ -1,5 +1,5 @@
 /** `rag-lab eval-beir`: IR metrics of retrieval modes on a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv). */
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
 import { evaluateBeir, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
@@ -10,7 +10,8 @@ import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieva
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
+import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
+import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
 
@@ -29,7 +30,16 @@ ${MODEL_HELP}
 function readData(dir: string, rel: string): string {
   const path = join(dir, rel);
   if (!existsSync(path)) throw new CliError(`${path}: file not found (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/<split>.tsv)`);
-  return readFileSync(path, 'utf8');
+  return readText(path);
+}
+
+const INDEX_KINDS = ['auto', 'exact', 'int8', 'hnsw'] as const;
+
+/** Why a mode cannot run when a model it needs did not load, or null when it can. */
+function missingModel(mode: RetrievalMode, failed: CliModels['failed']): string | null {
+  if (MODES[mode].needsDense && failed.dense) return `the embedding model could not load (${failed.dense})`;
+  if (MODES[mode].needsReranker && failed.reranker) return `the cross-encoder could not load (${failed.reranker})`;
+  return null;
 }
 
 export async function evalBeirCommand(argv: string[]): Promise<void> {
@@ -46,14 +56,22 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     if (!isMode(m)) throw new CliError(`unknown mode "${m}" (choose from ${MODE_IDS.join(', ')}, or all)`);
     return m;
   });
+  if (modes.length === 0) throw new CliError(`--modes is empty (choose from ${MODE_IDS.join(', ')}, or all)`);
   const k1 = numberArg('k1', values.k1, (n) => n >= 0, 'a number >= 0') ?? DEFAULT_BM25.k1;
   const b = numberArg('b', values.b, (n) => n >= 0 && n <= 1, 'a number in [0, 1]') ?? DEFAULT_BM25.b;
+  if (!(INDEX_KINDS as readonly string[]).includes(values.index)) throw new CliError(`--index must be auto, exact, int8 or hnsw, got "${values.index}"`);
+  const need = { dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) };
+  // Output paths are checked before any work, so a typo does not cost the run.
+  if (values['run-out']) checkOutputFile(values['run-out'], '--run-out');
+  checkModelArgs(values, need);
   const dir = resolve(values.data);
+  checkInputDir(dir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
 
-  let docs, queries, qrels;
+  let docs, queries, qrels, corpusText;
   try {
-    docs = parseCorpus(readData(dir, 'corpus.jsonl'), join(dir, 'corpus.jsonl'));
+    corpusText = readData(dir, 'corpus.jsonl');
+    docs = parseCorpus(corpusText, join(dir, 'corpus.jsonl'));
     queries = parseQueries(readData(dir, 'queries.jsonl'), join(dir, 'queries.jsonl'));
     const qrelsFile = join('qrels', `${values.split}.tsv`);
     qrels = parseQrels(readData(dir, qrelsFile), join(dir, qrelsFile));
@@ -61,42 +79,51 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     if (e instanceof DataError) throw new CliError(e.message);
     throw e;
   }
+  if (!queries.some((q) => qrels.has(q.id))) {
+    throw new CliError(`nothing to evaluate: none of the ${queries.length} queries in ${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${values.split}.tsv`)} (${qrels.size} judged query ids)`);
+  }
 
   const t0 = performance.now();
   const kb = KnowledgeBase.build(docs, { chunking: values.chunk ? DEFAULT_CHUNKING : false, bm25: { k1, b } });
   log(`indexed ${docs.length} documents as ${kb.size} ${values.chunk ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
 
-  if (!['auto', 'exact', 'int8', 'hnsw'].includes(values.index)) throw new CliError(`--index must be auto, exact, int8 or hnsw, got "${values.index}"`);
-  const need = { dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) };
-  const models = await loadCliModels(values, need, log);
+  // A model that cannot load skips the modes that need it; the others still run.
+  const models = await loadCliModels(values, need, log, { skipFailed: true });
   if (models.embedder) {
-    const corpusHash = (await sha256Hex(readData(dir, 'corpus.jsonl'))).slice(0, 16);
+    const corpusHash = (await sha256Hex(corpusText)).slice(0, 16);
     const t1 = performance.now();
     const setup = await attachDense(kb, models.embedder, {
       kbKey: `beir:${corpusHash}:${values.chunk ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}`,
       store: models.store,
-      index: values.index as 'auto',
+      index: values.index as (typeof INDEX_KINDS)[number],
     });
     log(`dense: ${setup.dim} dimensions, ${setup.index} index, embeddings ${setup.source === 'cache' ? 'from cache' : 'computed'} in ${(performance.now() - t1).toFixed(0)} ms`);
     if (setup.cacheNote) log(setup.cacheNote);
   }
 
+  const unloaded: Partial<Record<RetrievalMode, string>> = {};
+  for (const m of modes) { const why = missingModel(m, models.failed); if (why) unloaded[m] = why; }
   const runLines: string[] = [];
   const result = await evaluateBeir(kb, queries, qrels, {
-    dataset: basename(dir), modes, depth: 100, search: {}, models: models.search,
+    dataset: basename(dir), modes: modes.filter((m) => !unloaded[m]), depth: 100, search: {}, models: models.search,
     ...(values['run-out'] ? { runLines } : {}),
   });
-  if (values['run-out']) writeFileSync(values['run-out'], runLines.join('\n') + '\n');
-  for (const [mode, reason] of Object.entries(result.skipped)) log(`skipped ${mode}: ${reason}`);
+  result.skipped = { ...unloaded, ...result.skipped };
+  if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
   if (values.json) console.log(JSON.stringify(result));
   else console.log(formatTable(result));
-  if (Object.keys(result.modes).length === 0) throw new CliError('no mode could run', 1);
+  const skipped = Object.entries(result.skipped);
+  for (const [mode, reason] of skipped) process.stderr.write(`${mode}: skipped: ${reason}\n`);
+  if (skipped.length > 0) {
+    const ran = Object.keys(result.modes).length;
+    throw new CliError(ran === 0 ? 'no mode could run' : `${skipped.length} of ${modes.length} modes skipped (${skipped.map(([m]) => m).join(', ')}); the results of the others are above`);
+  }
 }
 
 export function formatTable(r: BeirEvalResult): string {
   const cols = ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100', 'mean_ms', 'p95_ms'] as const;
   const head = ['mode'.padEnd(26), ...cols.map((c) => c.padStart(8))].join(' ');
   const rows = Object.entries(r.modes).map(([mode, m]) =>
-    [mode.padEnd(26), ...cols.map((c) => (c.endsWith('_ms') ? m[c].toFixed(3) : m[c].toFixed(4)).padStart(8))].join(' '));
+    [mode.padEnd(26), ...cols.map((c) => (!Number.isFinite(m[c]) ? 'n/a' : c.endsWith('_ms') ? m[c].toFixed(3) : m[c].toFixed(4)).padStart(8))].join(' '));
   return [`${r.dataset}: ${r.queries} judged queries`, head, ...rows].join('\n');
 }

@@ -3,7 +3,7 @@
  * (validate mode), and RAG Lab's own pipeline on RAGBench questions over a knowledge base of each subset's pooled
  * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { buildRagbenchKb, type RagbenchKb } from '../src/lib/data/ragbench-kb.ts';
@@ -41,6 +41,7 @@ import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
+import { checkInputDir, readText } from './fs-errors.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 
 const EVALUATORS = ['lexical', 'nli', 'llm'] as const;
@@ -50,7 +51,7 @@ const MODES_CLI = ['validate', 'pipeline'] as const;
 const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
 
   --data DIR          folder of RAGBench test subsets, one <subset>.jsonl each (26 fields a row)
-  --subsets LIST      comma-separated subsets (default: ${RAGBENCH_SUBSETS.join(',')})
+  --subsets LIST      comma-separated subsets (default: every <subset>.jsonl in DIR of ${RAGBENCH_SUBSETS.join(',')})
   --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
                       pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
                       RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall
@@ -106,9 +107,9 @@ ${MODEL_HELP}
     gold: RAGBench's labels of its own answers to those questions, for reference)
 `;
 
-const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : '—').padStart(w);
+const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a').padStart(w);
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
-const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '—');
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
 
 export function formatValidationTable(results: readonly SubsetValidation[], evaluator: string): string {
   const head = ['subset'.padEnd(11), 'n'.padStart(5), 'halluc'.padStart(6), '|',
@@ -316,6 +317,28 @@ async function loadNliModel(values: Values, log: (m: string) => void): Promise<N
   }
 }
 
+/** A row with at least one gold TRACe label to compare with. */
+const hasGold = (r: RagbenchRow) =>
+  r.adherence_score !== null || r.relevance_score !== null || r.utilization_score !== null || r.completeness_score !== null;
+
+/**
+ * The subsets to evaluate: those named by --subsets (each file must exist), else every <subset>.jsonl in `dir`
+ * (and which were found is logged).
+ */
+function chooseSubsets(dir: string, list: string | undefined, log: (m: string) => void): string[] {
+  const fileOf = (s: string) => join(dir, `${s}.jsonl`);
+  if (list !== undefined) {
+    const subsets = list.split(',').map((s) => s.trim()).filter(Boolean);
+    if (subsets.length === 0) throw new CliError('--subsets is empty');
+    for (const s of subsets) if (!existsSync(fileOf(s))) throw new CliError(`${fileOf(s)}: subset file not found (subsets: ${RAGBENCH_SUBSETS.join(', ')})`);
+    return subsets;
+  }
+  const found = RAGBENCH_SUBSETS.filter((s) => existsSync(fileOf(s)));
+  if (found.length === 0) throw new CliError(`nothing to evaluate: ${dir} holds no RAGBench subset file (${RAGBENCH_SUBSETS.map((s) => `${s}.jsonl`).join(', ')})`);
+  if (found.length < RAGBENCH_SUBSETS.length) log(`found ${found.length} of ${RAGBENCH_SUBSETS.length} subset files in ${dir}: ${found.join(', ')}`);
+  return found;
+}
+
 const rowLabel = (rowsByKey: Map<string, RagbenchRow>) => (key: string) => {
   const r = rowsByKey.get(key);
   return r ? `${r.id} (${r.generation_model_name})` : key;
@@ -347,13 +370,9 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
   }
   const dir = resolve(values.data);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`${dir}: folder not found (expected a folder of RAGBench <subset>.jsonl files)`);
-  const subsets = values.subsets ? values.subsets.split(',').map((s) => s.trim()).filter(Boolean) : [...RAGBENCH_SUBSETS];
-  if (subsets.length === 0) throw new CliError('--subsets is empty');
-  for (const s of subsets) {
-    if (!existsSync(join(dir, `${s}.jsonl`))) throw new CliError(`${join(dir, `${s}.jsonl`)}: subset file not found (subsets: ${RAGBENCH_SUBSETS.join(', ')})`);
-  }
+  checkInputDir(dir, '--data', 'a folder of RAGBench <subset>.jsonl files');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
+  const subsets = chooseSubsets(dir, values.subsets, log);
 
   // Pipeline settings are checked before any file is read or model loaded.
   let config: RagConfig | null = null;
@@ -378,11 +397,13 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     const file = join(dir, `${subset}.jsonl`);
     let parsed;
     try {
-      parsed = parseRagbenchJsonl(readFileSync(file, 'utf8'), subset);
+      parsed = parseRagbenchJsonl(readText(file), subset);
     } catch (e) {
       if (e instanceof RagbenchError) throw new CliError(`${file}: ${e.message}`);
       throw e;
     }
+    if (parsed.rows.length === 0) throw new CliError(`nothing to evaluate: ${file} has no rows`);
+    if (mode === 'validate' && !parsed.rows.some(hasGold)) throw new CliError(`nothing to evaluate: no row of ${file} has a gold label (adherence, relevance, utilization or completeness score)`);
     if (parsed.skipped.length > 0) {
       log(`${subset}: skipped ${parsed.skipped.length} of ${parsed.total} rows:`);
       for (const i of parsed.skipped.slice(0, 5)) log(`  ${formatIssue(i)}`);

@@ -1,6 +1,8 @@
 /** `rag-lab <command>`: the command-line shell over src/lib. */
 import { evalBeirCommand } from './eval-beir.ts';
-import { CliError } from './args.ts';
+import { CliError, nearest } from './args.ts';
+import { fsErrorLine } from './fs-errors.ts';
+import { guardOutput } from './terminal.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
@@ -14,6 +16,36 @@ function usage(): string {
     '', 'Run `rag-lab <command> --help` for its options.'].join('\n');
 }
 
+const [name, ...rest] = process.argv.slice(2);
+const prefix = `rag-lab${name && name in COMMANDS ? ` ${name}` : ''}`;
+
+/** One line on stderr and the exit code; a reader that closed stdout (`| head -1`) ends the run quietly. */
+function fail(e: unknown): never {
+  const err = e as NodeJS.ErrnoException;
+  if (err?.code === 'EPIPE') process.exit(0);
+  if (e instanceof CliError) {
+    process.stderr.write(`${prefix}: ${e.message}\n`);
+    process.exit(e.exitCode);
+  }
+  const line = fsErrorLine(e);
+  if (line) {
+    process.stderr.write(`${prefix}: ${line}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${prefix}: unexpected error: ${err?.message ?? String(e)}${process.env.RAG_LAB_DEBUG ? `\n${err?.stack}` : ' (RAG_LAB_DEBUG=1 shows the stack)'}\n`);
+  process.exit(1);
+}
+
+guardOutput(process.stdout, (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  process.stderr.write(`${prefix}: ${fsErrorLine(e, 'stdout') ?? `stdout: ${e.message}`}\n`);
+  process.exit(2);
+});
+// Nowhere left to report a fault of stderr itself.
+guardOutput(process.stderr, () => process.exit(process.exitCode === undefined ? 2 : Number(process.exitCode)));
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
+
 // hnswlib-wasm reports every file-system sync on console.log ("b. jsFS synced successfully"…): keep stdout for results.
 const log = console.log.bind(console);
 console.log = (...args: unknown[]) => {
@@ -21,22 +53,18 @@ console.log = (...args: unknown[]) => {
   else log(...args);
 };
 
-const [name, ...rest] = process.argv.slice(2);
 if (!name || name === '--help' || name === '-h') {
   console.log(usage());
   process.exit(name ? 0 : 2);
 }
 const command = COMMANDS[name];
 if (!command) {
-  console.error(`rag-lab: unknown command "${name}"\n\n${usage()}`);
+  const guess = nearest(name, Object.keys(COMMANDS));
+  process.stderr.write(`rag-lab: unknown command "${name}"${guess ? ` (did you mean ${guess}?)` : ''}\n\n${usage()}\n`);
   process.exit(2);
 }
 try {
   await command.run(rest);
 } catch (e) {
-  if (e instanceof CliError) {
-    console.error(`rag-lab ${name}: ${e.message}`);
-    process.exit(e.exitCode);
-  }
-  throw e;
+  fail(e);
 }

@@ -10,6 +10,7 @@ import type { Dtype, PairScorer, TextEmbedder } from '../src/lib/models/types.ts
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { noVectorStore, type VectorStore } from '../src/lib/store/vector-cache.ts';
 import { CliError } from './args.ts';
+import { checkInputDir, checkOutputDir } from './fs-errors.ts';
 import { fileVectorStore } from './vector-files.ts';
 
 export const MODEL_ARGS = {
@@ -43,14 +44,33 @@ export interface ModelArgs {
 export interface CliModels {
   embedder: TextEmbedder | null;
   reranker: PairScorer | null;
+  /** With `skipFailed`: the models that could not load, with the reason (their modes are skipped). */
+  failed: { dense?: string; reranker?: string };
   store: VectorStore;
   search: SearchModels;
 }
 
 const DTYPES: readonly Dtype[] = ['fp32', 'fp16', 'q8', 'q4'];
 
-export async function loadCliModels(args: ModelArgs, need: { dense: boolean; reranker: boolean }, log: (m: string) => void): Promise<CliModels> {
+/**
+ * Checks the model flags and folders before long work: the dtype, that --models-dir is a folder, and that the
+ * embedding cache folder can be written when an embedder will fill it.
+ */
+export function checkModelArgs(args: ModelArgs, need: { dense: boolean; reranker: boolean }): void {
   if (!(DTYPES as readonly string[]).includes(args.dtype)) throw new CliError(`--dtype must be one of ${DTYPES.join(', ')}, got "${args.dtype}"`);
+  if (!need.dense && !need.reranker) return;
+  if (args['models-dir']) checkInputDir(args['models-dir'], '--models-dir', 'a folder of <owner>/<name>/ models');
+  if (need.dense && !args['no-cache']) checkOutputDir(cacheDir(args), '--cache-dir');
+}
+
+const cacheDir = (args: ModelArgs) => resolve(args['cache-dir'] ?? join(homedir(), '.cache/rag-lab/vectors'));
+
+/**
+ * Loads the models `need` asks for. A model that cannot load is a CliError, or with `skipFailed` a reason in
+ * `failed` (for commands that can still run the modes without it).
+ */
+export async function loadCliModels(args: ModelArgs, need: { dense: boolean; reranker: boolean }, log: (m: string) => void, opts: { skipFailed?: boolean } = {}): Promise<CliModels> {
+  checkModelArgs(args, need);
   const dtype = args.dtype as Dtype;
   try {
     configureModels({
@@ -60,22 +80,29 @@ export async function loadCliModels(args: ModelArgs, need: { dense: boolean; rer
   } catch (e) {
     throw new CliError(`--model-host: ${(e as Error).message}`);
   }
-  const store = args['no-cache'] ? noVectorStore : fileVectorStore(resolve(args['cache-dir'] ?? join(homedir(), '.cache/rag-lab/vectors')));
-  const load = async <T>(what: string, id: string, fn: () => Promise<T>): Promise<T> => {
+  const store = args['no-cache'] ? noVectorStore : fileVectorStore(cacheDir(args));
+  const failed: CliModels['failed'] = {};
+  const load = async <T>(what: string, id: string, slot: keyof CliModels['failed'], fn: () => Promise<T>): Promise<T | null> => {
     const t0 = performance.now();
     try {
       const m = await fn();
       log(`loaded ${what} ${id} (${dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
       return m;
     } catch (e) {
-      throw new CliError(e instanceof ModelLoadError ? e.message : `could not load ${what} ${id}: ${(e as Error).message}`);
+      const message = e instanceof ModelLoadError ? e.message : `could not load ${what} ${id}: ${(e as Error).message}`;
+      if (!opts.skipFailed) throw new CliError(message);
+      failed[slot] = message;
+      return null;
     }
   };
-  const embedder = need.dense ? await load('embedder', args.embedder ?? DEFAULT_MODELS.embedder, () => loadEmbedder({ id: args.embedder ?? DEFAULT_MODELS.embedder, dtype, device: 'cpu' })) : null;
-  const reranker = need.reranker ? await load('cross-encoder', args.reranker ?? DEFAULT_MODELS['cross-encoder'], () => loadCrossEncoder({ id: args.reranker ?? DEFAULT_MODELS['cross-encoder'], dtype, device: 'cpu' })) : null;
+  const embedderId = args.embedder ?? DEFAULT_MODELS.embedder;
+  const rerankerId = args.reranker ?? DEFAULT_MODELS['cross-encoder'];
+  const embedder = need.dense ? await load('embedder', embedderId, 'dense', () => loadEmbedder({ id: embedderId, dtype, device: 'cpu' })) : null;
+  const reranker = need.reranker ? await load('cross-encoder', rerankerId, 'reranker', () => loadCrossEncoder({ id: rerankerId, dtype, device: 'cpu' })) : null;
   return {
     embedder,
     reranker,
+    failed,
     store,
     search: {
       encoder: embedder ? { embedQuery: async (q: string) => embedder.embed([q], 'query') } : null,

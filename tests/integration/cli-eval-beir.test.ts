@@ -116,7 +116,7 @@ describe('rag-lab eval-beir', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/embeddings from cache/);
     expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).modes.rrf['ndcg@10']).toBe(result.modes.rrf['ndcg@10']);
-  });
+  }, 600_000); // two runs that embed 330 documents and rerank: minutes each on a loaded machine
 
   test('a model that does not exist locally is a clear error with exit code 2', async () => {
     const r = await cli(['eval-beir', '--data', SCIFACT, '--modes', 'dense', '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/no-such-model', '--no-cache']);

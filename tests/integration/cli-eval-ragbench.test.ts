@@ -3,13 +3,12 @@ import { createServer } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, test, vi } from 'vitest';
-import { CliError } from '../../cli/args.ts';
+import { afterAll, describe, expect, test } from 'vitest';
 import { evalRagbenchCommand } from '../../cli/eval-ragbench.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
 import { openaiCompletion, openaiStream, startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.ts';
-import { runCli as cli } from '../helpers/cli.ts';
+import { captureCommand, runCli as cli } from '../helpers/cli.ts';
 import { listenLocal } from '../helpers/listen.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -82,22 +81,7 @@ describe('rag-lab eval-ragbench', () => {
   });
 
   describe('in process', () => {
-    /** Runs the command in this process; returns what it printed, or the CliError it threw. */
-    async function inProcess(args: string[]): Promise<{ out: string; error: CliError | null }> {
-      const lines: string[] = [];
-      const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { lines.push(a.join(' ')); });
-      const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      try {
-        await evalRagbenchCommand(args);
-        return { out: lines.join('\n'), error: null };
-      } catch (e) {
-        if (e instanceof CliError) return { out: lines.join('\n'), error: e };
-        throw e;
-      } finally {
-        log.mockRestore();
-        err.mockRestore();
-      }
-    }
+    const inProcess = (args: string[]) => captureCommand(evalRagbenchCommand, args);
 
     test('sampling with --n/--seed is reproducible', async () => {
       const args = ['--data', DATA, '--subsets', 'covidqa', '--n', '30', '--seed', '5', '--json'];
@@ -183,23 +167,7 @@ describe('rag-lab eval-ragbench', () => {
   describe('API runs: pipeline mode, judge repeats, estimates and usage (in process, local OpenAI-compatible server)', () => {
     const KEY = 'sk-test-0123456789abcdefSECRET';
 
-    /** Runs the command in this process, capturing stdout (console.log) and stderr. */
-    async function capture(args: string[]): Promise<{ out: string; err: string; error: CliError | null }> {
-      const lines: string[] = [];
-      const errs: string[] = [];
-      const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { lines.push(a.join(' ')); });
-      const err = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => { errs.push(String(c)); return true; });
-      try {
-        await evalRagbenchCommand(args);
-        return { out: lines.join('\n'), err: errs.join(''), error: null };
-      } catch (e) {
-        if (e instanceof CliError) return { out: lines.join('\n'), err: errs.join(''), error: e };
-        throw e;
-      } finally {
-        log.mockRestore();
-        err.mockRestore();
-      }
-    }
+    const capture = (args: string[]) => captureCommand(evalRagbenchCommand, args);
 
     type Body = { stream?: boolean; model: string; messages: { role: string; content: string }[]; temperature?: number };
 

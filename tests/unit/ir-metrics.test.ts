@@ -111,7 +111,7 @@ describe('irScores / meanScores', () => {
     expect(a['ndcg@10']).toBe(1);
   });
 
-  it('meanScores of no queries is all zeros', () => {
-    expect(meanScores([])).toEqual({ 'ndcg@10': 0, 'mrr@10': 0, 'p@3': 0, 'p@5': 0, 'r@5': 0, 'r@100': 0 });
+  it('meanScores of no queries is NaN for every metric (no data, not a score of 0)', () => {
+    expect(meanScores([])).toEqual({ 'ndcg@10': NaN, 'mrr@10': NaN, 'p@3': NaN, 'p@5': NaN, 'r@5': NaN, 'r@100': NaN });
   });
 });

@@ -58,10 +58,10 @@ export function irScores(run: readonly string[], rel: Judgements): IrScores {
   };
 }
 
-/** Mean of each metric over queries. */
+/** Mean of each metric over queries; NaN (no data, `null` in JSON) when there is no query. */
 export function meanScores(all: readonly IrScores[]): IrScores {
   const keys = ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100'] as const;
-  const out = Object.fromEntries(keys.map((k) => [k, 0])) as unknown as IrScores;
+  const out = Object.fromEntries(keys.map((k) => [k, all.length === 0 ? NaN : 0])) as unknown as IrScores;
   if (all.length === 0) return out;
   for (const s of all) for (const k of keys) out[k] += s[k];
   for (const k of keys) out[k] /= all.length;
