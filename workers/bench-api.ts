@@ -22,8 +22,23 @@ export interface BenchConfig {
   } | null;
   /** NLI evaluator: the models it uses (`id@dtype`), part of what identifies cached rows. */
   nliModels: { nli: string; reranker: string | null } | null;
-  /** Dataset viewer endpoint (Hub layout). */
+  /** Dataset viewer endpoint (rows API): the fallback when the parquet files cannot be read. */
   datasetsHost: string;
+  /** The Hub (file protocol) whose `datasets/rungalileo/ragbench` parquet files are read with range requests. */
+  hubUrl: string;
+  /** Subsets taken from local files loaded with `loadFiles` (not from the Hub). */
+  localSubsets: string[];
+}
+
+/** One local file given to `loadFiles`: the subset it holds and its rows, or why it was refused. */
+export interface LocalFileReport {
+  file: string;
+  subset: string | null;
+  rows: number;
+  /** Rows skipped (malformed), with file and line/row in `issues` (at most 20 listed). */
+  skipped: number;
+  issues: string[];
+  error: string | null;
 }
 
 export interface BenchRowView {
@@ -110,6 +125,8 @@ export interface BenchWorkerApi {
   /** A direct line to the models worker (the NLI evaluator runs its NLI model and cross-encoder there). */
   attachModels(port: MessagePort): void;
   run(config: BenchConfig, apiKey: string | null, onProgress: (p: BenchProgress) => void): Promise<BenchResult>;
+  /** Parses local RAGBench files (JSONL or parquet) here in the worker; a later file of the same subset replaces it. */
+  loadFiles(files: File[]): Promise<LocalFileReport[]>;
   /** Calls, tokens, cost and the shortest duration of an LLM-judge run, before it starts (loads the rows). */
   estimate(config: BenchConfig, onProgress: (p: BenchProgress) => void): Promise<JudgeEstimate>;
   cancel(): void;

@@ -4,7 +4,9 @@
  * (results cached per row in IndexedDB, so a reload or crash resumes), and summarises against gold and baselines.
  */
 import * as Comlink from 'comlink';
-import { formatIssue, loadRagbenchFromHub, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { formatIssue, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
+import { loadRagbenchSubset } from '../src/lib/data/ragbench-hub.ts';
 import { configHash, runSubset, type RowFailure, type ScoringConfig } from '../src/lib/eval/bench-run.ts';
 import { lexicalRowEvaluator, sampleRows, type TraceEvaluator } from '../src/lib/eval/ragbench-validate.ts';
 import { costOf, estimateJudgeRun, meteredProvider, priceFor, UsageMeter } from '../src/lib/eval/cost.ts';
@@ -14,7 +16,7 @@ import { mean } from '../src/lib/eval/stats.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
-import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, PipelineView } from './bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, LocalFileReport, PipelineView } from './bench-api.ts';
 import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
 import { lexicalPipelineEvaluator, runRagbenchPipeline } from '../src/lib/eval/ragbench-pipeline.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../src/lib/rag/config.ts';
@@ -24,6 +26,8 @@ import type { ModelsWorkerApi } from './models-api.ts';
 /** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
 const SCORING_VERSION = 1;
 const loaded = new Map<string, RagbenchRow[]>();
+/** Subsets loaded from local files, by subset name. */
+const local = new Map<string, { file: string; rows: RagbenchRow[] }>();
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let controller: AbortController | null = null;
 
@@ -35,16 +39,21 @@ function scoringConfig(c: BenchConfig): ScoringConfig {
 }
 
 async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, onProgress: (p: BenchProgress) => void, issues: string[]): Promise<RagbenchRow[]> {
-  const cacheKey = `${config.datasetsHost}|${subset}`;
+  if (config.localSubsets.includes(subset)) {
+    const file = local.get(subset);
+    if (!file) throw new Error(`The local file for ${subset} is no longer loaded (the page was reloaded): pick it again.`);
+    return file.rows;
+  }
+  const cacheKey = `${config.hubUrl}|${config.datasetsHost}|${subset}`;
   let all = loaded.get(cacheKey);
   if (!all) {
-    const res = await loadRagbenchFromHub(subset, {
-      endpoint: config.datasetsHost, signal,
+    const res = await loadRagbenchSubset(subset, {
+      hubUrl: config.hubUrl, viewerUrl: config.datasetsHost, signal,
       onProgress: (l, t) => onProgress({ phase: 'load', subset, loaded: l, total: t }),
     });
     all = res.rows;
     loaded.set(cacheKey, all);
-    issues.push(...res.skipped.map(formatIssue));
+    issues.push(...res.notes, ...res.skipped.map(formatIssue));
   }
   return all;
 }
@@ -185,6 +194,20 @@ const api: BenchWorkerApi = {
       rows: inputs.length, calls: est.calls, inputTokens: est.inputTokens, outputTokens: est.outputTokens, usd: est.totalUsd,
       priceKnown: price.known, minDurationMs: minDurationMs(est.calls, est.inputTokens + est.outputTokens, { rpm: j.rpm, tpm: j.tpm }),
     };
+  },
+
+  async loadFiles(files) {
+    const out: LocalFileReport[] = [];
+    for (const f of files) {
+      try {
+        const r = await parseRagbenchFile(f.name, await f.arrayBuffer());
+        local.set(r.subset, { file: f.name, rows: r.rows });
+        out.push({ file: f.name, subset: r.subset, rows: r.rows.length, skipped: r.skipped.length, issues: r.skipped.slice(0, 20).map(formatIssue), error: null });
+      } catch (e) {
+        out.push({ file: f.name, subset: null, rows: 0, skipped: 0, issues: [], error: (e as Error).message || String(e) });
+      }
+    }
+    return out;
   },
 
   cancel() {

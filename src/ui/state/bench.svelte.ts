@@ -1,7 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
-import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate } from '../../../workers/bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KeysState } from './keys.svelte.ts';
@@ -20,7 +20,37 @@ export class BenchState {
   progress = $state.raw<BenchProgress | null>(null);
   result = $state.raw<BenchResult | null>(null);
   error = $state<string | null>(null);
+  /** Local files loaded into the worker, the last one per subset (a refused file keeps its error). */
+  localFiles = $state.raw<LocalFileReport[]>([]);
+  loadingFiles = $state(false);
   private client = startBenchWorker();
+
+  /** Subsets from local files (they replace the Hub for that subset). */
+  get localSubsets(): string[] {
+    return this.localFiles.filter((f) => f.subset !== null).map((f) => f.subset!);
+  }
+
+  /** The subsets to choose from: RAGBench's seven, then those only local files have. */
+  get subsetChoices(): string[] {
+    return [...RAGBENCH_SUBSETS, ...this.localSubsets.filter((s) => !(RAGBENCH_SUBSETS as readonly string[]).includes(s))];
+  }
+
+  /** Parses picked or dropped files in the worker; each loaded subset is selected. */
+  async addFiles(files: File[]): Promise<void> {
+    if (files.length === 0) return;
+    this.loadingFiles = true;
+    try {
+      const reports = await this.client.api.loadFiles(files);
+      const replaced = new Set(reports.map((r) => r.subset ?? `\u0000${r.file}`));
+      this.localFiles = [...this.localFiles.filter((f) => !replaced.has(f.subset ?? `\u0000${f.file}`)), ...reports];
+      const added = reports.filter((r) => r.subset !== null).map((r) => r.subset!);
+      this.subsets = [...new Set([...this.subsets, ...added])];
+    } catch (e) {
+      this.error = (e as Error).message || String(e);
+    } finally {
+      this.loadingFiles = false;
+    }
+  }
 
   constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
     const attach = () => {
@@ -79,6 +109,8 @@ export class BenchState {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
       judge: this.evaluator === 'llm' || this.mode === 'pipeline' ? { ...this.judge } : null,
       datasetsHost: this.models.settings.datasetsHost,
+      hubUrl: this.models.settings.remoteHost,
+      localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
       nliModels: this.evaluator === 'nli' && this.mode === 'validate' ? {
         nli: `${this.models.settings.nli.id}@${this.models.settings.nli.dtype}`,
         reranker: this.models.loaded.some((m) => m.task === 'cross-encoder') ? `${this.models.settings.crossEncoder.id}@${this.models.settings.crossEncoder.dtype}` : null,
