@@ -11,6 +11,7 @@ import {
   addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, meteredProvider, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
 } from '../src/lib/eval/cost.ts';
 import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
+import { BOOTSTRAP_ITERATIONS, formatInterval, metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
 import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
 import {
   estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineQuestions, pipelineSummary,
@@ -58,7 +59,9 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --n N               validate: score a seeded random sample of N rows per subset (default: all)
                       pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
-  --bootstrap B       validate: 95% bootstrap interval of our AUROC from B resamples (default: none)
+  --bootstrap B       validate: 95% percentile-bootstrap intervals of our AUROC and RMSEs from B resamples,
+                      seeded by --seed (default 1000; 0 = none). Figures resting on fewer than 10 rows in a class
+                      (AUROC) or in all (RMSE) are flagged as not meaningful
   --json              print one JSON object on the last line of stdout
 
   LLM (the judge with --evaluator llm; in pipeline mode the answering model, and the judge too with --evaluator llm):
@@ -88,7 +91,8 @@ ${MODEL_HELP}
   Before an API run the token/cost estimate is printed (input = chars/4 of the prompts; output assumed per call),
   and after it the usage the provider reported. Nothing here prints the API key.
 
-  JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, rmse_*, baselines, judge?}},
+  JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, auroc_ci?, rmse_*, intervals?: {auroc,
+    rmse_relevance, rmse_utilization, rmse_completeness: [lo, hi] or null}, warnings: [..], baselines, judge?}},
     mean_auroc, mean_baselines, and for API runs: estimate, usage, rate_limits, judge}
   JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold},
     subsets: {<subset>: {n, k, kb: {documents, pooled_from, chunks}, statuses, scored, recall_at_k, relevant_recall_at_k,
@@ -129,9 +133,16 @@ export function formatValidationTable(results: readonly SubsetValidation[], eval
     rr: m((r) => r.rmse_relevance), rragas: m((r) => r.baselines.ragas.rmse_relevance), rtrulens: m((r) => r.baselines.trulens.rmse_relevance), rgpt3: m((r) => r.baselines.gpt3.rmse_relevance),
     ru: m((r) => r.rmse_utilization), rugpt: m((r) => r.baselines.gpt3.rmse_utilization), rc: m((r) => r.rmse_completeness),
   }));
-  const ci = results.filter((r) => r.auroc_ci).map((r) => `  ${r.subset}: AUROC ${fmt(r.auroc, 5)} [${fmt(r.auroc_ci![0], 5)}, ${fmt(r.auroc_ci![1], 5)}]`);
+  const ci = results.filter((r) => r.intervals).map((r) => {
+    const iv = r.intervals!;
+    const one = (name: string, x: number, c: [number, number] | null) => `${name} ${fmt(x, 5).trim()} ${formatInterval(c, 3) || '[—]'}`;
+    return `  ${r.subset}: ${[one('AUROC', r.auroc, iv.auroc), one('RMSE rel', r.rmse_relevance, iv.rmse_relevance),
+      one('util', r.rmse_utilization, iv.rmse_utilization), one('compl', r.rmse_completeness, iv.rmse_completeness)].join(' · ')}`;
+  });
+  const warnings = results.flatMap((r) => (r.warnings ?? []).map((w) => `  warning: ${r.subset}: ${w}`));
   return [`RAGBench validate, evaluator ${evaluator}: hallucination AUROC (higher is better) and RMSE vs gold (lower is better)`,
-    head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals:', ...ci] : [])].join('\n');
+    head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals (percentile, rows resampled):', ...ci] : []),
+    ...(warnings.length ? ['', ...warnings] : [])].join('\n');
 }
 
 export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
@@ -334,7 +345,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
   const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
   const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
-  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? 0;
+  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
   const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
   const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
   if (repeats > 1 && evaluatorName !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
@@ -453,13 +464,18 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     const t0 = performance.now();
     let lastPct = -1;
     const r = await validateRagbench(data.get(subset)!, subset, makeEvaluate(subset), {
-      ...(n !== undefined ? { n } : {}), seed, bootstrap, concurrency: evaluatorName === 'llm' ? concurrency : 1,
+      ...(n !== undefined ? { n } : {}), seed, concurrency: evaluatorName === 'llm' ? concurrency : 1,
       onProgress: evaluatorName === 'lexical' ? undefined : (done, total) => {
         const p = Math.floor((100 * done) / Math.max(1, total) / 10) * 10;
         if (p !== lastPct) { lastPct = p; process.stderr.write(`${subset}: ${done}/${total}\n`); }
       },
     });
     log(`${subset}: ${r.n} rows scored in ${(performance.now() - t0).toFixed(0)} ms`);
+    r.warnings = smallSampleWarnings(r.rows, r.predictions);
+    if (bootstrap > 0) {
+      r.intervals = metricIntervals(r.rows, r.predictions, { iterations: bootstrap, seed });
+      if (r.intervals.auroc) r.auroc_ci = r.intervals.auroc;
+    }
     results.push(r);
     if (evaluatorName === 'llm' && callFailures >= r.n * repeats && results.length === 1) throw new CliError(`every judge call failed; the first: ${firstFailure}`, 1);
   }

@@ -1,5 +1,6 @@
 /** The typed surface of workers/bench.worker.ts. */
 import type { RunProgress, RowFailure } from '../src/lib/eval/bench-run.ts';
+import type { MetricIntervals } from '../src/lib/eval/bootstrap.ts';
 import type { BaselineScores } from '../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../src/lib/eval/trace.ts';
 
@@ -59,6 +60,10 @@ export interface BenchSubsetSummary {
   rmse_relevance: number | null;
   rmse_utilization: number | null;
   rmse_completeness: number | null;
+  /** 95% percentile-bootstrap intervals of our AUROC and RMSEs (1000 resamples, seeded by the run's seed). */
+  intervals: MetricIntervals;
+  /** Figures resting on too few rows (e.g. "AUROC from 1 hallucinated row: not meaningful …"). */
+  warnings: string[];
   baselines: BaselineScores;
   /** Baseline adherence-like scores row by row (for ROC curves): ragas, trulens, gpt3. */
   baselineAdherence: Record<'ragas' | 'trulens' | 'gpt3', Array<number | null>>;

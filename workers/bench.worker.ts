@@ -13,6 +13,7 @@ import { costOf, estimateJudgeRun, meteredProvider, priceFor, UsageMeter } from 
 import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
 import { minDurationMs, wrapProvider } from '../src/lib/llm/rate-limit.ts';
 import { mean } from '../src/lib/eval/stats.ts';
+import { metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
@@ -144,6 +145,8 @@ const api: BenchWorkerApi = {
         subsets.push({
           subset, n: v.n, hallucinations: v.hallucinations, auroc: num(v.auroc), rmse_relevance: num(v.rmse_relevance),
           rmse_utilization: num(v.rmse_utilization), rmse_completeness: num(v.rmse_completeness), baselines: v.baselines,
+          intervals: metricIntervals(v.rows, v.predictions, { seed: config.seed }),
+          warnings: smallSampleWarnings(v.rows, v.predictions),
           baselineAdherence: {
             ragas: v.rows.map((r) => r.ragas_faithfulness ?? null),
             trulens: v.rows.map((r) => r.trulens_groundedness ?? null),

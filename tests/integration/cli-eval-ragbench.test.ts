@@ -110,6 +110,27 @@ describe('rag-lab eval-ragbench', () => {
       expect(c.out).not.toBe(a.out);
     });
 
+    test('a 20-row sample with one hallucinated row: intervals next to each figure and a warning, in text and --json', async () => {
+      const args = ['--data', DATA, '--subsets', 'emanual', '--n', '20', '--seed', '0'];
+      const j = await inProcess([...args, '--json']);
+      expect(j.error).toBeNull();
+      const r = JSON.parse(j.out).subsets.emanual;
+      expect(r.hallucinations).toBe(1);
+      expect(r.auroc).toBe(1);
+      expect(r.warnings).toEqual(['AUROC from 1 hallucinated row: not meaningful (fewer than 10; score more rows)']);
+      for (const m of ['rmse_relevance', 'rmse_utilization', 'rmse_completeness']) {
+        const [lo, hi] = r.intervals[m];
+        expect(lo, m).toBeLessThan(r[m]);
+        expect(hi, m).toBeGreaterThan(r[m]);
+      }
+      expect(r.auroc_ci).toEqual(r.intervals.auroc);
+      const t = await inProcess(args);
+      expect(t.out).toMatch(/^  emanual: AUROC 1\.000 \[1\.000, 1\.000\] · RMSE rel 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] · util /m);
+      expect(t.out).toContain('warning: emanual: AUROC from 1 hallucinated row: not meaningful');
+      const none = await inProcess([...args, '--json', '--bootstrap', '0']);
+      expect(JSON.parse(none.out).subsets.emanual.intervals).toBeUndefined();
+    });
+
     test('llm evaluator against a local OpenAI-compatible server: JSON mode, keys scored, unparsable replies left out', async () => {
       const bodies: Record<string, unknown>[] = [];
       let calls = 0;
