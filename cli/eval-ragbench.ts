@@ -14,7 +14,8 @@ import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput, TRACE_METRICS,
 import { BOOTSTRAP_ITERATIONS, formatInterval, metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
 import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
 import {
-  estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineQuestions, pipelineSummary,
+  estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineModelNeeds, pipelineQuestions,
+  pipelineSettingsJson, pipelineSettingsText, pipelineSummary,
   runRagbenchPipeline, type PipelineEstimate, type PipelineEvaluator, type PipelineSubsetResult,
 } from '../src/lib/eval/ragbench-pipeline.ts';
 import {
@@ -43,6 +44,7 @@ import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
+import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 
 const EVALUATORS = ['lexical', 'nli', 'llm'] as const;
 type EvaluatorName = (typeof EVALUATORS)[number];
@@ -79,9 +81,10 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --price-in USD      price per 1M input tokens for the cost estimate (default: the built-in table; 0 if unknown)
   --price-out USD     price per 1M output tokens
 
-  pipeline retrieval:
-  --retrieval MODE    ${MODE_IDS.join(' | ')} (default ${DEFAULT_RAG_CONFIG.retrieval.mode})
-  --top-k K           passages retrieved and given to the model; recall is @K (default ${DEFAULT_RAG_CONFIG.retrieval.topK})
+  pipeline settings (the Ask tab's RagConfig; defaults: ${DEFAULT_RAG_CONFIG.retrieval.mode}, top ${DEFAULT_RAG_CONFIG.retrieval.topK}, window ${DEFAULT_RAG_CONFIG.window}, no rerank, no transform):
+  --retrieval-mode M  ${MODE_IDS.join(' | ')} (--retrieval is the same flag); dense and hybrid modes need
+                      an embedder (--embedder, --models-dir as for eval-beir), rerank a cross-encoder (--reranker)
+${RAG_FLAG_HELP}
   --reject-threshold X  refuse to answer below this confidence (default ${DEFAULT_RAG_CONFIG.retrieval.rejectThreshold}; 0 = never)
 
   nli evaluator and dense retrieval models (same flags as eval-beir):
@@ -94,7 +97,8 @@ ${MODEL_HELP}
   JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, auroc_ci?, rmse_*, intervals?: {auroc,
     rmse_relevance, rmse_utilization, rmse_completeness: [lo, hi] or null}, warnings: [..], baselines, judge?}},
     mean_auroc, mean_baselines, and for API runs: estimate, usage, rate_limits, judge}
-  JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold},
+  JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold}, pipeline: {retrieval_mode,
+    effective_mode, top_k, reject_threshold, rerank, transform, window, agentic, provider, model},
     subsets: {<subset>: {n, k, kb: {documents, pooled_from, chunks}, statuses, scored, recall_at_k, relevant_recall_at_k,
     predicted: {relevance, utilization, adherence, completeness}, gold: {n, relevance, utilization, adherence,
     completeness}, usage: {input_tokens, output_tokens}, rows: [{id, status, reason?, recall, relevant_recall,
@@ -212,8 +216,8 @@ const OPTIONS = {
   provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
   concurrency: { type: 'string' }, repeats: { type: 'string' }, temperature: { type: 'string' },
   rpm: { type: 'string' }, tpm: { type: 'string' }, limits: { type: 'string' }, 'price-in': { type: 'string' }, 'price-out': { type: 'string' },
-  retrieval: { type: 'string' }, 'top-k': { type: 'string' }, 'reject-threshold': { type: 'string' },
-  ...MODEL_ARGS,
+  retrieval: { type: 'string' }, 'retrieval-mode': { type: 'string' }, 'reject-threshold': { type: 'string' },
+  ...RAG_FLAG_ARGS, ...MODEL_ARGS,
 } as const;
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
@@ -354,9 +358,10 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
   }
-  for (const f of ['retrieval', 'top-k', 'reject-threshold'] as const) {
+  for (const f of ['retrieval', 'retrieval-mode', 'top-k', 'reject-threshold', 'transform', 'window', 'rerank'] as const) {
     if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
   }
+  if (values.agentic && mode !== 'pipeline') throw new CliError('--agentic applies to --mode pipeline');
   const dir = resolve(values.data);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`${dir}: folder not found (expected a folder of RAGBench <subset>.jsonl files)`);
   const subsets = values.subsets ? values.subsets.split(',').map((s) => s.trim()).filter(Boolean) : [...RAGBENCH_SUBSETS];
@@ -370,14 +375,18 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   let config: RagConfig | null = null;
   if (mode === 'pipeline') {
     const c = cloneConfig(DEFAULT_RAG_CONFIG);
-    if (values.retrieval !== undefined) {
-      if (!(MODE_IDS as readonly string[]).includes(values.retrieval)) throw new CliError(`--retrieval must be one of ${MODE_IDS.join(', ')}, got "${values.retrieval}"`);
-      c.retrieval.mode = values.retrieval as RagConfig['retrieval']['mode'];
+    const retrieval = values['retrieval-mode'] ?? values.retrieval;
+    if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
+    if (retrieval !== undefined) {
+      const flag = values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval';
+      if (!(MODE_IDS as readonly string[]).includes(retrieval)) throw new CliError(`--${flag} must be one of ${MODE_IDS.join(', ')}, got "${retrieval}"`);
+      c.retrieval.mode = retrieval as RagConfig['retrieval']['mode'];
     }
-    c.retrieval.topK = numberArg('top-k', values['top-k'], (x) => Number.isInteger(x) && x >= 1 && x <= 50, 'an integer in [1, 50]') ?? c.retrieval.topK;
+    applyRagFlags(c, values);
     c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;
     if (values.provider && (PROVIDER_IDS as readonly string[]).includes(values.provider)) c.llm.provider = values.provider as RagConfig['llm']['provider'];
     if (values.model) c.llm.model = values.model;
+    if (values['base-url']) c.llm.baseUrl = values['base-url'];
     const parsed = parseRagConfig(c);
     if (!parsed.ok) throw new CliError(parsed.message);
     config = parsed.config;
@@ -523,12 +532,12 @@ interface PipelineArgs {
 
 async function pipelineMode(a: PipelineArgs): Promise<void> {
   const { config, api, log, evaluatorName, judgeOpts } = a;
-  const mode = MODES[config.retrieval.mode];
-  const needDense = mode.needsDense;
-  const needReranker = mode.needsReranker || evaluatorName === 'nli';
+  const needs = pipelineModelNeeds(config);
+  const needDense = needs.dense;
+  const needReranker = needs.reranker || evaluatorName === 'nli';
   let cliModels: CliModels | null = null;
   if (needDense || needReranker) cliModels = await loadCliModels(a.values, { dense: needDense, reranker: needReranker }, log);
-  const searchModels: SearchModels = needDense || mode.needsReranker ? (cliModels?.search ?? {}) : {};
+  const searchModels: SearchModels = needs.dense || needs.reranker ? (cliModels?.search ?? {}) : {};
 
   const answerMeter = new UsageMeter();
   const judgeMeter = new UsageMeter();
@@ -616,6 +625,7 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
     console.log(JSON.stringify({
       evaluator: evaluatorName, mode: 'pipeline', provider: api.providerId, model: api.model,
       retrieval: { mode: config.retrieval.mode, top_k: config.retrieval.topK, reject_threshold: config.retrieval.rejectThreshold },
+      pipeline: pipelineSettingsJson(config),
       ...summary,
       estimate: {
         ...estimateJson(api, total),
@@ -627,7 +637,7 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
       ...(evaluatorName === 'llm' ? { judge: repeatJson(allRepeats.summary(), labelJson) } : {}),
     }));
   } else {
-    const title = `RAGBench pipeline: ${config.retrieval.mode} top-${config.retrieval.topK} over each subset's pooled documents, answers by ${api.providerId}/${api.model}, scored by ${evaluatorName}${judgeOpts.repeats > 1 ? ` (judge × ${judgeOpts.repeats}, means)` : ''}`;
+    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluatorName}${judgeOpts.repeats > 1 ? ` (judge × ${judgeOpts.repeats}, means)` : ''}`;
     console.log(formatPipelineTable(results, title));
     if (evaluatorName === 'llm') {
       console.log('');
