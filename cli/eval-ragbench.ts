@@ -11,11 +11,11 @@ import {
   addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, meteredProvider, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
 } from '../src/lib/eval/cost.ts';
 import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
+import { pipelineModelNeeds, pipelineSettingsJson, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
 import { BOOTSTRAP_ITERATIONS, formatInterval, metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
 import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
 import {
-  estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineModelNeeds, pipelineQuestions,
-  pipelineSettingsJson, pipelineSettingsText, pipelineSummary,
+  estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineQuestions, pipelineSummary,
   runRagbenchPipeline, type PipelineEstimate, type PipelineEvaluator, type PipelineSubsetResult,
 } from '../src/lib/eval/ragbench-pipeline.ts';
 import {

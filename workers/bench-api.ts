@@ -3,6 +3,7 @@ import type { RunProgress, RowFailure } from '../src/lib/eval/bench-run.ts';
 import type { MetricIntervals } from '../src/lib/eval/bootstrap.ts';
 import type { BaselineScores } from '../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../src/lib/eval/trace.ts';
+import type { RagConfig } from '../src/lib/rag/config.ts';
 
 export interface BenchConfig {
   /** validate: score the dataset's own answers; pipeline: answer the questions with the RAG pipeline and score those. */
@@ -21,6 +22,8 @@ export interface BenchConfig {
     rpm: number | null;
     tpm: number | null;
   } | null;
+  /** Pipeline mode: the pipeline settings to run (the Ask tab's; never a key), validated again in the worker. */
+  rag: RagConfig | null;
   /** NLI evaluator: the models it uses (`id@dtype`), part of what identifies cached rows. */
   nliModels: { nli: string; reranker: string | null } | null;
   /** Dataset viewer endpoint (rows API): the fallback when the parquet files cannot be read. */
@@ -97,6 +100,8 @@ export interface JudgeReport {
 /** Pipeline mode, per subset: how the RAG pipeline did on the sampled questions. */
 export interface PipelineView {
   subset: string;
+  /** The pipeline settings that ran, in words (ragbench-pipeline.ts `pipelineSettingsText`). */
+  settings: string;
   n: number;
   k: number;
   kb: { documents: number; chunks: number };

@@ -4,6 +4,7 @@ import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
+import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 
@@ -52,7 +53,8 @@ export class BenchState {
     }
   }
 
-  constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
+  /** `pipeline`: the Ask tab's current pipeline settings (what pipeline mode runs). */
+  constructor(private readonly models: ModelsState, private readonly keys: KeysState, readonly pipeline: () => RagConfig) {
     const attach = () => {
       const port = models.port();
       return this.client.api.attachModels(Comlink.transfer(port, [port]));
@@ -95,7 +97,7 @@ export class BenchState {
   writeUrl(): void {
     const out = new URLSearchParams({ b_sub: this.subsets.join(','), b_n: this.n === null ? 'all' : String(this.n), b_seed: String(this.seed), b_eval: this.evaluator });
     if (this.mode === 'pipeline') out.set('b_mode', 'pipeline');
-    if (this.evaluator === 'llm' || this.mode === 'pipeline') {
+    if (this.evaluator === 'llm' && this.mode === 'validate') {
       out.set('b_prov', this.judge.provider);
       out.set('b_model', this.judge.model);
       if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
@@ -107,7 +109,8 @@ export class BenchState {
   config(): BenchConfig {
     return {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
-      judge: this.evaluator === 'llm' || this.mode === 'pipeline' ? { ...this.judge } : null,
+      judge: this.evaluator === 'llm' && this.mode === 'validate' ? { ...this.judge } : null,
+      rag: this.mode === 'pipeline' ? $state.snapshot(this.pipeline()) as RagConfig : null,
       datasetsHost: this.models.settings.datasetsHost,
       hubUrl: this.models.settings.remoteHost,
       localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
@@ -123,7 +126,7 @@ export class BenchState {
     this.error = null;
     this.progress = null;
     try {
-      const key = this.evaluator === 'llm' || this.mode === 'pipeline' ? this.keys.get(this.judge.provider) : null;
+      const key = this.mode === 'pipeline' ? this.keys.get(this.pipeline().llm.provider) : this.evaluator === 'llm' ? this.keys.get(this.judge.provider) : null;
       this.result = await this.client.api.run(this.config(), key, Comlink.proxy((p: BenchProgress) => { this.progress = p; }));
     } catch (e) {
       this.error = (e as Error).message || String(e);
