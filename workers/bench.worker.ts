@@ -1,7 +1,9 @@
 /// <reference lib="webworker" />
 /**
- * Benchmark worker: loads RAGBench subsets from the Hub's dataset viewer, scores rows with the chosen evaluator
- * (results cached per row in IndexedDB, so a reload or crash resumes), and summarises against gold and baselines.
+ * Benchmark worker: loads RAGBench subsets from local files (parsed here) or the Hub (parquet in byte ranges, the
+ * dataset viewer as fallback), scores rows with the chosen evaluator (results cached per row in IndexedDB, so a
+ * reload or crash resumes), summarises against gold and baselines with bootstrap intervals and small-sample
+ * warnings, or runs the Ask tab's pipeline on the subset's questions.
  */
 import * as Comlink from 'comlink';
 import { formatIssue, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';

@@ -121,6 +121,12 @@ describe('Benchmark tab', () => {
     try {
       // The pipeline settings are the Ask tab's (its a_ link parameters): top 3, no sentence window, an OpenAI-compatible model.
       const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '5', b_seed: '1', a_prov: 'openai', a_model: 'answerer', a_base: `${llm.url}/v1`, a_k: '3', a_w: '0' });
+      // Rerank on, without a cross-encoder loaded: the run says what to load (or change) instead of ignoring it.
+      await page.goto(`${site}?${params}&a_rr=1&a_rrn=2`);
+      expect(await page.locator('[data-testid=bench-pipeline-settings]').innerText()).toContain('rerank → 2');
+      await page.locator('[data-testid=bench-run]').click();
+      await expect.poll(() => page.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^Reranking needs a cross-encoder: load one under Settings → Models, or turn rerank off in the Ask tab\./);
+      expect(llm.requests).toHaveLength(0);
       await page.goto(`${site}?${params}`);
       const chosen = 'sparse retrieval, top 3 · no rerank · no query transform · no sentence window · answers by openai/answerer';
       expect(await page.locator('[data-testid=bench-pipeline-settings]').innerText()).toContain(`taken from the Ask tab (change them there): ${chosen}`);
