@@ -7,7 +7,7 @@ import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion } from '../src/lib/rag/answer.ts';
-import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS } from '../src/lib/rag/config.ts';
+import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig } from '../src/lib/rag/config.ts';
 import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
@@ -15,8 +15,9 @@ import { MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
-import { CliError, numberArg, parse } from './args.ts';
+import { CliError, parse } from './args.ts';
 import { readText } from './fs-errors.ts';
+import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
 const HELP = `Usage: rag-lab ask --kb sotu|<BEIR folder> --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
@@ -27,11 +28,7 @@ const HELP = `Usage: rag-lab ask --kb sotu|<BEIR folder> --provider ${PROVIDER_I
   --model NAME       model name at the provider
   --api-key KEY      API key (or set RAG_LAB_API_KEY; prefer the variable: command lines end up in shell history)
   --mode MODE        retrieval mode (default sparse): ${MODE_IDS.join(', ')}
-  --top-k N          passages given to the model (default ${DEFAULT_RAG_CONFIG.retrieval.topK})
-  --transform T      ${TRANSFORMS.join(', ')} (default none)
-  --window W         sentence window ± W (default ${DEFAULT_RAG_CONFIG.window})
-  --rerank N         rerank with the cross-encoder and keep N passages
-  --agentic          rewrite → retrieve → grade → generate → reflect (at most one extra round)
+${RAG_FLAG_HELP}
   --json             print one JSON object on the last line of stdout
 ${MODEL_HELP}
 `;
@@ -54,9 +51,8 @@ function loadKb(kb: string): { id: string; docs: SourceDocument[]; hashText: str
 export async function askCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
     kb: { type: 'string', default: 'sotu' }, provider: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' },
-    'api-key': { type: 'string' }, mode: { type: 'string', default: 'sparse' }, 'top-k': { type: 'string' },
-    transform: { type: 'string', default: 'none' }, window: { type: 'string' }, rerank: { type: 'string' },
-    agentic: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    'api-key': { type: 'string' }, mode: { type: 'string', default: 'sparse' }, ...RAG_FLAG_ARGS,
+    json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     ...MODEL_ARGS,
   }, true);
   if (values.help) { console.log(HELP); return; }
@@ -72,12 +68,7 @@ export async function askCommand(argv: string[]): Promise<void> {
   config.llm.baseUrl = values['base-url'] ?? null;
   config.llm.model = values.model;
   config.retrieval.mode = values.mode as typeof config.retrieval.mode;
-  config.retrieval.topK = numberArg('top-k', values['top-k'], (n) => Number.isInteger(n) && n > 0, 'a whole number > 0') ?? config.retrieval.topK;
-  config.transform.kind = values.transform as typeof config.transform.kind;
-  config.window = numberArg('window', values.window, (n) => Number.isInteger(n) && n >= 0, 'a whole number >= 0') ?? config.window;
-  const rerank = numberArg('rerank', values.rerank, (n) => Number.isInteger(n) && n > 0, 'a whole number > 0');
-  if (rerank !== undefined) config.rerank = { enabled: true, topN: rerank };
-  config.agentic = values.agentic;
+  applyRagFlags(config, values);
   const parsed = parseRagConfig(config);
   if (!parsed.ok) throw new CliError(parsed.message);
 

@@ -11,6 +11,8 @@ import {
   addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, meteredProvider, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
 } from '../src/lib/eval/cost.ts';
 import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
+import { pipelineModelNeeds, pipelineSettingsJson, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
+import { BOOTSTRAP_ITERATIONS, formatInterval, metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
 import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
 import {
   estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineQuestions, pipelineSummary,
@@ -43,6 +45,7 @@ import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, readText } from './fs-errors.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
+import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 
 const EVALUATORS = ['lexical', 'nli', 'llm'] as const;
 type EvaluatorName = (typeof EVALUATORS)[number];
@@ -59,7 +62,9 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --n N               validate: score a seeded random sample of N rows per subset (default: all)
                       pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
-  --bootstrap B       validate: 95% bootstrap interval of our AUROC from B resamples (default: none)
+  --bootstrap B       validate: 95% percentile-bootstrap intervals of our AUROC and RMSEs from B resamples,
+                      seeded by --seed (default 1000; 0 = none). Figures resting on fewer than 10 rows in a class
+                      (AUROC) or in all (RMSE) are flagged as not meaningful
   --json              print one JSON object on the last line of stdout
 
   LLM (the judge with --evaluator llm; in pipeline mode the answering model, and the judge too with --evaluator llm):
@@ -77,9 +82,10 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --price-in USD      price per 1M input tokens for the cost estimate (default: the built-in table; 0 if unknown)
   --price-out USD     price per 1M output tokens
 
-  pipeline retrieval:
-  --retrieval MODE    ${MODE_IDS.join(' | ')} (default ${DEFAULT_RAG_CONFIG.retrieval.mode})
-  --top-k K           passages retrieved and given to the model; recall is @K (default ${DEFAULT_RAG_CONFIG.retrieval.topK})
+  pipeline settings (the Ask tab's RagConfig; defaults: ${DEFAULT_RAG_CONFIG.retrieval.mode}, top ${DEFAULT_RAG_CONFIG.retrieval.topK}, window ${DEFAULT_RAG_CONFIG.window}, no rerank, no transform):
+  --retrieval-mode M  ${MODE_IDS.join(' | ')} (--retrieval is the same flag); dense and hybrid modes need
+                      an embedder (--embedder, --models-dir as for eval-beir), rerank a cross-encoder (--reranker)
+${RAG_FLAG_HELP}
   --reject-threshold X  refuse to answer below this confidence (default ${DEFAULT_RAG_CONFIG.retrieval.rejectThreshold}; 0 = never)
 
   nli evaluator and dense retrieval models (same flags as eval-beir):
@@ -89,9 +95,11 @@ ${MODEL_HELP}
   Before an API run the token/cost estimate is printed (input = chars/4 of the prompts; output assumed per call),
   and after it the usage the provider reported. Nothing here prints the API key.
 
-  JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, rmse_*, baselines, judge?}},
+  JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, auroc_ci?, rmse_*, intervals?: {auroc,
+    rmse_relevance, rmse_utilization, rmse_completeness: [lo, hi] or null}, warnings: [..], baselines, judge?}},
     mean_auroc, mean_baselines, and for API runs: estimate, usage, rate_limits, judge}
-  JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold},
+  JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold}, pipeline: {retrieval_mode,
+    effective_mode, top_k, reject_threshold, rerank, transform, window, agentic, provider, model},
     subsets: {<subset>: {n, k, kb: {documents, pooled_from, chunks}, statuses, scored, recall_at_k, relevant_recall_at_k,
     predicted: {relevance, utilization, adherence, completeness}, gold: {n, relevance, utilization, adherence,
     completeness}, usage: {input_tokens, output_tokens}, rows: [{id, status, reason?, recall, relevant_recall,
@@ -130,9 +138,16 @@ export function formatValidationTable(results: readonly SubsetValidation[], eval
     rr: m((r) => r.rmse_relevance), rragas: m((r) => r.baselines.ragas.rmse_relevance), rtrulens: m((r) => r.baselines.trulens.rmse_relevance), rgpt3: m((r) => r.baselines.gpt3.rmse_relevance),
     ru: m((r) => r.rmse_utilization), rugpt: m((r) => r.baselines.gpt3.rmse_utilization), rc: m((r) => r.rmse_completeness),
   }));
-  const ci = results.filter((r) => r.auroc_ci).map((r) => `  ${r.subset}: AUROC ${fmt(r.auroc, 5)} [${fmt(r.auroc_ci![0], 5)}, ${fmt(r.auroc_ci![1], 5)}]`);
+  const ci = results.filter((r) => r.intervals).map((r) => {
+    const iv = r.intervals!;
+    const one = (name: string, x: number, c: [number, number] | null) => `${name} ${fmt(x, 5).trim()} ${formatInterval(c, 3) || '[—]'}`;
+    return `  ${r.subset}: ${[one('AUROC', r.auroc, iv.auroc), one('RMSE rel', r.rmse_relevance, iv.rmse_relevance),
+      one('util', r.rmse_utilization, iv.rmse_utilization), one('compl', r.rmse_completeness, iv.rmse_completeness)].join(' · ')}`;
+  });
+  const warnings = results.flatMap((r) => (r.warnings ?? []).map((w) => `  warning: ${r.subset}: ${w}`));
   return [`RAGBench validate, evaluator ${evaluator}: hallucination AUROC (higher is better) and RMSE vs gold (lower is better)`,
-    head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals:', ...ci] : [])].join('\n');
+    head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals (percentile, rows resampled):', ...ci] : []),
+    ...(warnings.length ? ['', ...warnings] : [])].join('\n');
 }
 
 export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
@@ -202,8 +217,8 @@ const OPTIONS = {
   provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
   concurrency: { type: 'string' }, repeats: { type: 'string' }, temperature: { type: 'string' },
   rpm: { type: 'string' }, tpm: { type: 'string' }, limits: { type: 'string' }, 'price-in': { type: 'string' }, 'price-out': { type: 'string' },
-  retrieval: { type: 'string' }, 'top-k': { type: 'string' }, 'reject-threshold': { type: 'string' },
-  ...MODEL_ARGS,
+  retrieval: { type: 'string' }, 'retrieval-mode': { type: 'string' }, 'reject-threshold': { type: 'string' },
+  ...RAG_FLAG_ARGS, ...MODEL_ARGS,
 } as const;
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
@@ -357,7 +372,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
   const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
   const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
-  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? 0;
+  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
   const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
   const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
   if (repeats > 1 && evaluatorName !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
@@ -366,9 +381,10 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
   }
-  for (const f of ['retrieval', 'top-k', 'reject-threshold'] as const) {
+  for (const f of ['retrieval', 'retrieval-mode', 'top-k', 'reject-threshold', 'transform', 'window', 'rerank'] as const) {
     if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
   }
+  if (values.agentic && mode !== 'pipeline') throw new CliError('--agentic applies to --mode pipeline');
   const dir = resolve(values.data);
   checkInputDir(dir, '--data', 'a folder of RAGBench <subset>.jsonl files');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
@@ -378,14 +394,18 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   let config: RagConfig | null = null;
   if (mode === 'pipeline') {
     const c = cloneConfig(DEFAULT_RAG_CONFIG);
-    if (values.retrieval !== undefined) {
-      if (!(MODE_IDS as readonly string[]).includes(values.retrieval)) throw new CliError(`--retrieval must be one of ${MODE_IDS.join(', ')}, got "${values.retrieval}"`);
-      c.retrieval.mode = values.retrieval as RagConfig['retrieval']['mode'];
+    const retrieval = values['retrieval-mode'] ?? values.retrieval;
+    if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
+    if (retrieval !== undefined) {
+      const flag = values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval';
+      if (!(MODE_IDS as readonly string[]).includes(retrieval)) throw new CliError(`--${flag} must be one of ${MODE_IDS.join(', ')}, got "${retrieval}"`);
+      c.retrieval.mode = retrieval as RagConfig['retrieval']['mode'];
     }
-    c.retrieval.topK = numberArg('top-k', values['top-k'], (x) => Number.isInteger(x) && x >= 1 && x <= 50, 'an integer in [1, 50]') ?? c.retrieval.topK;
+    applyRagFlags(c, values);
     c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;
     if (values.provider && (PROVIDER_IDS as readonly string[]).includes(values.provider)) c.llm.provider = values.provider as RagConfig['llm']['provider'];
     if (values.model) c.llm.model = values.model;
+    if (values['base-url']) c.llm.baseUrl = values['base-url'];
     const parsed = parseRagConfig(c);
     if (!parsed.ok) throw new CliError(parsed.message);
     config = parsed.config;
@@ -474,13 +494,18 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     const t0 = performance.now();
     let lastPct = -1;
     const r = await validateRagbench(data.get(subset)!, subset, makeEvaluate(subset), {
-      ...(n !== undefined ? { n } : {}), seed, bootstrap, concurrency: evaluatorName === 'llm' ? concurrency : 1,
+      ...(n !== undefined ? { n } : {}), seed, concurrency: evaluatorName === 'llm' ? concurrency : 1,
       onProgress: evaluatorName === 'lexical' ? undefined : (done, total) => {
         const p = Math.floor((100 * done) / Math.max(1, total) / 10) * 10;
         if (p !== lastPct) { lastPct = p; process.stderr.write(`${subset}: ${done}/${total}\n`); }
       },
     });
     log(`${subset}: ${r.n} rows scored in ${(performance.now() - t0).toFixed(0)} ms`);
+    r.warnings = smallSampleWarnings(r.rows, r.predictions);
+    if (bootstrap > 0) {
+      r.intervals = metricIntervals(r.rows, r.predictions, { iterations: bootstrap, seed });
+      if (r.intervals.auroc) r.auroc_ci = r.intervals.auroc;
+    }
     results.push(r);
     if (evaluatorName === 'llm' && callFailures >= r.n * repeats && results.length === 1) throw new CliError(`every judge call failed; the first: ${firstFailure}`, 1);
   }
@@ -528,12 +553,12 @@ interface PipelineArgs {
 
 async function pipelineMode(a: PipelineArgs): Promise<void> {
   const { config, api, log, evaluatorName, judgeOpts } = a;
-  const mode = MODES[config.retrieval.mode];
-  const needDense = mode.needsDense;
-  const needReranker = mode.needsReranker || evaluatorName === 'nli';
+  const needs = pipelineModelNeeds(config);
+  const needDense = needs.dense;
+  const needReranker = needs.reranker || evaluatorName === 'nli';
   let cliModels: CliModels | null = null;
   if (needDense || needReranker) cliModels = await loadCliModels(a.values, { dense: needDense, reranker: needReranker }, log);
-  const searchModels: SearchModels = needDense || mode.needsReranker ? (cliModels?.search ?? {}) : {};
+  const searchModels: SearchModels = needs.dense || needs.reranker ? (cliModels?.search ?? {}) : {};
 
   const answerMeter = new UsageMeter();
   const judgeMeter = new UsageMeter();
@@ -621,6 +646,7 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
     console.log(JSON.stringify({
       evaluator: evaluatorName, mode: 'pipeline', provider: api.providerId, model: api.model,
       retrieval: { mode: config.retrieval.mode, top_k: config.retrieval.topK, reject_threshold: config.retrieval.rejectThreshold },
+      pipeline: pipelineSettingsJson(config),
       ...summary,
       estimate: {
         ...estimateJson(api, total),
@@ -632,7 +658,7 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
       ...(evaluatorName === 'llm' ? { judge: repeatJson(allRepeats.summary(), labelJson) } : {}),
     }));
   } else {
-    const title = `RAGBench pipeline: ${config.retrieval.mode} top-${config.retrieval.topK} over each subset's pooled documents, answers by ${api.providerId}/${api.model}, scored by ${evaluatorName}${judgeOpts.repeats > 1 ? ` (judge × ${judgeOpts.repeats}, means)` : ''}`;
+    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluatorName}${judgeOpts.repeats > 1 ? ` (judge × ${judgeOpts.repeats}, means)` : ''}`;
     console.log(formatPipelineTable(results, title));
     if (evaluatorName === 'llm') {
       console.log('');

@@ -1,7 +1,9 @@
 /** The typed surface of workers/bench.worker.ts. */
 import type { RunProgress, RowFailure } from '../src/lib/eval/bench-run.ts';
+import type { MetricIntervals } from '../src/lib/eval/bootstrap.ts';
 import type { BaselineScores } from '../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../src/lib/eval/trace.ts';
+import type { RagConfig } from '../src/lib/rag/config.ts';
 
 export interface BenchConfig {
   /** validate: score the dataset's own answers; pipeline: answer the questions with the RAG pipeline and score those. */
@@ -20,10 +22,27 @@ export interface BenchConfig {
     rpm: number | null;
     tpm: number | null;
   } | null;
+  /** Pipeline mode: the pipeline settings to run (the Ask tab's; never a key), validated again in the worker. */
+  rag: RagConfig | null;
   /** NLI evaluator: the models it uses (`id@dtype`), part of what identifies cached rows. */
   nliModels: { nli: string; reranker: string | null } | null;
-  /** Dataset viewer endpoint (Hub layout). */
+  /** Dataset viewer endpoint (rows API): the fallback when the parquet files cannot be read. */
   datasetsHost: string;
+  /** The Hub (file protocol) whose `datasets/rungalileo/ragbench` parquet files are read with range requests. */
+  hubUrl: string;
+  /** Subsets taken from local files loaded with `loadFiles` (not from the Hub). */
+  localSubsets: string[];
+}
+
+/** One local file given to `loadFiles`: the subset it holds and its rows, or why it was refused. */
+export interface LocalFileReport {
+  file: string;
+  subset: string | null;
+  rows: number;
+  /** Rows skipped (malformed), with file and line/row in `issues` (at most 20 listed). */
+  skipped: number;
+  issues: string[];
+  error: string | null;
 }
 
 export interface BenchRowView {
@@ -44,6 +63,10 @@ export interface BenchSubsetSummary {
   rmse_relevance: number | null;
   rmse_utilization: number | null;
   rmse_completeness: number | null;
+  /** 95% percentile-bootstrap intervals of our AUROC and RMSEs (1000 resamples, seeded by the run's seed). */
+  intervals: MetricIntervals;
+  /** Figures resting on too few rows (e.g. "AUROC from 1 hallucinated row: not meaningful …"). */
+  warnings: string[];
   baselines: BaselineScores;
   /** Baseline adherence-like scores row by row (for ROC curves): ragas, trulens, gpt3. */
   baselineAdherence: Record<'ragas' | 'trulens' | 'gpt3', Array<number | null>>;
@@ -77,6 +100,8 @@ export interface JudgeReport {
 /** Pipeline mode, per subset: how the RAG pipeline did on the sampled questions. */
 export interface PipelineView {
   subset: string;
+  /** The pipeline settings that ran, in words (ragbench-pipeline.ts `pipelineSettingsText`). */
+  settings: string;
   n: number;
   k: number;
   kb: { documents: number; chunks: number };
@@ -112,6 +137,8 @@ export interface BenchWorkerApi {
   /** A direct line to the models worker (the NLI evaluator runs its NLI model and cross-encoder there). */
   attachModels(port: MessagePort): void;
   run(config: BenchConfig, apiKey: string | null, onProgress: (p: BenchProgress) => void): Promise<BenchResult>;
+  /** Parses local RAGBench files (JSONL or parquet) here in the worker; a later file of the same subset replaces it. */
+  loadFiles(files: File[]): Promise<LocalFileReport[]>;
   /** Calls, tokens, cost and the shortest duration of an LLM-judge run, before it starts (loads the rows). */
   estimate(config: BenchConfig, onProgress: (p: BenchProgress) => void): Promise<JudgeEstimate>;
   cancel(): void;

@@ -1,15 +1,22 @@
 /**
- * The Benchmark tab in the built site: RAGBench rows from a local dataset viewer, a lexical validate run with summary
- * and charts, an LLM-judge run reloaded midway that resumes from the cached rows, and edited cached rows that are
- * recomputed and reported.
+ * The Benchmark tab in the built site: RAGBench rows from a local Hub (parquet written at test time, read with range
+ * requests) or a local dataset viewer, local files picked or dropped, a lexical validate run with summary, intervals,
+ * small-sample warnings and charts, an LLM-judge run reloaded midway that resumes from the cached rows, pipeline mode
+ * with the Ask tab's settings, edited cached rows that are recomputed and reported, and the message when the Hub
+ * cannot be reached.
  */
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
-import { serveViewer, useViewer, type ViewerServer } from '../helpers/viewer-server.ts';
+import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
+import { serveDatasetHub, type DatasetHubServer } from '../helpers/dataset-hub-server.ts';
+import { listenLocal } from '../helpers/listen.ts';
+import { ragbenchParquet, readJsonlRows } from '../helpers/ragbench-parquet.ts';
 
 const site = inject('siteUrl');
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
@@ -17,8 +24,17 @@ let browser: Browser;
 let page: Page;
 let viewer: ViewerServer;
 let llm: LlmServer;
+let parquetHub: DatasetHubServer;
+let parquetDir: string;
 
 beforeAll(async () => {
+  // The Hub's parquet files, written now from ../shared (emanual in the repository layout, hotpotqa as converted).
+  parquetDir = mkdtempSync(join(tmpdir(), 'rag-lab-e2e-parquet-'));
+  for (const [path, subset] of [['main/emanual/test-00000-of-00001.parquet', 'emanual'], ['refs/convert/parquet/hotpotqa/test/0000.parquet', 'hotpotqa']] as const) {
+    mkdirSync(dirname(join(parquetDir, path)), { recursive: true });
+    writeFileSync(join(parquetDir, path), new Uint8Array(ragbenchParquet(readJsonlRows(DATA, subset))));
+  }
+  parquetHub = await serveDatasetHub(parquetDir);
   viewer = await serveViewer(DATA);
   llm = await startLlmServer();
   // Every judge call answers after a delay with the same valid verdict.
@@ -34,12 +50,17 @@ beforeAll(async () => {
   });
   browser = await launchBrowser();
   page = await browser.context.newPage();
-  await useViewer(page, viewer.url);
+  await page.addInitScript(([host, hub]) => {
+    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: host, remoteHost: s.remoteHost ?? hub }));
+  }, [viewer.url, parquetHub.url] as const);
 });
 afterAll(async () => {
   await browser?.close();
   await viewer?.close();
   await llm?.close();
+  await parquetHub?.close();
+  if (parquetDir) rmSync(parquetDir, { recursive: true, force: true });
 });
 
 async function summaryAuroc(p: Page): Promise<string> {
@@ -52,8 +73,17 @@ describe('Benchmark tab', () => {
     await page.locator('[data-testid=bench-run]').click();
     await page.locator('[data-testid=bench-summary]').waitFor({ timeout: 60_000 });
     const row = await page.locator('[data-testid=summary-row]').first().innerText();
-    expect(row).toMatch(/^emanual\s+20\s+\d+/);
-    expect(await summaryAuroc(page)).toMatch(/^(0|1)\.\d{3}$|^N\/A$/);
+    expect(row).toMatch(/^emanual\s+20\s+1\s/);
+    // The tester's case: one hallucinated row in 20 gives AUROC 1.000, now with its interval and a warning.
+    expect(await summaryAuroc(page)).toBe('1.000');
+    expect(await page.locator('[data-testid=auroc-ci]').first().innerText()).toBe('[1.00, 1.00]');
+    expect(await page.locator('[data-testid=rmse-rel-ci]').first().innerText()).toMatch(/^\[0\.\d\d, 0\.\d\d\]$/);
+    expect(await page.locator('[data-testid=bench-warnings]').innerText()).toContain('emanual: AUROC from 1 hallucinated row: not meaningful');
+    // The rows came from the parquet file in byte ranges, not from the dataset viewer.
+    const gets = parquetHub.requests.filter((q) => q.method === 'GET' && q.path.includes('/emanual/'));
+    expect(gets.length).toBeGreaterThan(3);
+    for (const g of gets) expect([g.status, g.range]).toEqual([206, expect.stringMatching(/^bytes=\d+-\d+$/)]);
+    expect(viewer.requests.filter((u) => u.searchParams.get('config') === 'emanual')).toEqual([]);
     expect(await page.locator('[data-testid=bench-row]').count()).toBe(20);
     await page.locator('[data-testid=charts][data-rendered=true]').waitFor({ timeout: 60_000 });
     for (const id of ['chart-means', 'chart-roc', 'chart-scatter']) expect(await page.locator(`[data-testid=${id}] .main-svg`).count()).toBeGreaterThan(0);
@@ -98,13 +128,27 @@ describe('Benchmark tab', () => {
     const judgeFallback = llm.fallback;
     llm.fallback = () => ({ sse: openaiStream(['According to the manual, open Settings [1].']) });
     try {
-      const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '5', b_seed: '1', b_prov: 'openai', b_model: 'answerer', b_base: `${llm.url}/v1` });
+      // The pipeline settings are the Ask tab's (its a_ link parameters): top 3, no sentence window, an OpenAI-compatible model.
+      const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '5', b_seed: '1', a_prov: 'openai', a_model: 'answerer', a_base: `${llm.url}/v1`, a_k: '3', a_w: '0' });
+      // Rerank on, without a cross-encoder loaded: the run says what to load (or change) instead of ignoring it.
+      await page.goto(`${site}?${params}&a_rr=1&a_rrn=2`);
+      expect(await page.locator('[data-testid=bench-pipeline-settings]').innerText()).toContain('rerank → 2');
+      await page.locator('[data-testid=bench-run]').click();
+      await expect.poll(() => page.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^Reranking needs a cross-encoder: load one under Settings → Models, or turn rerank off in the Ask tab\./);
+      expect(llm.requests).toHaveLength(0);
       await page.goto(`${site}?${params}`);
+      const chosen = 'sparse retrieval, top 3 · no rerank · no query transform · no sentence window · answers by openai/answerer';
+      expect(await page.locator('[data-testid=bench-pipeline-settings]').innerText()).toContain(`taken from the Ask tab (change them there): ${chosen}`);
       await page.locator('[data-testid=bench-run]').click();
       await page.locator('[data-testid=pipeline-summary]').waitFor({ timeout: 90_000 });
       const row = await page.locator('[data-testid=pipeline-row]').first().innerText();
       expect(row).toMatch(/^emanual\s+5\s+5\s/);
-      expect(await page.locator('[data-testid=pipeline-recall]').first().innerText()).toMatch(/^(0|1)\.\d{3} @5$/);
+      expect(await page.locator('[data-testid=pipeline-settings]').innerText()).toMatch(new RegExp(`^Ran: ${chosen} · config [0-9a-f]{24}$`));
+      expect(await page.locator('[data-testid=pipeline-recall]').first().innerText()).toMatch(/^(0|1)\.\d{3} @3$/);
+      for (const req of llm.requests) {
+        const user = (req.body as { messages: { content: string }[] }).messages.at(-1)!.content;
+        expect((user.match(/<source id="\d+"/g) ?? []).length).toBeLessThanOrEqual(3);
+      }
       expect(llm.requests.length).toBe(5);
       const prompt = JSON.stringify(llm.requests[0]!.body);
       expect(prompt).toContain('source');
@@ -160,6 +204,60 @@ describe('Benchmark tab', () => {
     await page.locator('[data-testid=bench-run]').click();
     await expect.poll(() => page.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^emanual\s+5\s/);
     expect(await page.locator('[data-testid=bench-row]').count()).toBe(5);
+  });
+
+  test('local files: a picked parquet and a JSONL with a BOM and a bad line, a dropped JSONL; the run uses them', async () => {
+    await page.goto(`${site}?tab=benchmark&b_sub=emanual&b_n=10&b_eval=lexical`);
+    const before = parquetHub.requests.length + viewer.requests.length;
+    const lines = readJsonlRows(DATA, 'delucionqa').map((r) => JSON.stringify(r));
+    lines[1] = lines[1]!.replace('"question":', '"question_":');
+    await page.locator('[data-testid=bench-files]').setInputFiles([
+      { name: 'mine.parquet', mimeType: 'application/octet-stream', buffer: Buffer.from(ragbenchParquet(readJsonlRows(DATA, 'covidqa'))) },
+      { name: 'delucionqa-test.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from('\ufeff' + lines.join('\n'), 'utf8') },
+    ]);
+    await expect.poll(() => page.locator('[data-testid=bench-local-file]').count(), { timeout: 60_000 }).toBe(2);
+    const listed = await page.locator('[data-testid=bench-local-files]').innerText();
+    expect(listed).toContain('mine.parquet: covidqa, 246 rows');
+    expect(listed).toContain('delucionqa-test.jsonl: delucionqa, 183 rows, 1 skipped');
+    expect(listed).toContain('delucionqa-test.jsonl line 2: question: missing');
+    // A dropped file (subset named by its rows' dataset_name).
+    const dropped = readJsonlRows(DATA, 'msmarco').slice(0, 15).map((r) => JSON.stringify(r)).join('\n');
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'dropped.jsonl'));
+      document.querySelector('[data-testid=bench-drop]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, dropped);
+    await expect.poll(() => page.locator('[data-testid=bench-local-files]').innerText(), { timeout: 60_000 }).toContain('dropped.jsonl: msmarco, 15 rows');
+    for (const s of ['emanual', 'delucionqa', 'msmarco']) await page.locator(`[data-testid=subset-${s}]`).uncheck();
+    expect(await page.locator('[data-testid=subset-covidqa]').isChecked()).toBe(true);
+    await page.locator('[data-testid=bench-run]').click();
+    await expect.poll(() => page.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^covidqa\s+10\s/);
+    expect(await page.locator('[data-testid=bench-row]').count()).toBe(10);
+    // Nothing was fetched for it.
+    expect(parquetHub.requests.length + viewer.requests.length).toBe(before);
+  });
+
+  test('offline: the Hub and the viewer unreachable, the tab says to load a local file (no URL, no "Failed to fetch")', async () => {
+    const probe = await listenLocal(createServer());
+    const closed = `${probe.origin}/`;
+    await probe.close();
+    // A page without the set-up script, so the unreachable hosts stay in the settings.
+    const p2 = await browser.context.newPage();
+    try {
+      await p2.goto(site);
+      await p2.evaluate((host) => {
+        const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+        localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: host, remoteHost: host }));
+      }, closed);
+      await p2.goto(`${site}?tab=benchmark&b_sub=expertqa&b_n=5&b_eval=lexical`);
+      await p2.locator('[data-testid=bench-run]').click();
+      const host = new URL(closed).host;
+      await expect.poll(() => p2.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 60_000 })
+        .toBe(`Could not reach the Hugging Face Hub (${host}). You seem to be offline or the host is blocked: load the subset from a local file (jsonl or parquet) instead.`);
+    } finally {
+      await p2.evaluate(() => localStorage.removeItem('rag-lab:settings'));
+      await p2.close();
+    }
   });
 });
 

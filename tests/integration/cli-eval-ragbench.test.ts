@@ -94,6 +94,27 @@ describe('rag-lab eval-ragbench', () => {
       expect(c.out).not.toBe(a.out);
     });
 
+    test('a 20-row sample with one hallucinated row: intervals next to each figure and a warning, in text and --json', async () => {
+      const args = ['--data', DATA, '--subsets', 'emanual', '--n', '20', '--seed', '0'];
+      const j = await inProcess([...args, '--json']);
+      expect(j.error).toBeNull();
+      const r = JSON.parse(j.out).subsets.emanual;
+      expect(r.hallucinations).toBe(1);
+      expect(r.auroc).toBe(1);
+      expect(r.warnings).toEqual(['AUROC from 1 hallucinated row: not meaningful (fewer than 10; score more rows)']);
+      for (const m of ['rmse_relevance', 'rmse_utilization', 'rmse_completeness']) {
+        const [lo, hi] = r.intervals[m];
+        expect(lo, m).toBeLessThan(r[m]);
+        expect(hi, m).toBeGreaterThan(r[m]);
+      }
+      expect(r.auroc_ci).toEqual(r.intervals.auroc);
+      const t = await inProcess(args);
+      expect(t.out).toMatch(/^  emanual: AUROC 1\.000 \[1\.000, 1\.000\] · RMSE rel 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] · util /m);
+      expect(t.out).toContain('warning: emanual: AUROC from 1 hallucinated row: not meaningful');
+      const none = await inProcess([...args, '--json', '--bootstrap', '0']);
+      expect(JSON.parse(none.out).subsets.emanual.intervals).toBeUndefined();
+    });
+
     test('llm evaluator against a local OpenAI-compatible server: JSON mode, keys scored, unparsable replies left out', async () => {
       const bodies: Record<string, unknown>[] = [];
       let calls = 0;
@@ -239,6 +260,46 @@ describe('rag-lab eval-ragbench', () => {
       }
     });
 
+    test('pipeline mode uses the pipeline settings: retrieval mode, transform, rerank and window change what ran', async () => {
+      // Answers cite source 1; non-streamed calls are query transforms, answered with two variants.
+      const srv = await startLlmServer({
+        fallback: (req) => ((req.body as Body).stream
+          ? { sse: openaiStream(['See the manual [1].']) }
+          : openaiCompletion('1. how to reset the device\n2. factory settings menu')),
+      });
+      const sourcesIn = (r: RecordedRequest) => ((r.body as Body).messages.at(-1)!.content.match(/<source id="/g) ?? []).length;
+      try {
+        const base = ['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--provider', 'openai', '--base-url', `${srv.url}/v1`,
+          '--model', 'answerer', '--api-key', KEY, '--n', '6', '--seed', '4', '--reject-threshold', '0', '--json'];
+        const plain = await capture(base);
+        expect(plain.error).toBeNull();
+        const p = JSON.parse(plain.out.trim().split('\n').at(-1)!);
+        expect(p.pipeline).toMatchObject({ retrieval_mode: 'sparse', transform: 'none', rerank: null, window: 1 });
+        const plainRequests = [...srv.requests];
+        expect(plainRequests.every((r) => (r.body as Body).stream === true)).toBe(true);
+        srv.reset();
+
+        const tuned = await capture([...base, '--retrieval-mode', 'rrf', '--transform', 'multi_query', '--rerank', '2', '--window', '0',
+          '--models-dir', 'tests/fixtures/models', '--embedder', 'rag-lab/tiny-embedder', '--reranker', 'rag-lab/tiny-cross-encoder', '--no-cache']);
+        expect(tuned.error).toBeNull();
+        const t = JSON.parse(tuned.out.trim().split('\n').at(-1)!);
+        expect(t.pipeline).toMatchObject({ retrieval_mode: 'rrf', effective_mode: 'rrf', transform: 'multi_query', rerank: 2, window: 0, provider: 'openai', model: 'answerer' });
+        // One transform call per question, and at most the 2 reranked passages in each answer prompt.
+        const transformCalls = srv.requests.filter((r) => (r.body as Body).stream !== true);
+        const answerCalls = srv.requests.filter((r) => (r.body as Body).stream === true);
+        expect(transformCalls).toHaveLength(6);
+        expect(answerCalls.length).toBeGreaterThan(0);
+        for (const r of answerCalls) expect(sourcesIn(r)).toBeLessThanOrEqual(2);
+        expect(plainRequests.some((r) => sourcesIn(r) > 2)).toBe(true);
+        const retrieved = (o: { subsets: { emanual: { rows: { retrieved: string[] }[] } } }) => o.subsets.emanual.rows.map((r) => r.retrieved.join(','));
+        expect(retrieved(t)).not.toEqual(retrieved(p));
+        const human = await capture(base.filter((x) => x !== '--json').concat(['--transform', 'rewrite']));
+        expect(human.out).toContain('sparse retrieval, top 5 · no rerank · transform rewrite · sentence window ±1 · answers by openai/answerer');
+      } finally {
+        await srv.close();
+      }
+    });
+
     test('pipeline mode with the llm judge × 3 (human output): mean ± spread, flips, parse failures, estimate and usage', async () => {
       const { srv, answers, judges } = await server();
       try {
@@ -248,7 +309,7 @@ describe('rag-lab eval-ragbench', () => {
         const answered = answers().length;
         expect(judges()).toHaveLength(3 * answered);
         expect(judges().every((j) => (j.body as Body).temperature === 0.5)).toBe(true);
-        expect(r.out).toMatch(/RAGBench pipeline: sparse top-5 .* answers by openai\/m, scored by llm \(judge × 3, means\)/);
+        expect(r.out).toMatch(/RAGBench pipeline over each subset.s pooled documents: sparse retrieval, top 5 .* answers by openai\/m; scored by llm \(judge × 3, means\)/);
         expect(r.out).toMatch(/^emanual\s+3\s+\d\s+\|/m);
         // verdicts per answer: supported, not, unparsable → every answer flips; 1 of 3 replies unparsed
         expect(r.out).toContain(`adherence flips in ${answered}/${answered} rows (100.0%)`);

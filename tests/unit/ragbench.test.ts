@@ -151,7 +151,7 @@ describe('loadRagbenchFromHub (dataset viewer rows API)', () => {
   });
 
   it('reports HTTP errors and honours the abort signal', async () => {
-    await expect(loadRagbenchFromHub('nosuch', { endpoint: viewer.url })).rejects.toThrow(/nosuch: the dataset viewer answered HTTP 404 \(The config does not exist\.\)/);
+    await expect(loadRagbenchFromHub('nosuch', { endpoint: viewer.url })).rejects.toThrow(/nosuch: the dataset viewer \(127\.0\.0\.1:\d+\) answered HTTP 404 \(The config does not exist\.\)/);
     viewer.failNext = 5;
     await expect(loadRagbenchFromHub('covidqa', { endpoint: viewer.url, retries: 2, retryDelayMs: 1 })).rejects.toThrow(/failed 2 times .*HTTP 429/);
     viewer.failNext = 0;

@@ -9,6 +9,7 @@
  * request) throw `RagbenchError`.
  */
 import * as v from 'valibot';
+import { HubUnreachableError, hostOf, isNetworkError } from './hub-reach.ts';
 
 export const RAGBENCH_DATASET = 'rungalileo/ragbench';
 
@@ -74,7 +75,9 @@ export const RAGBENCH_FIELDS = Object.keys(RagbenchRowSchema.entries) as (keyof 
 /** A skipped row: where it was and why. */
 export interface RagbenchIssue {
   subset: string;
-  /** 1-based line of a JSONL file, or the viewer's 0-based row_idx for Hub rows (see `source`). */
+  /** The local file the row came from, when it came from one (named in messages instead of the subset). */
+  file?: string;
+  /** 1-based line of a JSONL file, or the 0-based row index of a parquet file or the viewer (see `source`). */
   line: number;
   source: 'line' | 'row_idx';
   message: string;
@@ -95,7 +98,7 @@ export function ragbenchRowKey(row: Pick<RagbenchRow, 'id' | 'generation_model_n
 }
 
 export function formatIssue(i: RagbenchIssue): string {
-  return `${i.subset} ${i.source === 'line' ? 'line' : 'row'} ${i.line}: ${i.message}`;
+  return `${i.file ?? i.subset} ${i.source === 'line' ? 'line' : 'row'} ${i.line}: ${i.message}`;
 }
 
 function issueText(issues: readonly v.BaseIssue<unknown>[]): string {
@@ -114,14 +117,14 @@ export function validateRagbenchRow(value: unknown): { row: RagbenchRow; error: 
   return { row: r.output, error: null };
 }
 
-/** Collects rows, skipping invalid ones and repeated keys, and reporting both. */
-class RowCollector {
+/** Collects rows, skipping invalid ones and repeated keys, and reporting both (shared by every source). */
+export class RowCollector {
   readonly rows: RagbenchRow[] = [];
   readonly skipped: RagbenchIssue[] = [];
   private readonly seen = new Map<string, number>();
   total = 0;
 
-  constructor(readonly subset: string, readonly source: RagbenchIssue['source']) {}
+  constructor(readonly subset: string, readonly source: RagbenchIssue['source'], readonly file?: string) {}
 
   add(value: unknown, line: number): void {
     this.total++;
@@ -138,7 +141,7 @@ class RowCollector {
   }
 
   skip(line: number, message: string): void {
-    this.skipped.push({ subset: this.subset, line, source: this.source, message });
+    this.skipped.push({ subset: this.subset, ...(this.file !== undefined ? { file: this.file } : {}), line, source: this.source, message });
   }
 
   result(): RagbenchParseResult {
@@ -149,11 +152,12 @@ class RowCollector {
 /**
  * Parses a RAGBench JSONL file. Bad JSON, missing fields, wrong types and repeated (id, generation_model_name) keys
  * skip that line and are reported in `skipped`; bare NaN/Infinity (as Python's json module writes them) read as null.
- * Throws `RagbenchError` when the text has lines but no valid row at all.
+ * Throws `RagbenchError` when the text has lines but no valid row at all. A leading UTF-8 byte order mark is ignored;
+ * `file` (a local file's name) names the file in every message.
  */
-export function parseRagbenchJsonl(text: string, subset: string): RagbenchParseResult {
-  const c = new RowCollector(subset, 'line');
-  const lines = text.split('\n');
+export function parseRagbenchJsonl(text: string, subset: string, file?: string): RagbenchParseResult {
+  const c = new RowCollector(subset, 'line', file);
+  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim();
     if (raw === '') continue;
@@ -173,7 +177,7 @@ export function parseRagbenchJsonl(text: string, subset: string): RagbenchParseR
   }
   const res = c.result();
   if (res.total > 0 && res.rows.length === 0) {
-    throw new RagbenchError(`${subset}: no valid row in ${res.total} (first problem: ${formatIssue(res.skipped[0]!)})`);
+    throw new RagbenchError(`${file ?? subset}: no valid row in ${res.total} (first problem: ${formatIssue(res.skipped[0]!)})`);
   }
   return res;
 }
@@ -240,10 +244,12 @@ export function tokenMayGoTo(url: string): boolean {
   }
 }
 
-async function getPage(url: string, opts: HubLoadOptions, subset: string): Promise<v.InferOutput<typeof ViewerPage>> {
+async function getPage(url: string, opts: HubLoadOptions, subset: string, where: string): Promise<v.InferOutput<typeof ViewerPage>> {
   const f = opts.fetch ?? fetch;
   const attempts = Math.max(1, opts.retries ?? 4);
+  const viewer = `the dataset viewer (${hostOf(url)})`;
   let last = '';
+  let unreachable = 0;
   for (let a = 0; a < attempts; a++) {
     if (a > 0) await sleep((opts.retryDelayMs ?? 500) * 2 ** (a - 1), opts.signal);
     let res: Response;
@@ -254,22 +260,24 @@ async function getPage(url: string, opts: HubLoadOptions, subset: string): Promi
       });
     } catch (e) {
       if (opts.signal?.aborted) throw e;
-      last = `network error: ${(e as Error).message}`;
+      if (isNetworkError(e)) unreachable++;
+      last = `no answer: ${(e as Error).message}`;
       continue;
     }
     if (res.status === 429 || res.status >= 500) { last = `HTTP ${res.status}`; continue; }
     if (!res.ok) {
       let detail = '';
       try { detail = ((await res.json()) as { error?: string }).error ?? ''; } catch { /* not JSON */ }
-      throw new RagbenchError(`${subset}: the dataset viewer answered HTTP ${res.status}${detail ? ` (${detail})` : ''} for ${url}`);
+      throw new RagbenchError(`${subset}: ${viewer} answered HTTP ${res.status}${detail ? ` (${detail})` : ''} for ${where}`);
     }
     let body: unknown;
-    try { body = await res.json(); } catch (e) { throw new RagbenchError(`${subset}: the dataset viewer sent invalid JSON for ${url}: ${(e as Error).message}`); }
+    try { body = await res.json(); } catch (e) { throw new RagbenchError(`${subset}: ${viewer} sent invalid JSON for ${where}: ${(e as Error).message}`); }
     const page = v.safeParse(ViewerPage, body);
-    if (!page.success) throw new RagbenchError(`${subset}: unexpected dataset viewer reply for ${url}: ${issueText(page.issues)}`);
+    if (!page.success) throw new RagbenchError(`${subset}: unexpected reply from ${viewer} for ${where}: ${issueText(page.issues)}`);
     return page.output;
   }
-  throw new RagbenchError(`${subset}: the dataset viewer failed ${attempts} times for ${url} (${last})`);
+  if (unreachable === attempts) throw new HubUnreachableError([hostOf(url)]);
+  throw new RagbenchError(`${subset}: ${viewer} failed ${attempts} times for ${where} (${last})`);
 }
 
 /**
@@ -289,7 +297,8 @@ export async function loadRagbenchFromHub(subset: string, opts: HubLoadOptions =
   let length = pageSize;
   while (offset < total) {
     opts.signal?.throwIfAborted();
-    const page = await getPage(viewerRowsUrl(endpoint, dataset, subset, split, offset, length), opts, subset);
+    const where = `${dataset} ${subset}/${split} rows ${offset}–${offset + length - 1}`;
+    const page = await getPage(viewerRowsUrl(endpoint, dataset, subset, split, offset, length), opts, subset, where);
     total = page.num_rows_total;
     if (page.rows.length === 0) {
       if (offset < total) throw new RagbenchError(`${subset}: the dataset viewer returned no rows at offset ${offset} of ${total}`);

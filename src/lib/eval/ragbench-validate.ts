@@ -18,6 +18,7 @@ import { LexicalEvaluator } from './lexical.ts';
 import { nliTrace, type NliTraceModels, type NliTraceOptions } from './nli-trace.ts';
 import { auroc, bootstrapCI, mean, rmse } from './stats.ts';
 import type { TraceScores } from './trace.ts';
+import type { MetricIntervals } from './bootstrap.ts';
 
 export type TraceEvaluator = (row: RagbenchRow, signal?: AbortSignal) => TraceScores | Promise<TraceScores>;
 
@@ -38,6 +39,10 @@ export interface SubsetValidation {
   baselines: BaselineScores;
   /** 95% percentile-bootstrap interval of our AUROC (only when `bootstrap` > 0). */
   auroc_ci?: [number, number];
+  /** 95% bootstrap intervals of AUROC and the RMSEs (bootstrap.ts `metricIntervals`), when computed. */
+  intervals?: MetricIntervals;
+  /** Figures resting on too few rows (bootstrap.ts `smallSampleWarnings`), when computed. */
+  warnings?: string[];
   /** Hallucinations among the rows (gold adherence false). */
   hallucinations: number;
   /** Predictions, row for row with `rows`. */
@@ -199,6 +204,8 @@ export function validationSummary(results: readonly SubsetValidation[]) {
       hallucinations: r.hallucinations,
       auroc: jsonNumber(r.auroc),
       ...(r.auroc_ci ? { auroc_ci: r.auroc_ci.map(jsonNumber) } : {}),
+      ...(r.intervals ? { intervals: Object.fromEntries(Object.entries(r.intervals).map(([k, ci]) => [k, ci ? ci.map(jsonNumber) : null])) } : {}),
+      ...(r.warnings ? { warnings: r.warnings } : {}),
       rmse_relevance: jsonNumber(r.rmse_relevance),
       rmse_utilization: jsonNumber(r.rmse_utilization),
       rmse_completeness: jsonNumber(r.rmse_completeness),

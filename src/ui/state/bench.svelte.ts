@@ -2,9 +2,10 @@
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
 import { uniqueList } from '../../lib/link-params.ts';
-import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate } from '../../../workers/bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
+import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 
@@ -25,9 +26,44 @@ export class BenchState {
   private linkBaseUrl = $state<string | null>(null);
   /** What the link held that could not be used as given (repeated or unknown subsets). */
   linkWarnings = $state<string[]>([]);
+  /** Local files loaded into the worker, the last one per subset (a refused file keeps its error). */
+  localFiles = $state.raw<LocalFileReport[]>([]);
+  loadingFiles = $state(false);
   private client = startBenchWorker();
 
-  constructor(private readonly models: ModelsState, private readonly keys: KeysState) {
+  /** Subsets from local files (they replace the Hub for that subset). */
+  get localSubsets(): string[] {
+    return this.localFiles.filter((f) => f.subset !== null).map((f) => f.subset!);
+  }
+
+  /** The subsets to choose from: RAGBench's seven, then those only local files have. */
+  get subsetChoices(): string[] {
+    return [...RAGBENCH_SUBSETS, ...this.localSubsets.filter((s) => !(RAGBENCH_SUBSETS as readonly string[]).includes(s))];
+  }
+
+  /** Parses picked or dropped files in the worker; each loaded subset is selected. */
+  async addFiles(files: File[]): Promise<void> {
+    if (files.length === 0) return;
+    this.loadingFiles = true;
+    try {
+      const reports = await this.client.api.loadFiles(files);
+      const replaced = new Set(reports.map((r) => r.subset ?? `\u0000${r.file}`));
+      this.localFiles = [...this.localFiles.filter((f) => !replaced.has(f.subset ?? `\u0000${f.file}`)), ...reports];
+      const added = reports.filter((r) => r.subset !== null).map((r) => r.subset!);
+      this.subsets = [...new Set([...this.subsets, ...added])];
+    } catch (e) {
+      this.error = (e as Error).message || String(e);
+    } finally {
+      this.loadingFiles = false;
+    }
+  }
+
+  /**
+   * `pipeline`: the Ask tab's current pipeline settings (what pipeline mode runs); `pipelineBaseUrlFromLink`: whether
+   * their base URL came from a link (the key question then says so).
+   */
+  constructor(private readonly models: ModelsState, private readonly keys: KeysState, readonly pipeline: () => RagConfig,
+    private readonly pipelineBaseUrlFromLink: () => boolean = () => false) {
     const attach = () => {
       const port = models.port();
       return this.client.api.attachModels(Comlink.transfer(port, [port]));
@@ -82,7 +118,7 @@ export class BenchState {
   writeUrl(): void {
     const out = new URLSearchParams({ b_sub: this.subsets.join(','), b_n: this.n === null ? 'all' : String(this.n), b_seed: String(this.seed), b_eval: this.evaluator });
     if (this.mode === 'pipeline') out.set('b_mode', 'pipeline');
-    if (this.evaluator === 'llm' || this.mode === 'pipeline') {
+    if (this.evaluator === 'llm' && this.mode === 'validate') {
       out.set('b_prov', this.judge.provider);
       out.set('b_model', this.judge.model);
       if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
@@ -94,8 +130,11 @@ export class BenchState {
   config(): BenchConfig {
     return {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
-      judge: this.evaluator === 'llm' || this.mode === 'pipeline' ? { ...this.judge } : null,
+      judge: this.evaluator === 'llm' && this.mode === 'validate' ? { ...this.judge } : null,
+      rag: this.mode === 'pipeline' ? $state.snapshot(this.pipeline()) as RagConfig : null,
       datasetsHost: this.models.settings.datasetsHost,
+      hubUrl: this.models.settings.remoteHost,
+      localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
       nliModels: this.evaluator === 'nli' && this.mode === 'validate' ? {
         nli: `${this.models.settings.nli.id}@${this.models.settings.nli.dtype}`,
         reranker: this.models.loaded.some((m) => m.task === 'cross-encoder') ? `${this.models.settings.crossEncoder.id}@${this.models.settings.crossEncoder.dtype}` : null,
@@ -106,10 +145,13 @@ export class BenchState {
   async run(): Promise<void> {
     this.error = null;
     let key: string | null = null;
-    if (this.evaluator === 'llm' || this.mode === 'pipeline') {
-      const k = await this.keys.keyFor(this.judge.provider, this.judge.baseUrl, this.baseUrlFromLink, 'bench');
+    // Pipeline mode answers with the Ask tab's provider and endpoint; validate mode's LLM judge with its own.
+    const llm = this.mode === 'pipeline' ? this.pipeline().llm : this.evaluator === 'llm' ? this.judge : null;
+    if (llm) {
+      const fromLink = this.mode === 'pipeline' ? this.pipelineBaseUrlFromLink() : this.baseUrlFromLink;
+      const k = await this.keys.keyFor(llm.provider, llm.baseUrl, fromLink, 'bench');
       if (!k.ok) { this.error = k.message; return; }
-      if (k.confirmed) this.linkBaseUrl = null;
+      if (k.confirmed && this.mode !== 'pipeline') this.linkBaseUrl = null;
       key = k.key;
     }
     this.running = true;
