@@ -190,16 +190,22 @@ describe('search: empty and unavailable outcomes', () => {
 });
 
 describe('search: dense and hybrid modes with a fake dense retriever', () => {
-  it('dense: cosine ranking, confidence = min(share of query idf in the top item, clamped top cosine)', async () => {
+  it('dense: cosine ranking, confidence = min(share of query idf in the best BM25 item, clamped top cosine)', async () => {
     const { kb, models } = withDense(makeKb());
     const r = found(await search(kb, 'anything at all', { mode: 'dense' }, models));
     expect(r.hits.map((h) => h.id)).toEqual(['a', 'c', 'b']);
     expect(r.hits[1]!.dense).toBeCloseTo(COS_C, 6);
-    // top a = [1, 0] has cosine 1 but holds none of the query's words → min(0, 1) = 0
+    // top a = [1, 0] has cosine 1, but no item holds any of the query's words → min(0, 1) = 0
     expect(r.telemetry.confidence).toBe(0);
     expect(r.status).toBe('rejected');
-    // "cat": a holds it → min(1, 1) = 1; a stop-word-only query has only the cosine → 1
+    // "cat": a holds it → min(1, 1) = 1; "fish": only b holds it, the dense top is still a → min(1, cos a = 1) = 1
     expect(found(await search(kb, 'cat', { mode: 'dense' }, models)).telemetry.confidence).toBeCloseTo(1, 6);
+    const fish = found(await search(kb, 'fish', { mode: 'dense' }, models));
+    expect(fish.hits[0]!.id).toBe('a');
+    expect(fish.telemetry.confidence).toBeCloseTo(1, 6);
+    // "cat zebra": the best BM25 item (a) holds cat only → 0.47000363/(0.47000363 + 2.07944154) = 0.18435526
+    expect(found(await search(kb, 'cat zebra', { mode: 'dense' }, models)).telemetry.confidence).toBeCloseTo(0.18435526, 7);
+    // a stop-word-only query has only the cosine → 1
     expect(found(await search(kb, 'the of and', { mode: 'dense' }, models)).telemetry.confidence).toBeCloseTo(1, 6);
     const stages = r.telemetry.stages;
     expect(stages.map((s) => s.stage)).toEqual(['analyze', 'embed', 'dense', 'fuse', 'dedup', 'reject']);
@@ -219,8 +225,8 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(byId(r.hits, 'c').sparse).toBe(0);
     expect(byId(r.hits, 'c').dense).toBeCloseTo(COS_C, 6);
     expect(byId(r.hits, 'a').sparse).toBeCloseTo(S_A, 6);
-    // confidence: top a holds cat of "cat fish" → 0.47000363/1.45083288 = 0.32395435; cosine 1 → min = 0.32395435
-    expect(r.telemetry.confidence).toBeCloseTo(0.32395435, 6);
+    // confidence: the best BM25 item b holds all of "cat fish" → 1; the top a has cosine 1 → min = 1
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
     expect(r.telemetry.candidates).toEqual({ sparse: 2, dense: 3, fused: 3, afterDedup: 3, returned: 3 });
     expect(r.telemetry.modelMs).toBeGreaterThanOrEqual(0);
   });
@@ -251,8 +257,10 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.telemetry.calibration.sparse).toBe('minmax');
     expect(r.telemetry.calibration.dense).toBe('minmax');
     expect(r.telemetry.hSparse).toBeNull();
-    // top a: min(idf share 0.32395435, cosine 1), not the (relative) fused score
-    expect(r.telemetry.confidence).toBeCloseTo(0.32395435, 6);
+    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1), not the (relative) fused score
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
+    // "cat zebra": BM25 best a holds cat only → 0.18435526; the top's cosine is 1 → min = 0.18435526
+    expect(found(await search(kb, 'cat zebra', { mode: 'hybrid_fixed' }, models)).telemetry.confidence).toBeCloseTo(0.18435526, 7);
   });
 
   it('hybrid_fixed honours a custom α', async () => {
@@ -285,8 +293,8 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.hits[0]!.score).toBeCloseTo(0.6285978, 6);
     expect(r.hits[1]!.score).toBeCloseTo(0.54937444, 6);
     expect(r.hits[2]!.score).toBeCloseTo(0.31864039, 6);
-    // top a: min(idf share 0.32395435, cosine 1)
-    expect(r.telemetry.confidence).toBeCloseTo(0.32395435, 6);
+    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1)
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
   });
 
   it('hybrid_calibrated with CDF tables on both sides', async () => {
@@ -312,11 +320,11 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
   it('hybrid_calibrated with z-scores: the confidence comes from the top item, not the unbounded fused score', async () => {
     const { kb, models } = withDense(makeKb());
     const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', calibration: 'zscore', rejectThreshold: 0.99 }, models));
-    const top = r.hits[0]!;
-    // min(idf share, cosine) of whichever item ranks first: a = min(0.32395435, 1), b = min(1, 0), c = min(0, COS_C)
-    const expected: Record<string, number> = { a: 0.32395435, b: 0, c: 0 };
-    expect(r.telemetry.confidence).toBeCloseTo(expected[top.id]!, 6);
-    expect(r.status).toBe('rejected');
+    // z(BM25) a −0.282, b 1.342, c −1.060; z(cos) a 1.027, b −1.355, c 0.329; α 0.549 → a 0.308, b 0.126, c −0.434
+    expect(r.hits[0]!.id).toBe('a');
+    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1) = 1, so even 0.99 passes
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
+    expect(r.status).toBe('ok');
   });
 
   it('hybrid_fixed_rerank: reorders by reranker logits; confidence = sigmoid(top logit)', async () => {
@@ -328,9 +336,9 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     }));
     expect(r.hits.map((h) => h.id)).toEqual(['c', 'a', 'b']);
     expect(r.hits.map((h) => h.rerank)).toEqual([5, 1, -1]);
-    // top c "frog lion": sigmoid(5) = 0.99330715, but it holds none of "cat fish" → min = 0
-    expect(r.telemetry.confidence).toBe(0);
-    // with b ("cat fish", all query words) on top: min(1, sigmoid(2) = 1/(1 + e^−2) = 0.88079708)
+    // the best BM25 item b holds all of "cat fish" → 1; top c: sigmoid(5) = 1/(1 + e^−5) = 0.99330715 → min = 0.99330715
+    expect(r.telemetry.confidence).toBeCloseTo(0.99330715, 7);
+    // with b on top: min(1, sigmoid(2) = 1/(1 + e^−2) = 0.88079708)
     const toB: Record<string, number> = { 'frog lion': -3, 'cat dog': 1, 'cat fish': 2 };
     const rb = found(await search(kb, 'cat fish', { mode: 'hybrid_fixed_rerank' }, {
       ...models,

@@ -2,11 +2,11 @@
  * Low-confidence rejection: refuse to return results when even the best one is too weak.
  *
  * Confidence of the top hit (see docs/architecture.md, "Confidence and rejection"):
- * - the lexical evidence `idfCoverage`: the share of the query's idf that the top hit contains (every mode has it:
- *   it is computed for the top hit even where BM25 did not rank it);
- * - modes with a model also need the model's own evidence (clipped cosine, or the sigmoid of the rerank logit), and
- *   the confidence is the smaller of the two (`supportedConfidence`): a result is trusted only when the query's
- *   words and the model both support it.
+ * - the lexical evidence `idfCoverage`: the share of the query's idf that the best BM25 match contains (every mode
+ *   has it; dense mode looks BM25's best match up for it);
+ * - modes with a model also need the model's own evidence for the top hit (clipped cosine, or the sigmoid of the
+ *   rerank logit), and the confidence is the smaller of the two (`supportedConfidence`): an answer is trusted only
+ *   when the query's words and the model both support it.
  * The default thresholds are chosen per mode by `npm run bench:rejection` (scripts/measure-rejection.ts).
  */
 import type { RetrievalMode } from './modes.ts';

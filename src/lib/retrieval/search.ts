@@ -215,7 +215,7 @@ export async function search(
 
   // reject
   const check = await timed('reject', () => {
-    const { confidence, why } = confidenceOf(o.mode, hits[0]!, terms.length > 0 ? kb.bm25.termMatches(terms, hits[0]!.item) : null);
+    const { confidence, why } = confidenceOf(o.mode, hits[0]!, lexicalEvidence(kb, terms, sparseHits, accept));
     const threshold = rejectThresholdFor(o.mode, o.rejectThreshold);
     return threshold > 0 ? checkConfidence(confidence, threshold, why) : checkConfidence(confidence, 0);
   });
@@ -283,12 +283,23 @@ function fuse(
 }
 
 /**
- * The top hit's confidence in [0, 1]: the share of the query's idf it contains (`idfCoverage`), and in modes with a
- * model the smaller of that and the model's evidence (clipped cosine; sigmoid of the rerank logit). A dense query with
- * no searchable words has only the model's evidence.
+ * The share of the query's idf held by the best BM25 match (`idfCoverage`): whether the knowledge base holds the
+ * query's words together. BM25's own list when the mode ran it, else one BM25 lookup; null without query terms.
  */
-function confidenceOf(mode: RetrievalMode, top: SearchHit, terms: { idf: number[]; matched: boolean[] } | null): { confidence: number | null; why?: string } {
-  const lexical = terms ? idfCoverage(terms.idf, terms.matched) : null;
+function lexicalEvidence(kb: KnowledgeBase, terms: string[], sparseHits: Scored[], accept?: (i: number) => boolean): number | null {
+  if (terms.length === 0) return null;
+  const best = sparseHits[0]?.index ?? kb.bm25.search(terms, 1, kb.itemId, accept)[0]?.index;
+  if (best === undefined) return 0;
+  const { idf, matched } = kb.bm25.termMatches(terms, best);
+  return idfCoverage(idf, matched);
+}
+
+/**
+ * The top hit's confidence in [0, 1]: the lexical evidence (`lexicalEvidence`), and in modes with a model the smaller
+ * of that and the model's evidence for the top hit (clipped cosine; sigmoid of the rerank logit). A dense query
+ * with no searchable words has only the model's evidence.
+ */
+function confidenceOf(mode: RetrievalMode, top: SearchHit, lexical: number | null): { confidence: number | null; why?: string } {
   let model: number;
   switch (mode) {
     case 'sparse':
