@@ -36,7 +36,8 @@ export interface SearchRequest {
   topK: number;
   candidateK: number;
   calibration: Calibration;
-  rejectThreshold: number;
+  /** null = the mode's default threshold. */
+  rejectThreshold: number | null;
   filters: MetaFilter[];
 }
 

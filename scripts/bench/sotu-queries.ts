@@ -37,3 +37,9 @@ export const SOTU_BENCH_QUERIES: readonly string[] = Object.freeze([
   'immigration reform and border security',
   'reduction of the public debt',
 ]);
+
+/** What the app's tests search for besides the list above (tests/e2e/search.test.ts, models.test.ts). */
+export const SOTU_APP_QUERIES: readonly string[] = Object.freeze(['slavery', 'tariff', 'tariff on imported goods']);
+
+/** Seed B's example of a query the knowledge base cannot answer: it must be rejected in every mode. */
+export const SOTU_JUNK_QUERY = 'Random irrelevant cooking recipe.';

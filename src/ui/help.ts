@@ -8,8 +8,8 @@ export const CALIBRATION_HELP: Readonly<Record<Calibration, string>> = {
   cdf: 'CDF: the share of corpus-wide sample scores below this score (0…1, comparable across queries).',
 };
 
-export function thresholdHelp(threshold: number): string {
+export function thresholdHelp(threshold: number, modeDefault = false): string {
   return threshold > 0
-    ? `Reject below ${threshold}: when the top result’s confidence (0…1) is under ${threshold}, the search answers “No confident answer” and shows the candidates only for inspection.`
+    ? `Reject below ${threshold}${modeDefault ? ' (this mode’s default; type a number to override)' : ''}: when the top result’s confidence (0…1) is under ${threshold}, the search answers “No confident answer” and shows the candidates only for inspection.`
     : 'Reject below 0: nothing is rejected; every search presents its results as answers.';
 }

@@ -15,7 +15,8 @@ export interface SearchUrlState {
   topK: number;
   candidateK: number;
   calibration: Calibration;
-  threshold: number;
+  /** Rejection threshold; null = the mode's default (`DEFAULT_REJECT_THRESHOLDS`). */
+  threshold: number | null;
   yearMin: number | null;
   yearMax: number | null;
   parties: string[];
@@ -27,7 +28,7 @@ export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({
   topK: DEFAULT_SEARCH.topK,
   candidateK: DEFAULT_SEARCH.candidateK,
   calibration: DEFAULT_SEARCH.calibration,
-  threshold: DEFAULT_SEARCH.rejectThreshold,
+  threshold: null,
   yearMin: null,
   yearMax: null,
   parties: [],
@@ -99,7 +100,7 @@ export function serializeUrlState(s: SearchUrlState): string {
   if (s.topK !== DEFAULT_URL_STATE.topK) p.set('k', String(s.topK));
   if (s.candidateK !== DEFAULT_URL_STATE.candidateK) p.set('ck', String(s.candidateK));
   if (s.calibration !== DEFAULT_URL_STATE.calibration) p.set('cal', s.calibration);
-  if (s.threshold !== DEFAULT_URL_STATE.threshold) p.set('thr', String(s.threshold));
+  if (s.threshold !== null) p.set('thr', String(s.threshold));
   if (s.yearMin !== null) p.set('ymin', String(s.yearMin));
   if (s.yearMax !== null) p.set('ymax', String(s.yearMax));
   for (const party of s.parties) p.append('party', party);

@@ -7,43 +7,16 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
+import { fixtureSettings, openWithFixtureModels, waitForDense } from '../helpers/models-page.ts';
 
 const site = inject('siteUrl');
 
-function settings(remoteHost: string) {
-  return JSON.stringify({
-    remoteHost,
-    embedder: { id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'wasm' },
-    crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
-    autoLoadModels: true,
-  });
-}
-
-async function openWith(browser: Browser, remoteHost: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), settings(remoteHost));
-  return page;
-}
+const settings = fixtureSettings;
+const openWith = openWithFixtureModels;
 
 /** Waits until the shown results are final (a rerank mode first shows the fused results, marked aria-busy). */
 const reranked = (page: Page, message?: string) =>
   expect.poll(() => page.locator('[data-testid=results]').getAttribute('aria-busy').catch(() => null), { message, timeout: 60_000 }).toBe('false');
-
-/** Polls until the dense index is ready (or a model error shows); returns the dense stages seen. */
-async function waitForDense(page: Page): Promise<{ stages: string[]; files: number; source: string | null }> {
-  const stages = new Set<string>();
-  let files = 0;
-  const deadline = Date.now() + 150_000;
-  while (Date.now() < deadline) {
-    const stage = await page.locator('[data-testid=dense-stage]').textContent({ timeout: 50 }).catch(() => null);
-    if (stage) stages.add(stage);
-    files = Math.max(files, await page.locator('[data-testid=file-progress]').count());
-    if (await page.locator('[data-testid=dense-info]').count()) break;
-    if (await page.locator('[data-testid=model-error]').count()) throw new Error(await page.locator('[data-testid=model-error]').first().innerText());
-    await page.waitForTimeout(40);
-  }
-  return { stages: [...stages], files, source: await page.locator('[data-testid=dense-info]').getAttribute('data-source') };
-}
 
 describe('models from a local Hub', () => {
   let browser: Browser;

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHub, type HubServer } from '../helpers/hub-server.ts';
 import { formatBytes } from '../../src/ui/format.ts';
+import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 
 const site = inject('siteUrl');
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
@@ -45,7 +46,7 @@ const q8Bytes = (id: string) => ['config.json', 'tokenizer.json', 'tokenizer_con
   .reduce((a, f) => a + statSync(join(FIXTURES, id, f)).size, 0);
 
 describe('first open and keyboard', () => {
-  test('example queries as chips (the off-topic one labelled), the search box focused; chips search, the off-topic one scores a lower confidence', async () => {
+  test('example queries as chips (the off-topic one labelled), the search box focused; chips search, the off-topic one scores a lower confidence and is rejected', async () => {
     const page = await open(site);
     expect(await activeId(page)).toBe('query');
     const chips = page.locator('[data-testid=example]');
@@ -67,6 +68,7 @@ describe('first open and keyboard', () => {
     await offTopic.click();
     await page.waitForFunction(() => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === 'Random irrelevant cooking recipe.');
     expect(await confidence()).toBeLessThan(onTopic);
+    expect(await page.locator('[data-testid=rejection]').count()).toBe(1);
     await page.close();
   });
 
@@ -120,7 +122,7 @@ describe('first open and keyboard', () => {
       await page.selectOption('.controls label:has-text("Calibration") select', value);
       await expect.poll(help).toMatch(text);
     }
-    expect(await page.locator('[data-testid=threshold-help]').innerText()).toMatch(/Reject below 0\.15: when the top result’s confidence \(0…1\) is under 0\.15, .*No confident answer/);
+    expect(await page.locator('[data-testid=threshold-help]').innerText()).toMatch(new RegExp(`Reject below ${DEFAULT_REJECT_THRESHOLDS.sparse} \\(this mode’s default; type a number to override\\): when the top result’s confidence \\(0…1\\) is under ${DEFAULT_REJECT_THRESHOLDS.sparse}, .*No confident answer`));
     await page.fill('.controls label:has-text("Reject below") input', '0');
     await expect.poll(() => page.locator('[data-testid=threshold-help]').innerText()).toMatch(/nothing is rejected/);
     await page.close();

@@ -226,20 +226,18 @@ describe('Bm25Index serialisation', () => {
   });
 });
 
-describe('Bm25Index.idealScore', () => {
-  it('sums idf over the terms; an unknown term counts with n = 0; duplicates count twice', () => {
+describe('Bm25Index.termMatches', () => {
+  it('gives each query term its idf and whether the item holds it; unknown terms count with n = 0; repeats kept', () => {
     const idx = build();
-    // apple (df 1) + cherry (df 2) = 0.98082925 + 0.47000363 = 1.45083288
-    expect(idx.idealScore(['apple', 'cherry'])).toBeCloseTo(1.45083288, 7);
-    // unknown: ln(1 + (3 − 0 + 0.5)/(0 + 0.5)) = ln 8 = 2.07944154
-    expect(idx.idealScore(['zzz'])).toBeCloseTo(2.07944154, 7);
-    expect(idx.idealScore(['banana', 'banana'])).toBeCloseTo(2 * IDF2, 7);
-    expect(idx.idealScore([])).toBe(0);
-  });
-
-  it('equals the score of an item of average length holding each query term once', () => {
-    // all documents have length 2 = avgdl, so K = k1 and a tf-1 term scores idf·(k1+1)/(1+k1) = idf
-    const idx = Bm25Index.build(['x y', 'x z', 'y w'], params, plain);
-    expect(idx.scoreAll('x y')[0]).toBeCloseTo(idx.idealScore(['x', 'y']), 12);
+    // d0 "apple banana apple": apple (df 1) yes, cherry (df 2) no
+    expect(idx.termMatches(['apple', 'cherry'], 0)).toEqual({ idf: [expect.closeTo(IDF1, 7), expect.closeTo(IDF2, 7)], matched: [true, false] });
+    // d2 "cherry date elder fig": cherry yes, fig yes; unknown zzz: ln(1 + (3 − 0 + 0.5)/(0 + 0.5)) = ln 8 = 2.07944154
+    const r = idx.termMatches(['cherry', 'zzz', 'fig', 'cherry'], 2);
+    expect(r.matched).toEqual([true, false, true, true]);
+    expect(r.idf[1]).toBeCloseTo(2.07944154, 7);
+    expect(r.idf[3]).toBeCloseTo(IDF2, 7);
+    // banana is in d0 and d1 (first and second posting), not in d2 (past the end of its postings)
+    expect([0, 1, 2].map((d) => idx.termMatches(['banana'], d).matched[0])).toEqual([true, true, false]);
+    expect(idx.termMatches([], 1)).toEqual({ idf: [], matched: [] });
   });
 });

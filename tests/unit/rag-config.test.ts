@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig,
 } from '../../src/lib/rag/config.ts';
+import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import { DEFAULT_SEARCH } from '../../src/lib/retrieval/search.ts';
 
 function ok(input: unknown): RagConfig {
@@ -21,7 +22,7 @@ describe('RAG config', () => {
     expect(c).toEqual(DEFAULT_RAG_CONFIG);
     expect(c.retrieval).toEqual({
       mode: DEFAULT_SEARCH.mode, topK: DEFAULT_SEARCH.topK, candidateK: DEFAULT_SEARCH.candidateK,
-      calibration: DEFAULT_SEARCH.calibration, rejectThreshold: DEFAULT_SEARCH.rejectThreshold, dedup: true,
+      calibration: DEFAULT_SEARCH.calibration, rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true,
     });
     expect(c.transform).toEqual({ kind: 'none', n: 3 });
     expect(c.window).toBe(1);
@@ -88,11 +89,11 @@ describe('RAG config', () => {
   it('round-trips through URL parameters, writing only non-defaults', () => {
     expect(toUrlParams(DEFAULT_RAG_CONFIG).toString()).toBe('');
     const c = ok({
-      retrieval: { mode: 'rrf', topK: 7, rejectThreshold: 0.3, dedup: false }, transform: { kind: 'hyde_bm25', n: 4 },
+      retrieval: { mode: 'rrf', topK: 7, rejectThreshold: 0.35, dedup: false }, transform: { kind: 'hyde_bm25', n: 4 },
       rerank: { enabled: true, topN: 2 }, window: 0, llm: { provider: 'hf', model: 'm/x', temperature: 0.7, baseUrl: 'https://h.example/v1' }, agentic: true,
     });
     const p = toUrlParams(c);
-    expect(p.toString()).toBe('mode=rrf&k=7&thr=0.3&dedup=0&tx=hyde_bm25&n=4&rr=1&rrn=2&w=0&prov=hf&base=https%3A%2F%2Fh.example%2Fv1&model=m%2Fx&temp=0.7&agent=1');
+    expect(p.toString()).toBe('mode=rrf&k=7&thr=0.35&dedup=0&tx=hyde_bm25&n=4&rr=1&rrn=2&w=0&prov=hf&base=https%3A%2F%2Fh.example%2Fv1&model=m%2Fx&temp=0.7&agent=1');
     const back = fromUrlParams(p);
     expect(back.warnings).toEqual([]);
     expect(back.config).toEqual(c);

@@ -5,6 +5,7 @@ import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { MODE_IDS, NO_EMBEDDER, type RetrievalMode } from '../../src/lib/retrieval/modes.ts';
+import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import {
   EMPTY_QUERY, NO_DOCS_IN_FILTER, NO_MATCH, NO_TERMS, search,
   type SearchHit, type SearchModels, type SearchOutcome,
@@ -94,12 +95,12 @@ describe('search: sparse mode', () => {
     expect(r.hits.map((h) => h.sparseCal)).toEqual([0.75, 0.25]);
   });
 
-  it('confidence = top BM25 / BM25 of an ideal item (each query term once, average length)', async () => {
-    // "cat fish": ideal = idf(cat) + idf(fish) = 1.45083288 = score of b → 1
+  it('confidence = share of the query idf the top item holds', async () => {
+    // "cat fish": b holds cat and fish → 1
     const full = found(await search(makeKb(), 'cat fish', { mode: 'sparse' }));
     expect(full.telemetry.confidence).toBeCloseTo(1, 9);
-    // "cat dog fish": top (a and b tie at 0.47000363 + 0.98082925 = 1.45083288; a first by id)
-    // ideal = 0.47000363 + 0.98082925 + 0.98082925 = 2.43166213 → 1.45083288/2.43166213 = 0.59664246
+    // "cat dog fish": top (a and b tie at 0.47000363 + 0.98082925 = 1.45083288; a first by id); a holds cat, dog
+    // → (0.47000363 + 0.98082925)/(0.47000363 + 0.98082925 + 0.98082925) = 1.45083288/2.43166213 = 0.59664246
     const two = found(await search(makeKb(), 'cat dog fish', { mode: 'sparse' }));
     expect(two.hits.map((h) => h.id)).toEqual(['a', 'b']);
     expect(two.telemetry.confidence).toBeCloseTo(0.59664246, 7);
@@ -107,7 +108,7 @@ describe('search: sparse mode', () => {
 
   it('a weak match is rejected at threshold 0.99 and the best hits still come back', async () => {
     // "cat zebra": zebra is in no document, so it counts with n = 0: idf = ln(1 + 3.5/0.5) = ln 8 = 2.07944154
-    // ideal = 0.47000363 + 2.07944154 = 2.54944517; top = 0.47000363 → confidence 0.18435526
+    // a holds cat only → 0.47000363/(0.47000363 + 2.07944154) = 0.47000363/2.54944517 = 0.18435526
     const r = await search(makeKb(), 'cat zebra', { mode: 'sparse', rejectThreshold: 0.99 });
     expect(r.status).toBe('rejected');
     if (r.status !== 'rejected') throw new Error('unreachable');
@@ -116,8 +117,10 @@ describe('search: sparse mode', () => {
     expect(r.reason).toContain('0.99');
     expect(r.hits.map((h) => h.id)).toEqual(['a', 'b']); // tie at 0.47000363, by id
     expect(r.hits[0]!.sparse).toBeCloseTo(S_A, 6);
-    // the same query passes the default threshold 0.15, fails 0.2, and is never rejected with 0
-    expect((await search(makeKb(), 'cat zebra', { mode: 'sparse' })).status).toBe('ok');
+    // the same query fails the default threshold, passes 0.15, fails 0.2, and is never rejected with 0
+    expect(DEFAULT_REJECT_THRESHOLDS.sparse).toBeGreaterThan(0.18435526);
+    expect((await search(makeKb(), 'cat zebra', { mode: 'sparse' })).status).toBe('rejected');
+    expect((await search(makeKb(), 'cat zebra', { mode: 'sparse', rejectThreshold: 0.15 })).status).toBe('ok');
     expect((await search(makeKb(), 'cat zebra', { mode: 'sparse', rejectThreshold: 0.2 })).status).toBe('rejected');
     expect((await search(makeKb(), 'cat zebra', { mode: 'sparse', rejectThreshold: 0 })).status).toBe('ok');
   });
@@ -187,12 +190,23 @@ describe('search: empty and unavailable outcomes', () => {
 });
 
 describe('search: dense and hybrid modes with a fake dense retriever', () => {
-  it('dense: cosine ranking, confidence = clamped top cosine', async () => {
+  it('dense: cosine ranking, confidence = min(share of query idf in the best BM25 item, clamped top cosine)', async () => {
     const { kb, models } = withDense(makeKb());
     const r = found(await search(kb, 'anything at all', { mode: 'dense' }, models));
     expect(r.hits.map((h) => h.id)).toEqual(['a', 'c', 'b']);
     expect(r.hits[1]!.dense).toBeCloseTo(COS_C, 6);
-    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
+    // top a = [1, 0] has cosine 1, but no item holds any of the query's words → min(0, 1) = 0
+    expect(r.telemetry.confidence).toBe(0);
+    expect(r.status).toBe('rejected');
+    // "cat": a holds it → min(1, 1) = 1; "fish": only b holds it, the dense top is still a → min(1, cos a = 1) = 1
+    expect(found(await search(kb, 'cat', { mode: 'dense' }, models)).telemetry.confidence).toBeCloseTo(1, 6);
+    const fish = found(await search(kb, 'fish', { mode: 'dense' }, models));
+    expect(fish.hits[0]!.id).toBe('a');
+    expect(fish.telemetry.confidence).toBeCloseTo(1, 6);
+    // "cat zebra": the best BM25 item (a) holds cat only → 0.47000363/(0.47000363 + 2.07944154) = 0.18435526
+    expect(found(await search(kb, 'cat zebra', { mode: 'dense' }, models)).telemetry.confidence).toBeCloseTo(0.18435526, 7);
+    // a stop-word-only query has only the cosine → 1
+    expect(found(await search(kb, 'the of and', { mode: 'dense' }, models)).telemetry.confidence).toBeCloseTo(1, 6);
     const stages = r.telemetry.stages;
     expect(stages.map((s) => s.stage)).toEqual(['analyze', 'embed', 'dense', 'fuse', 'dedup', 'reject']);
     expect(stages.find((s) => s.stage === 'embed')!.model).toBe(true);
@@ -211,8 +225,8 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(byId(r.hits, 'c').sparse).toBe(0);
     expect(byId(r.hits, 'c').dense).toBeCloseTo(COS_C, 6);
     expect(byId(r.hits, 'a').sparse).toBeCloseTo(S_A, 6);
-    // confidence = top·(k + 1)/2 = 0.03252247·30.5 = 0.99193548
-    expect(r.telemetry.confidence).toBeCloseTo(0.99193548, 6);
+    // confidence: the best BM25 item b holds all of "cat fish" → 1; the top a has cosine 1 → min = 1
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
     expect(r.telemetry.candidates).toEqual({ sparse: 2, dense: 3, fused: 3, afterDedup: 3, returned: 3 });
     expect(r.telemetry.modelMs).toBeGreaterThanOrEqual(0);
   });
@@ -243,7 +257,10 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.telemetry.calibration.sparse).toBe('minmax');
     expect(r.telemetry.calibration.dense).toBe('minmax');
     expect(r.telemetry.hSparse).toBeNull();
-    expect(r.telemetry.confidence).toBeCloseTo(0.66197718, 6);
+    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1), not the (relative) fused score
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
+    // "cat zebra": BM25 best a holds cat only → 0.18435526; the top's cosine is 1 → min = 0.18435526
+    expect(found(await search(kb, 'cat zebra', { mode: 'hybrid_fixed' }, models)).telemetry.confidence).toBeCloseTo(0.18435526, 7);
   });
 
   it('hybrid_fixed honours a custom α', async () => {
@@ -276,8 +293,8 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.hits[0]!.score).toBeCloseTo(0.6285978, 6);
     expect(r.hits[1]!.score).toBeCloseTo(0.54937444, 6);
     expect(r.hits[2]!.score).toBeCloseTo(0.31864039, 6);
-    // both sides bounded → confidence = top fused score
-    expect(r.telemetry.confidence).toBeCloseTo(0.6285978, 6);
+    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1)
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
   });
 
   it('hybrid_calibrated with CDF tables on both sides', async () => {
@@ -300,12 +317,14 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.hits[2]!.score).toBeCloseTo(0.30041704, 6);
   });
 
-  it('hybrid_calibrated with z-scores has no [0, 1] confidence, so it is not rejected', async () => {
+  it('hybrid_calibrated with z-scores: the confidence comes from the top item, not the unbounded fused score', async () => {
     const { kb, models } = withDense(makeKb());
     const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', calibration: 'zscore', rejectThreshold: 0.99 }, models));
+    // z(BM25) a −0.282, b 1.342, c −1.060; z(cos) a 1.027, b −1.355, c 0.329; α 0.549 → a 0.308, b 0.126, c −0.434
+    expect(r.hits[0]!.id).toBe('a');
+    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1) = 1, so even 0.99 passes
+    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
     expect(r.status).toBe('ok');
-    expect(r.telemetry.confidence).toBeNull();
-    expect(r.telemetry.rejectionNote).toMatch(/zscore/);
   });
 
   it('hybrid_fixed_rerank: reorders by reranker logits; confidence = sigmoid(top logit)', async () => {
@@ -317,8 +336,16 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     }));
     expect(r.hits.map((h) => h.id)).toEqual(['c', 'a', 'b']);
     expect(r.hits.map((h) => h.rerank)).toEqual([5, 1, -1]);
-    // 1/(1 + e^−5) = 0.99330715
+    // the best BM25 item b holds all of "cat fish" → 1; top c: sigmoid(5) = 1/(1 + e^−5) = 0.99330715 → min = 0.99330715
     expect(r.telemetry.confidence).toBeCloseTo(0.99330715, 7);
+    // with b on top: min(1, sigmoid(2) = 1/(1 + e^−2) = 0.88079708)
+    const toB: Record<string, number> = { 'frog lion': -3, 'cat dog': 1, 'cat fish': 2 };
+    const rb = found(await search(kb, 'cat fish', { mode: 'hybrid_fixed_rerank' }, {
+      ...models,
+      reranker: { rerank: async (_q, passages) => passages.map((p) => toB[p] ?? 0) },
+    }));
+    expect(rb.hits[0]!.id).toBe('b');
+    expect(rb.telemetry.confidence).toBeCloseTo(0.88079708, 7);
     expect(r.telemetry.stages.filter((s) => s.model).map((s) => s.stage)).toEqual(['embed', 'rerank']);
   });
 });

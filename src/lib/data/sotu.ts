@@ -9,14 +9,14 @@ export const SOTU_FILE = 'corpora/sotu.json';
 
 /**
  * Suggested first queries: topics the addresses cover, and one off-topic query (no address is about cooking) whose
- * low confidence shows what the rejection threshold is for.
+ * low confidence shows what the rejection threshold is for (it is rejected in every mode).
  */
 export const SOTU_EXAMPLES: readonly ExampleQuery[] = Object.freeze([
   { query: 'emancipation of slaves' },
   { query: 'tariff on imported goods' },
   { query: 'purchase of Louisiana' },
   { query: 'war on poverty' },
-  { query: 'Random irrelevant cooking recipe.', note: 'off-topic example: compare its confidence' },
+  { query: 'Random irrelevant cooking recipe.', note: 'off-topic example: should be rejected' },
 ]);
 
 const Address = v.object({ year: v.pipe(v.number(), v.integer()), name: v.string(), party: v.string(), text: v.string() });

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
-import { DEFAULT_REJECT_THRESHOLD } from '../retrieval/rejection.ts';
+import { DEFAULT_REJECT_THRESHOLDS } from '../retrieval/rejection.ts';
 import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
 import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
@@ -54,7 +54,7 @@ export const DEFAULT_MODEL = 'llama-3.3-70b-versatile';
 
 export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
   version: 1,
-  retrieval: { mode: 'sparse', topK: 5, candidateK: 20, calibration: 'cdf', rejectThreshold: DEFAULT_REJECT_THRESHOLD, dedup: true },
+  retrieval: { mode: 'sparse', topK: 5, candidateK: 20, calibration: 'cdf', rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true },
   transform: { kind: 'none', n: 3 },
   rerank: { enabled: false, topN: 3 },
   window: 1,

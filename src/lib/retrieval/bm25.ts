@@ -173,17 +173,26 @@ export class Bm25Index {
   }
 
   /**
-   * Score of an ideal item for these terms: one that contains each term once at average length, so each term adds
-   * idf(t)·(k1+1)/(1+k1) = idf(t). Terms absent from the corpus count with n(t) = 0. Used as the denominator of the
-   * sparse confidence: top score / ideal score = how much of the query's information the best item matches.
+   * Per query term (in query order, repeats kept): its idf (n(t) = 0 for a term absent from the corpus) and whether
+   * item `item` contains it (binary search in the term's postings, which are in item order). The input of the sparse
+   * confidence (`idfCoverage` in rejection.ts).
    */
-  idealScore(terms: readonly string[]): number {
-    let s = 0;
+  termMatches(terms: readonly string[], item: number): { idf: number[]; matched: boolean[] } {
+    const { offsets, docs } = this.data;
+    const idf: number[] = [], matched: boolean[] = [];
     for (const term of terms) {
       const t = this.termIds.get(term);
-      s += t === undefined ? bm25Idf(this.size, 0) : this.idf[t]!;
+      idf.push(t === undefined ? bm25Idf(this.size, 0) : this.idf[t]!);
+      if (t === undefined) { matched.push(false); continue; }
+      let lo = offsets[t]!, hi = offsets[t + 1]!;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (docs[mid]! < item) lo = mid + 1;
+        else hi = mid;
+      }
+      matched.push(lo < offsets[t + 1]! && docs[lo] === item);
     }
-    return s;
+    return { idf, matched };
   }
 
   /**

@@ -12,7 +12,7 @@ import { compileFilters, type MetaFilter } from './filter.ts';
 import { FIXED_ALPHA, linearFusion, reciprocalRankFusion, RRF_K } from './fusion.ts';
 import type { KnowledgeBase } from './knowledge-base.ts';
 import { MODES, modeAvailability, type Capabilities, type RetrievalMode } from './modes.ts';
-import { checkConfidence, DEFAULT_REJECT_THRESHOLD } from './rejection.ts';
+import { checkConfidence, idfCoverage, rejectThresholdFor, supportedConfidence } from './rejection.ts';
 import type { RerankCache, RerankModelKey } from './rerank-cache.ts';
 import type { Scored } from './topk.ts';
 
@@ -23,10 +23,10 @@ export interface SearchOptions {
   topK: number;
   /** Candidates taken from each retriever before fusion. Default 20. */
   candidateK: number;
-  /** Calibration for the calibrated modes (and the confidence of sparse). Default 'cdf'. */
+  /** Calibration for the calibrated modes (and the shown sparse calibration). Default 'cdf'. */
   calibration: Calibration;
-  /** Reject when the best result's confidence is below this (0 disables). Default 0.15. */
-  rejectThreshold: number;
+  /** Reject when the best result's confidence is below this (0 disables). Default null: the mode's default (`DEFAULT_REJECT_THRESHOLDS`). */
+  rejectThreshold: number | null;
   /** Keep only the best chunk of each document. Default true. */
   dedup: boolean;
   /** RRF constant. Default 60. */
@@ -47,7 +47,7 @@ export const DEFAULT_SEARCH: Readonly<SearchOptions> = Object.freeze({
   topK: 5,
   candidateK: 20,
   calibration: 'cdf',
-  rejectThreshold: DEFAULT_REJECT_THRESHOLD,
+  rejectThreshold: null,
   dedup: true,
   rrfK: RRF_K,
   alpha: FIXED_ALPHA,
@@ -250,8 +250,9 @@ export async function searchSteps(
     const hits = topHits(deduped, o.topK);
     telemetry.candidates.returned = hits.length;
     const check = await timed('reject', () => {
-      const { confidence, why } = confidenceOf(o, hits[0]!, telemetry, kb.bm25.idealScore(terms));
-      return o.rejectThreshold > 0 ? checkConfidence(confidence, o.rejectThreshold, why) : checkConfidence(confidence, 0);
+      const { confidence, why } = confidenceOf(o.mode, hits[0]!, lexicalEvidence(kb, terms, sparseHits, accept));
+      const threshold = rejectThresholdFor(o.mode, o.rejectThreshold);
+      return threshold > 0 ? checkConfidence(confidence, threshold, why) : checkConfidence(confidence, 0);
     });
     telemetry.confidence = check.confidence;
     if (!check.rejected && check.note) telemetry.rejectionNote = check.note;
@@ -384,25 +385,38 @@ function fuse(
   return hits.sort(byScoreThenId);
 }
 
-/** The top hit's score on a [0, 1] scale, where the mode has one. */
-function confidenceOf(o: SearchOptions, top: SearchHit, t: SearchTelemetry, idealSparse: number): { confidence: number | null; why?: string } {
-  switch (o.mode) {
-    case 'sparse': // top BM25 / BM25 of an item holding every query term once at average length
-      return idealSparse > 0 ? { confidence: Math.min(1, (top.sparse ?? 0) / idealSparse) } : { confidence: null, why: 'the query has no terms' };
+/**
+ * The share of the query's idf held by the best BM25 match (`idfCoverage`): whether the knowledge base holds the
+ * query's words together. BM25's own list when the mode ran it, else one BM25 lookup; null without query terms.
+ */
+function lexicalEvidence(kb: KnowledgeBase, terms: string[], sparseHits: Scored[], accept?: (i: number) => boolean): number | null {
+  if (terms.length === 0) return null;
+  const best = sparseHits[0]?.index ?? kb.bm25.search(terms, 1, kb.itemId, accept)[0]?.index;
+  if (best === undefined) return 0;
+  const { idf, matched } = kb.bm25.termMatches(terms, best);
+  return idfCoverage(idf, matched);
+}
+
+/**
+ * The top hit's confidence in [0, 1]: the lexical evidence (`lexicalEvidence`), and in modes with a model the smaller
+ * of that and the model's evidence for the top hit (clipped cosine; sigmoid of the rerank logit). A dense query
+ * with no searchable words has only the model's evidence.
+ */
+function confidenceOf(mode: RetrievalMode, top: SearchHit, lexical: number | null): { confidence: number | null; why?: string } {
+  let model: number;
+  switch (mode) {
+    case 'sparse':
+      return lexical !== null ? { confidence: lexical } : { confidence: null, why: 'the query has no terms' };
     case 'dense':
-      return { confidence: Math.max(0, Math.min(1, top.dense ?? 0)) };
     case 'rrf':
-      return { confidence: (top.score * (o.rrfK + 1)) / 2 }; // RRF max = 2 / (k + 1)
     case 'hybrid_fixed':
-      return { confidence: top.score };
-    case 'hybrid_calibrated': {
-      const bounded = (c: Calibration | null) => c === 'minmax' || c === 'cdf';
-      return bounded(t.calibration.sparse) && bounded(t.calibration.dense)
-        ? { confidence: top.score }
-        : { confidence: null, why: `${o.calibration} scores are not on a [0, 1] scale.` };
-    }
+    case 'hybrid_calibrated':
+      model = top.dense ?? 0;
+      break;
     case 'hybrid_fixed_rerank':
     case 'hybrid_calibrated_rerank':
-      return { confidence: 1 / (1 + Math.exp(-(top.rerank ?? 0))) };
+      model = 1 / (1 + Math.exp(-(top.rerank ?? 0)));
+      break;
   }
+  return { confidence: supportedConfidence(lexical ?? 1, model) };
 }

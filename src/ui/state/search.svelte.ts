@@ -1,5 +1,6 @@
 /** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
 import type { MetaFilter } from '../../lib/retrieval/filter.ts';
+import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
 import type { SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { MAX_QUERY_CHARS, parseUrlState, SEARCH_PARAMS, serializeUrlState, type SearchUrlState } from '../url-state.ts';
 import { writeOwnedParams } from '../url.ts';
@@ -12,6 +13,8 @@ export class SearchState {
   /** The query the current response answers. */
   answered = $state('');
   running = $state(false);
+  /** The threshold searches use: the one typed or linked (`thr=`), else the mode's default. */
+  readonly threshold = $derived(rejectThresholdFor(this.input.mode, this.input.threshold));
   private seq = 0;
 
   constructor(private readonly kb: KbState) {}

@@ -1,0 +1,70 @@
+/**
+ * Rejection in the app, every mode (fixture models from a local Hub): seed B's junk query is rejected at each mode's
+ * default threshold and a real query is answered; the threshold field shows the mode's default, and a link's thr=
+ * overrides it.
+ */
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { openWithFixtureModels, waitForDense } from '../helpers/models-page.ts';
+import { MODE_IDS, type RetrievalMode } from '../../src/lib/retrieval/modes.ts';
+import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
+import { SOTU_JUNK_QUERY } from '../../scripts/bench/sotu-queries.ts';
+
+const site = inject('siteUrl');
+const REAL_QUERY = 'emancipation of slaves';
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  page = await openWithFixtureModels(browser, inject('hubUrl'));
+});
+afterAll(async () => { await browser?.close(); });
+
+/** The results status once the shown response answers `query` in `mode`. */
+async function statusIn(mode: RetrievalMode, query: string): Promise<string | null> {
+  await expect.poll(async () => {
+    const res = page.locator('[data-testid=results]');
+    const mine = (await res.getAttribute('data-query').catch(() => null)) === query;
+    return mine ? await page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '') : '';
+  }, { message: `${mode}: "${query}"`, timeout: 60_000 }).toBe(mode);
+  return page.locator('[data-testid=results]').getAttribute('data-status');
+}
+
+async function searchIn(mode: RetrievalMode, query: string): Promise<string | null> {
+  await page.selectOption('[data-testid=mode]', mode);
+  if ((await page.locator('[data-testid=query]').inputValue()) !== query) await page.locator('[data-testid=query]').fill(query);
+  return statusIn(mode, query);
+}
+
+describe('rejection in every mode', () => {
+  test('the models load and every mode becomes available', async () => {
+    await page.goto(`${site}?q=${encodeURIComponent(SOTU_JUNK_QUERY)}`);
+    await waitForDense(page);
+    await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled(), { timeout: 60_000 }).toBe(false);
+  });
+
+  test(`"${SOTU_JUNK_QUERY}" is rejected in each mode, and the field shows that mode's default threshold`, async () => {
+    for (const mode of MODE_IDS) {
+      expect(await searchIn(mode, SOTU_JUNK_QUERY), mode).toBe('rejected');
+      expect(await page.locator('[data-testid=rejection]').innerText(), mode).toMatch(/No confident answer/);
+      expect(await page.locator('[data-testid=threshold]').getAttribute('placeholder'), mode).toBe(String(DEFAULT_REJECT_THRESHOLDS[mode]));
+      expect(await page.locator('[data-testid=hit]').count(), mode).toBeGreaterThan(0);
+    }
+  });
+
+  test(`"${REAL_QUERY}" is answered in each mode`, async () => {
+    for (const mode of MODE_IDS) {
+      expect(await searchIn(mode, REAL_QUERY), mode).toBe('ok');
+      expect(await page.locator('[data-testid=rejection]').count(), mode).toBe(0);
+    }
+  });
+
+  test('a threshold set in the link (thr=0) wins over the mode default', async () => {
+    await page.goto(`${site}?q=${encodeURIComponent(SOTU_JUNK_QUERY)}&thr=0`);
+    await waitForDense(page);
+    expect(await statusIn('sparse', SOTU_JUNK_QUERY)).toBe('ok');
+    expect(await page.locator('[data-testid=threshold]').inputValue()).toBe('0');
+  });
+});
