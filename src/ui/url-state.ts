@@ -78,7 +78,7 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
     const raw = p.get(param);
     if (raw === null) continue;
     // Number('') is 0: a blank value is absent, not zero.
-    if (isBlank(raw)) { warnings.push(blankWarning(param, String(state[key] ?? 'no limit'))); continue; }
+    if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] === null ? (key === 'threshold' ? "the mode's default" : 'no limit') : String(state[key]))); continue; }
     const r = v.safeParse(schema, raw);
     if (r.success) (state as unknown as Record<string, number>)[key] = r.output;
     else warnings.push(`Ignored invalid ${param}="${raw}" in the link.`);

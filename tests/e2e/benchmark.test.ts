@@ -129,7 +129,8 @@ describe('Benchmark tab', () => {
     llm.fallback = () => ({ sse: openaiStream(['According to the manual, open Settings [1].']) });
     try {
       // The pipeline settings are the Ask tab's (its a_ link parameters): top 3, no sentence window, an OpenAI-compatible model.
-      const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '5', b_seed: '1', a_prov: 'openai', a_model: 'answerer', a_base: `${llm.url}/v1`, a_k: '3', a_w: '0' });
+      // Rejection off (a_thr=0), so that every sampled question reaches the model whatever its retrieval confidence.
+      const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '5', b_seed: '1', a_prov: 'openai', a_model: 'answerer', a_base: `${llm.url}/v1`, a_k: '3', a_w: '0', a_thr: '0' });
       // Rerank on, without a cross-encoder loaded: the run says what to load (or change) instead of ignoring it.
       await page.goto(`${site}?${params}&a_rr=1&a_rrn=2`);
       expect(await page.locator('[data-testid=bench-pipeline-settings]').innerText()).toContain('rerank → 2');

@@ -22,12 +22,14 @@ beforeAll(async () => {
 });
 afterAll(async () => { await browser?.close(); });
 
-/** The results status once the shown response answers `query` in `mode`. */
+/** The results status once the shown, final response answers `query` in `mode`. */
 async function statusIn(mode: RetrievalMode, query: string): Promise<string | null> {
   await expect.poll(async () => {
     const res = page.locator('[data-testid=results]');
     const mine = (await res.getAttribute('data-query').catch(() => null)) === query;
-    return mine ? await page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '') : '';
+    // A rerank mode first shows the fused results (aria-busy): only the reranked, judged response counts.
+    const final = (await res.getAttribute('aria-busy').catch(() => null)) === 'false';
+    return mine && final ? await page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '') : '';
   }, { message: `${mode}: "${query}"`, timeout: 60_000 }).toBe(mode);
   return page.locator('[data-testid=results]').getAttribute('data-status');
 }

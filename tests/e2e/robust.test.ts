@@ -6,6 +6,8 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
+import { enterEndpointAndKey } from '../helpers/ask-page.ts';
+import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
@@ -44,8 +46,7 @@ function askUrl(question: string): string {
 
 async function askWithKey(p: Page) {
   await p.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
-  await p.locator('[data-testid=api-key]').fill(KEY);
-  await p.locator('[data-testid=api-key]').blur();
+  await enterEndpointAndKey(p, `${llm.url}/v1`, KEY);
   await p.locator('[data-testid=ask-button]').click();
 }
 
@@ -101,10 +102,12 @@ describe('links', () => {
       'The link gives k 2 times; using the first (" ").',
       'Unknown mode "nope" in the link; using sparse.',
       'Ignored the empty k= in the link; using 5.',
-      'Ignored the empty thr= in the link; using 0.15.',
+      "Ignored the empty thr= in the link; using the mode's default.",
       'The link lists "Democratic" more than once in party; each is used once.',
     ]);
-    expect(await page.locator('label:has-text("Reject below") input').inputValue()).toBe('0.15');
+    // Empty field: the mode's default applies, shown as the placeholder.
+    expect(await page.locator('label:has-text("Reject below") input').inputValue()).toBe('');
+    expect(await page.locator('label:has-text("Reject below") input').getAttribute('placeholder')).toBe(String(DEFAULT_REJECT_THRESHOLDS.sparse));
     expect(await page.locator('label:has-text("top_k") input').inputValue()).toBe('5');
     // The cleaned state is what the page writes back.
     await expect.poll(() => new URL(page.url()).searchParams.getAll('party')).toEqual(['Democratic']);
@@ -115,7 +118,7 @@ describe('links', () => {
     await expect.poll(() => page.locator(LINK_WARNINGS).allInnerTexts()).toEqual([
       'The link gives w 2 times; using the first ("2").',
       'Ignored the empty k= in the link; using 5.',
-      'Ignored the empty thr= in the link; using 0.15.',
+      `Ignored the empty thr= in the link; using ${DEFAULT_REJECT_THRESHOLDS.sparse}.`,
     ]);
     await alive(page);
   });

@@ -154,7 +154,8 @@ describe('a crafted link cannot redirect a key', () => {
   });
 
   test('Benchmark pipeline: a link pointing the key at another host asks first and sends nothing on Cancel', async () => {
-    const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '2', b_seed: '1', b_prov: 'openai', b_model: 'answerer', b_base: `${evilPipeline.url}/v1` });
+    // Pipeline mode answers with the Ask tab's provider and endpoint, so a crafted link sets those (a_ parameters).
+    const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_sub: 'emanual', b_n: '2', b_seed: '1', a_prov: 'openai', a_model: 'answerer', a_base: `${evilPipeline.url}/v1` });
     await page.goto(`${site}?${params}`);
     await page.locator('[data-testid=bench-run]').click();
     expect((await question(page)).host).toBe(hostOf(evilPipeline));

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
+import { enterEndpointAndKey } from '../helpers/ask-page.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { faultyStream, openaiStream, STREAM_ERROR_MESSAGE, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 
@@ -19,8 +20,7 @@ beforeAll(async () => {
   const p = new URLSearchParams({ tab: 'ask', aq: 'What did Lincoln propose about emancipation?', a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model', a_w: '0' });
   await page.goto(`${site}?${p}`);
   await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
-  await page.locator('[data-testid=api-key]').fill('sk-e2e-streams-0123456789');
-  await page.locator('[data-testid=api-key]').blur();
+  await enterEndpointAndKey(page, `${llm.url}/v1`, 'sk-e2e-streams-0123456789');
 });
 afterAll(async () => {
   await browser?.close();

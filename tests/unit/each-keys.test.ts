@@ -28,7 +28,6 @@ const AUDITED: Record<string, string> = {
   'AskTab.svelte: MODE_IDS → m': 'a constant list (checked below)',
   'AskTab.svelte: TRANSFORMS → t': 'a constant list (checked below)',
   'AskTab.svelte: contexts → s.n': 'windowContexts numbers the sources 1..k',
-  'BenchmarkTab.svelte: RAGBENCH_SUBSETS → s': 'a constant list (checked below)',
   'BenchmarkTab.svelte: Object.values(PROVIDERS) → m.id': 'the registry is keyed by id (checked below)',
   'HitCard.svelte: scores → label': 'six constant labels',
   'ModelStatus.svelte: downloading → `${f.model}/${f.file}`': 'values of a record keyed by exactly this string',

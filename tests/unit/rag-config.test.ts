@@ -114,14 +114,14 @@ describe('RAG config', () => {
 
   it('treats blank URL numbers as absent, never as 0, with a warning each', () => {
     const { config, warnings } = fromUrlParams('thr=&k=%20&w=&ck=7&model=');
-    expect(config.retrieval.rejectThreshold).toBe(0.15);
+    expect(config.retrieval.rejectThreshold).toBe(DEFAULT_RAG_CONFIG.retrieval.rejectThreshold);
     expect(config.retrieval.topK).toBe(5);
     expect(config.window).toBe(1);
     expect(config.retrieval.candidateK).toBe(7);
     expect(config.llm.model).toBe(DEFAULT_RAG_CONFIG.llm.model);
     expect(warnings).toEqual([
       'Ignored the empty k= in the link; using 5.',
-      'Ignored the empty thr= in the link; using 0.15.',
+      `Ignored the empty thr= in the link; using ${DEFAULT_RAG_CONFIG.retrieval.rejectThreshold}.`,
       'Ignored the empty w= in the link; using 1.',
       `Ignored the empty model= in the link; using ${DEFAULT_RAG_CONFIG.llm.model}.`,
     ]);

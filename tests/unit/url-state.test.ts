@@ -12,7 +12,7 @@ describe('Search link parsing', () => {
     expect(state.candidateK).toBe(30);
     expect(warnings).toEqual([
       `Ignored the empty k= in the link; using ${DEFAULT_URL_STATE.topK}.`,
-      `Ignored the empty thr= in the link; using ${DEFAULT_URL_STATE.threshold}.`,
+      "Ignored the empty thr= in the link; using the mode's default.",
       'Ignored the empty ymin= in the link; using no limit.',
     ]);
   });
