@@ -56,6 +56,6 @@ describe('model download sizes', () => {
     const wrong = (async () => Response.json({ files: [] })) as typeof fetch;
     await expect(listModelFiles(hub.url, 'a/b', wrong)).rejects.toThrow(/malformed/);
     const offline = (async () => { throw new TypeError('Failed to fetch'); }) as typeof fetch;
-    await expect(listModelFiles('https://huggingface.co/', 'a/b', offline)).rejects.toThrow('the model host https://huggingface.co could not be reached (Failed to fetch)');
+    await expect(listModelFiles('https://huggingface.co/', 'a/b', offline)).rejects.toThrow('the model host https://huggingface.co could not be reached (offline, blocked, or it refuses cross-origin requests)');
   });
 });

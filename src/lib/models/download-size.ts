@@ -59,7 +59,8 @@ export async function listModelFiles(remoteHost: string, id: string, fetchFn: ty
       res = await fetchFn(url, { headers: { Accept: 'application/json' }, ...(signal ? { signal } : {}) });
     } catch (e) {
       if (signal?.aborted) throw e;
-      throw new Error(`the model host ${new URL(host).origin} could not be reached (${(e as Error).message || String(e)})`);
+      // A browser says only "Failed to fetch" here: name the likely causes instead of echoing it.
+      throw new Error(`the model host ${new URL(host).origin} could not be reached (offline, blocked, or it refuses cross-origin requests)`);
     }
     if (res.status === 404) throw new Error(`model "${id}" is not listed on the model host (HTTP 404)`);
     if (!res.ok) throw new Error(`the model host did not list the files of "${id}" (HTTP ${res.status})`);
