@@ -136,3 +136,23 @@ describe('Hub hosts never get a token from a setting', () => {
     expect(seen).toEqual([null, 'Bearer hf_abcdefghijklmnopqrstuv']);
   });
 });
+
+describe('Hub parquet requests', () => {
+  it('carry a token only to https://huggingface.co, never to a model host or viewer a setting or link names', async () => {
+    const { loadRagbenchSubset, tokenMayGoToHub } = await import('../../src/lib/data/ragbench-hub.ts');
+    expect(tokenMayGoToHub('https://huggingface.co/datasets/x/resolve/main/a.parquet')).toBe(true);
+    expect(tokenMayGoToHub('https://huggingface.co.evil.example/datasets/x')).toBe(false);
+    expect(tokenMayGoToHub('http://huggingface.co/datasets/x')).toBe(false);
+    const seen: Array<{ url: string; auth: string | null }> = [];
+    const fetchFn = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      seen.push({ url: String(input), auth: new Headers(init?.headers).get('authorization') });
+      return new Response('not found', { status: 404 });
+    }) as typeof fetch;
+    for (const hubUrl of ['https://evil.example/', 'https://huggingface.co/']) {
+      await loadRagbenchSubset('emanual', { hubUrl, viewerUrl: 'https://viewer.evil.example', token: 'hf_abcdefghijklmnopqrstuvwxyz123456', fetch: fetchFn }).catch(() => undefined);
+    }
+    const parquet = seen.filter((s) => s.url.includes('.parquet'));
+    expect(parquet.filter((s) => s.url.startsWith('https://evil.example/')).length).toBeGreaterThan(0);
+    for (const s of seen) expect(s.auth, s.url).toBe(new URL(s.url).origin === 'https://huggingface.co' ? 'Bearer hf_abcdefghijklmnopqrstuvwxyz123456' : null);
+  });
+});

@@ -29,6 +29,15 @@ export interface RagbenchHubResult extends RagbenchParseResult {
   notes: string[];
 }
 
+/** Whether a Hub token may go with a request to `url`: only to https://huggingface.co. */
+export function tokenMayGoToHub(url: string): boolean {
+  try {
+    return new URL(url).origin === 'https://huggingface.co';
+  } catch {
+    return false;
+  }
+}
+
 /** The parquet files of one subset's split, in the order they are tried. */
 export function ragbenchParquetUrls(hubUrl: string, dataset: string, subset: string, split: string): string[] {
   const base = new URL(`datasets/${dataset}/resolve/`, hubUrl.endsWith('/') ? hubUrl : `${hubUrl}/`);
@@ -43,7 +52,8 @@ type Attempt = { ok: true; result: RagbenchParseResult } | { ok: false; unreacha
 
 async function tryParquet(url: string, subset: string, opts: RagbenchHubOptions): Promise<Attempt> {
   const f = opts.fetch ?? fetch;
-  const headers: Record<string, string> = opts.token ? { Authorization: `Bearer ${opts.token}` } : {};
+  // A token goes only to the Hub itself, never to a host a setting or a link named (docs/architecture.md, secrets).
+  const headers: Record<string, string> = opts.token && tokenMayGoToHub(url) ? { Authorization: `Bearer ${opts.token}` } : {};
   const init: RequestInit = { headers, ...(opts.signal ? { signal: opts.signal } : {}) };
   let head: Response;
   try {
