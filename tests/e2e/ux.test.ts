@@ -135,7 +135,8 @@ describe('model banners belong to their feature', () => {
     const errors = page.locator('[data-testid=model-error]');
     await expect.poll(() => errors.first().innerText().catch(() => ''), { timeout: 90_000 }).toMatch(/model_quantized\.onnx.*BM25 search keeps working/s);
     expect(await errors.count()).toBe(1);
-    // The size check already saw that the host lacks the file.
+    // Asked for when the pointer reaches Enable: the size check sees that the host lacks the file.
+    await page.locator('[data-testid=enable-models]').hover();
     await expect.poll(() => page.locator('[data-testid=download-plan]').innerText().catch(() => '')).toMatch(/Loading will fail: the embedder \(rag-lab\/tiny-embedder\) has no onnx\/model_quantized\.onnx on the model host/);
     for (const t of ['ask', 'benchmark']) {
       await page.click(`[data-testid=tab-${t}]`);
@@ -156,6 +157,7 @@ describe('model banners belong to their feature', () => {
     await page.fill('[data-testid=setting-host]', inject('hubUrl'));
     await page.click('.settings-form button[type=submit]');
     await page.click('[data-testid=tab-search]');
+    await page.locator('[data-testid=enable-models]').focus();
     await expect.poll(() => page.locator('[data-testid=download-plan]').innerText()).toMatch(/^Downloads ~/);
     expect(await page.locator('[data-testid=download-plan]').innerText()).not.toMatch(/will fail/);
     await page.click('[data-testid=enable-models]');
@@ -196,6 +198,9 @@ async function sizeEstimateCancel(fresh: Browser, hub: HubServer, release: () =>
   const emb = q8Bytes('rag-lab/tiny-embedder');
   const ce = q8Bytes('rag-lab/tiny-cross-encoder');
   const plan = page.locator('[data-testid=download-plan]');
+  // Nothing is asked of the model host until the user shows interest: opening the page lists no files.
+  expect(hub.requests.filter((r) => r.includes('/api/models/'))).toEqual([]);
+  await page.locator('[data-testid=check-size]').click();
   await expect.poll(() => plan.innerText()).toBe(`Downloads ~${formatBytes(emb + ce)} (embedder ${formatBytes(emb)}, cross-encoder ${formatBytes(ce)}); `
     + `embedding ${chunks.toLocaleString('en-US')} chunks; the time is measured on the first batch.`);
   expect(hub.requests).toContain('/hub/api/models/rag-lab/tiny-embedder/tree/main');

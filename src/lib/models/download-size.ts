@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import type { Dtype, ModelSpec } from './types.ts';
+import { withSlash } from './env.ts';
 
 /** The revision transformers.js downloads from (its default). */
 export const MODEL_REVISION = 'main';
@@ -36,7 +37,7 @@ export function neededFiles(dtype: Dtype, listed: readonly string[]): string[] {
 
 /** The URL transformers.js downloads (and caches) a file from. */
 export function fileUrl(remoteHost: string, id: string, file: string): string {
-  const host = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
+  const host = withSlash(remoteHost);
   return `${host}${id}/resolve/${MODEL_REVISION}/${file}`;
 }
 
@@ -50,7 +51,7 @@ function nextLink(header: string | null): string | null {
 
 /** Every file the host lists for a model, with sizes. */
 export async function listModelFiles(remoteHost: string, id: string, fetchFn: typeof fetch = fetch, signal?: AbortSignal): Promise<Map<string, number>> {
-  const host = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
+  const host = withSlash(remoteHost);
   let url: string | null = `${host}api/models/${id}/tree/${MODEL_REVISION}?recursive=true`;
   const files = new Map<string, number>();
   for (let page = 0; url && page < MAX_PAGES; page++) {

@@ -47,7 +47,7 @@ export function ensureConfigured(): void {
   if (!configured) configureModels();
 }
 
-const withSlash = (s: string) => (s.endsWith('/') ? s : `${s}/`);
+export const withSlash = (s: string) => (s.endsWith('/') ? s : `${s}/`);
 
 /**
  * Applies a configuration. Every call sets all fields: the ones left out get their defaults (remote host, remote

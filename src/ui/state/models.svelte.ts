@@ -104,7 +104,7 @@ export class ModelsState {
   /** A fresh models worker (after a failure that broke the runtime), reconnected to the search and bench workers. */
   private async restart(): Promise<void> {
     this.client.terminate();
-    this.plan = { ...this.plan, status: 'idle' };
+    this.resetPlan(); // partly downloaded files may be cached now
     this.client = this.start();
     this.loaded = [];
     for (const reconnect of this.restartListeners) await reconnect();
@@ -112,6 +112,7 @@ export class ModelsState {
 
   save(next: Settings): void {
     const hostChanged = next.remoteHost !== this.settings.remoteHost;
+    const modelsChanged = JSON.stringify([next.embedder, next.crossEncoder]) !== JSON.stringify([this.settings.embedder, this.settings.crossEncoder]);
     this.settings = next;
     localStorage.setItem(SETTINGS_KEY, JSON.stringify(next));
     if (threadCount(next.threads, this.logicalCores, this.isolated) !== this.threads) {
@@ -121,12 +122,21 @@ export class ModelsState {
       this.client.api.configure(settings);
       this.kb.configureModels(settings);
     }
+    if (hostChanged || modelsChanged) this.resetPlan();
+  }
+
+  /** Forgets the download plan; an answer still on its way for the old one is dropped (`planToken`). */
+  private resetPlan(): void {
+    this.planToken++;
     this.plan = { status: 'idle', embedder: null, crossEncoder: null, error: null };
   }
+
+  private planToken = 0;
 
   /** Sizes what enabling the embedder and cross-encoder in the settings downloads (the host's tree API). */
   async refreshPlan(): Promise<void> {
     if (this.plan.status === 'loading') return;
+    const token = ++this.planToken;
     this.plan = { ...this.plan, status: 'loading' };
     await this.defaultsReady;
     const client = this.client;
@@ -134,9 +144,9 @@ export class ModelsState {
       const [embedder, crossEncoder] = await Promise.all([
         client.api.downloadPlan({ ...this.settings.embedder }), client.api.downloadPlan({ ...this.settings.crossEncoder }),
       ]);
-      this.plan = { status: 'ready', embedder, crossEncoder, error: null };
+      if (token === this.planToken) this.plan = { status: 'ready', embedder, crossEncoder, error: null };
     } catch (e) {
-      this.plan = { status: 'error', embedder: null, crossEncoder: null, error: (e as Error).message || String(e) };
+      if (token === this.planToken) this.plan = { status: 'error', embedder: null, crossEncoder: null, error: (e as Error).message || String(e) };
     }
   }
 
@@ -157,7 +167,7 @@ export class ModelsState {
     const old = this.cancelled;
     this.cancelled = cancellation();
     old.cancel();
-    for (const task of ['embedder', 'cross-encoder'] as const) if (this.status[task] === 'loading') this.status[task] = 'idle';
+    for (const task of ['embedder', 'cross-encoder', 'nli'] as const) if (this.status[task] === 'loading') this.status[task] = 'idle';
     this.dense = { status: 'idle', progress: null, info: null };
     this.files = {};
     this.rate = null;

@@ -1,5 +1,6 @@
 /** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
 import type { MetaFilter } from '../../lib/retrieval/filter.ts';
+import { MODES } from '../../lib/retrieval/modes.ts';
 import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
 import type { SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { MAX_QUERY_CHARS, parseUrlState, SEARCH_PARAMS, serializeUrlState, type SearchUrlState } from '../url-state.ts';
@@ -60,7 +61,8 @@ export class SearchState {
       this.response = res;
       this.answered = req.query;
     };
-    const res = await this.kb.search(req, show);
+    // Only rerank modes have a first result before the final one: no callback channel for the others.
+    const res = await this.kb.search(req, MODES[req.mode].needsReranker ? show : undefined);
     show(res);
     if (id === this.seq) this.running = false;
   }
