@@ -11,7 +11,8 @@ import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig } from '../src/lib/rag/
 import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
+import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
+import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
@@ -81,9 +82,7 @@ export async function askCommand(argv: string[]): Promise<void> {
 
   const { id, docs, hashText } = loadKb(values.kb);
   const kb = KnowledgeBase.build(docs);
-  const needDense = MODES[parsed.config.retrieval.mode].needsDense || parsed.config.transform.kind.startsWith('hyde');
-  const needReranker = MODES[parsed.config.retrieval.mode].needsReranker || parsed.config.rerank.enabled;
-  const models = await loadCliModels(values, { dense: needDense, reranker: needReranker }, log);
+  const models = await loadCliModels(values, pipelineModelNeeds(parsed.config), log);
   if (models.embedder) {
     const hash = (await sha256Hex(hashText)).slice(0, 16);
     await attachDense(kb, models.embedder, { kbKey: `${id}:${hash}:${JSON.stringify(kb.options.chunking)}`, store: models.store });
@@ -114,7 +113,8 @@ export async function askCommand(argv: string[]): Promise<void> {
       usage: result.usage,
     }));
   } else {
-    if (result.partial) process.stdout.write('\n[answer cut off]\n');
+    // Why an answered reply is partial (the token limit, the length cut) is said here; errors say it below.
+    if (result.partial) process.stdout.write(`\n[answer cut off${result.status === 'answered' && result.reason ? `: ${result.reason}` : ''}]\n`);
     // A server cut or provider error goes to stderr (and exits 1, below); a stop or refusal is the answer itself.
     if (result.status !== 'answered') (result.status === 'error' ? process.stderr : process.stdout).write(`${redactSecrets(result.reason ?? result.status, [apiKey])}\n`);
     else if (!result.partial) process.stdout.write('\n');

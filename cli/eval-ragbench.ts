@@ -44,7 +44,7 @@ import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, readText } from './fs-errors.ts';
-import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
+import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 
 const EVALUATORS = ['lexical', 'nli', 'llm'] as const;
@@ -409,6 +409,8 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     const parsed = parseRagConfig(c);
     if (!parsed.ok) throw new CliError(parsed.message);
     config = parsed.config;
+    // Model flags (dtype, --models-dir, the cache dir) are checked now, before any file is read.
+    checkModelArgs(values, pipelineModelNeeds(config));
   }
   const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
 

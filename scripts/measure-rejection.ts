@@ -138,11 +138,6 @@ interface ModeRow {
   confidences: { inDomain: Record<string, number[]>; outOfDomain: number[] };
 }
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
-};
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -193,7 +188,7 @@ async function main(): Promise<void> {
       keptMin: Math.min(...inSets.map((s) => s.filter((x) => x >= threshold).length / s.length)),
       oodRejected: out.filter((x) => x < threshold).length / out.length,
       junk: await confidenceOf(corpora[0]!.kb, SOTU_JUNK_QUERY, mode),
-      inMedian: median(inAll), outMedian: median(out),
+      inMedian: percentile(inAll, 50), outMedian: percentile(out, 50),
       shipped: DEFAULT_REJECT_THRESHOLDS[mode],
       p5: Object.fromEntries(corpora.map((c, i) => [c.name, percentile(inSets[i]!, 5)])),
       youden: youdenThreshold(inAll, out),

@@ -85,6 +85,22 @@ describe('answerQuestion says why the answer stream ended', () => {
   });
 });
 
+describe('agentic extra round', () => {
+  it('a cut extra-round answer keeps the first, complete answer', async () => {
+    llm.srv.reply(
+      openaiCompletion('1. basalt'),
+      openaiCompletion('{"grades": [{"source": 1, "relevant": true}, {"source": 2, "relevant": true}]}'),
+      { sse: openaiStream(parts) },
+      openaiCompletion('search for "pumice".'),
+      openaiCompletion('{"grades": [{"source": 1, "relevant": true}, {"source": 2, "relevant": true}]}'),
+      faultyStream('openai', ['Pumice floats '], 'cut'),
+    );
+    const res = await ask(undefined, undefined, true);
+    expect(llm.srv.requests).toHaveLength(6);
+    expect(res).toMatchObject({ status: 'answered', answer: parts.join(''), partial: false, streamEnd: 'complete' });
+  });
+});
+
 describe('streamEndOf', () => {
   const base = { text: 'x', usage: null, model: 'm' };
   it('reads the interruption, and treats an unexplained "aborted" as a stop only when the signal fired', () => {

@@ -32,3 +32,12 @@ export class HubUnreachableError extends Error {
     this.name = 'HubUnreachableError';
   }
 }
+
+/** Whether `url` is on exactly `origin` (scheme, host, port): where a token may go. False for an unreadable URL. */
+export function onOrigin(url: string, origin: string): boolean {
+  try {
+    return new URL(url).origin === new URL(origin).origin;
+  } catch {
+    return false;
+  }
+}

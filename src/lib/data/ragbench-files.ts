@@ -52,7 +52,7 @@ export async function parseRagbenchFile(name: string, data: ArrayBuffer | Uint8A
   const provisional = subsetOfFileName(name) ?? 'local';
   let res: RagbenchParseResult;
   if (looksLikeParquet(bytes)) {
-    const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const buf = data instanceof ArrayBuffer ? data : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
     res = await readRagbenchParquet(buf, provisional, { label: name, file: name, ...(signal ? { signal } : {}) });
   } else {
     res = parseRagbenchJsonl(decodeUtf8(bytes, name), provisional, name);

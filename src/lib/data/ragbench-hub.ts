@@ -9,7 +9,7 @@
  * When neither the Hub nor the viewer answers at all, the error says so and what to do (`HubUnreachableError`).
  */
 import { asyncBufferFromUrl } from 'hyparquet';
-import { HubUnreachableError, hostOf, isNetworkError } from './hub-reach.ts';
+import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
 import { loadRagbenchFromHub, RAGBENCH_DATASET, RagbenchError, type HubLoadOptions, type RagbenchParseResult } from './ragbench.ts';
 import { readRagbenchParquet } from './ragbench-parquet.ts';
 
@@ -31,11 +31,7 @@ export interface RagbenchHubResult extends RagbenchParseResult {
 
 /** Whether a Hub token may go with a request to `url`: only to https://huggingface.co. */
 export function tokenMayGoToHub(url: string): boolean {
-  try {
-    return new URL(url).origin === 'https://huggingface.co';
-  } catch {
-    return false;
-  }
+  return onOrigin(url, 'https://huggingface.co');
 }
 
 /** The parquet files of one subset's split, in the order they are tried. */

@@ -9,7 +9,7 @@
  * request) throw `RagbenchError`.
  */
 import * as v from 'valibot';
-import { HubUnreachableError, hostOf, isNetworkError } from './hub-reach.ts';
+import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
 
 export const RAGBENCH_DATASET = 'rungalileo/ragbench';
 
@@ -237,11 +237,7 @@ export function viewerRowsUrl(endpoint: string, dataset: string, config: string,
 
 /** Whether the viewer token may go with a request to `url`: only to the Hub's own viewer origin. */
 export function tokenMayGoTo(url: string): boolean {
-  try {
-    return new URL(url).origin === new URL(DATASET_VIEWER).origin;
-  } catch {
-    return false;
-  }
+  return onOrigin(url, DATASET_VIEWER);
 }
 
 async function getPage(url: string, opts: HubLoadOptions, subset: string, where: string): Promise<v.InferOutput<typeof ViewerPage>> {

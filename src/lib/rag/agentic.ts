@@ -394,6 +394,10 @@ export async function step(
         const g = await generateAnswer(provider, req, { ...(signal ? { signal } : {}), onDelta: (delta) => tracer.emit({ type: 'delta', delta, round }) });
         return { value: g, report: { outputs: { text: g.text, finishReason: g.finishReason, partial: g.partial, end: g.end }, usage: g.usage, llmCalls: 1 } };
       });
+      // An extra round whose stream broke keeps the first, complete answer (as a failed extra search does).
+      if (round > 0 && !gen.aborted && gen.end !== 'complete') {
+        return done({ status: 'answered', note: `The extra round's answer was cut off (${gen.end}); the first answer stands.` });
+      }
       mem.generation = gen;
       mem.contexts = contexts;
       if (gen.aborted) return done({ status: 'aborted' });

@@ -3,7 +3,6 @@ import * as Comlink from 'comlink';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig } from '../../lib/rag/config.ts';
 import { batchDeltas } from '../../lib/rag/delta-batch.ts';
-import { MAX_ANSWER_CHARS } from '../../lib/rag/generate.ts';
 import type { RagEvent, TraceStep } from '../../lib/rag/trace.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
@@ -67,13 +66,13 @@ export class AskState {
 
   /**
    * Events come over their own channel and can trail the result: only the running run's events count. Deltas are
-   * applied once per animation frame (one render per frame however fast they come), at most MAX_ANSWER_CHARS.
+   * applied once per animation frame (one render per frame however fast they come).
    */
   private eventsFor(id: number) {
     return batchDeltas((e: RagEvent) => {
       if (id !== this.runId || !this.running) return;
       if (e.type === 'generation-start') this.streamed = '';
-      else if (e.type === 'delta') this.streamed = (this.streamed + e.delta).slice(0, MAX_ANSWER_CHARS);
+      else if (e.type === 'delta') this.streamed += e.delta; // generateAnswer already stops at MAX_ANSWER_CHARS
       else if (e.type === 'step-start') this.currentStep = e.step;
       else if (e.type === 'step-end') {
         this.steps = [...this.steps, e.step];
