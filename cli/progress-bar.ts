@@ -21,6 +21,15 @@ export interface ProgressBarOptions {
 
 const BAR = 24;
 
+/** Bytes for people: "512 B", "4.3 kB", "12.0 MB" (powers of 1000, as download tools show them). */
+export function formatBytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let x = n / 1000, u = 0;
+  while (x >= 1000 && u < units.length - 1) { x /= 1000; u++; }
+  return `${x.toFixed(1)} ${units[u]}`;
+}
+
 /** "[#####-----]  50%": `done / total` as a bar of `width` cells, and the share. */
 export function renderBar(done: number, total: number, width = BAR): string {
   const share = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
@@ -34,6 +43,7 @@ export class ProgressBar {
   private lastDraw = -Infinity;
   private lastDone = 0;
   private lastTotal = 0;
+  private unit: 'count' | 'bytes' = 'count';
   private drawn = false;
   private readonly tty: boolean;
   private readonly now: () => number;
@@ -43,13 +53,14 @@ export class ProgressBar {
     this.now = opts.now ?? (() => performance.now());
   }
 
-  /** Reports `done` of `total` for `stage`; a new stage name ends the previous one. */
-  update(stage: string, done: number, total: number): void {
+  /** Reports `done` of `total` (items, or bytes) for `stage`; a new stage name ends the previous one. */
+  update(stage: string, done: number, total: number, unit: 'count' | 'bytes' = 'count'): void {
     if (stage !== this.stage) {
       this.end();
       this.stage = stage;
+      this.unit = unit;
       this.started = this.now();
-      if (!this.tty) this.out.write(`${stage}: ${total > 0 ? `${total} to do` : 'started'}\n`);
+      if (!this.tty) this.out.write(`${stage}: ${total > 0 ? `${unit === 'bytes' ? formatBytes(total) : total} to do` : 'started'}\n`);
     }
     this.lastDone = done;
     this.lastTotal = total;
@@ -81,7 +92,8 @@ export class ProgressBar {
   private figures(): string {
     const elapsed = this.now() - this.started;
     const rate = this.opts.rate?.(this.stage!, this.lastDone, elapsed);
-    return `${this.lastDone}/${this.lastTotal}${rate ? `, ${rate}` : ''}`;
+    const counts = this.unit === 'bytes' ? `${formatBytes(this.lastDone)} of ${formatBytes(this.lastTotal)}` : `${this.lastDone}/${this.lastTotal}`;
+    return `${counts}${rate ? `, ${rate}` : ''}`;
   }
 
   private summary(): string {
@@ -96,7 +108,8 @@ export class ProgressBar {
 
   /** Cut to the terminal width so a redraw never wraps onto a second line. */
   private fit(line: string): string {
-    const cols = this.out.columns ?? 80;
+    // A pseudo-terminal may report 0 columns (no size set): then assume the classic 80.
+    const cols = this.out.columns && this.out.columns > 0 ? this.out.columns : 80;
     return line.length < cols ? line : line.slice(0, Math.max(1, cols - 1));
   }
 }

@@ -1,6 +1,6 @@
 /** The CLI's progress bar: redraws in place on a terminal, one line per stage otherwise. */
 import { describe, expect, it } from 'vitest';
-import { ProgressBar, renderBar } from '../../cli/progress-bar.ts';
+import { formatBytes, ProgressBar, renderBar } from '../../cli/progress-bar.ts';
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];
@@ -66,5 +66,27 @@ describe('ProgressBar', () => {
     const bar = new ProgressBar({ isTTY: true, columns: 20, write: (t: string) => chunks.push(t) }, { now: () => 0 });
     bar.update('a-very-long-stage-name', 1, 2);
     expect(chunks[0]!.replace('\r', '').replace('\x1b[K', '').length).toBeLessThan(20);
+  });
+
+  it('a terminal that reports 0 columns counts as 80 wide', () => {
+    const chunks: string[] = [];
+    const bar = new ProgressBar({ isTTY: true, columns: 0, write: (t: string) => chunks.push(t) }, { now: () => 0 });
+    bar.update('index', 1, 2);
+    expect(chunks[0]).toBe('\rindex [############------------]  50% 1/2\x1b[K');
+  });
+});
+
+describe('formatBytes and byte stages', () => {
+  it('uses powers of 1000 with one decimal', () => {
+    expect([0, 999, 1000, 4_311_361, 12_000_000_000].map((n) => formatBytes(n))).toEqual(['0 B', '999 B', '1.0 kB', '4.3 MB', '12.0 GB']);
+  });
+
+  it('a byte stage shows sizes, not counts', () => {
+    const chunks: string[] = [];
+    const bar = new ProgressBar({ isTTY: false, write: (t: string) => chunks.push(t) }, { now: () => 0 });
+    bar.update('download chunks.parquet', 0, 2_500_000, 'bytes');
+    bar.update('download chunks.parquet', 2_500_000, 2_500_000, 'bytes');
+    bar.end();
+    expect(chunks.join('')).toBe('download chunks.parquet: 2.5 MB to do\ndownload chunks.parquet: done 2.5 MB of 2.5 MB in 0.0 s\n');
   });
 });
