@@ -164,6 +164,21 @@ describe('hubSource', () => {
     await expect(hubSource({ repo: REPO, hubUrl: hub.url, token: 'not-a-token' })).rejects.toThrow(/must look like hf_/);
   });
 
+  test('a resolve redirected to another origin (a CDN) is followed without the token', async () => {
+    hub.addRepo('tester/secret', new Map([['kb/x.bin', big]]), { private: true });
+    const cdn = await serveHubRepos();
+    try {
+      cdn.addRepo('cdn/objects', new Map([['x.bin', big]]));
+      hub.faults.push({ kind: 'redirect', path: 'kb/x.bin', to: `${cdn.url}/datasets/cdn/objects/resolve/main/x.bin` });
+      const src = await hubSource({ repo: 'tester/secret', hubUrl: hub.url, token: TOKEN, ...fast });
+      expect(sha256((await src.read('kb/x.bin', { size: big.byteLength, sha256: sha256(big) }))!)).toBe(sha256(big));
+      expect(hub.requests.filter((r) => r.path.endsWith('kb/x.bin')).map((r) => [r.status, r.auth])).toEqual([[302, true]]);
+      expect(cdn.requests.map((r) => [r.path, r.auth])).toEqual([['/datasets/cdn/objects/resolve/main/x.bin', false]]);
+    } finally {
+      await cdn.close();
+    }
+  });
+
   test('a second open with the server closed works from the cache, with no request', async () => {
     const cache = memoryArtifactCache();
     const first = await hubSource({ repo: REPO, hubUrl: hub.url, cache, ...fast });
