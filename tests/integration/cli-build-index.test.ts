@@ -131,6 +131,19 @@ describe('rag-lab build-index', () => {
       expect(mb, mode).toEqual(ma);
     }
 
+    // With --int8 and --hnsw the artifact ships both; an exact scan of its float32 vectors still gives the same dense metrics.
+    const packed = tempDir();
+    ok(await cli(['build-index', '--data', beir, '--out', packed, ...MODELS, '--int8', '--hnsw']));
+    const packedMeta = JSON.parse(readFileSync(join(packed, 'scifact-mini/meta.json'), 'utf8'));
+    expect(packedMeta.int8).toMatchObject({ metric: 'cosine' });
+    expect(packedMeta.hnsw).toMatchObject({ metric: 'cosine', M: 16 });
+    expect(Object.keys(packedMeta.files)).toEqual(expect.arrayContaining(['hnsw.bin', 'embeddings.int8/codes.npy', 'embeddings.npy']));
+    const exact = await cli(['eval-beir', '--kb', packed, '--modes', 'dense', '--index', 'exact', ...ALL_MODELS, '--json']);
+    ok(exact);
+    const { mean_ms: _m3, p95_ms: _p3, ...denseExact } = lastJson(exact).modes.dense;
+    const { mean_ms: _m4, p95_ms: _p4, ...denseData } = a.modes.dense;
+    expect(denseExact).toEqual(denseData);
+
     // search over the same artifact in a model mode: the vectors and the cross-encoder reach the hits.
     const query = JSON.parse(readFileSync(join(beir, 'queries.jsonl'), 'utf8').split('\n')[0]!).text as string;
     const s = await cli(['search', '--kb', out, '--mode', 'hybrid_calibrated_rerank', '--top-k', '10', '--json', ...ALL_MODELS.filter((a, i, all) => a !== '--embedder' && all[i - 1] !== '--embedder'), query]);
