@@ -4,9 +4,12 @@ import { yieldingDatabase } from './open-db.ts';
 
 export const DB_NAME = 'rag-lab';
 /** 'vector-indexes' (version 3): serialised vector indexes (HNSW graphs) built over the cached embeddings. */
-export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms'] as const;
-/** 4: 'results' (benchmark rows by config hash) and 'transforms' (cached query transforms). */
-export const DB_VERSION = 4;
+export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms', 'artifacts'] as const;
+/**
+ * 4: 'results' (benchmark rows by config hash) and 'transforms' (cached query transforms).
+ * 5: 'artifacts' (verified artifact files and Hub revision refs, artifact-cache.ts).
+ */
+export const DB_VERSION = 5;
 export type StoreName = (typeof STORES)[number];
 
 /** The connection, opened on first use; it yields to a newer build in another tab (open-db.ts). */

@@ -83,6 +83,24 @@ export const TransformRecordSchema = v.object({
   savedAt: v.optional(num),
 });
 
+/** `artifacts`: a verified artifact file (its own size and SHA-256 are checked again when read back). */
+export const ArtifactFileRecordSchema = v.object({
+  key: str,
+  schemaVersion: num,
+  size: num,
+  sha256: v.pipe(str, v.regex(/^[0-9a-f]{64}$/)),
+  bytes: v.instance(Uint8Array),
+  savedAt: num,
+});
+
+/** `artifacts`: the commit sha a (hubUrl, repo, revision) last resolved to. */
+export const ArtifactRefRecordSchema = v.object({
+  key: str,
+  schemaVersion: num,
+  sha: v.pipe(str, v.regex(/^[0-9a-f]{40}$/)),
+  savedAt: num,
+});
+
 export type RecordCheck = { ok: true } | { ok: false; reason: string };
 
 /** The `schemaVersion` of a stored record when it has a numeric one (so an old format gets its own message). */

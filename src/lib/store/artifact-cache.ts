@@ -1,0 +1,94 @@
+/**
+ * The cache of artifact files (knowledge bases opened from the Hub or any Hub-layout host), so a second open needs
+ * no network. Keys are chosen by the sources (`../hub/download.ts`): `sha256:<hex>` for a file whose hash meta.json
+ * gives (content-addressed: the same bytes under two repos are stored once), `hub:<hubUrl>|<repo>|<sha>|<path>` for
+ * files at a pinned commit (meta.json, index_config.json), `url:<url>` for a plain-HTTP file without a hash, and refs
+ * `ref:<hubUrl>|<repo>|<revision>` → the commit sha last resolved. Only verified bytes are put; every record read back
+ * is checked (length and SHA-256 of its own bytes) and dropped if bad. A failed write (quota) never fails the read
+ * that wanted it: it sets `lastNote` for the UI.
+ */
+import { sha256Hex } from './checksum.ts';
+import { database, saveFailure } from './db.ts';
+import { ArtifactFileRecordSchema, ArtifactRefRecordSchema, checkStored } from './record-schemas.ts';
+
+export interface ArtifactFileCache {
+  getFile(key: string): Promise<Uint8Array | null>;
+  /** Stores verified bytes; may throw (a quota error): callers keep the bytes and note it. */
+  putFile(key: string, bytes: Uint8Array): Promise<void>;
+  getRef(key: string): Promise<string | null>;
+  putRef(key: string, sha: string): Promise<void>;
+  /** The last thing the user should know about this cache (a write that failed, a record dropped). */
+  lastNote?: string | null;
+}
+
+const STORE = 'artifacts';
+/** Format of the records in the `artifacts` store. */
+export const ARTIFACT_RECORD_VERSION = 1;
+
+/** An in-memory cache (tests, the CLI without a cache folder); copies bytes in and out. */
+export function memoryArtifactCache(): ArtifactFileCache & { files: Map<string, Uint8Array>; refs: Map<string, string> } {
+  const files = new Map<string, Uint8Array>();
+  const refs = new Map<string, string>();
+  return {
+    files, refs, lastNote: null,
+    async getFile(key) { const b = files.get(key); return b ? b.slice() : null; },
+    async putFile(key, bytes) { files.set(key, bytes.slice()); },
+    async getRef(key) { return refs.get(key) ?? null; },
+    async putRef(key, sha) { refs.set(key, sha); },
+  };
+}
+
+/** The IndexedDB cache in the `rag-lab` database (store `artifacts`, db.ts). */
+export function indexedDbArtifactCache(): ArtifactFileCache {
+  const cache: ArtifactFileCache = {
+    lastNote: null,
+    async getFile(key) {
+      const k = `file:${key}`;
+      let stored: unknown;
+      try {
+        stored = await (await database()).get(STORE, k);
+      } catch {
+        return null;
+      }
+      if (stored === undefined) return null;
+      const shape = checkStored(stored, ArtifactFileRecordSchema, ARTIFACT_RECORD_VERSION, 'The cached artifact file', (found) => `The cached artifact file is of format ${found}`);
+      let reason = shape.ok ? null : shape.reason;
+      if (shape.ok) {
+        const rec = stored as { size: number; sha256: string; bytes: Uint8Array };
+        if (rec.bytes.byteLength !== rec.size) reason = `The cached copy of ${key} has ${rec.bytes.byteLength} bytes instead of ${rec.size}`;
+        else if ((await sha256Hex(rec.bytes)) !== rec.sha256) reason = `The cached copy of ${key} does not match its checksum`;
+        else return rec.bytes;
+      }
+      cache.lastNote = `${reason}; it was dropped and will be downloaded again.`;
+      await (await database()).delete(STORE, k).catch(() => {});
+      return null;
+    },
+    async putFile(key, bytes) {
+      const rec = { key: `file:${key}`, schemaVersion: ARTIFACT_RECORD_VERSION, size: bytes.byteLength, sha256: await sha256Hex(bytes), bytes, savedAt: Date.now() };
+      try {
+        await (await database()).put(STORE, rec);
+      } catch (e) {
+        cache.lastNote = saveFailure(e, 'downloaded artifact file');
+        throw e;
+      }
+    },
+    async getRef(key) {
+      try {
+        const stored: unknown = await (await database()).get(STORE, `ref:${key}`);
+        if (stored === undefined) return null;
+        const shape = checkStored(stored, ArtifactRefRecordSchema, ARTIFACT_RECORD_VERSION, 'The cached revision', (found) => `The cached revision is of format ${found}`);
+        return shape.ok ? (stored as { sha: string }).sha : null;
+      } catch {
+        return null;
+      }
+    },
+    async putRef(key, sha) {
+      try {
+        await (await database()).put(STORE, { key: `ref:${key}`, schemaVersion: ARTIFACT_RECORD_VERSION, sha, savedAt: Date.now() });
+      } catch (e) {
+        cache.lastNote = saveFailure(e, 'revision of the knowledge base');
+      }
+    },
+  };
+  return cache;
+}

@@ -1,0 +1,322 @@
+/**
+ * A loopback Hugging Face Hub for dataset repos, at the real paths `@huggingface/hub` uses with `hubUrl = server.url`
+ * (docs: ../shared/notes/hub-and-formats.md §1.2):
+ * - `GET /api/datasets/{o}/{n}/tree/{rev}[/{path}]?recursive=…` (`Link: <…>; rel="next"` paging when `pageSize` is set)
+ * - `GET /api/datasets/{o}/{n}/revision/{rev}` (JSON with `sha`), `GET /api/datasets/{o}/{n}/commits/{rev}?limit=N`
+ * - `GET|HEAD /datasets/{o}/{n}/resolve/{rev}/{path}` with Range (206 + Content-Range), ETag, and
+ *   404 + `X-Error-Code: EntryNotFound`
+ * - `POST /api/datasets/{o}/{n}/preupload/{branch}` (answers uploadMode "regular" for every file, so the client
+ *   inlines content and never calls the LFS/Xet endpoints) and `POST /api/datasets/{o}/{n}/commit/{branch}` (ndjson:
+ *   a stale `parentCommit` gets 412 with the Hub's message; `file` / `deletedFile` ops make a new commit)
+ * - `GET /api/whoami-v2`
+ * A revision is a branch (`main`) or a commit sha; every commit keeps its snapshot, so a resolve at an old sha serves
+ * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
+ * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`.
+ * Faults for tests: cut a file's connection after N bytes (a number of times), delay, a status (500). Every request
+ * is recorded (method, path, range, status, bytes, whether Authorization was present, never the token itself).
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { listenLocal } from './listen.ts';
+
+export interface RepoRequest {
+  method: string;
+  /** Decoded path (no query). */
+  path: string;
+  query: string;
+  range: string | null;
+  status: number;
+  /** Body bytes sent (planned: a cut connection sends fewer). */
+  bytes: number;
+  /** Whether an Authorization header came with the request (its value is never recorded). */
+  auth: boolean;
+  /** The request's Origin header (set by browsers). */
+  origin: string | null;
+  /** For commit calls: the request's Content-Type and the header line's parentCommit. */
+  contentType?: string;
+  parentCommit?: string | null;
+}
+
+export type RepoFault =
+  /** Sends the headers and the first `afterBytes` body bytes of `path`'s GET, then destroys the socket. */
+  | { kind: 'cut'; path: string; afterBytes: number; times?: number }
+  /** Answers `status` (JSON error body) to requests whose path contains `path`. */
+  | { kind: 'status'; path: string; status: number; times?: number }
+  /** Waits `ms` before answering requests whose path contains `path`. */
+  | { kind: 'delay'; path: string; ms: number; times?: number };
+
+interface Commit { sha: string; parent: string | null; title: string; date: string; files: Map<string, Uint8Array> }
+interface Repo { isPrivate: boolean; branches: Map<string, string>; commits: Map<string, Commit> }
+
+export interface HubRepoServer {
+  /** The origin, no trailing slash: pass it as `hubUrl`. */
+  url: string;
+  server: Server;
+  requests: RepoRequest[];
+  faults: RepoFault[];
+  /** Adds a repo from a folder or a map of files (one initial commit); returns its sha. */
+  addRepo(repo: string, files: string | Map<string, Uint8Array>, opts?: { private?: boolean }): string;
+  /** The sha `branch` (default main) points at. */
+  head(repo: string, branch?: string): string;
+  /** A file at a revision (null if missing). */
+  fileAt(repo: string, rev: string, path: string): Uint8Array | null;
+  /** A commit made "by someone else" (server side): sets (bytes) or deletes (null) files on `main`; returns the sha. */
+  commitFiles(repo: string, changes: Map<string, Uint8Array | null>, title?: string): string;
+  /** Runs `fn` once, just before the next commit request is checked (to simulate a concurrent writer). */
+  beforeNextCommit(fn: () => void): void;
+  close(): Promise<void>;
+}
+
+const API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/(tree|revision|commits|preupload|commit)\/([^/]+)(?:\/(.*))?$/;
+const RESOLVE = /^\/datasets\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/;
+const SHA = /^[0-9a-f]{40}$/;
+const CORS = {
+  'Access-Control-Allow-Headers': 'authorization, content-type, range, accept, x-requested-with',
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, HEAD, OPTIONS',
+  'Access-Control-Expose-Headers': 'ETag, Content-Range, Content-Length, Accept-Ranges, Link, X-Error-Code, X-Linked-Size, X-Linked-ETag, X-Request-Id',
+  'Access-Control-Max-Age': '600',
+};
+
+function readFolder(dir: string, prefix = '', out = new Map<string, Uint8Array>()): Map<string, Uint8Array> {
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    if (d.isDirectory()) readFolder(join(dir, d.name), `${prefix}${d.name}/`, out);
+    else if (d.isFile()) out.set(prefix + d.name, new Uint8Array(readFileSync(join(dir, d.name))));
+  }
+  return out;
+}
+
+const sha1 = (s: string | Uint8Array) => createHash('sha1').update(s).digest('hex');
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+/** Git's blob oid: sha1 of "blob <size>\0<bytes>". */
+const blobOid = (b: Uint8Array) => createHash('sha1').update(`blob ${b.byteLength}\0`).update(b).digest('hex');
+
+async function body(req: IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of req) parts.push(c as Buffer);
+  return Buffer.concat(parts);
+}
+
+export async function serveHubRepos(opts: { token?: string; pageSize?: number } = {}): Promise<HubRepoServer> {
+  const repos = new Map<string, Repo>();
+  const requests: RepoRequest[] = [];
+  const faults: RepoFault[] = [];
+  const pendingHooks: Array<() => void> = [];
+  let counter = 0;
+  let origin = '';
+
+  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string): string => {
+    const sha = sha1(`${parent ?? ''}\n${title}\n${++counter}\n${[...files.keys()].sort().join('\n')}`);
+    repo.commits.set(sha, { sha, parent, title, date: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(), files });
+    repo.branches.set('main', sha);
+    return sha;
+  };
+  const resolveRev = (repo: Repo, rev: string): Commit | null => {
+    const sha = repo.branches.get(rev === 'HEAD' ? 'main' : rev) ?? (SHA.test(rev) ? rev : null);
+    return sha ? repo.commits.get(sha) ?? null : null;
+  };
+  /** Takes a matching fault, counting its use down. */
+  const takeFault = <K extends RepoFault['kind']>(kind: K, path: string, exact: boolean): Extract<RepoFault, { kind: K }> | null => {
+    const i = faults.findIndex((f) => f.kind === kind && (exact ? f.path === path : path.includes(f.path)));
+    if (i < 0) return null;
+    const f = faults[i]!;
+    const left = (f.times ?? 1) - 1;
+    if (left <= 0) faults.splice(i, 1);
+    else f.times = left;
+    return f as Extract<RepoFault, { kind: K }>;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const path = decodeURIComponent(u.pathname);
+    const rec: RepoRequest = {
+      method: req.method ?? 'GET', path, query: u.search, range: req.headers.range ?? null, status: 0, bytes: 0,
+      auth: req.headers.authorization !== undefined, origin: req.headers.origin ?? null,
+    };
+    requests.push(rec);
+    res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*');
+    res.setHeader('Vary', 'Origin');
+    for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(payload);
+      rec.status = status;
+      rec.bytes = Buffer.byteLength(text);
+      res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(text);
+    };
+    if (req.method === 'OPTIONS') { rec.status = 204; res.writeHead(204).end(); return; }
+
+    const delay = takeFault('delay', path, false);
+    if (delay) await new Promise((ok) => setTimeout(ok, delay.ms));
+    const status = takeFault('status', path, false);
+    if (status) { send(status.status, { error: `Injected HTTP ${status.status}` }); return; }
+
+    const authorized = opts.token !== undefined && req.headers.authorization === `Bearer ${opts.token}`;
+    if (path === '/api/whoami-v2') {
+      if (!authorized) { send(401, { error: 'Invalid credentials in Authorization header' }); return; }
+      send(200, { type: 'user', name: 'tester', fullname: 'Test User', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'test', role: 'write' } } });
+      return;
+    }
+    const api = API.exec(u.pathname);
+    const resolve = api ? null : RESOLVE.exec(u.pathname);
+    const m = api ?? resolve;
+    if (!m) { send(404, { error: 'Not found' }); return; }
+    const name = `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`;
+    const repo = repos.get(name);
+    if (repo?.isPrivate && !authorized) {
+      send(401, { error: 'Invalid username or password.' }, { 'X-Error-Code': 'RepoNotFound' });
+      return;
+    }
+    if (!repo) { send(404, { error: 'Repository not found' }, { 'X-Error-Code': 'RepoNotFound' }); return; }
+
+    if (resolve) {
+      const commit = resolveRev(repo, decodeURIComponent(m[3]!));
+      const file = decodeURIComponent(m[4]!);
+      const bytes = commit?.files.get(file);
+      if (!commit) { send(404, { error: 'Invalid rev id' }, { 'X-Error-Code': 'RevisionNotFound' }); return; }
+      if (!bytes) { send(404, { error: 'Entry not found' }, { 'X-Error-Code': 'EntryNotFound' }); return; }
+      const size = bytes.byteLength;
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/octet-stream', ETag: `"${sha256(bytes)}"`, 'Accept-Ranges': 'bytes',
+        'X-Repo-Commit': commit.sha,
+      };
+      let start = 0;
+      let end = size - 1;
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      if (range) {
+        start = Number(range[1]);
+        end = range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+        if (start >= size) {
+          rec.status = 416;
+          res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end();
+          return;
+        }
+        headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+      }
+      rec.status = range ? 206 : 200;
+      const part = bytes.subarray(start, end + 1);
+      res.writeHead(rec.status, { ...headers, 'Content-Length': String(part.byteLength) });
+      if (req.method === 'HEAD') { res.end(); return; }
+      const cut = part.byteLength > 1 ? takeFault('cut', file, true) : null;
+      if (cut) {
+        const n = Math.min(cut.afterBytes, part.byteLength - 1);
+        rec.bytes = n;
+        res.write(part.subarray(0, n), () => setTimeout(() => res.socket?.destroy(), 5));
+        return;
+      }
+      rec.bytes = part.byteLength;
+      res.end(part);
+      return;
+    }
+
+    const [, , , op, revRaw, rest] = m;
+    const rev = decodeURIComponent(revRaw!);
+    if (op === 'preupload') {
+      const payload = JSON.parse((await body(req)).toString('utf8')) as { files: Array<{ path: string }> };
+      send(200, { files: payload.files.map((f) => ({ path: f.path, uploadMode: 'regular', shouldIgnore: false })) });
+      return;
+    }
+    if (op === 'commit') {
+      rec.contentType = req.headers['content-type'] ?? '';
+      const lines = (await body(req)).toString('utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { key: string; value: Record<string, unknown> });
+      const header = lines.find((l) => l.key === 'header')?.value ?? {};
+      const parent = typeof header.parentCommit === 'string' ? header.parentCommit : null;
+      rec.parentCommit = parent;
+      for (const hook of pendingHooks.splice(0)) hook();
+      if (!rec.contentType.startsWith('application/x-ndjson')) { send(400, { error: 'Expected application/x-ndjson' }); return; }
+      const headSha = repo.branches.get(rev);
+      if (!headSha) { send(404, { error: `Branch ${rev} not found` }, { 'X-Error-Code': 'RevisionNotFound' }); return; }
+      if (parent !== null && parent !== headSha) { send(412, { error: 'A commit has happened since. Please refresh and try again.' }); return; }
+      const files = new Map(repo.commits.get(headSha)!.files);
+      for (const l of lines) {
+        const p = String(l.value.path ?? '');
+        if (l.key === 'file') files.set(p, new Uint8Array(Buffer.from(String(l.value.content), 'base64')));
+        else if (l.key === 'deletedFile') files.delete(p);
+        else if (l.key === 'lfsFile') { send(400, { error: `LFS file ${p} was never asked for (preupload said regular)` }); return; }
+      }
+      const sha = makeCommit(repo, headSha, files, String(header.summary ?? 'commit'));
+      send(200, { success: true, commitOid: sha, commitUrl: `${origin}/datasets/${name}/commit/${sha}`, hookOutput: '' });
+      return;
+    }
+    const commit = resolveRev(repo, rev);
+    if (!commit) { send(404, { error: `Invalid rev id: ${rev}` }, { 'X-Error-Code': 'RevisionNotFound' }); return; }
+    if (op === 'revision') {
+      send(200, {
+        _id: sha1(name).slice(0, 24), id: name, author: name.split('/')[0], sha: commit.sha, private: repo.isPrivate,
+        gated: false, disabled: false, downloads: 0, likes: 0, lastModified: commit.date, tags: [],
+        siblings: [...commit.files.keys()].sort().map((rfilename) => ({ rfilename })),
+      });
+      return;
+    }
+    if (op === 'commits') {
+      const limit = Number(u.searchParams.get('limit') ?? 100);
+      const out: unknown[] = [];
+      for (let c: Commit | undefined = commit; c && out.length < limit; c = c.parent ? repo.commits.get(c.parent) : undefined) {
+        out.push({ id: c.sha, title: c.title, message: '', authors: [{ user: 'tester', avatar: '' }], date: c.date });
+      }
+      send(200, out);
+      return;
+    }
+    // tree
+    const dir = rest ? rest.replace(/\/+$/, '') : '';
+    const recursive = u.searchParams.get('recursive') === 'true';
+    const under = dir ? `${dir}/` : '';
+    const entries = new Map<string, { type: 'file' | 'directory'; path: string; size: number; oid: string; lfs?: { oid: string; size: number; pointerSize: number } }>();
+    for (const [p, b] of [...commit.files].sort(([a], [c]) => a.localeCompare(c))) {
+      if (!p.startsWith(under)) continue;
+      const parts = p.slice(under.length).split('/');
+      for (let i = 1; i < parts.length; i++) {
+        if (!recursive && i > 1) break;
+        const d = under + parts.slice(0, i).join('/');
+        if (!entries.has(d)) entries.set(d, { type: 'directory', path: d, size: 0, oid: sha1(`tree ${d}`) });
+      }
+      if (recursive || parts.length === 1) {
+        entries.set(p, { type: 'file', path: p, size: b.byteLength, oid: blobOid(b), ...(b.byteLength > 10_000 ? { lfs: { oid: sha256(b), size: b.byteLength, pointerSize: 134 } } : {}) });
+      }
+    }
+    if (dir && entries.size === 0) { send(404, { error: `${dir} does not exist on "${rev}"` }, { 'X-Error-Code': 'EntryNotFound' }); return; }
+    const all = [...entries.values()];
+    const cursor = Number(u.searchParams.get('cursor') ?? 0);
+    const size = opts.pageSize ?? all.length;
+    const page = all.slice(cursor, cursor + size);
+    const headers: Record<string, string> = {};
+    if (cursor + size < all.length) {
+      const next = new URL(u.pathname + u.search, origin);
+      next.searchParams.set('cursor', String(cursor + size));
+      headers.Link = `<${next.toString()}>; rel="next"`;
+    }
+    send(200, page, headers);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: String((e as Error).message) }));
+    });
+  });
+  const listening = await listenLocal(server);
+  origin = listening.origin;
+  const repoOf = (name: string): Repo => {
+    const r = repos.get(name);
+    if (!r) throw new Error(`no repo ${name}`);
+    return r;
+  };
+  return {
+    url: origin, server, requests, faults,
+    addRepo(name, files, o = {}) {
+      const repo: Repo = { isPrivate: o.private ?? false, branches: new Map(), commits: new Map() };
+      repos.set(name, repo);
+      return makeCommit(repo, null, typeof files === 'string' ? readFolder(files) : new Map(files), 'initial commit');
+    },
+    head: (name, branch = 'main') => repoOf(name).branches.get(branch)!,
+    fileAt: (name, rev, path) => resolveRev(repoOf(name), rev)?.files.get(path) ?? null,
+    commitFiles(name, changes, title = 'concurrent commit') {
+      const repo = repoOf(name);
+      const head = repo.branches.get('main')!;
+      const files = new Map(repo.commits.get(head)!.files);
+      for (const [p, b] of changes) { if (b) files.set(p, b); else files.delete(p); }
+      return makeCommit(repo, head, files, title);
+    },
+    beforeNextCommit: (fn) => { pendingHooks.push(fn); },
+    close: listening.close,
+  };
+}
