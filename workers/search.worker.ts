@@ -182,6 +182,7 @@ const api: SearchWorkerApi = {
       // The descriptor is the artifact's; its id and source are where it was opened from (links and hashes use them).
       const descriptor: KbDescriptor = { ...opened.descriptor, id: kbIdOf(ref), source: ref };
       next = fromArtifact(opened, descriptor, kbIdOf(ref), sha, performance.now() - t0);
+      next.info.notes.push(...source.notes);
       // A branch or tag without a known commit: vectors embedded here are cached under the content they embed.
       if (!sha) next.key = `${next.key}:${(await sha256Hex(opened.kb.docs.map((d) => `${d.id}\u0000${d.text}`).join('\u0001'))).slice(0, 16)}`;
     }
