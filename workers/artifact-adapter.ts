@@ -1,46 +1,23 @@
 /**
  * The search worker's one seam to the artifact reader (src/lib/artifact/) and the Hub/HTTP file sources
  * (src/lib/hub/): the calls it makes, in the shape it makes them. The file sources read through the IndexedDB
- * artifact cache (a second open is offline). Until the reader is in this build, opening says so and the embedded
- * corpus opens from its JSON file.
+ * artifact cache, so a second open of the same files makes no request.
  */
+import { attachArtifactDense } from '../src/lib/artifact/attach.ts';
+import { listIndexes, openArtifact, type OpenArtifactOptions } from '../src/lib/artifact/read.ts';
+import type { FileSource } from '../src/lib/artifact/types.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
 import { httpFolderSource } from '../src/lib/hub/http-source.ts';
-import { indexedDbArtifactCache } from '../src/lib/store/artifact-cache.ts';
-import type { ArtifactDense, FileProgress, FileSource, OpenedArtifact } from '../src/lib/artifact/types.ts';
-import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import type { TextEmbedder } from '../src/lib/models/types.ts';
+import { indexedDbArtifactCache, type ArtifactFileCache } from '../src/lib/store/artifact-cache.ts';
 
-export interface IndexListing {
-  id: string;
-  title?: string;
-  description?: string;
-  path: string;
-  counts?: { documents?: number; chunks?: number };
-  embedder?: { id: string } | null;
-}
-
-export interface ArtifactOpenOptions {
-  onProgress?: FileProgress;
-  signal?: AbortSignal;
-  dense?: boolean;
-}
-
-const MISSING = 'Opening index artifacts is not part of this build yet.';
-let shared: ReturnType<typeof indexedDbArtifactCache> | null = null;
+let shared: ArtifactFileCache | null = null;
 const cache = () => (shared ??= indexedDbArtifactCache());
 
 export const artifacts = {
-  available: false,
-  async listIndexes(_source: FileSource): Promise<IndexListing[]> {
-    throw new Error(MISSING);
-  },
-  async openArtifact(_source: FileSource, _path: string, _opts: ArtifactOpenOptions = {}): Promise<OpenedArtifact> {
-    throw new Error(MISSING);
-  },
-  async attachArtifactDense(_kb: KnowledgeBase, _dense: ArtifactDense, _embedder: Pick<TextEmbedder, 'spec' | 'dim'>, _opts: { index?: string } = {}): Promise<{ index: string; indexMs: number }> {
-    throw new Error(MISSING);
-  },
+  listIndexes,
+  /** Opens an index; its vectors are read as the format prefers (int8 when shipped: the smaller download). */
+  openArtifact: (source: FileSource, path: string, opts: OpenArtifactOptions = {}) => openArtifact(source, path, { dense: 'auto', ...opts }),
+  attachArtifactDense,
   async hubSource(opts: { repo: string; revision: string; hubUrl: string; token: string | null }): Promise<FileSource & { revisionSha: string | null; notes: string[] }> {
     const source = await hubSource({ ...opts, cache: cache() });
     return Object.assign(source, { revisionSha: source.sha });

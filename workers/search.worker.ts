@@ -18,6 +18,7 @@ import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { ModelSpec, TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense, type DenseSetup } from '../src/lib/store/dense-loader.ts';
 import { artifacts } from './artifact-adapter.ts';
+import { embedderMismatch } from '../src/lib/artifact/attach.ts';
 import type { LoadedModel, ModelsWorkerApi } from './models-api.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { configureModels } from '../src/lib/models/env.ts';
@@ -126,7 +127,8 @@ async function download(url: string, onProgress: (p: LoadProgress) => void): Pro
 async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => void): Promise<OpenKb> {
   const folder = new URL('corpora/', baseUrl).href;
   const notes: string[] = [];
-  const config = await fetch(new URL('index_config.json', folder)).then((r) => (r.ok ? r : null), () => null);
+  // A static host answering unknown paths with index.html (a dev server, an SPA fallback) has no artifact either.
+  const config = await fetch(new URL('index_config.json', folder)).then(async (r) => r.ok && (await r.text()).trimStart().startsWith('{'), () => false);
   if (config) {
     try {
       const t0 = performance.now();
@@ -196,8 +198,8 @@ const api: SearchWorkerApi = {
     const source = await artifacts.hubSource({ repo: request.repo, revision: request.revision, hubUrl: request.hubUrl, token: request.token });
     const list = await artifacts.listIndexes(source);
     return list.map((x) => ({
-      id: x.id, title: x.title ?? x.id, description: x.description ?? '', path: x.path,
-      documents: x.counts?.documents ?? null, chunks: x.counts?.chunks ?? null, embedder: x.embedder?.id ?? null,
+      id: x.id, title: x.title || x.id, description: x.description, path: x.path,
+      documents: x.counts.documents, chunks: x.counts.chunks, embedder: x.embedder,
     }));
   },
 
@@ -229,9 +231,8 @@ const api: SearchWorkerApi = {
     let owner: DenseOwner;
     if (shipped) {
       const need = shipped.embedder;
-      if (need.id !== info.spec.id || need.dim !== info.dim) {
-        throw new Error(`${open.info.descriptor.title} ships vectors made with ${need.id} (${need.dim} dimensions); the loaded embedding model is ${info.spec.id}. Choose ${need.id} under Settings → Models, then enable dense search again.`);
-      }
+      const why = embedderMismatch(shipped, { spec: info.spec, dim: info.dim });
+      if (why) throw new Error(`${open.info.descriptor.title}: ${why}.`);
       onProgress({ stage: 'vector-index', done: 0, total: 1 });
       const r = await artifacts.attachArtifactDense(open.kb, shipped, { spec: info.spec, dim: info.dim });
       onProgress({ stage: 'vector-index', done: 1, total: 1 });
