@@ -6,6 +6,7 @@
 import type { SourceDocument } from '../data/document.ts';
 import { seededRandom } from '../random.ts';
 import { Bm25Index, DEFAULT_BM25, type Bm25Data, type Bm25Options } from './bm25.ts';
+import type { AnalyzerOptions } from './tokenize.ts';
 import { buildCdf, type CdfTable } from './calibrate.ts';
 import { chunkText, DEFAULT_CHUNKING, type ChunkOptions } from './chunk.ts';
 import type { DenseRetriever } from './dense.ts';
@@ -47,6 +48,18 @@ export interface KbData {
   sparseCdf: CdfTable | null;
 }
 
+/** Items (chunks or whole documents) given from outside, as `KnowledgeBase.fromItems` takes them. */
+export interface KbItems {
+  itemDoc: Uint32Array;
+  itemChunk: Uint32Array;
+  itemStart: Uint32Array;
+  itemEnd: Uint32Array;
+  /** Item texts, when the documents do not hold them (a seed-A folder without docs.parquet). */
+  texts?: readonly string[];
+  /** Item ids, when they are not the derived `docId#chunkIndex` (or the document id for whole documents). */
+  ids?: readonly string[];
+}
+
 export class KnowledgeBase {
   /** Set when an embedding model has produced vectors for the items (models issue). */
   dense: DenseRetriever | null = null;
@@ -56,6 +69,10 @@ export class KnowledgeBase {
     readonly docs: readonly SourceDocument[],
     readonly data: KbData,
     readonly bm25: Bm25Index,
+    /** Item texts kept apart from the documents (artifacts whose documents carry no text). */
+    private readonly texts: readonly string[] | null = null,
+    /** Item ids given by the source, when they are not the derived ones. */
+    private readonly ids: readonly string[] | null = null,
   ) {}
 
   get size(): number {
@@ -72,6 +89,7 @@ export class KnowledgeBase {
 
   /** Stable id: the document id for whole documents, `docId#chunkIndex` for chunks. */
   itemId = (i: number): string => {
+    if (this.ids) return this.ids[i]!;
     const doc = this.docs[this.data.itemDoc[i]!]!;
     return this.data.options.chunking === false ? doc.id : `${doc.id}#${this.data.itemChunk[i]}`;
   };
@@ -85,6 +103,7 @@ export class KnowledgeBase {
   }
 
   itemText(i: number): string {
+    if (this.texts) return this.texts[i]!;
     return this.docOf(i).text.slice(this.data.itemStart[i], this.data.itemEnd[i]);
   }
 
@@ -115,20 +134,67 @@ export class KnowledgeBase {
       }
       if (onProgress && (d % 20 === 0 || d === docs.length - 1)) onProgress('chunk', d + 1, docs.length);
     });
-    const bm25 = Bm25Index.build(texts, opts.bm25, {}, (done, total) => onProgress?.('index', done, total));
-    const sparseCdf = opts.cdfQueries > 0 ? sparseCdfTable(bm25, texts, opts.cdfQueries, opts.seed, onProgress) : null;
+    const items = { itemDoc: Uint32Array.from(itemDoc), itemChunk: Uint32Array.from(itemChunk), itemStart: Uint32Array.from(itemStart), itemEnd: Uint32Array.from(itemEnd) };
+    return KnowledgeBase.assemble(docs, opts, items, texts, {}, null, onProgress);
+  }
+
+  /**
+   * A knowledge base over items given from outside (an artifact's chunks), with the BM25 index and CDF table given
+   * (restored postings) or built here from the items' indexed text (title line when `indexTitle`, then the item
+   * text: the chunk's slice of its document, or `items.texts[i]` when the documents carry no text).
+   * `analyzer` sets the tokenizer of a rebuilt index (default: the English analyzer).
+   */
+  static fromItems(
+    docs: readonly SourceDocument[],
+    items: KbItems,
+    options: Partial<KbOptions> = {},
+    given: { bm25?: Bm25Data; sparseCdf?: CdfTable | null; analyzer?: Partial<AnalyzerOptions> } = {},
+    onProgress?: BuildProgress,
+  ): KnowledgeBase {
+    const opts: KbOptions = { ...DEFAULT_KB_OPTIONS, ...options };
+    const n = items.itemDoc.length;
+    if (items.itemChunk.length !== n || items.itemStart.length !== n || items.itemEnd.length !== n ||
+        (items.texts && items.texts.length !== n) || (items.ids && items.ids.length !== n)) {
+      throw new Error('KnowledgeBase: item arrays of different lengths');
+    }
+    for (let i = 0; i < n; i++) {
+      if (items.itemDoc[i]! >= docs.length) throw new Error(`KnowledgeBase: item ${i} names document ${items.itemDoc[i]} of ${docs.length}`);
+    }
+    const texts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const doc = docs[items.itemDoc[i]!]!;
+      const body = items.texts ? items.texts[i]! : doc.text.slice(items.itemStart[i], items.itemEnd[i]);
+      texts.push((opts.indexTitle && doc.title ? `${doc.title}\n` : '') + body);
+    }
+    if (given.bm25 && given.bm25.docLengths.length !== n) throw new Error('KnowledgeBase: the BM25 index does not match the items');
+    return KnowledgeBase.assemble(docs, opts, items, texts, given, items.texts ?? null, onProgress, items.ids ?? null);
+  }
+
+  private static assemble(
+    docs: readonly SourceDocument[],
+    opts: KbOptions,
+    items: Omit<KbItems, 'texts' | 'ids'>,
+    texts: readonly string[],
+    given: { bm25?: Bm25Data; sparseCdf?: CdfTable | null; analyzer?: Partial<AnalyzerOptions> },
+    itemTexts: readonly string[] | null,
+    onProgress?: BuildProgress,
+    ids: readonly string[] | null = null,
+  ): KnowledgeBase {
+    const bm25 = given.bm25 ? Bm25Index.fromData(given.bm25) : Bm25Index.build(texts, opts.bm25, given.analyzer ?? {}, (done, total) => onProgress?.('index', done, total));
+    const sparseCdf = given.sparseCdf !== undefined ? given.sparseCdf
+      : opts.cdfQueries > 0 ? sparseCdfTable(bm25, texts, opts.cdfQueries, opts.seed, onProgress) : null;
     const data: KbData = {
       version: 1,
       options: opts,
       docCount: docs.length,
-      itemDoc: Uint32Array.from(itemDoc),
-      itemChunk: Uint32Array.from(itemChunk),
-      itemStart: Uint32Array.from(itemStart),
-      itemEnd: Uint32Array.from(itemEnd),
+      itemDoc: items.itemDoc,
+      itemChunk: items.itemChunk,
+      itemStart: items.itemStart,
+      itemEnd: items.itemEnd,
       bm25: bm25.toData(),
       sparseCdf,
     };
-    return new KnowledgeBase(docs, data, bm25);
+    return new KnowledgeBase(docs, data, bm25, itemTexts, ids);
   }
 
   /** Restores from `data` saved for exactly these documents; throws if they do not fit together. */
