@@ -45,7 +45,9 @@ export type RepoFault =
   /** Answers `status` (JSON error body) to requests whose path contains `path`. */
   | { kind: 'status'; path: string; status: number; times?: number }
   /** Waits `ms` before answering requests whose path contains `path`. */
-  | { kind: 'delay'; path: string; ms: number; times?: number };
+  | { kind: 'delay'; path: string; ms: number; times?: number }
+  /** Answers a resolve of `path` with 302 to `to` (as the Hub sends LFS files to its CDN). */
+  | { kind: 'redirect'; path: string; to: string; times?: number };
 
 interface Commit { sha: string; parent: string | null; title: string; date: string; files: Map<string, Uint8Array> }
 interface Repo { isPrivate: boolean; branches: Map<string, string>; commits: Map<string, Commit> }
@@ -175,10 +177,14 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
       const bytes = commit?.files.get(file);
       if (!commit) { send(404, { error: 'Invalid rev id' }, { 'X-Error-Code': 'RevisionNotFound' }); return; }
       if (!bytes) { send(404, { error: 'Entry not found' }, { 'X-Error-Code': 'EntryNotFound' }); return; }
+      const redirect = takeFault('redirect', file, true);
+      if (redirect) { rec.status = 302; res.writeHead(302, { Location: redirect.to }).end(); return; }
       const size = bytes.byteLength;
       const headers: Record<string, string> = {
         'Content-Type': 'application/octet-stream', ETag: `"${sha256(bytes)}"`, 'Accept-Ranges': 'bytes',
         'X-Repo-Commit': commit.sha,
+        // As the Hub does for LFS files: the linked object's size and hash.
+        ...(size > 10_000 ? { 'X-Linked-Size': String(size), 'X-Linked-ETag': `"${sha256(bytes)}"` } : {}),
       };
       let start = 0;
       let end = size - 1;

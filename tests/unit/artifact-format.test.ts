@@ -56,6 +56,8 @@ describe('parseMeta', () => {
   it('accepts a valid meta.json', () => {
     expect(parseMeta(structuredClone(meta))).toEqual(meta);
     expect(parseMeta({ ...meta, embedder: null, chunking: false, counts: { documents: 5, chunks: 5, queries: 3, qrels: 9 } }).chunking).toBe(false);
+    // Documents without text have no chunks: fewer chunks than documents is valid.
+    expect(parseMeta({ ...meta, counts: { documents: 9, chunks: 5 } }).counts.chunks).toBe(5);
   });
 
   it('refuses unknown versions', () => {
@@ -76,7 +78,7 @@ describe('parseMeta', () => {
     ['an absolute file path', { files: { '/etc/passwd': { bytes: 1, sha256: sha } } }, /is absolute/],
     ['meta.json listing itself', { files: { 'meta.json': { bytes: 1, sha256: sha } } }, /cannot list itself/],
     ['overlap ≥ size', { chunking: { size: 100, overlap: 100 } }, /overlap 100 must be smaller than size 100/],
-    ['fewer chunks than documents', { counts: { documents: 9, chunks: 5 } }, /5 chunks for 9 documents/],
+    ['unchunked items ≠ documents', { chunking: false, counts: { documents: 9, chunks: 5 } }, /5 items for 9 whole documents/],
     ['a missing field', { tokenizer: undefined }, /field tokenizer/],
   ])('refuses %s, naming the field', (_, change, message) => {
     const e = refused(() => parseMeta({ ...structuredClone(meta), ...change }, 'kb/meta.json'));

@@ -76,6 +76,20 @@ async function replaceSigned(a: ArtifactFiles, name: string, bytes: Uint8Array):
   return { ...a, meta, files };
 }
 
+/** chunks.parquet of `kb` written here, with one column left out or its texts changed. */
+function chunksTable(o: { drop?: string; text?: (i: number) => string } = {}): Uint8Array {
+  const n = kb.size;
+  const col = (name: string, type: 'STRING' | 'INT32', f: (i: number) => string | number) => ({ name, type, data: Array.from({ length: n }, (_, i) => f(i)) });
+  return writeTable([
+    col('chunk_id', 'STRING', kb.itemId),
+    col('doc_id', 'STRING', (i) => kb.docOf(i).id),
+    col('chunk_index', 'INT32', (i) => kb.itemSpan(i).chunkIndex),
+    col('char_start', 'INT32', (i) => kb.itemSpan(i).start),
+    col('char_end', 'INT32', (i) => kb.itemSpan(i).end),
+    col('text', 'STRING', o.text ?? ((i) => kb.itemText(i))),
+  ].filter((c) => c.name !== o.drop));
+}
+
 async function refusal(p: Promise<unknown>): Promise<ArtifactError> {
   const e = await p.then(() => null, (x: unknown) => x);
   expect(e).toBeInstanceOf(ArtifactError);
@@ -214,6 +228,37 @@ describe('openArtifact round trip', () => {
   });
 });
 
+describe('other shapes of knowledge base', () => {
+  it('a folder with meta.json and no index_config.json is one index at the root', async () => {
+    const [e] = await listIndexes(memorySource(written.files, 'mem:folder'));
+    expect(e).toEqual({ ...written.entry, path: '' });
+    await expect(listIndexes(memorySource(new Map(), 'mem:empty'))).rejects.toThrow(/mem:empty has neither index_config\.json nor meta\.json/);
+  });
+
+  it('whole documents, a document without text, no vectors, no queries', async () => {
+    const docs = [...corpus().slice(0, 4), { id: 'empty', title: 'Only a title', text: '' }];
+    const whole = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 5 });
+    const chunked = KnowledgeBase.build(docs, { cdfQueries: 5 });
+    for (const k of [whole, chunked]) {
+      const a = await writeArtifact({ id: 'small', title: 'Small', fields: [], kb: k });
+      expect(a.meta.embedder).toBeNull();
+      const o = await openArtifact(memorySource(a.files), '');
+      expect(o.kb.size).toBe(k.size);
+      expect(o.dense).toBeNull();
+      expect(o.queries).toBeNull();
+      expect(Array.from({ length: k.size }, (_, i) => o.kb.itemId(i))).toEqual(Array.from({ length: k.size }, (_, i) => k.itemId(i)));
+      expect(o.kb.bm25.scoreAll('only title tariff')).toEqual(k.bm25.scoreAll('only title tariff'));
+    }
+    expect(Array.from(chunked.data.itemDoc)).not.toContain(4); // the document without text has no chunk
+  });
+
+  it('stops when aborted', async () => {
+    const ctl = new AbortController();
+    ctl.abort();
+    await expect(openArtifact(repo(written).source, 'test-kb', { signal: ctl.signal })).rejects.toThrow(/abort/i);
+  });
+});
+
 describe('openArtifact refusals', () => {
   it('a file whose SHA-256 differs from meta.json, naming it', async () => {
     const { files } = repo(written);
@@ -235,15 +280,7 @@ describe('openArtifact refusals', () => {
   });
 
   it('parquet missing a column, naming file and column', async () => {
-    const n = kb.size;
-    const table = writeTable([
-      { name: 'chunk_id', type: 'STRING', data: Array.from({ length: n }, (_, i) => kb.itemId(i)) },
-      { name: 'doc_id', type: 'STRING', data: Array.from({ length: n }, (_, i) => kb.docOf(i).id) },
-      { name: 'chunk_index', type: 'INT32', data: Array.from({ length: n }, (_, i) => kb.itemSpan(i).chunkIndex) },
-      { name: 'char_start', type: 'INT32', data: Array.from({ length: n }, (_, i) => kb.itemSpan(i).start) },
-      { name: 'text', type: 'STRING', data: Array.from({ length: n }, (_, i) => kb.itemText(i)) },
-    ]);
-    const e = await refusal(openArtifact(memorySource((await replaceSigned(written, 'chunks.parquet', table)).files), ''));
+    const e = await refusal(openArtifact(memorySource((await replaceSigned(written, 'chunks.parquet', chunksTable({ drop: 'char_end' }))).files), ''));
     expect(e.file).toBe('chunks.parquet');
     expect(e.message).toMatch(/missing column "char_end"/);
   });
@@ -256,16 +293,7 @@ describe('openArtifact refusals', () => {
   });
 
   it('a chunk text that is not its document\'s slice', async () => {
-    const n = kb.size;
-    const texts = Array.from({ length: n }, (_, i) => (i === 2 ? 'changed text' : kb.itemText(i)));
-    const table = writeTable([
-      { name: 'chunk_id', type: 'STRING', data: Array.from({ length: n }, (_, i) => kb.itemId(i)) },
-      { name: 'doc_id', type: 'STRING', data: Array.from({ length: n }, (_, i) => kb.docOf(i).id) },
-      { name: 'chunk_index', type: 'INT32', data: Array.from({ length: n }, (_, i) => kb.itemSpan(i).chunkIndex) },
-      { name: 'char_start', type: 'INT32', data: Array.from({ length: n }, (_, i) => kb.itemSpan(i).start) },
-      { name: 'char_end', type: 'INT32', data: Array.from({ length: n }, (_, i) => kb.itemSpan(i).end) },
-      { name: 'text', type: 'STRING', data: texts },
-    ]);
+    const table = chunksTable({ text: (i) => (i === 2 ? 'changed text' : kb.itemText(i)) });
     const e = await refusal(openArtifact(memorySource((await replaceSigned(written, 'chunks.parquet', table)).files), ''));
     expect(e.message).toMatch(/row 2: the chunk text is not characters/);
   });

@@ -164,6 +164,21 @@ describe('hubSource', () => {
     await expect(hubSource({ repo: REPO, hubUrl: hub.url, token: 'not-a-token' })).rejects.toThrow(/must look like hf_/);
   });
 
+  test('a resolve redirected to another origin (a CDN) is followed without the token', async () => {
+    hub.addRepo('tester/secret', new Map([['kb/x.bin', big]]), { private: true });
+    const cdn = await serveHubRepos();
+    try {
+      cdn.addRepo('cdn/objects', new Map([['x.bin', big]]));
+      hub.faults.push({ kind: 'redirect', path: 'kb/x.bin', to: `${cdn.url}/datasets/cdn/objects/resolve/main/x.bin` });
+      const src = await hubSource({ repo: 'tester/secret', hubUrl: hub.url, token: TOKEN, ...fast });
+      expect(sha256((await src.read('kb/x.bin', { size: big.byteLength, sha256: sha256(big) }))!)).toBe(sha256(big));
+      expect(hub.requests.filter((r) => r.path.endsWith('kb/x.bin')).map((r) => [r.status, r.auth])).toEqual([[302, true]]);
+      expect(cdn.requests.map((r) => [r.path, r.auth])).toEqual([['/datasets/cdn/objects/resolve/main/x.bin', false]]);
+    } finally {
+      await cdn.close();
+    }
+  });
+
   test('a second open with the server closed works from the cache, with no request', async () => {
     const cache = memoryArtifactCache();
     const first = await hubSource({ repo: REPO, hubUrl: hub.url, cache, ...fast });
@@ -194,8 +209,37 @@ describe('hubSource', () => {
     const full: ArtifactFileCache = { ...inner, putFile: async () => { throw new DOMException('full', 'QuotaExceededError'); } };
     const src = await hubSource({ repo: REPO, hubUrl: hub.url, cache: full, ...fast });
     expect(await src.read('kb/meta.json')).toEqual(meta);
-    expect(src.lastNote).toMatch(/^kb\/meta\.json: the browser storage quota is full/);
+    expect(src.lastNote).toMatch(/^kb\/meta\.json: the browser storage is full, so this file is not cached and will be downloaded again next time/);
     expect(inner.files.size).toBe(0);
+  });
+
+  test('a host that ignores Range after a cut (200 with the whole file) still yields the right bytes', async () => {
+    hub.faults.push({ kind: 'cut', path: 'kb/embeddings.npy', afterBytes: 120_000, times: 1 });
+    const noRange: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.delete('range');
+      return fetch(input, { ...init, headers });
+    };
+    const src = await hubSource({ repo: REPO, hubUrl: hub.url, fetch: noRange, ...fast });
+    const b = await src.read('kb/embeddings.npy', { size: big.byteLength, sha256: sha256(big) });
+    expect(sha256(b!)).toBe(sha256(big));
+    const gets = hub.requests.filter((r) => r.path.endsWith('embeddings.npy'));
+    expect(gets.map((r) => [r.range, r.status])).toEqual([[null, 200], [null, 200]]);
+  });
+
+  test('an abort mid-download rejects as an abort (not a network fault), with no retry and nothing cached', async () => {
+    hub.faults.push({ kind: 'delay', path: 'kb/meta.json', ms: 200, times: 1 });
+    const cache = memoryArtifactCache();
+    const src = await hubSource({ repo: REPO, hubUrl: hub.url, cache, ...fast });
+    const ac = new AbortController();
+    const read = src.read('kb/embeddings.npy', { size: big.byteLength, sha256: sha256(big), signal: ac.signal, onProgress: () => ac.abort() });
+    await expect(read).rejects.toMatchObject({ name: 'AbortError' });
+    const waiting = new AbortController();
+    const delayed = src.read('kb/meta.json', { signal: waiting.signal });
+    waiting.abort();
+    await expect(delayed).rejects.toMatchObject({ name: 'AbortError' });
+    expect(hub.requests.filter((r) => r.path.endsWith('embeddings.npy'))).toHaveLength(1);
+    expect(cache.files.size).toBe(0);
   });
 
   test('a cached copy that does not match the expected hash is not used', async () => {

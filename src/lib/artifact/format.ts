@@ -165,8 +165,8 @@ export function parseMeta(json: unknown, file = 'meta.json'): ArtifactMeta {
   if (m.chunking !== false && m.chunking.overlap >= m.chunking.size) {
     throw new ArtifactError(file, `field chunking: overlap ${m.chunking.overlap} must be smaller than size ${m.chunking.size}`);
   }
-  if (m.counts.chunks < m.counts.documents && m.chunking !== false) {
-    throw new ArtifactError(file, `field counts: ${m.counts.chunks} chunks for ${m.counts.documents} documents (every document has at least one chunk)`);
+  if (m.chunking === false && m.counts.chunks !== m.counts.documents) {
+    throw new ArtifactError(file, `field counts: ${m.counts.chunks} items for ${m.counts.documents} whole documents (unchunked, they are the same)`);
   }
   return m;
 }

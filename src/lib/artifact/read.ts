@@ -205,7 +205,9 @@ export async function openArtifact(source: FileSource, path: string, opts: OpenA
   const notes: string[] = [];
 
   const docs = await readDocs(r, meta.counts.documents);
+  opts.signal?.throwIfAborted();
   const items = await readChunks(r, docs, meta.counts.chunks, meta.chunking !== false);
+  opts.signal?.throwIfAborted();
   const options = kbOptionsOf(meta);
   const analyzer = { stem: meta.tokenizer.stem, removeStopWords: meta.tokenizer.remove_stop_words, stopWords: new Set(meta.tokenizer.stop_words) };
   const bm25 = meta.bm25 === 'postings' ? await readPostings(r, meta) : undefined;
@@ -218,6 +220,7 @@ export async function openArtifact(source: FileSource, path: string, opts: OpenA
     throw new ArtifactError(r.path(bm25 ? 'bm25/' : FILES.chunks), `${(e as Error).message}: rebuild the index`);
   }
 
+  opts.signal?.throwIfAborted();
   const dense = await readDense(r, meta, opts, notes);
   const { queries, qrels } = await readQueries(r, meta);
   return { id: meta.id, descriptor: descriptorOf(meta, source), kb, dense, queries, qrels, notes, bytes: r.bytes };

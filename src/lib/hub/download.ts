@@ -7,9 +7,8 @@
  */
 import { ArtifactError } from '../artifact/types.ts';
 import { hostOf, isNetworkError, onOrigin } from '../data/hub-reach.ts';
-import type { ArtifactFileCache } from '../store/artifact-cache.ts';
+import { cacheWriteNote, type ArtifactFileCache } from '../store/artifact-cache.ts';
 import { sha256Hex } from '../store/checksum.ts';
-import { saveFailure } from '../store/db.ts';
 
 export type Fetch = typeof fetch;
 
@@ -203,6 +202,6 @@ export async function keep(cache: ArtifactFileCache | null, key: string, bytes: 
     await cache.putFile(key, bytes);
     return null;
   } catch (e) {
-    return `${file}: ${saveFailure(e, 'downloaded file')}`;
+    return cacheWriteNote(e, file);
   }
 }

@@ -8,7 +8,7 @@
  * that wanted it: it sets `lastNote` for the UI.
  */
 import { sha256Hex } from './checksum.ts';
-import { database, saveFailure } from './db.ts';
+import { database } from './db.ts';
 import { ArtifactFileRecordSchema, ArtifactRefRecordSchema, checkStored } from './record-schemas.ts';
 
 export interface ArtifactFileCache {
@@ -22,6 +22,14 @@ export interface ArtifactFileCache {
 }
 
 const STORE = 'artifacts';
+
+/** What the user reads when a verified file could not be cached (the read itself succeeded). */
+export function cacheWriteNote(e: unknown, file: string): string {
+  const err = e as DOMException;
+  return err?.name === 'QuotaExceededError'
+    ? `${file}: the browser storage is full, so this file is not cached and will be downloaded again next time (free space by deleting cached knowledge bases or site data)`
+    : `${file}: could not be cached (${err?.message ?? String(e)}); it will be downloaded again next time`;
+}
 /** Format of the records in the `artifacts` store. */
 export const ARTIFACT_RECORD_VERSION = 1;
 
@@ -68,7 +76,7 @@ export function indexedDbArtifactCache(): ArtifactFileCache {
       try {
         await (await database()).put(STORE, rec);
       } catch (e) {
-        cache.lastNote = saveFailure(e, 'downloaded artifact file');
+        cache.lastNote = cacheWriteNote(e, key);
         throw e;
       }
     },
@@ -86,7 +94,7 @@ export function indexedDbArtifactCache(): ArtifactFileCache {
       try {
         await (await database()).put(STORE, { key: `ref:${key}`, schemaVersion: ARTIFACT_RECORD_VERSION, sha, savedAt: Date.now() });
       } catch (e) {
-        cache.lastNote = saveFailure(e, 'revision of the knowledge base');
+        cache.lastNote = cacheWriteNote(e, `the revision ${key}`);
       }
     },
   };
