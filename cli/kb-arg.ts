@@ -186,10 +186,15 @@ export async function openKb(values: { kb?: string | undefined; 'token-env'?: st
     label = arg.dir;
   } else {
     const token = tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo');
-    source = await hubSource({
-      repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
-      ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
-    });
+    try {
+      // Resolving the revision is the first request: an unreachable host or a private repo fails here.
+      source = await hubSource({
+        repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
+        ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
+      });
+    } catch (e) {
+      return artifactFault(e);
+    }
     label = source.label;
   }
   if (opts.hnsw && !(await ensureIndexedDb())) throw new CliError('--index hnsw: restoring a shipped HNSW graph needs IndexedDB, and fake-indexeddb is not installed (npm install fake-indexeddb)');

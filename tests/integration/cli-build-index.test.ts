@@ -283,6 +283,17 @@ describe('push to the Hub and read back', () => {
     const { mean_ms: _c, p95_ms: _d, ...here } = local.modes.sparse;
     expect(remote).toEqual(here);
 
+    // A private repo: without the token a one-line refusal (exit 2), with it the same metrics.
+    hub.addRepo('me/priv', out, { private: true });
+    r = await cli(['eval-beir', '--kb', 'hub:me/priv'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/private/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    r = await cli(['eval-beir', '--kb', 'hub:me/priv', '--token-env', 'RAG_LAB_TEST_HF', '--json'], env);
+    ok(r);
+    const { mean_ms: _e, p95_ms: _f, ...priv } = lastJson(r).modes.sparse;
+    expect(priv).toEqual(here);
+
     // Someone else commits an index between our read of main and our commit: the 412 makes the push re-read and
     // merge, so both entries survive.
     const other = { id: 'other', title: 'Other', description: '', path: 'other', counts: { documents: 1, chunks: 1 }, embedder: null, created: '2026-01-01T00:00:00.000Z', format_version: 1 };
