@@ -21,6 +21,7 @@ import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
 import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, LocalFileReport, PipelineView } from './bench-api.ts';
 import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
+import { kbConfigKey } from '../src/lib/data/kb-registry.ts';
 import { lexicalPipelineEvaluator, runRagbenchPipeline } from '../src/lib/eval/ragbench-pipeline.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
@@ -39,6 +40,10 @@ const local = new Map<string, { file: string; rows: RagbenchRow[] }>();
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let controller: AbortController | null = null;
 
+/**
+ * Validate mode scores a RAGBench row's own response against its own documents: no knowledge base of the app is
+ * involved, so none is part of this hash (rows cached before knowledge bases had ids stay valid).
+ */
 function scoringConfig(c: BenchConfig): ScoringConfig {
   // Rate limits change how fast rows are scored, not their scores: they stay out of the hash.
   if (c.evaluator === 'nli') return { evaluator: 'nli', mode: 'validate', version: SCORING_VERSION, settings: { ...c.nliModels } };
@@ -103,7 +108,9 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
   const provider = createProvider({ provider: rag.llm.provider, baseUrl: rag.llm.baseUrl ?? undefined, model: rag.llm.model, apiKey: apiKey ?? undefined });
   const { search, embedder } = await pipelineModels(rag);
   const settings = pipelineSettingsText(rag);
-  const hash = (await sha256Hex(JSON.stringify(['pipeline', SCORING_VERSION, rag]))).slice(0, 24);
+  // The knowledge bases the answers come from (each subset's documents) are part of what the hash names.
+  const kbs = config.subsets.map((subset) => kbConfigKey({ kind: 'ragbench', subset }));
+  const hash = (await sha256Hex(JSON.stringify(['pipeline', SCORING_VERSION, kbs, rag]))).slice(0, 24);
   const views: PipelineView[] = [];
   const loadIssues: string[] = [];
   for (const subset of config.subsets) {

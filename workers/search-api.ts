@@ -10,25 +10,66 @@ import type { Calibration } from '../src/lib/retrieval/calibrate.ts';
 import type { MetaFilter } from '../src/lib/retrieval/filter.ts';
 import type { RetrievalMode, Availability } from '../src/lib/retrieval/modes.ts';
 import type { SearchHit, SearchTelemetry } from '../src/lib/retrieval/search.ts';
+import type { Facet, KbDescriptor, KbSourceRef } from '../src/lib/data/kb-source.ts';
+import type { DenseOwner } from '../src/lib/models/readiness.ts';
+import type { LoadedModel } from './models-api.ts';
 
-export type LoadStage = 'download' | OpenStage;
+/** `download-file`: one file of an index artifact (named in `file`), bytes done / total. */
+export type LoadStage = 'download' | 'download-file' | 'artifact-open' | OpenStage;
 
 export interface LoadProgress {
   stage: LoadStage | DenseStage;
   done: number;
   total: number;
+  /** The artifact file being downloaded (stage 'download-file'). */
+  file?: string;
+}
+
+/** What `open` is given: where the knowledge base comes from, plus what only the page knows. */
+export type KbOpenRequest =
+  | { kind: 'embedded'; id: string; baseUrl: string }
+  | {
+    kind: 'hub'; repo: string; revision: string; path: string;
+    /** The Hub the user configured in Settings (never one from a link). */
+    hubUrl: string;
+    /** The user's hf_ token, sent only to `hubUrl` when it is https://huggingface.co or typed in Settings. */
+    token: string | null;
+  };
+
+/** An index listed in a Hub repo's index_config.json. */
+export interface IndexChoice {
+  id: string;
+  title: string;
+  description: string;
+  path: string;
+  documents: number | null;
+  chunks: number | null;
+  embedder: string | null;
 }
 
 export interface KbInfo {
+  /** The knowledge base's id (`sotu`, `hub:owner/name/path@revision`), part of every config hash. */
   corpusId: string;
+  descriptor: KbDescriptor;
+  /** Facets computed from the documents for the descriptor's fields (`facetsOf`). */
+  facets: Facet[];
   documents: number;
   items: number;
-  source: 'cache' | 'built';
+  /** `artifact`: read from an index artifact (no indexing in the tab). */
+  source: 'cache' | 'built' | 'artifact';
   cacheNote: string | null;
   buildMs: number;
-  facets: { yearMin: number; yearMax: number; parties: string[] };
-  modes: Record<RetrievalMode, Availability>;
+  /** The commit sha an artifact was read at, when the source knows it (pins the config hash). */
+  revisionSha: string | null;
+  /** The model that made the knowledge base's vectors (null: no dense index yet). */
+  dense: DenseOwner | null;
+  /** Vectors the artifact ships, attached when dense search is enabled with this embedder (id, dim). */
+  artifactEmbedder: { id: string; dim: number } | null;
+  /** Things the user should know about this knowledge base (ignored files, BM25 rebuilt…). */
+  notes: string[];
 }
+
+export type { KbSourceRef };
 
 export interface SearchRequest {
   query: string;
@@ -59,6 +100,8 @@ export type ModeAvailability = Record<RetrievalMode, Availability>;
 
 export interface DenseInfo extends DenseSetup {
   model: ModelSpec;
+  /** Who owns the vectors now (what mode availability is derived from). */
+  owner: DenseOwner;
 }
 
 export interface SearchWorkerApi {
@@ -66,13 +109,25 @@ export interface SearchWorkerApi {
   configureModels(settings: ModelSettings): void;
   /** Gives this worker a direct line to the models worker. */
   attachModels(port: MessagePort): void;
-  /** Embeds every chunk with the loaded embedding model (or reads the cached vectors) and enables dense modes. */
+  /**
+   * The models worker's loaded list, mirrored from the page (ModelsState) whenever it changes: mode availability is
+   * derived from it and the knowledge base each time it is asked.
+   */
+  setLoadedModels(loaded: LoadedModel[]): void;
+  /**
+   * Gives the knowledge base its dense side with the loaded embedding model: the artifact's vectors when it ships
+   * them for this model, else embeds every chunk (or reads the cached vectors).
+   */
   enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo>;
-  /** Uses the loaded cross-encoder for the rerank modes. */
-  enableReranker(): Promise<ModeAvailability>;
   modes(): ModeAvailability;
-  /** Downloads (or reads from the HTTP cache) the corpus file, then opens its index. */
-  openEmbedded(corpusUrl: string, onProgress: (p: LoadProgress) => void): Promise<KbInfo>;
+  /**
+   * Opens a knowledge base: the embedded one (its shipped BM25 artifact when the build has one, else the corpus file
+   * indexed here) or an index artifact of a Hub dataset repo (per-file progress). Until it resolves, the knowledge
+   * base opened before stays open; on failure it still is.
+   */
+  open(request: KbOpenRequest, onProgress: (p: LoadProgress) => void): Promise<KbInfo>;
+  /** The indexes a Hub dataset repo lists in its index_config.json. */
+  listHubIndexes(request: Omit<Extract<KbOpenRequest, { kind: 'hub' }>, 'path'>): Promise<IndexChoice[]>;
   /**
    * Runs a query and answers with its final result. In rerank modes `onFirst` gets the fused results first
    * (`telemetry.pending` names the stages still running); a newer search supersedes this one.

@@ -3,17 +3,22 @@
  * Search worker: downloads and indexes the knowledge base, answers queries. Nothing here runs on the main thread.
  */
 import * as Comlink from 'comlink';
-import { sotuDocuments } from '../src/lib/data/sotu.ts';
-import { MODE_IDS, modeAvailability } from '../src/lib/retrieval/modes.ts';
+import { SOTU_FILE, sotuDescriptor, sotuDocuments } from '../src/lib/data/sotu.ts';
+import { facetsOf, type KbDescriptor } from '../src/lib/data/kb-source.ts';
+import { kbIdOf } from '../src/lib/data/kb-registry.ts';
+import type { ArtifactDense, OpenedArtifact } from '../src/lib/artifact/types.ts';
+import { modeTable, NEED_EMBEDDER, readiness, type DenseOwner } from '../src/lib/models/readiness.ts';
 import { highlightSpans } from '../src/lib/retrieval/highlight.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { capabilitiesOf, searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
+import { searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
 import { RerankCache } from '../src/lib/retrieval/rerank-cache.ts';
 import { LruMap } from '../src/lib/lru.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
-import type { TextEmbedder } from '../src/lib/models/types.ts';
-import { attachDense } from '../src/lib/store/dense-loader.ts';
+import type { ModelSpec, TextEmbedder } from '../src/lib/models/types.ts';
+import { attachDense, type DenseSetup } from '../src/lib/store/dense-loader.ts';
+import { artifacts } from './artifact-adapter.ts';
+import { embedderMismatch } from '../src/lib/artifact/attach.ts';
 import type { LoadedModel, ModelsWorkerApi } from './models-api.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { configureModels } from '../src/lib/models/env.ts';
@@ -23,27 +28,29 @@ import { batchDeltas } from '../src/lib/rag/delta-batch.ts';
 import { indexedDbTransformCache } from '../src/lib/store/transform-cache.ts';
 import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
 
-let kb: KnowledgeBase | null = null;
-let kbKey = '';
+/** The open knowledge base of this worker (one per worker: the page opens another one in a fresh worker). */
+interface OpenKb {
+  kb: KnowledgeBase;
+  /** Cache key of its index and vectors (corpus id, content hash or pinned revision, options). */
+  key: string;
+  info: KbInfo;
+  /** Vectors an artifact ships, attached by enableDense when the loaded embedder made them. */
+  artifactDense: ArtifactDense | null;
+}
+let current: OpenKb | null = null;
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
-let denseReady = false;
+/** The models worker's loaded list as the page last mirrored it (the one owner of model readiness). */
+let loadedModels: LoadedModel[] = [];
 let askAbort: AbortController | null = null;
-let rerankerReady = false;
-/**
- * The models behind the dense and rerank stages, as the models worker reported them when they were enabled. A model
- * only changes (e.g. WebGPU lost → WASM) in a fresh models worker, which re-enables the modes, so these stay current.
- */
-let stageModels: { embed: LoadedModel | null; rerank: LoadedModel | null } = { embed: null, rerank: null };
-const NEED_EMBEDDER = 'Dense search needs an embedding model: load one under Settings → Models.';
-const NEED_RERANKER = 'Reranking needs a cross-encoder: load one under Settings → Models.';
 
 /** Query embeddings of this session (LRU, 256 queries). */
 const queryVectors = new LruMap<string, Float32Array>(256);
-async function embedQuery(query: string): Promise<Float32Array> {
-  const hit = queryVectors.get(query);
+async function embedQuery(query: string, spec: ModelSpec): Promise<Float32Array> {
+  const key = `${spec.id}\u0000${spec.dtype}\u0000${spec.device}\u0000${query}`;
+  const hit = queryVectors.get(key);
   if (hit) return hit;
   const v = await models!.embed([query], 'query');
-  queryVectors.set(query, v);
+  queryVectors.set(key, v);
   return v;
 }
 /**
@@ -55,13 +62,17 @@ const rerankCache = new RerankCache();
 let searchAbort: AbortController | null = null;
 const SUPERSEDED = 'A newer search replaced this one.';
 
+/** The stage models, derived each time from the loaded list and the knowledge base's vectors (no flags). */
+function stageModels() {
+  return readiness(current?.info.dense ?? null, models ? loadedModels : []);
+}
+
 function searchModels() {
-  const ce = stageModels.rerank?.spec;
+  const { embed, rerank } = stageModels();
+  const ce = rerank?.spec;
   return {
-    encoder: denseReady && models ? { embedQuery } : null,
-    reranker: rerankerReady && models && ce
-      ? { rerank: (q: string, ps: readonly string[]) => models!.rerank(q, [...ps]), model: { id: ce.id, dtype: ce.dtype, device: ce.device } }
-      : null,
+    encoder: embed ? { embedQuery: (q: string) => embedQuery(q, embed.spec) } : null,
+    reranker: ce ? { rerank: (q: string, ps: readonly string[]) => models!.rerank(q, [...ps]), model: { id: ce.id, dtype: ce.dtype, device: ce.device } } : null,
     rerankCache,
   };
 }
@@ -69,8 +80,9 @@ function searchModels() {
 /** A core outcome as the page shows it: each hit with its document's title, text and highlights, plus the models used. */
 function view(base: KnowledgeBase, out: SearchOutcome): SearchResponse {
   if (out.status === 'empty' || out.status === 'unavailable') return out;
+  const stage = stageModels();
   const used = out.telemetry.stages.flatMap((s) => {
-    const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stageModels[s.stage] : null;
+    const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stage[s.stage] : null;
     return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
   });
   if (used.length) out.telemetry.models = used;
@@ -83,8 +95,7 @@ function view(base: KnowledgeBase, out: SearchOutcome): SearchResponse {
 }
 
 function availability(): ModeAvailability {
-  const caps = { ...capabilitiesOf(kb!, searchModels()), denseReason: NEED_EMBEDDER, rerankerReason: NEED_RERANKER };
-  return Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as ModeAvailability;
+  return modeTable(current?.kb.dense ? current.info.dense : null, models ? loadedModels : []);
 }
 
 async function download(url: string, onProgress: (p: LoadProgress) => void): Promise<string> {
@@ -112,38 +123,84 @@ async function download(url: string, onProgress: (p: LoadProgress) => void): Pro
   return new TextDecoder().decode(bytes);
 }
 
-const api: SearchWorkerApi = {
-  async openEmbedded(corpusUrl, onProgress) {
-    const text = await download(corpusUrl, onProgress);
-    let json: unknown;
+/** The embedded corpus: its shipped BM25 artifact when the build has one (no indexing), else its JSON file. */
+async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => void): Promise<OpenKb> {
+  const folder = new URL('corpora/', baseUrl).href;
+  const notes: string[] = [];
+  // A static host answering unknown paths with index.html (a dev server, an SPA fallback) has no artifact either.
+  const config = await fetch(new URL('index_config.json', folder)).then(async (r) => r.ok && (await r.text()).trimStart().startsWith('{'), () => false);
+  if (config) {
     try {
-      json = JSON.parse(text);
-    } catch {
-      throw new Error(`The corpus file at ${corpusUrl} is not valid JSON.`);
+      const t0 = performance.now();
+      const opened = await artifacts.openArtifact(artifacts.httpFolderSource({ baseUrl: folder }), sotuDescriptor.id, { onProgress: fileProgress(onProgress) });
+      return fromArtifact(opened, sotuDescriptor, sotuDescriptor.id, null, performance.now() - t0);
+    } catch (e) {
+      notes.push(`The shipped index could not be read (${(e as Error).message}); the corpus was indexed in this tab instead.`);
     }
-    const docs = sotuDocuments(json);
-    const hash = (await sha256Hex(text)).slice(0, 16);
-    const opened = await openKnowledgeBase('sotu', docs, hash, {}, (stage, done, total) => onProgress({ stage, done, total }));
-    kb = opened.kb;
-    kbKey = opened.cacheKey;
-    denseReady = false;
+  }
+  const corpusUrl = new URL(SOTU_FILE, baseUrl).href;
+  const text = await download(corpusUrl, onProgress);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`The corpus file at ${corpusUrl} is not valid JSON.`);
+  }
+  const docs = sotuDocuments(json);
+  const hash = (await sha256Hex(text)).slice(0, 16);
+  const opened = await openKnowledgeBase(sotuDescriptor.id, docs, hash, {}, (stage, done, total) => onProgress({ stage, done, total }));
+  const info: KbInfo = {
+    corpusId: sotuDescriptor.id, descriptor: sotuDescriptor, facets: facetsOf(sotuDescriptor.fields, docs),
+    documents: docs.length, items: opened.kb.size, source: opened.source, cacheNote: opened.cacheNote, buildMs: opened.buildMs,
+    revisionSha: null, dense: null, artifactEmbedder: null, notes,
+  };
+  return { kb: opened.kb, key: opened.cacheKey, info, artifactDense: null };
+}
+
+const fileProgress = (onProgress: (p: LoadProgress) => void) => (file: string, done: number, total: number) => onProgress({ stage: 'download-file', file, done, total });
+
+function fromArtifact(opened: OpenedArtifact, descriptor: KbDescriptor, id: string, revisionSha: string | null, ms: number): OpenKb {
+  const dense = opened.dense;
+  const info: KbInfo = {
+    corpusId: id, descriptor, facets: facetsOf(descriptor.fields, opened.kb.docs),
+    documents: opened.kb.docs.length, items: opened.kb.size, source: 'artifact', cacheNote: null, buildMs: ms, revisionSha,
+    dense: null, artifactEmbedder: dense ? { id: dense.embedder.id, dim: dense.embedder.dim } : null, notes: [...opened.notes],
+  };
+  return { kb: opened.kb, key: `${revisionSha ? `${id}#${revisionSha}` : id}:artifact`, info, artifactDense: dense };
+}
+
+const api: SearchWorkerApi = {
+  async open(request, onProgress) {
+    let next: OpenKb;
+    if (request.kind === 'embedded') {
+      if (request.id !== sotuDescriptor.id) throw new Error(`Unknown embedded knowledge base "${request.id}".`);
+      next = await openEmbedded(request.baseUrl, onProgress);
+    } else {
+      const ref = { kind: 'hub' as const, repo: request.repo, revision: request.revision, path: request.path };
+      const t0 = performance.now();
+      const source = await artifacts.hubSource({ repo: request.repo, revision: request.revision, hubUrl: request.hubUrl, token: request.token });
+      const opened = await artifacts.openArtifact(source, request.path, { onProgress: fileProgress(onProgress) });
+      const sha = source.revisionSha ?? (/^[0-9a-f]{40}$/.test(request.revision) ? request.revision : null);
+      // The descriptor is the artifact's; its id and source are where it was opened from (links and hashes use them).
+      const descriptor: KbDescriptor = { ...opened.descriptor, id: kbIdOf(ref), source: ref };
+      next = fromArtifact(opened, descriptor, kbIdOf(ref), sha, performance.now() - t0);
+      next.info.notes.push(...source.notes);
+      // A branch or tag without a known commit: vectors embedded here are cached under the content they embed.
+      if (!sha) next.key = `${next.key}:${(await sha256Hex(opened.kb.docs.map((d) => `${d.id}\u0000${d.text}`).join('\u0001'))).slice(0, 16)}`;
+    }
+    current = next;
     rerankCache.clear();
-    const years = docs.map((d) => Number(d.meta?.year));
-    const info: KbInfo = {
-      corpusId: 'sotu',
-      documents: docs.length,
-      items: kb.size,
-      source: opened.source,
-      cacheNote: opened.cacheNote,
-      buildMs: opened.buildMs,
-      facets: {
-        yearMin: Math.min(...years),
-        yearMax: Math.max(...years),
-        parties: [...new Set(docs.map((d) => String(d.meta?.party)))].sort(),
-      },
-      modes: availability(),
-    };
-    return info;
+    queryVectors.clear();
+    return next.info;
+  },
+
+  async listHubIndexes(request) {
+    const source = await artifacts.hubSource({ repo: request.repo, revision: request.revision, hubUrl: request.hubUrl, token: request.token });
+    const list = await artifacts.listIndexes(source);
+    return list.map((x) => ({
+      id: x.id, title: x.title || x.id, description: x.description, path: x.path,
+      documents: x.counts.documents, chunks: x.counts.chunks, embedder: x.embedder,
+    }));
   },
 
   configureModels(settings) {
@@ -153,37 +210,43 @@ const api: SearchWorkerApi = {
   },
 
   attachModels(port) {
-    // A new models worker has nothing loaded yet: the model modes go off until enabled again.
+    // Query vectors of the old models worker's model may not match the new one's: computed again on demand.
     models = Comlink.wrap<ModelsWorkerApi>(port);
-    denseReady = false;
-    rerankerReady = false;
-    stageModels = { embed: null, rerank: null };
     queryVectors.clear();
   },
 
+  setLoadedModels(loaded) {
+    loadedModels = loaded;
+  },
+
   async enableDense(onProgress) {
-    if (!kb) throw new Error('The knowledge base is not loaded yet.');
+    const open = current;
+    if (!open) throw new Error('The knowledge base is not loaded yet.');
     if (!models) throw new Error('The models worker is not connected.');
     const info = (await models.loaded()).find((m) => m.task === 'embedder');
     if (!info || info.dim === null) throw new Error(NEED_EMBEDDER);
     const remote = models;
-    const embedder: TextEmbedder = { spec: info.spec, dim: info.dim, embed: (texts, kind) => remote.embed([...texts], kind) };
-    denseReady = false;
-    queryVectors.clear();
-    const setup = await attachDense(kb, embedder, { kbKey, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
+    const shipped = open.artifactDense;
+    let setup: DenseSetup;
+    let owner: DenseOwner;
+    if (shipped) {
+      const need = shipped.embedder;
+      const why = embedderMismatch(shipped, { spec: info.spec, dim: info.dim });
+      if (why) throw new Error(`${open.info.descriptor.title}: ${why}.`);
+      onProgress({ stage: 'vector-index', done: 0, total: 1 });
+      const r = await artifacts.attachArtifactDense(open.kb, shipped, { spec: info.spec, dim: info.dim });
+      onProgress({ stage: 'vector-index', done: 1, total: 1 });
+      setup = { source: 'cache', cacheNote: null, dim: info.dim, index: r.index as DenseSetup['index'], indexSource: 'cache', indexMs: r.indexMs, embedMs: 0 };
+      owner = { id: need.id, dtype: null, device: null, dim: need.dim };
+    } else {
+      const embedder: TextEmbedder = { spec: info.spec, dim: info.dim, embed: (texts, kind) => remote.embed([...texts], kind) };
+      setup = await attachDense(open.kb, embedder, { kbKey: open.key, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
+      owner = { id: info.spec.id, dtype: info.spec.dtype, device: info.spec.device, dim: info.dim };
+    }
     // The models worker was replaced meanwhile (the user cancelled, or it restarted): these vectors' model is gone.
     if (models !== remote) throw new Error('The model runtime restarted while the dense index was built; enable the models again.');
-    denseReady = true;
-    stageModels.embed = info;
-    return { ...setup, model: info.spec };
-  },
-
-  async enableReranker() {
-    if (!models) throw new Error('The models worker is not connected.');
-    stageModels.rerank = (await models.loaded()).find((m) => m.task === 'cross-encoder') ?? null;
-    rerankerReady = stageModels.rerank !== null;
-    if (!rerankerReady) throw new Error(NEED_RERANKER);
-    return availability();
+    open.info = { ...open.info, dense: owner };
+    return { ...setup, model: info.spec, owner };
   },
 
   modes() {
@@ -195,7 +258,8 @@ const api: SearchWorkerApi = {
       status: 'error', answer: '', partial: false, citations: [], invalidCitations: [], contexts: [], trace: [],
       reason, finishReason: null, usage: null, ms: 0,
     });
-    if (!kb) return failed('The knowledge base is not loaded yet.');
+    if (!current) return failed('The knowledge base is not loaded yet.');
+    const kb = current.kb;
     askAbort?.abort();
     const controller = new AbortController();
     askAbort = controller;
@@ -216,11 +280,11 @@ const api: SearchWorkerApi = {
   },
 
   async search(req: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {
-    if (!kb) return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
+    if (!current) return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
     searchAbort?.abort();
     const controller = new AbortController();
     searchAbort = controller;
-    const base = kb;
+    const base = current.kb;
     try {
       const steps = await searchSteps(base, req.query, req, searchModels());
       if (controller.signal.aborted) return { status: 'superseded', reason: SUPERSEDED, hits: [], telemetry: null };

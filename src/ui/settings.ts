@@ -38,6 +38,11 @@ export const SettingsSchema = v.object({
   crossEncoder: Spec,
   /** NLI model for the Benchmark tab's local TRACe evaluator. */
   nli: Spec,
+  /**
+   * The Hub whose dataset repos hold index artifacts (knowledge bases). The user's hf_ token is sent only here, and a
+   * link can never change it.
+   */
+  hubUrl: HostUrl,
   /** Hugging Face dataset viewer (rows API) the Benchmark tab loads RAGBench from. */
   datasetsHost: HostUrl,
   /** Load the models and embed the corpus when the app opens. */
@@ -59,6 +64,7 @@ const defaults: Settings = {
   embedder: { id: DEFAULT_MODELS.embedder, dtype: 'q8', device: 'wasm' },
   crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
   nli: { id: DEFAULT_MODELS.nli, dtype: 'q8', device: 'wasm' },
+  hubUrl: 'https://huggingface.co/',
   datasetsHost: DATASET_VIEWER,
   autoLoadModels: false,
   threads: 'auto',

@@ -1,13 +1,18 @@
 /**
  * The Search tab's state in the page URL (`?q=…&mode=…`), so a search is a shareable link and nothing typed is
- * lost on reload. Unknown or invalid values fall back to defaults, blank ones count as absent, repeated parties
+ * lost on reload. Unknown or invalid values fall back to defaults, blank ones count as absent, repeated filter values
  * are kept once — each with a warning for the user.
+ *
+ * Filters are generic, by metadata field: `f.<field>=value` (repeatable) for a values facet, `min.<field>=` and
+ * `max.<field>=` for a range facet. Older links' `ymin`, `ymax` and `party` still mean `min.year`, `max.year` and
+ * `f.party`. Which fields exist is only known once the knowledge base is open (`fitFilters` in filters.ts).
  */
 import * as v from 'valibot';
 import { blankWarning, isBlank, repeatedParamWarnings, uniqueList } from '../lib/link-params.ts';
 import { CALIBRATIONS, type Calibration } from '../lib/retrieval/calibrate.ts';
 import { isMode, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import { DEFAULT_SEARCH } from '../lib/retrieval/search.ts';
+import type { MetaFilter } from '../lib/retrieval/filter.ts';
 
 export interface SearchUrlState {
   q: string;
@@ -17,9 +22,8 @@ export interface SearchUrlState {
   calibration: Calibration;
   /** Rejection threshold; null = the mode's default (`DEFAULT_REJECT_THRESHOLDS`). */
   threshold: number | null;
-  yearMin: number | null;
-  yearMax: number | null;
-  parties: string[];
+  /** Metadata filters, one per field, in the order the link gave them. */
+  filters: MetaFilter[];
 }
 
 export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({
@@ -29,18 +33,30 @@ export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({
   candidateK: DEFAULT_SEARCH.candidateK,
   calibration: DEFAULT_SEARCH.calibration,
   threshold: null,
-  yearMin: null,
-  yearMax: null,
-  parties: [],
+  filters: [],
 });
 
-/** The URL parameters the Search tab owns. */
+/** The URL parameters the Search tab owns (plus the filter parameters, see `isSearchParam`). */
 export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', 'mode', 'k', 'ck', 'cal', 'thr', 'ymin', 'ymax', 'party']);
+/** A metadata field name as filter parameters carry it. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+const FILTER_PARAM = /^(f|min|max)\.(.*)$/s;
+/** Older links' filter parameters (the embedded corpus's year range and party). */
+const LEGACY_FILTERS: Readonly<Record<string, { field: string; kind: 'min' | 'max' | 'values' }>> = {
+  ymin: { field: 'year', kind: 'min' }, ymax: { field: 'year', kind: 'max' }, party: { field: 'party', kind: 'values' },
+};
+
+/** Whether the Search tab owns this URL parameter. */
+export function isSearchParam(key: string): boolean {
+  return SEARCH_PARAMS.has(key) || FILTER_PARAM.test(key);
+}
 
 /** Longest query kept in the URL (and searched). */
 export const MAX_QUERY_CHARS = 10_000;
-/** Longest party name kept from a link. */
-const MAX_PARTY_CHARS = 100;
+/** Longest filter value kept from a link. */
+const MAX_VALUE_CHARS = 100;
+/** Filter bounds: any finite number in this range (years, counts, scores…). */
+const MAX_BOUND = 1e15;
 
 const IntIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(lo), v.maxValue(hi));
 const NumIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(lo), v.maxValue(hi));
@@ -49,14 +65,55 @@ const FIELDS = {
   k: { key: 'topK', schema: IntIn(1, 100) },
   ck: { key: 'candidateK', schema: IntIn(1, 1000) },
   thr: { key: 'threshold', schema: NumIn(0, 1) },
-  ymin: { key: 'yearMin', schema: IntIn(0, 3000) },
-  ymax: { key: 'yearMax', schema: IntIn(0, 3000) },
 } as const;
+const Bound = NumIn(-MAX_BOUND, MAX_BOUND);
+
+/** The filters a link gives, by field; every value dropped is named in `warnings`. */
+function parseFilters(p: URLSearchParams, warnings: string[]): MetaFilter[] {
+  const byField = new Map<string, MetaFilter>();
+  const values = new Map<string, { param: string; raw: string[] }>();
+  const seen = new Set<string>();
+  for (const param of new Set(p.keys())) {
+    const legacy = LEGACY_FILTERS[param];
+    const m = legacy ? null : FILTER_PARAM.exec(param);
+    if (!legacy && !m) continue;
+    const field = legacy ? legacy.field : m![2]!;
+    const kind = legacy ? legacy.kind : m![1] === 'f' ? 'values' : (m![1] as 'min' | 'max');
+    if (!FIELD_NAME.test(field)) { warnings.push(`Ignored ${param}= in the link: "${field.slice(0, 60)}" is not a field name.`); continue; }
+    const filter = byField.get(field) ?? { field };
+    byField.set(field, filter);
+    if (kind === 'values') {
+      const v = values.get(field) ?? { param, raw: [] };
+      v.raw.push(...p.getAll(param));
+      values.set(field, v);
+      continue;
+    }
+    // The same bound twice (min.year and the old ymin): the first one given is used.
+    const slot = `${kind}.${field}`;
+    const all = p.getAll(param);
+    if (seen.has(slot) || all.length > 1) warnings.push(`The link gives ${kind}.${field} more than once; using the first.`);
+    if (seen.has(slot)) continue;
+    seen.add(slot);
+    const raw = all[0]!;
+    if (isBlank(raw)) { warnings.push(blankWarning(param, 'no limit')); continue; }
+    const r = v.safeParse(Bound, raw);
+    if (r.success) filter[kind] = r.output;
+    else warnings.push(`Ignored invalid ${param}="${raw.slice(0, 60)}" in the link.`);
+  }
+  for (const [field, { param, raw }] of values) {
+    const kept = raw.filter((x) => x.length <= MAX_VALUE_CHARS);
+    if (kept.length < raw.length) warnings.push(`Ignored ${raw.length - kept.length} ${param} value(s) longer than ${MAX_VALUE_CHARS} characters in the link.`);
+    const list = uniqueList(kept, param);
+    warnings.push(...list.warnings);
+    if (list.values.length) byField.get(field)!.values = list.values;
+  }
+  return [...byField.values()].filter((f) => f.min !== undefined || f.max !== undefined || f.values !== undefined);
+}
 
 export function parseUrlState(search: string): { state: SearchUrlState; warnings: string[] } {
   const p = new URLSearchParams(search);
-  const state: SearchUrlState = { ...DEFAULT_URL_STATE, parties: [] };
-  const warnings: string[] = repeatedParamWarnings(p, [...SEARCH_PARAMS].filter((k) => k !== 'party'));
+  const state: SearchUrlState = { ...DEFAULT_URL_STATE, filters: [] };
+  const warnings: string[] = repeatedParamWarnings(p, [...SEARCH_PARAMS].filter((k) => !(k in LEGACY_FILTERS)));
   const q = p.get('q');
   if (q !== null) {
     state.q = q.slice(0, MAX_QUERY_CHARS);
@@ -78,17 +135,12 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
     const raw = p.get(param);
     if (raw === null) continue;
     // Number('') is 0: a blank value is absent, not zero.
-    if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] === null ? (key === 'threshold' ? "the mode's default" : 'no limit') : String(state[key]))); continue; }
+    if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] === null ? "the mode's default" : String(state[key]))); continue; }
     const r = v.safeParse(schema, raw);
     if (r.success) (state as unknown as Record<string, number>)[key] = r.output;
     else warnings.push(`Ignored invalid ${param}="${raw}" in the link.`);
   }
-  const all = p.getAll('party');
-  const kept = all.filter((x) => x.length <= MAX_PARTY_CHARS);
-  if (kept.length < all.length) warnings.push(`Ignored ${all.length - kept.length} party value(s) longer than ${MAX_PARTY_CHARS} characters in the link.`);
-  const parties = uniqueList(kept, 'party');
-  state.parties = parties.values;
-  warnings.push(...parties.warnings);
+  state.filters = parseFilters(p, warnings);
   return { state, warnings };
 }
 
@@ -101,9 +153,11 @@ export function serializeUrlState(s: SearchUrlState): string {
   if (s.candidateK !== DEFAULT_URL_STATE.candidateK) p.set('ck', String(s.candidateK));
   if (s.calibration !== DEFAULT_URL_STATE.calibration) p.set('cal', s.calibration);
   if (s.threshold !== null) p.set('thr', String(s.threshold));
-  if (s.yearMin !== null) p.set('ymin', String(s.yearMin));
-  if (s.yearMax !== null) p.set('ymax', String(s.yearMax));
-  for (const party of s.parties) p.append('party', party);
+  for (const f of s.filters) {
+    if (f.min !== undefined) p.set(`min.${f.field}`, String(f.min));
+    if (f.max !== undefined) p.set(`max.${f.field}`, String(f.max));
+    for (const x of f.values ?? []) p.append(`f.${f.field}`, x);
+  }
   const out = p.toString();
   return out ? `?${out}` : '';
 }

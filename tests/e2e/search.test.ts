@@ -82,10 +82,10 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
     const metas = await page.locator('[data-testid=hit] .meta').allInnerTexts();
     for (const m of metas) {
-      const year = Number(/· (\d{4}) ·/.exec(m)?.[1]);
+      const year = Number(/Year: (\d{4})/.exec(m)?.[1]);
       expect(year).toBeGreaterThanOrEqual(1861);
       expect(year).toBeLessThanOrEqual(1865);
-      expect(m).toContain('Republican');
+      expect(m).toContain('Party: Republican');
     }
   });
 

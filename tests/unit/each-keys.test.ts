@@ -34,7 +34,6 @@ const AUDITED: Record<string, string> = {
   'ModelStatus.svelte: fetched → `${f.model}/${f.file}`': 'values of a record keyed by exactly this string',
   'SearchTab.svelte: MODE_IDS → m': 'a constant list (checked below)',
   'SearchTab.svelte: CALIBRATIONS → c': 'a constant list (checked below)',
-  'SearchTab.svelte: kb.info.facets.parties → p': 'the search worker builds it from a Set',
   'SearchTab.svelte: unavailable → m': 'a filter of MODE_IDS',
   'SearchTab.svelte: res.hits → hit.id': 'search returns each item (chunk id) at most once',
   "SettingsTab.svelte: [['Embedding model', 'embedder'], ['Cross-encoder', 'crossEncoder'], ['NLI model (Benchmark)', 'nli']] as const → key": 'a constant list',

@@ -8,7 +8,7 @@ describe('Search link parsing', () => {
     expect(state.threshold).toBe(DEFAULT_URL_STATE.threshold);
     expect(state.threshold).not.toBe(0);
     expect(state.topK).toBe(DEFAULT_URL_STATE.topK);
-    expect(state.yearMin).toBeNull();
+    expect(state.filters).toEqual([]);
     expect(state.candidateK).toBe(30);
     expect(warnings).toEqual([
       `Ignored the empty k= in the link; using ${DEFAULT_URL_STATE.topK}.`,
@@ -35,15 +35,42 @@ describe('Search link parsing', () => {
 
   it('keeps each party once and the first of a repeated parameter, with warnings', () => {
     const { state, warnings } = parseUrlState(`?party=Democratic&party=Republican&party=Democratic&party=&k=3&k=8&party=${'x'.repeat(101)}`);
-    expect(state.parties).toEqual(['Democratic', 'Republican']);
+    expect(state.filters).toEqual([{ field: 'party', values: ['Democratic', 'Republican'] }]);
     expect(state.topK).toBe(3);
     expect(warnings).toEqual([
       'The link gives k 2 times; using the first ("3").',
       'Ignored 1 party value(s) longer than 100 characters in the link.',
       'The link lists "Democratic" more than once in party; each is used once.',
     ]);
-    // What is written back is the cleaned state.
-    expect(serializeUrlState(state)).toBe('?k=3&party=Democratic&party=Republican');
+    // What is written back is the cleaned state, in the generic filter form.
+    expect(serializeUrlState(state)).toBe('?k=3&f.party=Democratic&f.party=Republican');
+  });
+});
+
+describe('generic filter parameters', () => {
+  it('reads f.<field>, min.<field> and max.<field> for any field, and round-trips them', () => {
+    const { state, warnings } = parseUrlState('?min.year=1900&max.year=1950.5&f.genre=essay&f.genre=poem&q=x');
+    expect(warnings).toEqual([]);
+    expect(state.filters).toEqual([{ field: 'year', min: 1900, max: 1950.5 }, { field: 'genre', values: ['essay', 'poem'] }]);
+    expect(parseUrlState(serializeUrlState(state)).state).toEqual(state);
+  });
+
+  it('keeps old links: ymin, ymax and party mean min.year, max.year and f.party', () => {
+    const { state, warnings } = parseUrlState('?ymin=1933&ymax=1945&party=Democratic');
+    expect(warnings).toEqual([]);
+    expect(state.filters).toEqual([{ field: 'year', min: 1933, max: 1945 }, { field: 'party', values: ['Democratic'] }]);
+    expect(serializeUrlState(state)).toBe('?min.year=1933&max.year=1945&f.party=Democratic');
+  });
+
+  it('warns on a bound given twice (old and new name), a bad number, a blank bound and a field that is not a name', () => {
+    const { state, warnings } = parseUrlState('?ymin=1900&min.year=1800&max.year=soon&min.x=%20&f.a%20b=1');
+    expect(state.filters).toEqual([{ field: 'year', min: 1900 }]);
+    expect(warnings).toEqual([
+      'The link gives min.year more than once; using the first.',
+      'Ignored invalid max.year="soon" in the link.',
+      'Ignored the empty min.x= in the link; using no limit.',
+      'Ignored f.a b= in the link: "a b" is not a field name.',
+    ]);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import type { ExampleQuery, SourceDocument } from './document.ts';
+import type { KbDescriptor } from './kb-source.ts';
 
 export const SOTU_FILE = 'corpora/sotu.json';
 
@@ -18,6 +19,22 @@ export const SOTU_EXAMPLES: readonly ExampleQuery[] = Object.freeze([
   { query: 'war on poverty' },
   { query: 'Random irrelevant cooking recipe.', note: 'off-topic example: should be rejected' },
 ]);
+
+/** The embedded corpus as the UI sees it: its metadata fields (president is shown, not faceted: too many values). */
+const SOTU_DESCRIPTOR: KbDescriptor = {
+  id: 'sotu',
+  title: 'State of the Union addresses',
+  description: 'Every State of the Union address 1790–2021 (public domain), embedded in this build.',
+  fields: [
+    { name: 'year', label: 'Year', type: 'number' },
+    { name: 'president', label: 'President', type: 'string', facet: false },
+    { name: 'party', label: 'Party', type: 'string' },
+  ],
+  examples: [...SOTU_EXAMPLES],
+  placeholder: 'Search the State of the Union addresses, e.g. emancipation of slaves',
+  source: { kind: 'embedded', id: 'sotu' },
+};
+export const sotuDescriptor: Readonly<KbDescriptor> = Object.freeze(SOTU_DESCRIPTOR);
 
 const Address = v.object({ year: v.pipe(v.number(), v.integer()), name: v.string(), party: v.string(), text: v.string() });
 export const SotuFile = v.object({ version: v.literal(1), addresses: v.pipe(v.array(Address), v.minLength(1)) });

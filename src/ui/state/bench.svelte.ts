@@ -15,7 +15,14 @@ export class BenchState {
   n = $state<number | null>(20);
   seed = $state(0);
   evaluator = $state<'lexical' | 'llm' | 'nli'>('lexical');
-  nliStatus = $state<'idle' | 'loading' | 'ready' | 'error'>('idle');
+  /** `loadNli` is running (the NLI model, then the cross-encoder). */
+  private loadingNli = $state(false);
+  /** Derived from the models worker's loaded list (ModelsState), the one owner of model readiness. */
+  get nliStatus(): 'idle' | 'loading' | 'ready' | 'error' {
+    if (this.loadingNli) return 'loading';
+    if (this.models.loaded.some((m) => m.task === 'nli')) return 'ready';
+    return this.models.status.nli === 'error' ? 'error' : 'idle';
+  }
   judge = $state<NonNullable<BenchConfig['judge']>>({ provider: 'groq', baseUrl: null, model: 'llama-3.3-70b-versatile', repeats: 1, rpm: null, tpm: null });
   estimate = $state.raw<JudgeEstimate | null>(null);
   running = $state(false);
@@ -75,10 +82,13 @@ export class BenchState {
 
   /** Loads the NLI model and the cross-encoder (relevance) in the models worker. */
   async loadNli(): Promise<void> {
-    this.nliStatus = 'loading';
-    const nli = await this.models.loadTask('nli');
-    await this.models.loadTask('cross-encoder', undefined, null, 'benchmark');
-    this.nliStatus = nli ? 'ready' : 'error';
+    this.loadingNli = true;
+    try {
+      await this.models.loadTask('nli');
+      await this.models.loadTask('cross-encoder', undefined, null, 'benchmark');
+    } finally {
+      this.loadingNli = false;
+    }
   }
 
   loadFromUrl(search: string): void {

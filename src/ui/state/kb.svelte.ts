@@ -1,15 +1,28 @@
-/** The open knowledge base: loading progress, info, errors. Owns the search worker. */
+/**
+ * The open knowledge base, for Search and Ask alike: which one (the picker's registry, `kb=` in the URL), loading
+ * progress per stage and per file, info (descriptor, facets, counts), errors. Owns the search worker. Opening another
+ * knowledge base while one is open happens in a fresh worker: the open one stays usable until the new one is ready,
+ * and stays open if it fails or is cancelled.
+ */
 import * as Comlink from 'comlink';
-import { SOTU_EXAMPLES, SOTU_FILE } from '../../lib/data/sotu.ts';
+import { sotuDescriptor } from '../../lib/data/sotu.ts';
+import {
+  DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
+} from '../../lib/data/kb-registry.ts';
+import { modeTable } from '../../lib/models/readiness.ts';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
-import type { DenseInfo, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
+import type { DenseInfo, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
+import { formatBytes } from '../format.ts';
 import { startSearchWorker, type SearchClient } from '../search-client.ts';
-import type { ModelSettings } from '../../../workers/models-api.ts';
+import type { LoadedModel, ModelSettings } from '../../../workers/models-api.ts';
+import { writeOwnedParams } from '../url.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   download: 'Downloading the corpus',
+  'download-file': 'Downloading',
+  'artifact-open': 'Opening the index artifact',
   'cache-load': 'Looking for a cached index',
   chunk: 'Chunking documents',
   index: 'Building the BM25 index',
@@ -22,49 +35,193 @@ export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   'embed-save': 'Saving embeddings and the vector index in this browser',
 };
 
+/** One line for a progress report: "Downloading chunks.parquet (3.1 MB / 12.0 MB)", "Building the BM25 index". */
+export function stageText(p: LoadProgress): string {
+  return p.stage === 'download-file' && p.file ? `Downloading ${p.file}` : STAGE_LABELS[p.stage];
+}
+
+/** The counts part of a progress report: bytes for downloads, items otherwise. */
+export function progressCounts(p: LoadProgress): string {
+  return p.stage === 'download' || p.stage === 'download-file' ? `${formatBytes(p.done)} / ${formatBytes(p.total)}` : `${p.done.toLocaleString()} / ${p.total.toLocaleString()}`;
+}
+
+/** Where Hub requests go and the token they may carry (from Settings and HubTokenState; never from a link). */
+export interface HubAccess {
+  hubUrl: string;
+  token: string | null;
+}
+
 export class KbState {
+  /** The state of the open knowledge base (of the first open until one is ready). */
   status = $state<'idle' | 'loading' | 'ready' | 'error' | 'cancelled'>('idle');
   progress = $state.raw<LoadProgress | null>(null);
   info = $state.raw<KbInfo | null>(null);
   error = $state<string | null>(null);
-  /** Queries the knowledge base suggests on first open (from its loader). */
-  readonly examples = SOTU_EXAMPLES;
-  /** Mode availability, refreshed when models are enabled. */
-  modes = $state.raw<ModeAvailability | null>(null);
+  /** The knowledge base that is open (or being opened first). */
+  entry = $state.raw<KbEntry>(DEFAULT_KB);
+  /** What the picker offers: the embedded knowledge bases, then the Hub ones the user added. */
+  entries = $state.raw<KbEntry[]>([...EMBEDDED_KBS]);
+  /** Another knowledge base being opened while `entry` stays open. */
+  pending = $state.raw<{ entry: KbEntry; progress: LoadProgress | null } | null>(null);
+  /** Why the last switch failed (the open knowledge base stayed open). */
+  switchError = $state<string | null>(null);
+  /** What the link's `kb=` or the stored list held that could not be used. */
+  warnings = $state<string[]>([]);
+  /** The models worker's loaded list (ModelsState owns the mirror). */
+  loadedModels: () => LoadedModel[] = () => [];
+  /** Queries the knowledge base suggests on first open (from its descriptor). */
+  readonly examples = $derived(this.info?.descriptor.examples ?? []);
+  readonly placeholder = $derived(this.info?.descriptor.placeholder ?? sotuDescriptor.placeholder);
+  /**
+   * Mode availability, derived from what the knowledge base holds (its vectors and their model) and the models
+   * worker's loaded list (`loadedModels`, mirrored by ModelsState): never set by enable calls.
+   */
+  readonly modes = $derived<ModeAvailability | null>(this.info ? modeTable(this.info.dense, this.loadedModels()) : null);
+  /** What identifies this knowledge base in config hashes (id, and the commit sha an artifact was read at). */
+  readonly configKey = $derived(kbConfigKey(this.entry.ref, this.info?.revisionSha ?? null));
   private client: SearchClient | null = null;
+  private pendingClient: SearchClient | null = null;
   /** Model host and wasm paths, passed to each new search worker (for the in-browser LLM). */
   modelSettings: ModelSettings | null = null;
   /** Supplies a port to the models worker for each new search worker. */
   modelsPort: (() => MessagePort) | null = null;
+  /** The Hub URL and token for artifact repos (App wires Settings and HubTokenState in). */
+  hubAccess: () => HubAccess = () => ({ hubUrl: 'https://huggingface.co/', token: null });
+  /** Called when a knowledge base opened (the Search state fits its filters to the facets). */
+  onOpened: ((info: KbInfo) => void) | null = null;
 
-  async open(): Promise<void> {
-    this.client?.terminate();
+  constructor() {
+    if (typeof localStorage === 'undefined') return;
+    const { entries, warning } = parseStoredKbs(localStorage.getItem(USER_KBS_KEY));
+    this.entries = [...EMBEDDED_KBS, ...entries];
+    if (warning) this.warnings = [warning];
+  }
+
+  /** Picks the knowledge base the link names (`kb=`); an unknown or malformed one warns and keeps the default. */
+  loadFromUrl(search: string): void {
+    const { entry, warnings } = kbFromLink(new URLSearchParams(search).get('kb'), this.entries);
+    this.entry = entry;
+    this.warnings = [...this.warnings, ...warnings];
+  }
+
+  writeUrl(): void {
+    writeOwnedParams((k) => k === 'kb', new URLSearchParams(this.entry.id === DEFAULT_KB.id ? '' : { kb: this.entry.id }));
+  }
+
+  private startClient(): SearchClient {
     const client = startSearchWorker();
-    this.client = client;
     if (this.modelSettings) client.api.configureModels(this.modelSettings);
     if (this.modelsPort) {
       const port = this.modelsPort();
       client.api.attachModels(Comlink.transfer(port, [port]));
     }
-    this.status = 'loading';
-    this.error = null;
-    this.info = null;
-    const url = new URL(SOTU_FILE, document.baseURI).href;
+    client.api.setLoadedModels(this.loadedModels());
+    return client;
+  }
+
+  private request(entry: KbEntry): KbOpenRequest {
+    const ref = entry.ref;
+    if (ref.kind === 'embedded') return { kind: 'embedded', id: ref.id, baseUrl: document.baseURI };
+    if (ref.kind === 'hub') return { kind: 'hub', repo: ref.repo, revision: ref.revision, path: ref.path, ...this.hubAccess() };
+    throw new Error(`${entry.title}: this kind of knowledge base (${ref.kind}) cannot be opened in the browser.`);
+  }
+
+  /**
+   * Opens `entry` (default: the one picked). With a knowledge base already open, the new one opens in a fresh worker
+   * and replaces it only once ready; a failure keeps the open one and says why in `switchError`.
+   */
+  async open(entry: KbEntry = this.entry): Promise<void> {
+    const switching = this.status === 'ready' && this.client !== null;
+    this.pendingClient?.terminate();
+    this.pendingClient = null;
+    const client = this.startClient();
+    this.switchError = null;
+    if (switching) {
+      this.pendingClient = client;
+      this.pending = { entry, progress: null };
+    } else {
+      this.client?.terminate();
+      this.client = client;
+      this.entry = entry;
+      this.status = 'loading';
+      this.error = null;
+      this.info = null;
+      this.progress = null;
+    }
+    const current = () => (switching ? this.pendingClient === client : this.client === client);
     try {
-      const info = await client.api.openEmbedded(url, Comlink.proxy((p: LoadProgress) => { this.progress = p; }));
-      if (this.client !== client) return;
+      const info = await client.api.open(this.request(entry), Comlink.proxy((p: LoadProgress) => {
+        if (!current()) return;
+        if (switching) this.pending = { entry, progress: p };
+        else this.progress = p;
+      }));
+      if (!current()) return;
+      if (switching) {
+        this.client?.terminate();
+        this.client = client;
+        this.pendingClient = null;
+        this.pending = null;
+        this.entry = entry;
+      }
       this.info = info;
-      this.modes = info.modes;
       this.status = 'ready';
+      this.remember(entry);
+      this.writeUrl();
+      this.onOpened?.(info);
     } catch (e) {
-      if (this.client !== client) return; // cancelled or superseded
-      this.error = (e as Error).message || String(e);
-      this.status = 'error';
+      if (!current()) return; // cancelled or superseded
+      const message = (e as Error).message || String(e);
+      if (switching) {
+        client.terminate();
+        this.pendingClient = null;
+        this.pending = null;
+        this.switchError = `${entry.title} could not be opened: ${message} ${this.entry.title} stays open.`;
+      } else if (entry.id !== DEFAULT_KB.id) {
+        // Nothing was open yet (e.g. a link's Hub knowledge base): say why, and open the default one instead.
+        await this.open(DEFAULT_KB);
+        this.switchError = `${entry.title} could not be opened: ${message} Opened ${DEFAULT_KB.title} instead.`;
+      } else {
+        this.error = message;
+        this.status = 'error';
+      }
     }
   }
 
-  /** Stops indexing by terminating the worker; `open()` starts again. */
+  /** Keeps a Hub knowledge base that opened in the picker's list (and in localStorage). */
+  private remember(entry: KbEntry): void {
+    if (entry.ref.kind !== 'hub' || this.entries.some((e) => e.id === entry.id)) return;
+    this.entries = [...this.entries, entry];
+    try {
+      localStorage.setItem(USER_KBS_KEY, storedKbs(this.entries));
+    } catch { /* the list is kept for this tab */ }
+  }
+
+  /** Opens an index of a Hub dataset repo (validated by the picker with `parseHubRef`). */
+  openHub(ref: HubKbRef, choice?: IndexChoice): Promise<void> {
+    return this.open(this.entries.find((e) => e.id === hubEntry(ref).id) ?? hubEntry(ref, choice?.title, choice?.description));
+  }
+
+  /** The indexes a Hub dataset repo lists (index_config.json), read in a short-lived worker. */
+  async listHubIndexes(repo: string, revision: string): Promise<IndexChoice[]> {
+    const client = startSearchWorker();
+    try {
+      return await client.api.listHubIndexes({ kind: 'hub', repo, revision, ...this.hubAccess() });
+    } finally {
+      client.terminate();
+    }
+  }
+
+  /**
+   * Stops opening: a switch in progress is dropped (the open knowledge base stays); a first open terminates the
+   * worker, and `open()` starts again.
+   */
   cancel(): void {
+    if (this.pendingClient) {
+      this.pendingClient.terminate();
+      this.pendingClient = null;
+      this.pending = null;
+      return;
+    }
     this.client?.terminate();
     this.client = null;
     this.status = 'cancelled';
@@ -74,27 +231,32 @@ export class KbState {
   configureModels(settings: ModelSettings): void {
     this.modelSettings = settings;
     this.client?.api.configureModels(settings);
+    this.pendingClient?.api.configureModels(settings);
+  }
+
+  /** Mirrors the models worker's loaded list into the search workers (they derive mode availability from it). */
+  setLoadedModels(loaded: LoadedModel[]): void {
+    this.client?.api.setLoadedModels(loaded);
+    this.pendingClient?.api.setLoadedModels(loaded);
   }
 
   /** Gives the running search worker a fresh port to the (restarted) models worker. */
   async reconnectModels(): Promise<void> {
-    if (!this.client || !this.modelsPort) return;
-    const port = this.modelsPort();
-    await this.client.api.attachModels(Comlink.transfer(port, [port]));
-    this.modes = await this.client.api.modes().catch(() => this.modes);
+    for (const client of [this.client, this.pendingClient]) {
+      if (!client || !this.modelsPort) continue;
+      const port = this.modelsPort();
+      await client.api.attachModels(Comlink.transfer(port, [port]));
+      await client.api.setLoadedModels(this.loadedModels());
+    }
   }
 
-  /** Embeds the chunks with the loaded embedding model (progress in `progress`) and enables the dense modes. */
+  /** Gives the knowledge base its dense side with the loaded embedding model (progress in `onProgress`). */
   async enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo> {
-    if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
-    const info = await this.client.api.enableDense(Comlink.proxy(onProgress));
-    this.modes = await this.client.api.modes();
+    const client = this.client;
+    if (!client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
+    const info = await client.api.enableDense(Comlink.proxy(onProgress));
+    if (this.client === client && this.info) this.info = { ...this.info, dense: info.owner };
     return info;
-  }
-
-  async enableReranker(): Promise<void> {
-    if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
-    this.modes = await this.client.api.enableReranker();
   }
 
   async ask(question: string, config: RagConfig, apiKey: string | null, onEvent: (e: RagEvent) => void): Promise<RagAnswer> {

@@ -46,7 +46,17 @@ export class ModelsState {
   /** Download progress per `model/file`. */
   files = $state.raw<Record<string, FileProgress>>({});
   status = $state<Record<ModelTask, TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle', nli: 'idle' });
+  /**
+   * The models worker's loaded list, the one owner of model readiness: the search worker's mode availability
+   * (KbState.modes too) and the Benchmark tab's NLI status are derived from it. Changed only by `setLoaded`.
+   */
   loaded = $state.raw<LoadedModel[]>([]);
+
+  /** Mirrors the models worker's list here and into the search workers. */
+  private setLoaded(list: LoadedModel[]): void {
+    this.loaded = list;
+    this.kb.setLoadedModels(list);
+  }
   dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null }>({ status: 'idle', progress: null, info: null });
   /** What enabling the search models downloads (sizes from the host's file list). */
   plan = $state.raw<DownloadPlan>({ status: 'idle', embedder: null, crossEncoder: null, error: null });
@@ -75,6 +85,7 @@ export class ModelsState {
     }, () => {});
     this.client = this.start();
     kb.modelsPort = () => this.client.port();
+    kb.loadedModels = () => this.loaded;
     this.onRestart(() => kb.reconnectModels());
     if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
   }
@@ -106,7 +117,7 @@ export class ModelsState {
     this.client.terminate();
     this.resetPlan(); // partly downloaded files may be cached now
     this.client = this.start();
-    this.loaded = [];
+    this.setLoaded([]);
     for (const reconnect of this.restartListeners) await reconnect();
   }
 
@@ -239,7 +250,7 @@ export class ModelsState {
       const info = await this.guard(this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile), fallback));
       this.status[task] = 'ready';
       this.notices.clear(raisedBy, task);
-      this.loaded = await this.client.api.loaded();
+      this.setLoaded(await this.client.api.loaded());
       return info;
     } catch (e) {
       if (e instanceof Cancelled) return null;
@@ -264,6 +275,19 @@ export class ModelsState {
   /** Loads the embedding model, then embeds the knowledge base (or reads cached vectors): dense modes go live. */
   async enableDense(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
     if (!(await this.loadTask('embedder', spec, fallback))) return;
+    await this.buildDense();
+  }
+
+  /**
+   * Gives the open knowledge base its dense side with the loaded embedder (after another knowledge base opened);
+   * does nothing when no embedder is loaded.
+   */
+  async denseForNewKb(): Promise<void> {
+    if (this.loaded.some((m) => m.task === 'embedder')) await this.buildDense();
+    else this.dense = { status: 'idle', progress: null, info: null };
+  }
+
+  private async buildDense(): Promise<void> {
     this.dense = { status: 'loading', progress: null, info: null };
     this.rate = null;
     this.embedStart = null;
@@ -278,15 +302,9 @@ export class ModelsState {
     }
   }
 
+  /** Loads the cross-encoder: the rerank modes are live once it is in the loaded list (nothing else to enable). */
   async enableReranker(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
-    if (!(await this.loadTask('cross-encoder', spec, fallback))) return;
-    try {
-      await this.guard(this.kb.enableReranker());
-    } catch (e) {
-      if (e instanceof Cancelled) return;
-      this.status['cross-encoder'] = 'error';
-      this.notices.raise('models', 'cross-encoder', 'error', `${(e as Error).message} BM25 search keeps working.`);
-    }
+    await this.loadTask('cross-encoder', spec, fallback);
   }
 
   async enableAll(): Promise<void> {
@@ -301,7 +319,7 @@ export class ModelsState {
 
   async deleteModel(modelId: string): Promise<void> {
     await this.client.api.deleteCachedModel(modelId);
-    this.loaded = await this.client.api.loaded();
+    this.setLoaded(await this.client.api.loaded());
     await this.refreshCache();
   }
 

@@ -1,9 +1,9 @@
 /** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
-import type { MetaFilter } from '../../lib/retrieval/filter.ts';
 import { MODES } from '../../lib/retrieval/modes.ts';
 import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
-import type { SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
-import { MAX_QUERY_CHARS, parseUrlState, SEARCH_PARAMS, serializeUrlState, type SearchUrlState } from '../url-state.ts';
+import type { KbInfo, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
+import { fitFilters, isActive } from '../filters.ts';
+import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
 
@@ -27,16 +27,26 @@ export class SearchState {
   }
 
   writeUrl(): void {
-    writeOwnedParams((k) => SEARCH_PARAMS.has(k), new URLSearchParams(serializeUrlState(this.input)));
+    writeOwnedParams(isSearchParam, new URLSearchParams(serializeUrlState(this.input)));
   }
+
+  /**
+   * Fits the filters to the knowledge base that opened: those on fields or values it has no facet for are dropped,
+   * with a warning (a link made on another knowledge base, or a switch in the picker); the shown results are cleared.
+   */
+  fit(info: KbInfo): void {
+    const { filters, warnings } = fitFilters(this.input.filters, info.facets, info.descriptor.title);
+    if (warnings.length || filters.length !== this.input.filters.length) this.input.filters = filters;
+    this.warnings = [...this.warnings, ...warnings];
+    if (this.response && this.answeredKb !== info.corpusId) this.response = null;
+    this.answeredKb = info.corpusId;
+  }
+
+  private answeredKb: string | null = null;
 
   request(): SearchRequest {
     const s = this.input;
-    const filters: MetaFilter[] = [];
-    if (s.yearMin !== null || s.yearMax !== null) {
-      filters.push({ field: 'year', ...(s.yearMin !== null ? { min: s.yearMin } : {}), ...(s.yearMax !== null ? { max: s.yearMax } : {}) });
-    }
-    if (s.parties.length > 0) filters.push({ field: 'party', values: [...s.parties] });
+    const filters = s.filters.filter(isActive).map((f) => ({ ...f, ...(f.values ? { values: [...f.values] } : {}) }));
     return {
       query: s.q.slice(0, MAX_QUERY_CHARS), mode: s.mode, topK: s.topK, candidateK: s.candidateK,
       calibration: s.calibration, rejectThreshold: s.threshold, filters,
