@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
+import { loadSotuArtifact, SOTU_ARTIFACT_BASE } from './scripts/sotu-artifact.ts';
 import { sotuCorpusJson } from './scripts/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
 import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
@@ -34,6 +35,38 @@ function generatedAssets(name: string, files: readonly string[], source: (fileNa
 function embeddedCorpus(): Plugin {
   let json: string | null = null;
   return generatedAssets('rag-lab-embedded-corpus', [SOTU_FILE], () => (json ??= sotuCorpusJson()));
+}
+
+/**
+ * The embedded corpus as a BM25 artifact repo (scripts/sotu-artifact.ts): `corpora/index_config.json` and
+ * `corpora/sotu/…` (meta.json, parquet, postings, CDF), which the search worker opens so the first visit does not
+ * index. Built once per dev server or build (from node_modules/.cache/rag-lab when the corpus and the code that
+ * writes it are unchanged). `cacheDir` is for tests (null: no cache).
+ */
+export function embeddedArtifact(opts: { cacheDir?: string | null; log?: (message: string) => void } = {}): Plugin {
+  let files: Promise<Map<string, Uint8Array>> | null = null;
+  const get = () => (files ??= loadSotuArtifact(opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir }).then((a) => {
+    opts.log?.(`SOTU artifact: ${a.files.size} files ${a.source === 'cache' ? 'from the build cache' : 'built'} in ${(a.ms / 1000).toFixed(1)} s${a.note ? ` (${a.note})` : ''}`);
+    return a.files;
+  }));
+  return {
+    name: 'rag-lab-embedded-artifact',
+    configureServer(server) {
+      server.middlewares.use(`/${SOTU_ARTIFACT_BASE}`, (req, res, next) => {
+        const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
+        get().then((m) => {
+          const bytes = m.get(path);
+          if (!bytes) { next(); return; }
+          res.setHeader('Content-Type', TYPES[path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream');
+          res.setHeader('Content-Length', String(bytes.byteLength));
+          res.end(bytes);
+        }, next);
+      });
+    },
+    async generateBundle() {
+      for (const [path, source] of await get()) this.emitFile({ type: 'asset', fileName: `${SOTU_ARTIFACT_BASE}/${path}`, source });
+    },
+  };
 }
 
 /**
@@ -93,7 +126,7 @@ export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 
 export default defineConfig({
   // Relative asset URLs: the built dist/ works from any sub-path (Hugging Face Spaces, GitHub Pages, a folder).
   base: './',
-  plugins: [svelte(), embeddedCorpus(), ortWasm(), coiServiceWorker(), contentSecurityPolicy()],
+  plugins: [svelte(), embeddedCorpus(), embeddedArtifact({ log: (m) => console.info(m) }), ortWasm(), coiServiceWorker(), contentSecurityPolicy()],
   // The extern-wasm builds of onnxruntime-web load the glue and wasm from `wasmPaths` (ortWasm above) instead of
   // bundling a second 27 MB copy of the wasm.
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },

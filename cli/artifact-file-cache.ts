@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ArtifactFileCache } from '../src/lib/store/artifact-cache.ts';
+import { contentHashOf, type ArtifactFileCache } from '../src/lib/store/artifact-cache.ts';
 
 const hash = (b: string | Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -36,6 +36,7 @@ export function folderArtifactCache(dir: string = defaultArtifactCacheDir()): Ar
   const refs = join(dir, 'refs');
   const cache: ArtifactFileCache = {
     lastNote: null,
+    checksContent: true,
     async getFile(key) {
       const base = join(files, hash(key));
       const rec = readJson(`${base}.json`) as { key?: unknown; size?: unknown; sha256?: unknown } | null;
@@ -44,7 +45,8 @@ export function folderArtifactCache(dir: string = defaultArtifactCacheDir()): Ar
       try {
         bytes = new Uint8Array(readFileSync(`${base}.bin`));
       } catch { /* missing: dropped below */ }
-      if (rec.key === key && bytes && bytes.byteLength === rec.size && hash(bytes) === rec.sha256) return bytes;
+      const ok = rec.key === key && bytes && bytes.byteLength === rec.size && (contentHashOf(key) ?? rec.sha256) === rec.sha256 && hash(bytes) === rec.sha256;
+      if (ok) return bytes;
       cache.lastNote = `The cached copy of ${key} in ${dir} was damaged; it was dropped and will be downloaded again.`;
       rmSync(`${base}.json`, { force: true });
       rmSync(`${base}.bin`, { force: true });

@@ -1,29 +1,21 @@
 /** `rag-lab ask`: answers a question from a knowledge base with the RAG pipeline and an LLM provider. */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseCorpus } from '../src/lib/data/beir.ts';
-import type { SourceDocument } from '../src/lib/data/document.ts';
-import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion } from '../src/lib/rag/answer.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig } from '../src/lib/rag/config.ts';
 import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
-import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
-import { attachDense } from '../src/lib/store/dense-loader.ts';
-import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
 import { CliError, parse } from './args.ts';
-import { readText } from './fs-errors.ts';
+import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
 import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
-const HELP = `Usage: rag-lab ask --kb sotu|<BEIR folder> --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
+const HELP = `Usage: rag-lab ask --kb KB --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
 
-  --kb KB            sotu (the embedded State of the Union corpus) or a BEIR folder with corpus.jsonl
+${KB_HELP}
+                     or a BEIR folder with corpus.jsonl (indexed now); default sotu
   --provider ID      LLM provider
   --base-url URL     endpoint (default: the provider's; e.g. http://localhost:11434/v1 for Ollama)
   --model NAME       model name at the provider
@@ -34,24 +26,9 @@ ${RAG_FLAG_HELP}
 ${MODEL_HELP}
 `;
 
-function loadKb(kb: string): { id: string; docs: SourceDocument[]; hashText: string } {
-  if (kb === 'sotu') {
-    const text = sotuCorpusJson();
-    return { id: 'sotu', docs: sotuDocuments(JSON.parse(text)), hashText: text };
-  }
-  const file = join(resolve(kb), 'corpus.jsonl');
-  if (!existsSync(file)) throw new CliError(`--kb: ${file} not found (give "sotu" or a BEIR folder with corpus.jsonl)`);
-  const text = readText(file);
-  try {
-    return { id: resolve(kb), docs: parseCorpus(text, file), hashText: text };
-  } catch (e) {
-    throw new CliError((e as Error).message);
-  }
-}
-
 export async function askCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
-    kb: { type: 'string', default: 'sotu' }, provider: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' },
+    ...KB_ARGS, kb: { type: 'string', default: 'sotu' }, provider: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' },
     'api-key': { type: 'string' }, mode: { type: 'string', default: 'sparse' }, ...RAG_FLAG_ARGS,
     json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     ...MODEL_ARGS,
@@ -80,13 +57,11 @@ export async function askCommand(argv: string[]): Promise<void> {
     throw new CliError(redactSecrets((e as Error).message, [apiKey]));
   }
 
-  const { id, docs, hashText } = loadKb(values.kb);
-  const kb = KnowledgeBase.build(docs);
-  const models = await loadCliModels(values, pipelineModelNeeds(parsed.config), log);
-  if (models.embedder) {
-    const hash = (await sha256Hex(hashText)).slice(0, 16);
-    await attachDense(kb, models.embedder, { kbKey: `${id}:${hash}:${JSON.stringify(kb.options.chunking)}`, store: models.store });
-  }
+  const need = pipelineModelNeeds(parsed.config);
+  const opened = await openKb(values, { log, allowBeir: true, dense: need.dense ? 'auto' : 'none' });
+  const kb = opened.kb;
+  const models = await loadCliModels(modelArgsFor(values, opened, argv), need, log);
+  await attachKbDense(opened, models, {}, log);
 
   const streamOut = !values.json;
   const controller = new AbortController();

@@ -1,31 +1,58 @@
-/** `rag-lab eval-beir`: IR metrics of retrieval modes on a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv). */
+/**
+ * `rag-lab eval-beir`: IR metrics of retrieval modes on a BEIR folder (corpus.jsonl, queries.jsonl,
+ * qrels/<split>.tsv), or on a built artifact (`--kb`) without rebuilding it: its own queries and qrels, or those of
+ * `--data`, and its vectors for the dense modes.
+ */
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { DataError, parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
+import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import { evaluateBeir, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
 import { DEFAULT_BM25 } from '../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
-import { attachDense } from '../src/lib/store/dense-loader.ts';
+import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
+import { attachKbDense, KB_ARGS, modelArgsFor, openKb, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
+       rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
 
   --data DIR        folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv
+  --kb KB           an artifact (rag-lab build-index) evaluated as built: queries and qrels from it, or from
+                    --data's queries.jsonl and qrels when it has none (a seed-A folder); the dense modes use its
+                    vectors with the query embedder it names (--embedder must match; --models-dir as below)
+  --token-env VAR   for a private hub: repo, the environment variable holding the hf_ token
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
   --split NAME      qrels split (default: test)
   --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_BM25.k1}, b=${DEFAULT_BM25.b})
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
+                    (--k1, --b and --chunk apply to --data; an artifact keeps the settings it was built with)
   --run-out FILE    write the rankings as a TREC run file
   --json            print one JSON object on the last line of stdout
   --index KIND      vector index: auto | exact | int8 | hnsw (default auto)
 ${MODEL_HELP}
 `;
+
+/** queries.jsonl and qrels/<split>.tsv of a BEIR folder. */
+function readJudgements(dir: string, split: string): { queries: BeirQuery[]; qrels: Qrels } {
+  try {
+    const queries = parseQueries(readData(dir, 'queries.jsonl'), join(dir, 'queries.jsonl'));
+    const qrelsFile = join('qrels', `${split}.tsv`);
+    return { queries, qrels: parseQrels(readData(dir, qrelsFile), join(dir, qrelsFile)) };
+  } catch (e) {
+    if (e instanceof DataError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** Exit 2 before any model loads when no query is judged; `where` completes "none of the N queries in …". */
+function checkJudged(queries: readonly BeirQuery[], qrels: Qrels, where: string): void {
+  if (!queries.some((q) => qrels.has(q.id))) throw new CliError(`nothing to evaluate: none of the ${queries.length} queries in ${where} (${qrels.size} judged query ids)`);
+}
 
 function readData(dir: string, rel: string): string {
   const path = join(dir, rel);
@@ -48,10 +75,15 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
     'run-out': { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     index: { type: 'string', default: 'auto' },
+    ...KB_ARGS,
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
-  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
+  if (values.kb) {
+    const fixed = (['chunk', 'k1', 'b'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
+    if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
+  }
   const modes: RetrievalMode[] = values.modes === 'all' ? [...MODE_IDS] : values.modes.split(',').map((m) => m.trim()).filter(Boolean).map((m) => {
     if (!isMode(m)) throw new CliError(`unknown mode "${m}" (choose from ${MODE_IDS.join(', ')}, or all)`);
     return m;
@@ -64,48 +96,61 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   // Output paths are checked before any work, so a typo does not cost the run.
   if (values['run-out']) checkOutputFile(values['run-out'], '--run-out');
   checkModelArgs(values, need);
-  const dir = resolve(values.data);
-  checkInputDir(dir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
+  const dataDir = values.data ? resolve(values.data) : null;
+  if (dataDir) checkInputDir(dataDir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
 
-  let docs, queries, qrels, corpusText;
-  try {
-    corpusText = readData(dir, 'corpus.jsonl');
-    docs = parseCorpus(corpusText, join(dir, 'corpus.jsonl'));
-    queries = parseQueries(readData(dir, 'queries.jsonl'), join(dir, 'queries.jsonl'));
-    const qrelsFile = join('qrels', `${values.split}.tsv`);
-    qrels = parseQrels(readData(dir, qrelsFile), join(dir, qrelsFile));
-  } catch (e) {
-    if (e instanceof DataError) throw new CliError(e.message);
-    throw e;
-  }
-  if (!queries.some((q) => qrels.has(q.id))) {
-    throw new CliError(`nothing to evaluate: none of the ${queries.length} queries in ${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${values.split}.tsv`)} (${qrels.size} judged query ids)`);
-  }
-
-  const t0 = performance.now();
-  const kb = KnowledgeBase.build(docs, { chunking: values.chunk ? DEFAULT_CHUNKING : false, bm25: { k1, b } });
-  log(`indexed ${docs.length} documents as ${kb.size} ${values.chunk ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
-
-  // A model that cannot load skips the modes that need it; the others still run.
-  const models = await loadCliModels(values, need, log, { skipFailed: true });
-  if (models.embedder) {
-    const corpusHash = (await sha256Hex(corpusText)).slice(0, 16);
-    const t1 = performance.now();
-    const setup = await attachDense(kb, models.embedder, {
-      kbKey: `beir:${corpusHash}:${values.chunk ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}`,
-      store: models.store,
-      index: values.index as (typeof INDEX_KINDS)[number],
+  let source: CliKb, queries: BeirQuery[], qrels: Qrels, dataset: string;
+  if (values.kb) {
+    source = await openKb(values, {
+      log,
+      // The vectors --index asks for: exact scans need float32; hnsw uses a shipped graph when there is one.
+      dense: !need.dense ? 'none' : values.index === 'exact' ? 'float32' : 'auto',
+      hnsw: need.dense && values.index === 'hnsw',
     });
-    log(`dense: ${setup.dim} dimensions, ${setup.index} index, embeddings ${setup.source === 'cache' ? 'from cache' : 'computed'} in ${(performance.now() - t1).toFixed(0)} ms`);
-    if (setup.cacheNote) log(setup.cacheNote);
+    if (dataDir) {
+      ({ queries, qrels } = readJudgements(dataDir, values.split));
+      checkJudged(queries, qrels, `${join(dataDir, 'queries.jsonl')} is judged in ${join(dataDir, 'qrels', `${values.split}.tsv`)}`);
+      log(`queries and qrels from ${dataDir}`);
+    } else if (source.queries && source.qrels) {
+      ({ queries, qrels } = { queries: source.queries, qrels: source.qrels });
+      checkJudged(queries, qrels, `${source.label} is judged in its qrels`);
+    } else {
+      throw new CliError(`nothing to evaluate: ${source.label} carries no queries and qrels; give --data <BEIR folder> with queries.jsonl and qrels/${values.split}.tsv`);
+    }
+    dataset = source.label.split('#').pop()!;
+  } else {
+    const dir = dataDir!;
+    let docs, corpusText;
+    try {
+      corpusText = readData(dir, 'corpus.jsonl');
+      docs = parseCorpus(corpusText, join(dir, 'corpus.jsonl'));
+      ({ queries, qrels } = readJudgements(dir, values.split));
+    } catch (e) {
+      if (e instanceof DataError) throw new CliError(e.message);
+      throw e;
+    }
+    checkJudged(queries, qrels, `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${values.split}.tsv`)}`);
+    const t0 = performance.now();
+    const kb = KnowledgeBase.build(docs, { chunking: values.chunk ? DEFAULT_CHUNKING : false, bm25: { k1, b } });
+    log(`indexed ${docs.length} documents as ${kb.size} ${values.chunk ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
+    source = { id: 'beir', label: dir, kb, dense: null, queries, qrels, hashText: corpusText, notes: [] };
+    dataset = basename(dir);
   }
+  // A model that cannot load skips the modes that need it; the others still run.
+  const models = await loadCliModels(modelArgsFor(values, source, argv), need, log, { skipFailed: true });
+  const kb = source.kb;
+  await attachKbDense(source, models, {
+    index: values.index as (typeof INDEX_KINDS)[number],
+    // The key of embeddings computed from a BEIR folder, as before artifacts (caches stay valid).
+    ...(values.kb ? {} : { kbKey: `beir:${(await sha256Hex(source.hashText)).slice(0, 16)}:${values.chunk ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}` }),
+  }, log);
 
   const unloaded: Partial<Record<RetrievalMode, string>> = {};
   for (const m of modes) { const why = missingModel(m, models.failed); if (why) unloaded[m] = why; }
   const runLines: string[] = [];
   const result = await evaluateBeir(kb, queries, qrels, {
-    dataset: basename(dir), modes: modes.filter((m) => !unloaded[m]), depth: 100, search: {}, models: models.search,
+    dataset, modes: modes.filter((m) => !unloaded[m]), depth: 100, search: {}, models: models.search,
     ...(values['run-out'] ? { runLines } : {}),
   });
   result.skipped = { ...unloaded, ...result.skipped };

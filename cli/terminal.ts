@@ -20,6 +20,18 @@ export function escapeControl(text: string): string {
 
 type Write = NodeJS.WriteStream['write'];
 
+const RAW = Symbol('raw write');
+
+/**
+ * Writes `text` unescaped (a progress bar's `\r` and erase-line), bypassing the escaping of a guarded terminal
+ * stream. Only for text the CLI itself composed, never for text from data or models.
+ */
+export function writeRaw(stream: NodeJS.WriteStream, text: string): void {
+  const raw = (stream as unknown as { [RAW]?: (t: string) => boolean })[RAW];
+  if (raw) raw(text);
+  else stream.write(text);
+}
+
 /**
  * Makes `stream` (stdout or stderr) escape control characters when it is a terminal, and hands every write
  * error (EPIPE, ENOSPC…) to `onError`, including those console.log would swallow and those thrown synchronously.
@@ -28,6 +40,14 @@ export function guardOutput(stream: NodeJS.WriteStream, onError: (e: NodeJS.Errn
   const escape = stream.isTTY === true;
   const write = stream.write.bind(stream) as (chunk: unknown, encoding?: unknown, cb?: unknown) => boolean;
   stream.on('error', onError);
+  (stream as unknown as { [RAW]: (t: string) => boolean })[RAW] = (t: string) => {
+    try {
+      return write(t, undefined, (err?: Error | null) => { if (err) onError(err as NodeJS.ErrnoException); });
+    } catch (e) {
+      onError(e as NodeJS.ErrnoException);
+      return false;
+    }
+  };
   stream.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
     const callback = typeof encoding === 'function' ? encoding : cb;
     const enc = typeof encoding === 'function' ? undefined : encoding;

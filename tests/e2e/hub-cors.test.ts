@@ -1,7 +1,7 @@
 /**
  * The Hub source and push in headless Chromium against the loopback Hub on another origin: the browser sends CORS
  * preflights (Authorization, the ndjson commit), the loopback Hub answers them as huggingface.co does, a cut download
- * resumes, and a host that sends no CORS headers becomes the "could not reach" message naming the host.
+ * resumes, a second open with the Hub gone comes from IndexedDB, and a host that sends no CORS headers becomes the "could not reach" message naming the host.
  * src/lib/hub is bundled for the browser with Vite (the package's browser build of @huggingface/hub).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   writeFileSync(entry, [
     `export { hubSource } from ${JSON.stringify(join(root, 'src/lib/hub/hub-source.ts'))};`,
     `export { pushFiles } from ${JSON.stringify(join(root, 'src/lib/hub/push.ts'))};`,
-    `export { memoryArtifactCache } from ${JSON.stringify(join(root, 'src/lib/store/artifact-cache.ts'))};`,
+    `export { indexedDbArtifactCache, memoryArtifactCache } from ${JSON.stringify(join(root, 'src/lib/store/artifact-cache.ts'))};`,
   ].join('\n'));
   await build({ configFile: false, root: dir, logLevel: 'warn', build: { outDir: join(dir, 'out'), emptyOutDir: true, minify: false, lib: { entry, formats: ['es'], fileName: 'hub' } } });
   writeFileSync(join(dir, 'out', 'index.html'), '<!doctype html><title>hub cors</title><script type="module">import * as hub from "./hub.mjs"; window.hub = hub;</script>');
@@ -77,6 +77,30 @@ describe('Hub source and push in the browser, cross-origin', () => {
     expect(hub.requests.filter((r) => r.method !== 'OPTIONS').every((r) => r.auth)).toBe(true);
     const commit = hub.requests.find((r) => r.method === 'POST' && r.path.endsWith('/commit/main'));
     expect(commit?.parentCommit).toBe(out.sha);
+  });
+
+  test('IndexedDB cache: a second open with the Hub closed resolves from the cached ref and reads with no request', async () => {
+    const gone = await serveHubRepos();
+    gone.addRepo('o/kb', new Map([['kb/meta.json', new TextEncoder().encode('{"m":1}')], ['kb/x.bin', big]]));
+    const url = gone.url;
+    const first = await page.evaluate(async ({ url, sha256, size }) => {
+      const src = await window.hub.hubSource({ repo: 'o/kb', hubUrl: url, cache: window.hub.indexedDbArtifactCache() });
+      await src.read('kb/meta.json');
+      await src.read('kb/x.bin', { size, sha256 });
+      return { sha: src.sha, resolved: src.resolved };
+    }, { url, sha256: bigSha, size: big.byteLength });
+    expect(first.resolved).toBe('network');
+    await gone.close();
+    const second = await page.evaluate(async ({ url, sha256, size }) => {
+      const calls: string[] = [];
+      const counting: typeof fetch = (input, init) => { calls.push(String(input)); return fetch(input, init); };
+      const src = await window.hub.hubSource({ repo: 'o/kb', hubUrl: url, cache: window.hub.indexedDbArtifactCache(), fetch: counting, retries: 0 });
+      const opened = calls.length;
+      const meta = new TextDecoder().decode((await src.read('kb/meta.json'))!);
+      const x = await src.read('kb/x.bin', { size, sha256 });
+      return { sha: src.sha, resolved: src.resolved, opened, after: calls.length - opened, meta, length: x?.byteLength };
+    }, { url, sha256: bigSha, size: big.byteLength });
+    expect(second).toEqual({ sha: first.sha, resolved: 'cache', opened: 1, after: 0, meta: '{"m":1}', length: big.byteLength });
   });
 
   test('without a token the private repo says so; a host without CORS headers is "could not reach" with its host', async () => {

@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { SCIFACT, scifactSubset } from '../helpers/beir-subset.ts';
 import { runCli as cli } from '../helpers/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SCIFACT = process.env.RAG_LAB_SCIFACT ?? resolve(ROOT, '../shared/data/scifact');
 const FIXTURE_MODELS = join(ROOT, 'tests/fixtures/models');
 
 const temps: string[] = [];
@@ -16,24 +16,6 @@ function tempDir(prefix: string): string {
   return d;
 }
 afterAll(() => { for (const d of temps) rmSync(d, { recursive: true, force: true }); });
-
-/** A small BEIR folder in a temp dir: the first `n` judged SciFact queries, their documents and 300 others. */
-function scifactSubset(n: number): string {
-  const dir = tempDir('rag-lab-scifact-subset-');
-  const qrelLines = readFileSync(join(SCIFACT, 'qrels/test.tsv'), 'utf8').trim().split('\n').slice(1);
-  const queryIds = [...new Set(qrelLines.map((l) => l.split('\t')[0]!))].slice(0, n);
-  const kept = qrelLines.filter((l) => queryIds.includes(l.split('\t')[0]!));
-  const docIds = new Set(kept.map((l) => l.split('\t')[1]!));
-  const corpus = readFileSync(join(SCIFACT, 'corpus.jsonl'), 'utf8').trim().split('\n');
-  const docs = corpus.filter((l, i) => i < 300 || docIds.has(JSON.parse(l)._id));
-  const queries = readFileSync(join(SCIFACT, 'queries.jsonl'), 'utf8').trim().split('\n').filter((l) => queryIds.includes(JSON.parse(l)._id));
-  mkdirSync(join(dir, 'qrels'));
-  writeFileSync(join(dir, 'corpus.jsonl'), docs.join('\n') + '\n');
-  writeFileSync(join(dir, 'queries.jsonl'), queries.join('\n') + '\n');
-  writeFileSync(join(dir, 'qrels/test.tsv'), ['query-id\tcorpus-id\tscore', ...kept].join('\n') + '\n');
-  return dir;
-}
-
 
 describe('rag-lab eval-beir', () => {
   test('BM25 on SciFact test reaches BEIR-level NDCG@10 and writes a TREC run', async () => {
@@ -94,7 +76,7 @@ describe('rag-lab eval-beir', () => {
   });
 
   test('--modes all runs every mode with local fixture models and caches the embeddings', async () => {
-    const data = scifactSubset(30);
+    const data = scifactSubset({ queries: 30, others: 300, parent: tempDir('rag-lab-scifact-subset-') });
     const cache = tempDir('rag-lab-vectors-');
     const args = ['eval-beir', '--data', data, '--modes', 'all', '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/tiny-embedder',
       '--reranker', 'rag-lab/tiny-cross-encoder', '--cache-dir', cache, '--json'];

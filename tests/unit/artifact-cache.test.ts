@@ -50,6 +50,11 @@ describe('artifact file caches', () => {
     await db.put('artifacts', { key: 'file:sha256:y', schemaVersion: 1, size: 3, bytes: 'abc', sha256: 'z', savedAt: 0 });
     expect(await cache.getFile('sha256:y')).toBeNull();
     expect(cache.lastNote).toMatch(/^The cached artifact file has the wrong shape \(sha256: /);
+    // Self-consistent bytes under a content key of another hash are not what the key promises.
+    const other = `sha256:${'b'.repeat(64)}`;
+    await cache.putFile(other, bytes);
+    expect(await cache.getFile(other)).toBeNull();
+    expect(cache.lastNote).toBe(`The cached copy of ${other} does not match its checksum; it was dropped and will be downloaded again.`);
     await db.put('artifacts', { key: 'ref:bad', schemaVersion: 1, sha: 'not-a-sha', savedAt: 0 });
     expect(await cache.getRef('bad')).toBeNull();
   });
@@ -64,6 +69,9 @@ describe('artifact file caches', () => {
     expect(await cache.getFile('sha256:x')).toBeNull();
     expect(cache.lastNote).toMatch(/was damaged; it was dropped/);
     expect(readdirSync(join(dir, 'files'))).toEqual([]);
+    const other = `sha256:${'c'.repeat(64)}`;
+    await cache.putFile(other, bytes);
+    expect(await cache.getFile(other)).toBeNull();
     expect(defaultArtifactCacheDir({ XDG_CACHE_HOME: '/c' })).toBe('/c/rag-lab/artifacts');
   });
 

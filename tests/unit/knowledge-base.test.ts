@@ -78,4 +78,24 @@ describe('KnowledgeBase', () => {
     expect(() => KnowledgeBase.fromData(docs, { ...data, itemEnd: data.itemEnd.slice(1) })).toThrow(/does not match/);
     expect(() => KnowledgeBase.fromData(docs, { ...data, version: 3 } as unknown as KbData)).toThrow(/version/);
   });
+
+  it('fromItems: items given from outside, texts and ids kept apart from the documents, BM25 built or given', () => {
+    const two = KnowledgeBase.build(docs.slice(0, 2), { chunking: false, cdfQueries: 0 });
+    const items = { itemDoc: Uint32Array.from([0, 0, 1]), itemChunk: Uint32Array.from([0, 1, 0]), itemStart: Uint32Array.from([0, 4, 0]), itemEnd: Uint32Array.from([3, 7, 8]) };
+    const kb = KnowledgeBase.fromItems(docs, items, { cdfQueries: 0 });
+    expect([0, 1, 2].map(kb.itemId)).toEqual(['a#0', 'a#1', 'b#0']);
+    expect([0, 1, 2].map((i) => kb.indexedText(i))).toEqual(['Pets\ncat', 'Pets\ndog', 'Water\ncat fish']);
+    // BM25 over exactly those texts: 'dog' only in item 1.
+    expect(Array.from(kb.bm25.scoreAll('dog')).map((x) => x > 0)).toEqual([false, true, false]);
+    const bare = docs.map((d) => ({ ...d, text: '' }));
+    const own = KnowledgeBase.fromItems(bare, { ...items, texts: ['cat', 'dog', 'cat fish'], ids: ['x1', 'x2', 'x3'] }, { cdfQueries: 0 });
+    expect([0, 1, 2].map(own.itemId)).toEqual(['x1', 'x2', 'x3']);
+    expect(own.itemText(1)).toBe('dog');
+    expect(own.bm25.scoreAll('dog')).toEqual(kb.bm25.scoreAll('dog'));
+    const given = KnowledgeBase.fromItems(docs, items, { cdfQueries: 0 }, { bm25: kb.bm25.toData(), sparseCdf: null });
+    expect(given.bm25.scoreAll('cat')).toEqual(kb.bm25.scoreAll('cat'));
+    expect(() => KnowledgeBase.fromItems(docs, items, {}, { bm25: two.bm25.toData() })).toThrow(/BM25 index does not match/);
+    expect(() => KnowledgeBase.fromItems(docs, { ...items, itemEnd: Uint32Array.from([1]) })).toThrow(/different lengths/);
+    expect(() => KnowledgeBase.fromItems(docs, { ...items, itemDoc: Uint32Array.from([0, 0, 7]) })).toThrow(/names document 7 of 3/);
+  });
 });

@@ -19,7 +19,15 @@ export interface ArtifactFileCache {
   putRef(key: string, sha: string): Promise<void>;
   /** The last thing the user should know about this cache (a write that failed, a record dropped). */
   lastNote?: string | null;
+  /**
+   * True when `getFile` itself returns only bytes whose SHA-256 is the one recorded at put time and, for a
+   * `sha256:<hex>` key, equals that hex: a source then need not hash a hit again.
+   */
+  readonly checksContent?: boolean;
 }
+
+/** The hex of a content-addressed key (`sha256:<hex>`), or null. */
+export const contentHashOf = (key: string): string | null => (/^sha256:[0-9a-f]{64}$/.test(key) ? key.slice(7) : null);
 
 const STORE = 'artifacts';
 
@@ -50,6 +58,7 @@ export function memoryArtifactCache(): ArtifactFileCache & { files: Map<string, 
 export function indexedDbArtifactCache(): ArtifactFileCache {
   const cache: ArtifactFileCache = {
     lastNote: null,
+    checksContent: true,
     async getFile(key) {
       const k = `file:${key}`;
       let stored: unknown;
@@ -64,7 +73,7 @@ export function indexedDbArtifactCache(): ArtifactFileCache {
       if (shape.ok) {
         const rec = stored as { size: number; sha256: string; bytes: Uint8Array };
         if (rec.bytes.byteLength !== rec.size) reason = `The cached copy of ${key} has ${rec.bytes.byteLength} bytes instead of ${rec.size}`;
-        else if ((await sha256Hex(rec.bytes)) !== rec.sha256) reason = `The cached copy of ${key} does not match its checksum`;
+        else if ((contentHashOf(key) ?? rec.sha256) !== rec.sha256 || (await sha256Hex(rec.bytes)) !== rec.sha256) reason = `The cached copy of ${key} does not match its checksum`;
         else return rec.bytes;
       }
       cache.lastNote = `${reason}; it was dropped and will be downloaded again.`;

@@ -1,0 +1,142 @@
+/**
+ * What `rag-lab build-index --data` reads: a BEIR folder, a RAGBench subset (a .jsonl / .parquet file, or a folder of
+ * them for one subset), or a folder of .txt / .md files, told apart by what the path holds. Node side only: it reads
+ * the files and hands their text to the pure parsers in src/lib/data/.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
+import type { SourceDocument } from '../src/lib/data/document.ts';
+import type { MetaField } from '../src/lib/data/kb-source.ts';
+import { RagbenchError, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
+import { poolDocuments } from '../src/lib/data/ragbench-kb.ts';
+import { textFolderDocuments, textFormatOf, TEXT_FOLDER_FIELDS, type TextFile } from '../src/lib/data/text-folder.ts';
+import { CliError } from './args.ts';
+import { readText, withFile } from './fs-errors.ts';
+
+export type DataKind = 'beir' | 'ragbench' | 'text';
+
+export interface BuildData {
+  kind: DataKind;
+  /** What was found, for stderr: "BEIR folder /data/scifact (5183 documents, 300 queries, qrels/test.tsv)". */
+  summary: string;
+  /** A default index id from the data's name (folder or subset). */
+  id: string;
+  docs: SourceDocument[];
+  fields: MetaField[];
+  queries: BeirQuery[] | null;
+  qrels: Qrels | null;
+  notes: string[];
+}
+
+const RAGBENCH_FILE = /\.(jsonl|ndjson|parquet)$/i;
+
+/** An index id from a name: lower case, runs of other characters as '-'. */
+export function idOf(name: string): string {
+  const id = name.toLowerCase().replace(/\.[a-z0-9]+$/, '').replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return id || 'index';
+}
+
+/** Every regular file under `dir` (relative paths), skipping dot-files, dot-folders and symbolic links. */
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  const visit = (d: string) => {
+    const entries = withFile(d, () => readdirSync(d, { withFileTypes: true }));
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) visit(p);
+      else if (e.isFile()) out.push(relative(dir, p));
+    }
+  };
+  visit(dir);
+  return out.sort();
+}
+
+function beirFile(dir: string, rel: string): string {
+  const path = join(dir, rel);
+  if (!existsSync(path)) throw new CliError(`${path}: file not found (a BEIR folder has corpus.jsonl, queries.jsonl and qrels/<split>.tsv)`);
+  return readText(path);
+}
+
+function loadBeir(dir: string, split: string): BuildData {
+  const docs = parseCorpus(beirFile(dir, 'corpus.jsonl'), join(dir, 'corpus.jsonl'));
+  const notes: string[] = [];
+  let queries: BeirQuery[] | null = null, qrels: Qrels | null = null;
+  const qrelsRel = join('qrels', `${split}.tsv`);
+  if (existsSync(join(dir, 'queries.jsonl')) && existsSync(join(dir, qrelsRel))) {
+    queries = parseQueries(beirFile(dir, 'queries.jsonl'), join(dir, 'queries.jsonl'));
+    qrels = parseQrels(beirFile(dir, qrelsRel), join(dir, qrelsRel));
+  } else {
+    notes.push(`no queries.jsonl and ${qrelsRel} in ${dir}: the artifact carries no queries (eval-beir --kb will need --data)`);
+  }
+  const what = queries ? `, ${queries.length} queries, ${qrelsRel}` : '';
+  return { kind: 'beir', summary: `BEIR folder ${dir} (${docs.length} documents${what})`, id: idOf(basename(dir)), docs, fields: [], queries, qrels, notes };
+}
+
+async function loadRagbench(path: string, files: string[]): Promise<BuildData> {
+  const rows: RagbenchRow[] = [];
+  const subsets = new Set<string>();
+  const notes: string[] = [];
+  for (const file of files) {
+    const bytes = withFile(file, () => readFileSync(file));
+    let parsed;
+    try {
+      parsed = await parseRagbenchFile(file, bytes);
+    } catch (e) {
+      if (e instanceof RagbenchError) throw new CliError(e.message);
+      throw e;
+    }
+    if (parsed.skipped.length > 0) notes.push(`${file}: skipped ${parsed.skipped.length} of ${parsed.total} rows (not RAGBench rows)`);
+    subsets.add(parsed.subset);
+    rows.push(...parsed.rows);
+  }
+  if (subsets.size > 1) {
+    throw new CliError(`--data ${path}: rows of ${subsets.size} RAGBench subsets (${[...subsets].join(', ')}); an index is built from one subset: give one subset's file or folder`);
+  }
+  const pooled = poolDocuments(rows);
+  if (pooled.docs.length === 0) throw new CliError(`--data ${path}: the RAGBench rows hold no documents`);
+  const subset = [...subsets][0]!;
+  return {
+    kind: 'ragbench', id: idOf(subset), docs: pooled.docs, fields: [], queries: null, qrels: null, notes,
+    summary: `RAGBench subset ${subset} from ${path} (${rows.length} rows, ${pooled.documentCount} documents, ${pooled.docs.length} after deduplication)`,
+  };
+}
+
+function loadTextFolder(dir: string, rels: string[]): BuildData {
+  const files: TextFile[] = rels.filter((r) => textFormatOf(r)).map((r) => ({ path: r.split('\\').join('/'), text: readText(join(dir, r)) }));
+  const got = textFolderDocuments(files, dir);
+  const notes: string[] = [];
+  const ignored = rels.length - files.length;
+  if (ignored > 0) notes.push(`ignored ${ignored} files that are not .txt or .md`);
+  if (got.empty.length > 0) notes.push(`skipped ${got.empty.length} empty files: ${got.empty.slice(0, 5).join(', ')}${got.empty.length > 5 ? ', …' : ''}`);
+  const md = got.docs.filter((d) => d.meta?.format === 'md').length;
+  return {
+    kind: 'text', id: idOf(basename(dir)), docs: got.docs, fields: [...TEXT_FOLDER_FIELDS], queries: null, qrels: null, notes,
+    summary: `text folder ${dir} (${got.docs.length} documents: ${md} Markdown, ${got.docs.length - md} plain text)`,
+  };
+}
+
+const EXPECTED = 'a BEIR folder (corpus.jsonl), a RAGBench subset (.jsonl or .parquet, or a folder of them) or a folder of .txt / .md files';
+
+/** Reads `--data` as whichever kind it is (see the module comment). `split`: the BEIR qrels split carried. */
+export async function loadBuildData(path: string, split = 'test'): Promise<BuildData> {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new CliError(`--data ${path}: not found (expected ${EXPECTED})`);
+  try {
+    if (withFile(abs, () => statSync(abs)).isFile()) {
+      if (RAGBENCH_FILE.test(abs)) return await loadRagbench(abs, [abs]);
+      throw new CliError(`--data ${path}: unknown data kind: a file that is not .jsonl or .parquet (expected ${EXPECTED})`);
+    }
+    if (existsSync(join(abs, 'corpus.jsonl'))) return loadBeir(abs, split);
+    const rels = walk(abs);
+    if (rels.some((r) => textFormatOf(r))) return loadTextFolder(abs, rels);
+    const tables = rels.filter((r) => RAGBENCH_FILE.test(r)).map((r) => join(abs, r));
+    if (tables.length > 0) return await loadRagbench(abs, tables);
+    throw new CliError(`--data ${path}: unknown data kind: ${rels.length === 0 ? 'the folder is empty' : `none of its ${rels.length} files is corpus.jsonl, .jsonl, .parquet, .txt or .md`} (expected ${EXPECTED})`);
+  } catch (e) {
+    if (e instanceof DataError) throw new CliError(e.message);
+    throw e;
+  }
+}

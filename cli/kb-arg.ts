@@ -1,0 +1,263 @@
+/**
+ * `--kb`, one resolver for every command that reads a knowledge base (ask, eval-beir, search):
+ *   sotu                               the embedded State of the Union corpus (indexed now)
+ *   <folder>[#index-id]                an artifact folder: index_config.json (pick an index with #id when it lists
+ *                                      several), one index folder with meta.json, or a seed-A folder
+ *   hub:owner/repo[@revision][#index]  an artifact repo on the Hub (HF_ENDPOINT, default https://huggingface.co),
+ *                                      files cached under ~/.cache/rag-lab/artifacts
+ *   <BEIR folder>                      (only where a command allows it: ask) a folder with corpus.jsonl, indexed now
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { attachArtifactDense } from '../src/lib/artifact/attach.ts';
+import { joinPath, type IndexEntry } from '../src/lib/artifact/format.ts';
+import { listIndexes, openArtifact, type OpenArtifactOptions } from '../src/lib/artifact/read.ts';
+import { ArtifactError, type ArtifactDense, type FileSource } from '../src/lib/artifact/types.ts';
+import { DataError, parseCorpus, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
+import type { SourceDocument } from '../src/lib/data/document.ts';
+import { sotuDocuments } from '../src/lib/data/sotu.ts';
+import { hubSource } from '../src/lib/hub/hub-source.ts';
+import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
+import type { VectorIndexChoice } from '../src/lib/retrieval/vector-index.ts';
+import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { attachDense } from '../src/lib/store/dense-loader.ts';
+import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
+import { folderArtifactCache } from './artifact-file-cache.ts';
+import { CliError } from './args.ts';
+import { folderSource } from './folder-source.ts';
+import { readText } from './fs-errors.ts';
+import type { CliModels, ModelArgs } from './models.ts';
+import { ProgressBar, type ProgressOutput } from './progress-bar.ts';
+import { writeRaw } from './terminal.ts';
+
+export type KbArg =
+  | { kind: 'sotu' }
+  | { kind: 'folder'; dir: string; index: string | null }
+  | { kind: 'hub'; repo: string; revision: string | null; index: string | null }
+  | { kind: 'beir'; dir: string };
+
+export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id] | hub:owner/repo[@revision][#index-id]
+                     (an artifact folder holds index_config.json, or meta.json, as build-index writes it)
+  --token-env VAR    for a private Hub repo: read the hf_ token from the environment variable VAR`;
+
+const REPO = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+
+/** Splits `value#index` (an index id has no '#', '/' or white space). */
+function splitIndex(value: string, flag: string): [string, string | null] {
+  const at = value.lastIndexOf('#');
+  if (at < 0) return [value, null];
+  const index = value.slice(at + 1);
+  if (!/^[^#/\s]+$/.test(index)) throw new CliError(`${flag} ${value}: "#${index}" is not an index id (give ${flag} <source>#<index-id>)`);
+  return [value.slice(0, at), index];
+}
+
+/**
+ * What `--kb` names, checked without reading anything but the folder's first files. `allowBeir`: a folder with
+ * corpus.jsonl (and no meta.json / index_config.json) is a BEIR folder indexed on the fly.
+ */
+export function parseKbArg(value: string, opts: { allowBeir?: boolean; flag?: string } = {}): KbArg {
+  const flag = opts.flag ?? '--kb';
+  if (value === 'sotu') return { kind: 'sotu' };
+  if (value.startsWith('hub:')) {
+    const [spec, index] = splitIndex(value.slice(4), flag);
+    const at = spec.indexOf('@');
+    const repo = at < 0 ? spec : spec.slice(0, at);
+    const revision = at < 0 ? null : spec.slice(at + 1);
+    if (!REPO.test(repo)) throw new CliError(`${flag} ${value}: "${repo}" is not a Hub repo id (hub:owner/name[@revision][#index-id])`);
+    if (revision !== null && !/^[\w./-]+$/.test(revision)) throw new CliError(`${flag} ${value}: "${revision}" is not a revision (a branch, tag or commit sha)`);
+    return { kind: 'hub', repo, revision, index };
+  }
+  const [path, index] = existsSync(value) ? [value, null] : splitIndex(value, flag);
+  const dir = resolve(path);
+  if (!existsSync(dir)) {
+    throw new CliError(`${flag} ${path}: not found (give sotu, an artifact folder, hub:owner/repo${opts.allowBeir ? ' or a BEIR folder with corpus.jsonl' : ''})`);
+  }
+  if (!statSync(dir).isDirectory()) throw new CliError(`${flag} ${path}: is a file, not a folder (an artifact folder holds index_config.json or meta.json)`);
+  const artifact = existsSync(join(dir, 'index_config.json')) || existsSync(join(dir, 'meta.json'));
+  if (!artifact && existsSync(join(dir, 'corpus.jsonl'))) {
+    if (opts.allowBeir && index === null) return { kind: 'beir', dir };
+    throw new CliError(`${flag} ${path}: a BEIR folder, not an artifact (build one with rag-lab build-index --data ${path} --out <dir>${opts.allowBeir ? '' : ', or give it to --data'})`);
+  }
+  if (!artifact) throw new CliError(`${flag} ${path}: no index_config.json or meta.json in this folder (build an artifact with rag-lab build-index)`);
+  return { kind: 'folder', dir, index };
+}
+
+/** A knowledge base ready to search, whatever `--kb` named. */
+export interface CliKb {
+  /** Stable id (the cache keys of computed embeddings use it). */
+  id: string;
+  /** For messages and JSON output: "sotu", "/data/kb#scifact", "hub:owner/repo@sha#scifact". */
+  label: string;
+  kb: KnowledgeBase;
+  /** The artifact's vectors when it has them. */
+  dense: ArtifactDense | null;
+  queries: BeirQuery[] | null;
+  qrels: Qrels | null;
+  /** Text whose hash keys embeddings computed now (the corpus file, or the artifact's meta.json). */
+  hashText: string;
+  notes: string[];
+}
+
+function indexNow(id: string, docs: SourceDocument[], hashText: string): CliKb {
+  return { id, label: id, kb: KnowledgeBase.build(docs), dense: null, queries: null, qrels: null, hashText, notes: [] };
+}
+
+/** The embedded corpus or a BEIR folder, indexed now with the default options. */
+export function indexedKb(arg: Extract<KbArg, { kind: 'sotu' | 'beir' }>): CliKb {
+  if (arg.kind === 'sotu') {
+    const text = sotuCorpusJson();
+    return indexNow('sotu', sotuDocuments(JSON.parse(text)), text);
+  }
+  const file = join(arg.dir, 'corpus.jsonl');
+  const text = readText(file);
+  try {
+    return indexNow(arg.dir, parseCorpus(text, file), text);
+  } catch (e) {
+    if (e instanceof DataError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ artifacts
+
+export const KB_ARGS = {
+  kb: { type: 'string' },
+  'token-env': { type: 'string' },
+} as const;
+
+/** The Hub the CLI talks to: `HF_ENDPOINT` (as huggingface_hub reads it), default https://huggingface.co. */
+export function hubUrl(): string {
+  return (process.env.HF_ENDPOINT ?? '').trim().replace(/\/+$/, '') || 'https://huggingface.co';
+}
+
+/**
+ * The hf_ token from the environment variable `--token-env` names (never from a flag value: command lines end up in
+ * shell history and process lists). Undefined without the flag; a CliError when the variable is unset or empty.
+ */
+export function tokenFromEnv(name: string | undefined, why: string): string | undefined {
+  if (name === undefined) return undefined;
+  // The value is not echoed: someone may have pasted the token itself.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || /^hf_/i.test(name)) throw new CliError("--token-env: not an environment variable name (give the variable's name, e.g. HF_TOKEN, not the token)");
+  const token = process.env[name]?.trim();
+  if (!token) throw new CliError(`--token-env ${name}: the environment variable ${name} is not set (${why})`);
+  return token;
+}
+
+/** Turns an artifact fault into the one-line CLI error (exit 2); other errors pass. */
+export function artifactFault(e: unknown): never {
+  if (e instanceof ArtifactError) throw new CliError(e.message.split('\n')[0]!);
+  throw e;
+}
+
+function pickIndex(entries: readonly IndexEntry[], wanted: string | null, label: string): IndexEntry {
+  if (entries.length === 0) throw new CliError(`${label}: index_config.json lists no index`);
+  if (wanted !== null) {
+    const e = entries.find((x) => x.id === wanted);
+    if (!e) throw new CliError(`${label}: no index "${wanted}" (it has ${entries.map((x) => x.id).join(', ')})`);
+    return e;
+  }
+  if (entries.length > 1) throw new CliError(`${label}: ${entries.length} indexes (${entries.map((x) => x.id).join(', ')}); pick one with #<index-id>`);
+  return entries[0]!;
+}
+
+export interface OpenKbOptions {
+  log: (m: string) => void;
+  /** A folder with corpus.jsonl is indexed now (ask). */
+  allowBeir?: boolean;
+  /** Which of the artifact's vectors to read (default 'auto': int8 when shipped, else float32; 'none' without dense modes). */
+  dense?: OpenArtifactOptions['dense'];
+  /** Also read the shipped HNSW graph. */
+  hnsw?: boolean;
+}
+
+/** Opens what `--kb` names (`sotu` when absent). */
+export async function openKb(values: { kb?: string | undefined; 'token-env'?: string | undefined }, opts: OpenKbOptions): Promise<CliKb> {
+  const arg = parseKbArg(values.kb ?? 'sotu', { allowBeir: opts.allowBeir ?? false });
+  if (arg.kind === 'sotu' || arg.kind === 'beir') {
+    if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
+    return indexedKb(arg);
+  }
+  let source: FileSource;
+  let label: string;
+  if (arg.kind === 'folder') {
+    if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
+    source = folderSource(arg.dir);
+    label = arg.dir;
+  } else {
+    const token = tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo');
+    source = await hubSource({
+      repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
+      ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
+    });
+    label = source.label;
+  }
+  const bar = new ProgressBar(stderrOutput());
+  try {
+    const entry = pickIndex(await listIndexes(source), arg.index, label);
+    const opened = await openArtifact(source, entry.path, {
+      dense: opts.dense ?? 'auto',
+      ...(opts.hnsw ? { hnsw: true } : {}),
+      // Downloads get a progress bar; a local folder reads in a blink.
+      ...(arg.kind === 'hub' ? { onProgress: (file: string, done: number, total: number) => bar.update(`download ${file}`, done, total, 'bytes') } : {}),
+    });
+    bar.end();
+    const full = `${label}#${opened.id}`;
+    // meta.json lists every file's SHA-256: the fingerprint under which embeddings computed now are cached.
+    const meta = await source.read(joinPath(entry.path, 'meta.json'));
+    for (const n of opened.notes) opts.log(n);
+    opts.log(`opened ${full}: ${opened.kb.docs.length} documents, ${opened.kb.size} items${opened.dense ? `, vectors by ${opened.dense.embedder.id} (${opened.dense.embedder.dtype}, ${opened.dense.embedder.dim} dimensions)` : ''}`);
+    return { id: full, label: full, kb: opened.kb, dense: opened.dense, queries: opened.queries, qrels: opened.qrels, hashText: meta ? new TextDecoder().decode(meta) : full, notes: opened.notes };
+  } catch (e) {
+    bar.end();
+    return artifactFault(e);
+  }
+}
+
+/** stderr for a progress bar: raw writes (its \r must not be escaped), and the terminal's width. */
+export function stderrOutput(): ProgressOutput {
+  return { isTTY: process.stderr.isTTY === true, columns: process.stderr.columns, write: (t: string) => writeRaw(process.stderr, t) };
+}
+
+const flagGiven = (argv: readonly string[], flag: string) => argv.some((a) => a === flag || a.startsWith(`${flag}=`));
+
+/**
+ * The model flags for an artifact with vectors: the query embedder is the artifact's unless --embedder names
+ * another (a CliError: its queries would not live in the vectors' space), and its dtype the artifact's unless
+ * --dtype is given.
+ */
+export function modelArgsFor<T extends ModelArgs>(values: T, kb: CliKb, argv: readonly string[]): T {
+  const made = kb.dense?.embedder;
+  if (!made) return values;
+  if (values.embedder !== undefined && values.embedder !== made.id) {
+    throw new CliError(`--embedder ${values.embedder} does not match the artifact: its vectors were made by ${made.id} (give --embedder ${made.id}, or leave --embedder out)`);
+  }
+  return { ...values, embedder: made.id, dtype: flagGiven(argv, '--dtype') ? values.dtype : made.dtype };
+}
+
+/**
+ * Gives the knowledge base its dense side when an embedder loaded: the artifact's vectors when it has them
+ * (`attachArtifactDense`), else embeddings computed now (or from the vector cache) under `kbKey`.
+ */
+export async function attachKbDense(kb: CliKb, models: CliModels, opts: { index?: VectorIndexChoice; kbKey?: string }, log: (m: string) => void): Promise<void> {
+  if (!models.embedder) return;
+  const t0 = performance.now();
+  if (kb.dense) {
+    try {
+      const setup = await attachArtifactDense(kb.kb, kb.dense, models.embedder, { index: opts.index ?? 'auto' });
+      log(`dense: the artifact's vectors, ${setup.dim} dimensions, ${setup.index} index, ready in ${(performance.now() - t0).toFixed(0)} ms`);
+    } catch (e) {
+      if (e instanceof ArtifactError) artifactFault(e);
+      // Another embedder or dimension than the vectors': the core's sentence, as one line.
+      throw new CliError(`${kb.label}: ${(e as Error).message}`);
+    }
+    return;
+  }
+  const hash = (await sha256Hex(kb.hashText)).slice(0, 16);
+  const setup = await attachDense(kb.kb, models.embedder, {
+    kbKey: opts.kbKey ?? `${kb.id}:${hash}:${JSON.stringify(kb.kb.options.chunking)}`,
+    store: models.store,
+    index: opts.index ?? 'auto',
+  });
+  log(`dense: ${setup.dim} dimensions, ${setup.index} index, embeddings ${setup.source === 'cache' ? 'from cache' : 'computed'} in ${(performance.now() - t0).toFixed(0)} ms`);
+  if (setup.cacheNote) log(setup.cacheNote);
+}
