@@ -1,6 +1,7 @@
 /**
- * The built site in headless Chromium: the embedded corpus indexes with visible progress, search works and is a
- * shareable URL, a reload loads the index from IndexedDB, a corrupted cache is detected and rebuilt.
+ * The built site in headless Chromium: the embedded corpus opens from its shipped BM25 artifact (no indexing in the
+ * tab), search works and is a shareable URL, a reload reads the artifact from the cache, corrupted cached files are
+ * detected and downloaded again.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -37,11 +38,12 @@ async function searchFor(p: Page, q: string) {
 }
 
 describe('Search tab on the embedded State of the Union corpus', () => {
-  test('first open indexes with visible progress, then searching finds Lincoln', async () => {
+  test('first open reads the shipped artifact (no indexing), then searching finds Lincoln', async () => {
     await page.goto(site);
     const { stages, source } = await waitForIndex(page);
-    expect(stages).toContain('Building the BM25 index');
-    expect(source).toBe('built');
+    expect(stages).not.toContain('Building the BM25 index');
+    expect(source).toBe('artifact');
+    expect(await page.locator('[data-testid=kb-info]').innerText()).toMatch(/index artifact opened in \d+ ms/);
     const info = await page.locator('[data-testid=kb-info]').innerText();
     expect(info).toMatch(/233 documents, 16,\d{3} chunks/);
 
@@ -67,10 +69,10 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     await expect.poll(() => page.locator('[data-testid=search-message]').innerText().catch(() => '')).toMatch(/dense search is unavailable/);
   });
 
-  test('a reload loads the index from IndexedDB and keeps the search', async () => {
+  test('a reload opens the artifact again without indexing and keeps the search', async () => {
     await page.goto(`${site}?q=tariff&k=3`);
     const { stages, source } = await waitForIndex(page);
-    expect(source).toBe('cache');
+    expect(source).toBe('artifact');
     expect(stages).not.toContain('Building the BM25 index');
     expect(await page.locator('[data-testid=query]').inputValue()).toBe('tariff');
     await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(3);
@@ -102,20 +104,35 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     expect(browser.errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
   });
 
-  test('a corrupted cache is detected, rebuilt and reported', async () => {
-    await page.evaluate(async () => {
+  test('corrupted cached artifact files are detected and downloaded again; results do not change', async () => {
+    await page.goto(`${site}?q=tariff&k=5`);
+    await waitForIndex(page);
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(5);
+    const before = await page.locator('[data-testid=hit]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-id')));
+    const changed = await page.evaluate(async () => {
       const db = await new Promise<IDBDatabase>((ok, err) => { const r = indexedDB.open('rag-lab'); r.onsuccess = () => ok(r.result); r.onerror = () => err(r.error); });
-      const tx = db.transaction('indexes', 'readwrite');
-      const store = tx.objectStore('indexes');
-      const all = await new Promise<Array<{ data: { bm25: { tfs: Uint16Array } } }>>((ok) => { const r = store.getAll(); r.onsuccess = () => ok(r.result); });
-      for (const rec of all) { rec.data.bm25.tfs[0] = rec.data.bm25.tfs[0]! + 7; store.put(rec); }
+      const tx = db.transaction('artifacts', 'readwrite');
+      const store = tx.objectStore('artifacts');
+      const all = await new Promise<Array<[IDBValidKey, Record<string, unknown>]>>((ok) => {
+        const out: Array<[IDBValidKey, Record<string, unknown>]> = [];
+        const r = store.openCursor();
+        r.onsuccess = () => { const c = r.result; if (!c) return ok(out); out.push([c.primaryKey, c.value]); c.continue(); };
+      });
+      let n = 0;
+      for (const [key, rec] of all) {
+        for (const v of Object.values(rec)) {
+          if (v instanceof Uint8Array && v.byteLength > 0) { v[0] = v[0]! ^ 0xff; n++; }
+          else if (v instanceof ArrayBuffer && v.byteLength > 0) { const u = new Uint8Array(v); u[0] = u[0]! ^ 0xff; n++; }
+        }
+        if (store.keyPath) store.put(rec); else store.put(rec, key);
+      }
       await new Promise((ok) => { tx.oncomplete = ok; });
+      return n;
     });
+    expect(changed).toBeGreaterThan(0);
     await page.reload();
     const { source } = await waitForIndex(page);
-    expect(source).toBe('built');
-    expect(await page.locator('[data-testid=cache-note]').innerText()).toMatch(/corrupted.*rebuilt/);
-    await page.reload();
-    expect((await waitForIndex(page)).source).toBe('cache');
+    expect(source).toBe('artifact');
+    await expect.poll(() => page.locator('[data-testid=hit]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-id')))).toEqual(before);
   });
 });
