@@ -247,7 +247,7 @@ const api: SearchWorkerApi = {
       onProgress({ stage: 'vector-index', done: 0, total: 1 });
       const r = await artifacts.attachArtifactDense(open.kb, shipped, { spec: info.spec, dim: info.dim });
       onProgress({ stage: 'vector-index', done: 1, total: 1 });
-      setup = { source: 'cache', cacheNote: null, dim: info.dim, index: r.index as DenseSetup['index'], indexSource: 'cache', indexMs: r.indexMs, embedMs: 0 };
+      setup = { source: 'artifact', cacheNote: null, dim: info.dim, index: r.index as DenseSetup['index'], indexSource: 'cache', indexMs: r.indexMs, embedMs: 0 };
       owner = { id: need.id, dtype: null, device: null, dim: need.dim };
     } else {
       const embedder: TextEmbedder = { spec: info.spec, dim: info.dim, embed: (texts, kind) => remote.embed([...texts], kind) };
