@@ -1,6 +1,7 @@
 /**
  * The built site in headless Chromium: the embedded corpus opens from the BM25 artifact the build ships (no indexing)
- * and search works and is a shareable URL. On a host without that artifact (corpora/index_config.json answered 404)
+ * and search works and is a shareable URL; a reload reads the artifact from the cache, corrupted cached files are
+ * detected and downloaded again. On a host without that artifact (corpora/index_config.json answered 404)
  * the corpus indexes in the tab with visible progress, with the same rankings, a reload loads the index from
  * IndexedDB, and a corrupted cache is detected and rebuilt.
  */
@@ -99,6 +100,47 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     await page.locator('[data-testid=query]').fill(long);
     await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
     expect(browser.errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+  });
+
+  test('a reload opens the artifact again without indexing and keeps the search', async () => {
+    await page.goto(`${site}?q=tariff&k=3`);
+    const { stages, source } = await waitForIndex(page);
+    expect(source).toBe('artifact');
+    expect(stages).not.toContain('Building the BM25 index');
+    expect(await page.locator('[data-testid=query]').inputValue()).toBe('tariff');
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(3);
+  });
+
+  test('corrupted cached artifact files are detected and downloaded again; results do not change', async () => {
+    await page.goto(`${site}?q=tariff&k=5`);
+    await waitForIndex(page);
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(5);
+    const before = await page.locator('[data-testid=hit]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-id')));
+    const changed = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((ok, err) => { const r = indexedDB.open('rag-lab'); r.onsuccess = () => ok(r.result); r.onerror = () => err(r.error); });
+      const tx = db.transaction('artifacts', 'readwrite');
+      const store = tx.objectStore('artifacts');
+      const all = await new Promise<Array<[IDBValidKey, Record<string, unknown>]>>((ok) => {
+        const out: Array<[IDBValidKey, Record<string, unknown>]> = [];
+        const r = store.openCursor();
+        r.onsuccess = () => { const c = r.result; if (!c) return ok(out); out.push([c.primaryKey, c.value]); c.continue(); };
+      });
+      let n = 0;
+      for (const [key, rec] of all) {
+        for (const v of Object.values(rec)) {
+          if (v instanceof Uint8Array && v.byteLength > 0) { v[0] = v[0]! ^ 0xff; n++; }
+          else if (v instanceof ArrayBuffer && v.byteLength > 0) { const u = new Uint8Array(v); u[0] = u[0]! ^ 0xff; n++; }
+        }
+        if (store.keyPath) store.put(rec); else store.put(rec, key);
+      }
+      await new Promise((ok) => { tx.oncomplete = ok; });
+      return n;
+    });
+    expect(changed).toBeGreaterThan(0);
+    await page.reload();
+    const { source } = await waitForIndex(page);
+    expect(source).toBe('artifact');
+    await expect.poll(() => page.locator('[data-testid=hit]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-id')))).toEqual(before);
   });
 });
 
