@@ -63,18 +63,31 @@ function filesUnder(dir: string): string[] {
 
 /** SHA-256 over the corpus text and the code inputs (path + content of each file). */
 export function sotuArtifactKey(corpusJson: string, root = REPO_ROOT): string {
-  const h = createHash('sha256').update('rag-lab sotu artifact\n').update(sha256(corpusJson));
+  const h = createHash('sha256').update('rag-lab sotu artifact\n').update(sha256(corpusJson)).update(`\n${sotuArtifactCreated()}`);
   for (const input of CODE_INPUTS) {
     for (const f of filesUnder(join(root, input))) h.update(`\n${relative(root, f)}\n`).update(readFileSync(f));
   }
   return h.digest('hex').slice(0, 24);
 }
 
+/**
+ * meta.json's `created`: the build is reproducible (same corpus and code → the same bytes), because the search worker
+ * keys vectors embedded in the tab by meta.json's SHA-256, and a new timestamp on every deploy would throw away every
+ * visitor's cached SOTU embeddings. SOURCE_DATE_EPOCH (seconds, the reproducible-builds convention) sets it; else 0.
+ */
+export function sotuArtifactCreated(env: Record<string, string | undefined> = process.env): string {
+  const epoch = Number(env.SOURCE_DATE_EPOCH);
+  return new Date(Number.isInteger(epoch) && epoch >= 0 ? epoch * 1000 : 0).toISOString();
+}
+
 /** The artifact input for the embedded corpus: the app's descriptor and a knowledge base built with its defaults. */
 export function sotuArtifactInput(corpusJson = sotuCorpusJson()): ArtifactInput {
   const kb = KnowledgeBase.build(sotuDocuments(JSON.parse(corpusJson)));
   const d = sotuDescriptor;
-  return { id: SOTU_INDEX_ID, title: d.title, description: d.description, fields: d.fields, examples: d.examples, placeholder: d.placeholder, kb };
+  return {
+    id: SOTU_INDEX_ID, title: d.title, description: d.description, fields: d.fields, examples: d.examples, placeholder: d.placeholder, kb,
+    created: sotuArtifactCreated(),
+  };
 }
 
 /** index_config.json + the index folder, as repo-relative paths. */

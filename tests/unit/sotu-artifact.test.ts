@@ -13,7 +13,7 @@ import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { search } from '../../src/lib/retrieval/search.ts';
 import { folderSource } from '../../cli/folder-source.ts';
 import { listIndexes } from '../../src/lib/artifact/read.ts';
-import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID, sotuArtifactCommand } from '../../scripts/sotu-artifact.ts';
+import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID, sotuArtifactCommand, sotuArtifactCreated } from '../../scripts/sotu-artifact.ts';
 import { sotuCorpusJson } from '../../scripts/sotu-corpus.ts';
 import { embeddedArtifact } from '../../vite.config.ts';
 
@@ -46,6 +46,12 @@ describe('the SOTU artifact', () => {
     const shipped = [...built.files.keys()].filter((p) => p.startsWith(`${SOTU_INDEX_ID}/`) && p !== `${SOTU_INDEX_ID}/meta.json`);
     expect(Object.keys(meta.files).map((f) => `${SOTU_INDEX_ID}/${f}`).sort()).toEqual(shipped.sort());
     expect(meta.embedder).toBeNull();
+  });
+
+  test('meta.json says when it was built only through SOURCE_DATE_EPOCH', () => {
+    expect(sotuArtifactCreated({})).toBe('1970-01-01T00:00:00.000Z');
+    expect(sotuArtifactCreated({ SOURCE_DATE_EPOCH: '1700000000' })).toBe('2023-11-14T22:13:20.000Z');
+    expect(sotuArtifactCreated({ SOURCE_DATE_EPOCH: 'yesterday' })).toBe('1970-01-01T00:00:00.000Z');
   });
 
   test('opens with the reader and gives the in-tab build’s BM25 top 10 and corpus CDF', async () => {
@@ -84,6 +90,9 @@ describe('the SOTU artifact', () => {
     expect(rebuilt.source).toBe('built');
     expect(rebuilt.note).toMatch(/chunks\.parquet differs/);
     expect(Buffer.compare(readFileSync(victim), built.files.get(`${SOTU_INDEX_ID}/chunks.parquet`)!)).toBe(0);
+    // Reproducible: a rebuild gives the same bytes, meta.json included (its SHA-256 keys the tab's embeddings).
+    expect([...rebuilt.files.keys()]).toEqual([...built.files.keys()]);
+    for (const [p, b] of built.files) expect(Buffer.compare(rebuilt.files.get(p)!, b), p).toBe(0);
   }, 120_000);
 
   test('the Vite plugin emits the repo under corpora/ in the build', async () => {
