@@ -23,8 +23,13 @@
  * This runs in Node, not in the browser the bars are about: a browser adds the worker hop, SubtleCrypto hashing and
  * real IndexedDB, so treat these as a lower bound.
  *
+ *  5. With --browser: the built app (dist/, from `npm run build`) in headless Chromium (tests/helpers/browser.ts),
+ *     served on loopback: time from navigation to the knowledge base ready (BM25 only: the Search tab's kb-info),
+ *     opening the shipped `corpora/` artifact vs indexing `corpora/sotu.json` in the tab (index_config.json
+ *     answered 404), first visit (fresh profile) and reload.
+ *
  * Options: --reps N (timed opens per scenario, median reported; default 3), --embed-chunks N (chunks embedded for
- *          passages/s; default 2000), --skip-bm25, --skip-embed, --json.
+ *          passages/s; default 2000), --skip-bm25, --skip-embed, --browser, --browser-only, --json.
  */
 import 'fake-indexeddb/auto';
 import { spawnSync } from 'node:child_process';
@@ -67,13 +72,14 @@ const ms = (x: number) => Math.round(x);
 const mb = (b: number) => (b / 1e6).toFixed(2);
 const median = (xs: readonly number[]) => percentile(xs, 50);
 
-interface Args { reps: number; embedChunks: number; skipBm25: boolean; skipEmbed: boolean; json: boolean }
+interface Args { reps: number; embedChunks: number; skipBm25: boolean; skipEmbed: boolean; browser: boolean; browserOnly: boolean; json: boolean }
 
 function readArgs(): Args {
   const { values } = parseArgs({
     options: {
       reps: { type: 'string', default: '3' }, 'embed-chunks': { type: 'string', default: '2000' },
       'skip-bm25': { type: 'boolean', default: false }, 'skip-embed': { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+      browser: { type: 'boolean', default: false }, 'browser-only': { type: 'boolean', default: false },
     },
   });
   const int = (s: string, name: string) => {
@@ -81,7 +87,10 @@ function readArgs(): Args {
     if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number >= 1, got ${s}`);
     return n;
   };
-  return { reps: int(values.reps, 'reps'), embedChunks: int(values['embed-chunks'], 'embed-chunks'), skipBm25: values['skip-bm25'], skipEmbed: values['skip-embed'], json: values.json };
+  return {
+    reps: int(values.reps, 'reps'), embedChunks: int(values['embed-chunks'], 'embed-chunks'), skipBm25: values['skip-bm25'], skipEmbed: values['skip-embed'],
+    browser: values.browser || values['browser-only'], browserOnly: values['browser-only'], json: values.json,
+  };
 }
 
 /** A 32-bit number from a string (SHA-1's first word): seeds the stub models. */
@@ -162,6 +171,12 @@ async function main(): Promise<void> {
     loadavgAtStart: startLoad.map((x) => Math.round(x * 100) / 100),
     note: 'Node, not a browser; stub embedder/reranker: model loading and inference excluded',
   };
+  if (args.browserOnly) {
+    report.browser = await browserOpen(args.reps);
+    report.loadavgAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+    process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : tables(report));
+    return;
+  }
 
   // --- build: the SOTU BM25 artifact (no cache) ---
   log('building the SOTU BM25 artifact (no build cache)…');
@@ -281,10 +296,57 @@ async function main(): Promise<void> {
 
   // --- embedding passages/s with the fixture embedder ---
   if (!args.skipEmbed) report.embed = await embedRate(args.embedChunks, input.kb);
+  if (args.browser) report.browser = await browserOpen(args.reps);
 
   report.loadavgAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
   rmSync(tmp, { recursive: true, force: true });
   process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : tables(report));
+}
+
+interface BrowserRow { corpus: string; visit: string; wallMs: number; shownMs: number; source: string }
+
+/**
+ * The built app in Chromium: navigation → the Search tab's kb-info (BM25 ready), with the shipped artifact and with
+ * the in-tab build (index_config.json 404), each in a fresh profile (first visit) and then reloaded.
+ */
+async function browserOpen(reps: number): Promise<BrowserRow[]> {
+  const { existsSync } = await import('node:fs');
+  const { launchBrowser } = await import('../tests/helpers/browser.ts');
+  const dist = join(REPO_ROOT, 'dist');
+  if (!existsSync(join(dist, 'corpora/index_config.json'))) throw new Error('--browser needs the built app with the shipped artifact: run `npm run build` first');
+  const site = await serveStatic(dist, '/app/');
+  const rows: BrowserRow[] = [];
+  try {
+    for (const shipped of [true, false]) {
+      const samples: Record<string, { wall: number; shown: number; source: string }[]> = { 'first visit': [], reload: [] };
+      for (let r = 0; r < reps; r++) {
+        const b = await launchBrowser();
+        try {
+          if (!shipped) await b.context.route('**/corpora/index_config.json', (x) => x.fulfill({ status: 404, body: 'not found' }));
+          const page = await b.context.newPage();
+          for (const visit of ['first visit', 'reload'] as const) {
+            const t0 = now();
+            if (visit === 'reload') await page.reload(); else await page.goto(site.url);
+            const info = page.locator('[data-testid=kb-info]');
+            await info.waitFor({ timeout: 180_000 });
+            const wall = now() - t0;
+            const text = await info.innerText();
+            samples[visit]!.push({ wall, shown: Number(/in ([\d,]+) ms/.exec(text)?.[1]?.replace(/,/g, '') ?? NaN), source: (await info.getAttribute('data-source')) ?? '?' });
+          }
+        } finally {
+          await b.close();
+        }
+      }
+      for (const [visit, xs] of Object.entries(samples)) {
+        const row = { corpus: shipped ? 'shipped corpora/ artifact' : 'corpora/sotu.json, indexed in the tab', visit, wallMs: median(xs.map((x) => x.wall)), shownMs: median(xs.map((x) => x.shown)), source: xs[0]!.source };
+        rows.push(row);
+        log(`Chromium, ${row.corpus}, ${visit}: ${ms(row.wallMs)} ms to ready (worker says ${ms(row.shownMs)} ms, source ${row.source})`);
+      }
+    }
+  } finally {
+    await site.close();
+  }
+  return rows;
 }
 
 /** A fetch that counts the body bytes it hands out (for sources whose server keeps no log). */
@@ -323,6 +385,10 @@ function table(head: string[], body: (string | number)[][]): string {
 }
 
 function tables(r: Record<string, unknown>): string {
+  const browser = r.browser as BrowserRow[] | undefined;
+  const browserTable = browser ? ['', 'Built app in headless Chromium (navigation → BM25 knowledge base ready; "worker" = the open time the Search tab shows):', '',
+    table(['corpus', 'visit', 'to ready ms', 'worker ms', 'source'], browser.map((x) => [x.corpus, x.visit, ms(x.wallMs), ms(x.shownMs), x.source]))] : [];
+  if (!r.open) return `${[`Machine: ${JSON.stringify(r.machine)}; load average ${(r.loadavgAtStart as number[]).join(' ')} at start, ${(r.loadavgAtEnd as number[]).join(' ')} at end.`, ...browserTable].join('\n')}\n`;
   const rows = r.open as OpenRow[];
   const ratio = r.int8Ratio as { vectorFiles: number; wholeArtifact: number; vectorBytes: Record<string, number>; totalBytes: Record<string, number> };
   const build = r.build as { bm25ArtifactMs: number; fromBuildCacheMs: number; files: number; bytes: number };
@@ -346,6 +412,7 @@ function tables(r: Record<string, unknown>): string {
         [`fixture embedder (tiny, closed-form) ${dtype}`, `${e.passagesPerS} passages/s (${e.passages} in ${e.seconds} s); real models are much slower`]),
     ]),
   ];
+  parts.push(...browserTable);
   if (r.bm25) parts.push('', 'BM25 postings vs rebuild on open (scripts/bench-artifact-bm25.ts):', '', String(r.bm25));
   return `${parts.join('\n')}\n`;
 }

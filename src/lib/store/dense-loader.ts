@@ -29,8 +29,8 @@ export type DenseStage = 'embed-cache' | 'embed' | 'vector-index' | 'dense-calib
 const CACHED_INDEX_KINDS: ReadonlySet<VectorIndexKind> = new Set(['hnsw']);
 
 export interface DenseSetup {
-  /** Where the embeddings came from. */
-  source: 'cache' | 'computed';
+  /** Where the embeddings came from: this browser's (or the CLI's) cache, embedded now, or a knowledge-base artifact. */
+  source: 'cache' | 'computed' | 'artifact';
   /** Why the cache was not used or written (null when all went well). */
   cacheNote: string | null;
   dim: number;

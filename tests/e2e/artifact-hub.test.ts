@@ -1,0 +1,291 @@
+/**
+ * A knowledge-base artifact on the loopback Hub, in the built site: an artifact written by `rag-lab build-index` (a
+ * SciFact subset from ../shared, written to a temp dir, the fixture embedder, int8 vectors) and served as dataset
+ * repo `test-owner/kb` opens through the picker, dense search uses its vectors (no embedding in the tab), and every
+ * one of the seven modes gives the same top-10 ids and scores (to 1e-6) as `rag-lab search --json` on the folder. A
+ * seed-A folder opens (BM25 rebuilt, the note about the ignored faiss.index). A tampered file and a private repo
+ * without a token get their messages while SOTU keeps answering. A second open (picker, then reload) makes only the
+ * revision request (the Hub source's rule: the revision is resolved, every file comes from the cache), and with the
+ * Hub gone the page still opens it from the cached commit.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { writeNpy } from '../../src/lib/artifact/npy.ts';
+import { writeTable } from '../../src/lib/artifact/parquet.ts';
+import { MODE_IDS, type RetrievalMode } from '../../src/lib/retrieval/modes.ts';
+import { scifactSubset } from '../helpers/beir-subset.ts';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { runCli } from '../helpers/cli.ts';
+import { serveHubRepos, type HubRepoServer, type RepoRequest } from '../helpers/hub-repo-server.ts';
+import { waitForDense } from '../helpers/models-page.ts';
+import { centres, clustered } from '../helpers/vectors.ts';
+
+const site = inject('siteUrl');
+const modelHost = inject('hubUrl');
+const ROOT = resolve(import.meta.dirname, '../..');
+const MODELS_DIR = join(ROOT, 'tests/fixtures/models');
+const EMBEDDER = 'rag-lab/tiny-embedder';
+const CROSS_ENCODER = 'rag-lab/tiny-cross-encoder';
+const INDEX = 'scifact-300';
+const TITLE = 'SciFact subset';
+const SOTU_TITLE = 'State of the Union addresses';
+const TOP_K = 10;
+const CANDIDATE_K = 30;
+const CALIBRATION = 'cdf';
+const SEED_DIM = 16;
+
+interface Hit { id: string; score: number }
+interface Shown { status: string; hits: Hit[] }
+
+let tmp: string;
+let artifact: string;
+let queries: string[];
+let hub: HubRepoServer;
+let browser: Browser;
+/** What `rag-lab search --json` gives per mode, per query (started in beforeAll, awaited by the parity test). */
+let cliResults: Promise<Map<RetrievalMode, Shown[]>>;
+
+/** A seed-A folder (seed A's notebook layout): chunks.parquet, embeddings.npy, its meta.json and a dummy faiss.index. */
+function seedAFolder(dir: string, docs: Array<{ id: string; title: string; text: string }>): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'chunks.parquet'), writeTable([
+    { name: 'id', type: 'STRING', data: docs.map((d) => `${d.id}_c0`) },
+    { name: 'source', type: 'STRING', data: docs.map((d) => d.id) },
+    { name: 'chunk', type: 'STRING', data: docs.map((d) => d.text) },
+    { name: 'title', type: 'STRING', data: docs.map((d) => d.title) },
+  ]));
+  writeFileSync(join(dir, 'embeddings.npy'), writeNpy(clustered(docs.length, SEED_DIM, centres(3, SEED_DIM, 7), 3), [docs.length, SEED_DIM]));
+  writeFileSync(join(dir, 'meta.json'), JSON.stringify({ embedding_model: 'test/fixture-embedder', dim: SEED_DIM, chunk_size: 512, chunk_overlap: 64, num_chunks: docs.length, name: 'seed-papers' }));
+  writeFileSync(join(dir, 'faiss.index'), new Uint8Array([1, 2, 3]));
+  return dir;
+}
+
+async function cliSearch(): Promise<Map<RetrievalMode, Shown[]>> {
+  const out = new Map<RetrievalMode, Shown[]>();
+  for (const mode of MODE_IDS) {
+    const r = await runCli(['search', '--kb', artifact, '--mode', mode, '--top-k', String(TOP_K), '--candidate-k', String(CANDIDATE_K),
+      '--calibration', CALIBRATION, '--json', '--models-dir', MODELS_DIR, '--reranker', CROSS_ENCODER, '--no-cache', ...queries]);
+    if (r.code !== 0) throw new Error(`rag-lab search --mode ${mode} failed (${r.code}): ${r.stderr}`);
+    const json = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { results: Array<{ status: string; hits: Hit[] }> };
+    out.set(mode, json.results.map((x) => ({ status: x.status, hits: x.hits.map((h) => ({ id: h.id, score: h.score })) })));
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'rag-lab-artifact-hub-'));
+  const data = scifactSubset({ queries: 4, others: 300, name: INDEX, parent: tmp });
+  queries = readFileSync(join(data, 'queries.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { text: string }).text);
+  expect(queries.length).toBe(4);
+  const out = join(tmp, 'repo');
+  const built = await runCli(['build-index', '--data', data, '--out', out, '--title', TITLE, '--embedder', EMBEDDER, '--models-dir', MODELS_DIR, '--int8']);
+  expect(built.code, built.stderr).toBe(0);
+  artifact = join(out, INDEX);
+  cliResults = cliSearch();
+  cliResults.catch(() => {}); // awaited (and reported) by the parity test
+
+  hub = await serveHubRepos();
+  hub.addRepo('test-owner/kb', out);
+  hub.addRepo('test-owner/private', out, { private: true });
+  // The same artifact with one byte of chunks.parquet changed (same size, another SHA-256 than meta.json's).
+  const tampered = join(tmp, 'tampered');
+  cpSync(out, tampered, { recursive: true });
+  const chunksFile = join(tampered, INDEX, 'chunks.parquet');
+  const chunks = readFileSync(chunksFile);
+  const at = chunks.length >> 1;
+  chunks[at] = chunks[at]! ^ 0xff;
+  writeFileSync(chunksFile, chunks);
+  hub.addRepo('test-owner/tampered', tampered);
+  const corpus = readFileSync(join(data, 'corpus.jsonl'), 'utf8').trim().split('\n').slice(0, 40)
+    .map((l) => JSON.parse(l) as { _id: string; title: string; text: string }).map((d) => ({ id: d._id, title: d.title, text: d.text }));
+  hub.addRepo('test-owner/seed-a', seedAFolder(join(tmp, 'seed-a'), corpus));
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await hub?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A page whose every load starts with the Hub URL and the fixture models (fp32 on WASM, as the CLI's) in Settings. */
+async function openPage(): Promise<Page> {
+  const page = await browser.context.newPage();
+  const settings = JSON.stringify({
+    remoteHost: modelHost, hubUrl: `${hub.url}/`, autoLoadModels: false,
+    embedder: { id: EMBEDDER, dtype: 'fp32', device: 'wasm' }, crossEncoder: { id: CROSS_ENCODER, dtype: 'fp32', device: 'wasm' },
+  });
+  await page.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), settings);
+  return page;
+}
+
+const ready = (page: Page) => page.locator('[data-testid=kb-info]').waitFor({ timeout: 150_000 });
+const openTitle = (page: Page) => page.locator('[data-testid=kb-select] option:checked').innerText();
+
+/** Lists a repo's indexes in the picker's Hub form; returns the error shown, or null when indexes are offered. */
+async function listRepo(page: Page, repo: string): Promise<string | null> {
+  const details = page.locator('[data-testid=kb-picker] details.kb-hub');
+  if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();
+  await page.locator('[data-testid=kb-hub-repo]').fill(repo);
+  await page.locator('[data-testid=kb-hub-revision]').fill('main');
+  await page.locator('[data-testid=kb-hub-open]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=kb-hub-open]')?.textContent === 'List indexes'
+    && !!document.querySelector('[data-testid=kb-index-option], [data-testid=kb-hub-error]'));
+  const error = page.locator('[data-testid=kb-hub-error]');
+  return (await error.count()) ? error.innerText() : null;
+}
+
+/** Opens the repo's first listed index; resolves when it is open or the switch failed (returns the switch error). */
+async function openFromHub(page: Page, repo: string, title: string): Promise<string | null> {
+  expect(await listRepo(page, repo)).toBeNull();
+  await page.locator('[data-testid=kb-index-option]').first().click();
+  return settle(page, title);
+}
+
+/** Waits until `title` is open and ready, or the switch failed; returns the switch error (null when it opened). */
+async function settle(page: Page, title: string): Promise<string | null> {
+  await page.waitForFunction((t) => {
+    if (document.querySelector('[data-testid=kb-pending]')) return false;
+    if (document.querySelector('[data-testid=kb-switch-error]')) return true;
+    return document.querySelector<HTMLSelectElement>('[data-testid=kb-select]')?.selectedOptions[0]?.textContent === t
+      && /documents ·/.test(document.querySelector('[data-testid=kb-description]')?.textContent ?? '');
+  }, title, { timeout: 120_000 });
+  const error = page.locator('[data-testid=kb-switch-error]');
+  return (await error.count()) ? error.innerText() : null;
+}
+
+/** Types `query` and waits for its final results in the selected mode (a rerank mode's reranked ones). */
+async function searchShown(page: Page, query: string, mode: RetrievalMode): Promise<Shown> {
+  await page.locator('[data-testid=query]').fill(query);
+  await page.waitForFunction(([q, m]) => {
+    const r = document.querySelector('[data-testid=results]');
+    return !!r && r.getAttribute('data-query') === q && r.getAttribute('aria-busy') === 'false'
+      && !document.querySelector('[data-testid=rerank-pending]')
+      && document.querySelector('[data-testid=telemetry-mode]')?.textContent === m;
+  }, [query, mode] as const, { timeout: 60_000 });
+  const status = (await page.locator('[data-testid=results]').getAttribute('data-status')) ?? '';
+  const hits = await page.locator('[data-testid=hit]').evaluateAll((els) => els.map((e) => ({ id: e.getAttribute('data-id') ?? '', score: Number(e.getAttribute('data-score')) })));
+  return { status, hits };
+}
+
+/** Requests the Hub received from index `from` on, but CORS preflights. */
+const since = (from: number): RepoRequest[] => hub.requests.slice(from).filter((r) => r.method !== 'OPTIONS');
+const revisionOnly = [{ method: 'GET', path: '/api/datasets/test-owner/kb/revision/main' }];
+const shape = (rs: RepoRequest[]) => rs.map((r) => ({ method: r.method, path: r.path }));
+
+describe('knowledge-base artifacts from the loopback Hub in the browser', () => {
+  test('a tampered file is refused naming it and SOTU stays open; a private repo without a token asks for one', async () => {
+    const page = await openPage();
+    await page.goto(site);
+    await ready(page);
+    expect(await openTitle(page)).toBe(SOTU_TITLE);
+
+    const error = await openFromHub(page, 'test-owner/tampered', TITLE);
+    expect(error).toMatch(new RegExp(`^${TITLE} could not be opened: .*${INDEX}/chunks\\.parquet.*SHA-256.*differs from meta\\.json.* ${SOTU_TITLE} stays open\\.$`));
+    expect(await openTitle(page)).toBe(SOTU_TITLE);
+    const sotu = await searchShown(page, 'purchase of Louisiana', 'sparse');
+    expect(sotu.hits.length).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid=hit-meta]').first().innerText()).toMatch(/^Year: \d{4}/);
+
+    expect(await listRepo(page, 'test-owner/private')).toBe('test-owner/private@main: the repo test-owner/private is private or gated: add a Hugging Face token (hf_…) in Settings');
+    expect(hub.requests.some((r) => r.auth)).toBe(false);
+    expect(await openTitle(page)).toBe(SOTU_TITLE);
+    await page.close();
+  });
+
+  test('a seed-A folder opens: BM25 rebuilt from its chunks, with the note about the ignored faiss.index', async () => {
+    const page = await openPage();
+    await page.goto(site);
+    await ready(page);
+    expect(await openFromHub(page, 'test-owner/seed-a', 'seed-papers')).toBeNull();
+    expect(await page.locator('[data-testid=kb-description]').innerText()).toMatch(/40 documents · 40 chunks · commit [0-9a-f]{7}/);
+    const notes = (await page.locator('[data-testid=kb-note]').allInnerTexts()).join('\n');
+    expect(notes).toMatch(/faiss\.index ignored: RAG Lab builds its own vector index and rebuilds BM25 from the chunk text\./);
+    expect(notes).toMatch(/no checksums/);
+    const shown = await searchShown(page, queries[0]!, 'sparse');
+    expect(shown.hits.length).toBeGreaterThan(0);
+    expect(shown.hits.every((h) => /_c0$/.test(h.id) && h.score > 0)).toBe(true);
+    await page.close();
+  });
+
+  test('the build-index artifact agrees with rag-lab search in all seven modes, with its own vectors', async () => {
+    const page = await openPage();
+    await page.goto(site);
+    await ready(page);
+    expect(await openFromHub(page, 'test-owner/kb', TITLE)).toBeNull();
+    expect(await page.locator('[data-testid=kb-description]').innerText()).toContain(`303 documents · 303 chunks · commit ${hub.head('test-owner/kb').slice(0, 7)}`);
+
+    await page.locator('[data-testid=enable-models]').click();
+    const dense = await waitForDense(page);
+    // The artifact's vectors: restored, never embedded in the tab.
+    expect(dense.stages).not.toContain('Embedding chunks');
+    expect(dense.stages).not.toContain('Looking for cached embeddings');
+    expect(dense.source).toBe('artifact');
+    expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/rag-lab\/tiny-embedder \(fp32, wasm\), 16 dimensions, int8 index .*embeddings from the index artifact/);
+    await page.waitForFunction(() => document.querySelector<HTMLOptionElement>('[data-testid=mode] option[value=hybrid_calibrated_rerank]')?.disabled === false, null, { timeout: 120_000 });
+
+    await page.locator('[data-testid=top-k]').fill(String(TOP_K));
+    await page.locator('[data-testid=candidate-k]').fill(String(CANDIDATE_K));
+    await page.locator('[data-testid=calibration]').selectOption(CALIBRATION);
+    const expected = await cliResults;
+    let compared = 0;
+    for (const mode of MODE_IDS) {
+      await page.locator('[data-testid=mode]').selectOption(mode);
+      for (const [i, query] of queries.entries()) {
+        const shown = await searchShown(page, query, mode);
+        const cli = expected.get(mode)![i]!;
+        const where = `${mode} "${query}"`;
+        expect(shown.hits.length, where).toBe(TOP_K);
+        expect(shown.status, where).toBe(cli.status);
+        expect(shown.hits.map((h) => h.id), where).toEqual(cli.hits.map((h) => h.id));
+        for (const [j, h] of shown.hits.entries()) expect(Math.abs(h.score - cli.hits[j]!.score), `${where} #${j + 1}`).toBeLessThanOrEqual(1e-6);
+        compared++;
+      }
+    }
+    expect(compared).toBe(MODE_IDS.length * queries.length);
+    expect(new URL(page.url()).searchParams.get('ck')).toBe(String(CANDIDATE_K));
+    await page.close();
+  });
+
+  test('a second open reads every file from the cache (only the revision is asked), and opens with the Hub gone', async () => {
+    const page = await openPage();
+    await page.goto(site);
+    await ready(page);
+    // The picker remembers the Hub knowledge base opened before (this browser profile).
+    let from = hub.requests.length;
+    await page.locator('[data-testid=kb-select]').selectOption({ label: TITLE });
+    expect(await settle(page, TITLE)).toBeNull();
+    expect(shape(since(from))).toEqual(revisionOnly);
+    const bm25 = (await cliResults).get('sparse')!;
+    /** The page's BM25 hits (its default top_k) are the head of the CLI's BM25 top-10 for the same artifact. */
+    const cliHead = async (i: number) => {
+      const shown = await searchShown(page, queries[i]!, 'sparse');
+      expect(shown.hits.length).toBeGreaterThan(0);
+      expect(shown.hits.map((h) => h.id)).toEqual(bm25[i]!.hits.slice(0, shown.hits.length).map((h) => h.id));
+      return shown;
+    };
+    await cliHead(1);
+
+    // A reload opens the link's knowledge base (kb= in the URL) the same way.
+    expect(new URL(page.url()).searchParams.get('kb')).toBe(`hub:test-owner/kb/${INDEX}@main`);
+    from = hub.requests.length;
+    await page.reload();
+    await ready(page);
+    expect(await settle(page, TITLE)).toBeNull();
+    expect(shape(since(from))).toEqual(revisionOnly);
+    const before = await cliHead(2);
+
+    // Offline: the revision cannot be resolved, the commit cached last time is used, no file is needed.
+    const host = new URL(hub.url).host;
+    const sha = hub.head('test-owner/kb');
+    await hub.close();
+    await page.reload();
+    await ready(page);
+    expect(await settle(page, TITLE)).toBeNull();
+    expect(await page.locator('[data-testid=kb-note]').allInnerTexts()).toContain(`${host} did not answer: test-owner/kb@main is opened at ${sha.slice(0, 7)}, the commit cached last time.`);
+    expect(await searchShown(page, queries[2]!, 'sparse')).toEqual(before);
+    await page.close();
+  });
+});
