@@ -146,8 +146,13 @@ export function tokenFromEnv(name: string | undefined, why: string): string | un
 
 /** Turns an artifact fault into the one-line CLI error (exit 2); other errors pass. */
 export function artifactFault(e: unknown): never {
-  if (e instanceof ArtifactError) throw new CliError(e.message.split('\n')[0]!);
+  if (e instanceof ArtifactError) throw new CliError(forTerminal(e.message.split('\n')[0]!));
   throw e;
+}
+
+/** The core's messages speak of the app's Settings; on the command line the token comes from --token-env. */
+export function forTerminal(message: string): string {
+  return message.replace(/ in Settings\b/g, ' with --token-env VAR (the environment variable that holds it)');
 }
 
 function pickIndex(entries: readonly IndexEntry[], wanted: string | null, label: string): IndexEntry {

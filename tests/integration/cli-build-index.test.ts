@@ -288,6 +288,9 @@ describe('push to the Hub and read back', () => {
     r = await cli(['eval-beir', '--kb', 'hub:me/priv'], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/private/);
+    // The terminal's way to give a token, not the app's Settings.
+    expect(r.stderr).toMatch(/--token-env VAR/);
+    expect(r.stderr).not.toMatch(/Settings/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     r = await cli(['eval-beir', '--kb', 'hub:me/priv', '--token-env', 'RAG_LAB_TEST_HF', '--json'], env);
     ok(r);
