@@ -135,7 +135,7 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
       const source = artifacts.httpFolderSource({ baseUrl: folder });
       const opened = await artifacts.openArtifact(source, sotuDescriptor.id, { onProgress: fileProgress(onProgress) });
       const next = fromArtifact(opened, sotuDescriptor, sotuDescriptor.id, null, performance.now() - t0, source, sotuDescriptor.id);
-      next.info.notes.push(...(source as { notes?: string[] }).notes ?? []);
+      next.info.cacheNote = sourceNote((source as { notes?: string[] }).notes ?? []);
       return next;
     } catch (e) {
       notes.push(`The shipped index could not be read (${(e as Error).message}); the corpus was indexed in this tab instead.`);
@@ -158,6 +158,13 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
     revisionSha: null, dense: null, artifactEmbedder: null, notes,
   };
   return { kb: opened.kb, key: async () => opened.cacheKey, info, artifactDense: null };
+}
+
+/** What a file source says about its cache (a write that failed, a revision taken from the cache), in one line. */
+function sourceNote(notes: readonly string[]): string | null {
+  const unique = [...new Set(notes)];
+  if (unique.length === 0) return null;
+  return unique.length === 1 ? unique[0]! : `${unique[0]} (and ${unique.length - 1} more like it)`;
 }
 
 const fileProgress = (onProgress: (p: LoadProgress) => void) => (file: string, done: number, total: number) => onProgress({ stage: 'download-file', file, done, total });
@@ -213,7 +220,7 @@ const api: SearchWorkerApi = {
       // The descriptor is the artifact's; its id and source are where it was opened from (links and hashes use them).
       const descriptor: KbDescriptor = { ...opened.descriptor, id: kbIdOf(ref), source: ref };
       next = fromArtifact(opened, descriptor, kbIdOf(ref), sha, performance.now() - t0, source, request.path);
-      next.info.notes.push(...source.notes);
+      next.info.cacheNote = sourceNote(source.notes);
     }
     current = next;
     rerankCache.clear();
