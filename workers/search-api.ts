@@ -116,9 +116,10 @@ export interface SearchWorkerApi {
   setLoadedModels(loaded: LoadedModel[]): void;
   /**
    * Gives the knowledge base its dense side with the loaded embedding model: the artifact's vectors when it ships
-   * them for this model, else embeds every chunk (or reads the cached vectors).
+   * them for this model (for the embedded corpus: those of the `vectors` Hub repo set in Settings, when its chunks
+   * are the same), else embeds every chunk (or reads the cached vectors).
    */
-  enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo>;
+  enableDense(onProgress: (p: LoadProgress) => void, vectors?: Omit<Extract<KbOpenRequest, { kind: 'hub' }>, 'path'> | null): Promise<DenseInfo>;
   modes(): ModeAvailability;
   /**
    * Opens a knowledge base: the embedded one (its shipped BM25 artifact when the build has one, else the corpus file

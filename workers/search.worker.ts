@@ -26,7 +26,7 @@ import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion, type RagAnswer } from '../src/lib/rag/answer.ts';
 import { batchDeltas } from '../src/lib/rag/delta-batch.ts';
 import { indexedDbTransformCache } from '../src/lib/store/transform-cache.ts';
-import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
+import type { HitView, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse, SearchWorkerApi } from './search-api.ts';
 
 /** The open knowledge base of this worker (one per worker: the page opens another one in a fresh worker). */
 interface OpenKb {
@@ -135,7 +135,7 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
       const source = artifacts.httpFolderSource({ baseUrl: folder });
       const opened = await artifacts.openArtifact(source, sotuDescriptor.id, { onProgress: fileProgress(onProgress) });
       const next = fromArtifact(opened, sotuDescriptor, sotuDescriptor.id, null, performance.now() - t0, source, sotuDescriptor.id);
-      next.info.notes.push(...(source as { notes?: string[] }).notes ?? []);
+      next.info.cacheNote = sourceNote((source as { notes?: string[] }).notes ?? []);
       return next;
     } catch (e) {
       notes.push(`The shipped index could not be read (${(e as Error).message}); the corpus was indexed in this tab instead.`);
@@ -160,6 +160,13 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
   return { kb: opened.kb, key: async () => opened.cacheKey, info, artifactDense: null };
 }
 
+/** What a file source says about its cache (a write that failed, a revision taken from the cache), in one line. */
+function sourceNote(notes: readonly string[]): string | null {
+  const unique = [...new Set(notes)];
+  if (unique.length === 0) return null;
+  return unique.length === 1 ? unique[0]! : `${unique[0]} (and ${unique.length - 1} more like it)`;
+}
+
 const fileProgress = (onProgress: (p: LoadProgress) => void) => (file: string, done: number, total: number) => onProgress({ stage: 'download-file', file, done, total });
 
 /**
@@ -182,6 +189,22 @@ function fromArtifact(opened: OpenedArtifact, descriptor: KbDescriptor, id: stri
   return { kb: opened.kb, key: () => (key ??= contentKey().catch((e) => { key = null; throw e; })), info, artifactDense: dense };
 }
 
+/**
+ * The vectors of the embedded corpus from a Hub artifact repo (its `sotu` index, else the first index with vectors),
+ * accepted only when its chunks are exactly the open knowledge base's (same ids, in the same order).
+ */
+async function hubVectors(open: OpenKb, req: Omit<Extract<KbOpenRequest, { kind: 'hub' }>, 'path'>, onProgress: (p: LoadProgress) => void): Promise<ArtifactDense> {
+  const source = await artifacts.hubSource({ repo: req.repo, revision: req.revision, hubUrl: req.hubUrl, token: req.token });
+  const list = await artifacts.listIndexes(source);
+  const entry = list.find((x) => x.id === sotuDescriptor.id && x.embedder) ?? list.find((x) => x.embedder);
+  if (!entry) throw new Error(`${req.repo}@${req.revision}: index_config.json lists no index with vectors; clear the vectors repo in Settings to embed in this tab.`);
+  const opened = await artifacts.openArtifact(source, entry.path, { onProgress: fileProgress(onProgress) });
+  if (!opened.dense) throw new Error(`${req.repo}/${entry.path}: the index ships no vectors.`);
+  const same = opened.kb.size === open.kb.size && Array.from({ length: open.kb.size }, (_, i) => i).every((i) => opened.kb.itemId(i) === open.kb.itemId(i));
+  if (!same) throw new Error(`${req.repo}/${entry.path}/chunks.parquet: its chunks are not the embedded corpus's (other chunking or another corpus version); rebuild it with scripts/sotu-artifact.ts.`);
+  return opened.dense;
+}
+
 const api: SearchWorkerApi = {
   async open(request, onProgress) {
     let next: OpenKb;
@@ -197,7 +220,7 @@ const api: SearchWorkerApi = {
       // The descriptor is the artifact's; its id and source are where it was opened from (links and hashes use them).
       const descriptor: KbDescriptor = { ...opened.descriptor, id: kbIdOf(ref), source: ref };
       next = fromArtifact(opened, descriptor, kbIdOf(ref), sha, performance.now() - t0, source, request.path);
-      next.info.notes.push(...source.notes);
+      next.info.cacheNote = sourceNote(source.notes);
     }
     current = next;
     rerankCache.clear();
@@ -230,13 +253,15 @@ const api: SearchWorkerApi = {
     loadedModels = loaded;
   },
 
-  async enableDense(onProgress) {
+  async enableDense(onProgress, vectors = null) {
     const open = current;
     if (!open) throw new Error('The knowledge base is not loaded yet.');
     if (!models) throw new Error('The models worker is not connected.');
     const info = (await models.loaded()).find((m) => m.task === 'embedder');
     if (!info || info.dim === null) throw new Error(NEED_EMBEDDER);
     const remote = models;
+    // The embedded corpus ships without vectors: a Hub repo configured in Settings may hold them.
+    if (!open.artifactDense && vectors && open.info.corpusId === sotuDescriptor.id) open.artifactDense = await hubVectors(open, vectors, onProgress);
     const shipped = open.artifactDense;
     let setup: DenseSetup;
     let owner: DenseOwner;

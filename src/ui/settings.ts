@@ -4,6 +4,7 @@
  * say) are dropped on read.
  */
 import * as v from 'valibot';
+import { parseHubId } from '../lib/data/kb-registry.ts';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
 import { autoThreads, defaultDtype } from '../lib/models/env.ts';
 import { DEFAULT_MODELS } from '../lib/models/registry.ts';
@@ -43,6 +44,12 @@ export const SettingsSchema = v.object({
    * link can never change it.
    */
   hubUrl: HostUrl,
+  /**
+   * A Hub dataset repo (`owner/name` or `owner/name@revision`) holding the embedded corpus's artifact with vectors
+   * (scripts/sotu-artifact.ts --embedder): enabling dense search downloads them instead of embedding in the tab.
+   * Empty: embed in the tab.
+   */
+  sotuVectors: v.pipe(v.string(), v.maxLength(300), v.check((s) => s === '' || parseHubId(`hub:${s}`).ok, 'must be empty or owner/name, optionally @revision')),
   /** Hugging Face dataset viewer (rows API) the Benchmark tab loads RAGBench from. */
   datasetsHost: HostUrl,
   /** Load the models and embed the corpus when the app opens. */
@@ -65,6 +72,7 @@ const defaults: Settings = {
   crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
   nli: { id: DEFAULT_MODELS.nli, dtype: 'q8', device: 'wasm' },
   hubUrl: 'https://huggingface.co/',
+  sotuVectors: '',
   datasetsHost: DATASET_VIEWER,
   autoLoadModels: false,
   threads: 'auto',
@@ -117,4 +125,10 @@ export function threadCount(setting: Settings['threads'], logicalCores: number, 
 export function validateSettings(s: unknown): { ok: true; settings: Settings } | { ok: false; message: string } {
   const r = v.safeParse(SettingsSchema, s);
   return r.success ? { ok: true, settings: r.output } : { ok: false, message: `${v.getDotPath(r.issues[0]!) ?? 'settings'}: ${r.issues[0]!.message}` };
+}
+
+/** The vectors repo of the `sotuVectors` setting, or null (embed in the tab). */
+export function sotuVectorsRepo(setting: string): { repo: string; revision: string } | null {
+  const r = setting ? parseHubId(`hub:${setting}`) : null;
+  return r?.ok ? { repo: r.ref.repo, revision: r.ref.revision } : null;
 }

@@ -94,3 +94,15 @@ describe('the SOTU descriptor', () => {
     expect(sotuDescriptor.placeholder).toMatch(/^Search the State of the Union addresses, e\.g\. /);
   });
 });
+
+describe('the vectors repo setting for the embedded corpus', () => {
+  it('takes owner/name with an optional revision, refuses anything else', async () => {
+    const { sotuVectorsRepo, validateSettings, DEFAULT_SETTINGS } = await import('../../src/ui/settings.ts');
+    expect(sotuVectorsRepo('')).toBeNull();
+    expect(sotuVectorsRepo('acme/sotu-vectors')).toEqual({ repo: 'acme/sotu-vectors', revision: 'main' });
+    expect(sotuVectorsRepo('acme/sotu-vectors@v2')).toEqual({ repo: 'acme/sotu-vectors', revision: 'v2' });
+    expect(validateSettings({ ...DEFAULT_SETTINGS, sotuVectors: 'acme/v@v2' }).ok).toBe(true);
+    const bad = validateSettings({ ...DEFAULT_SETTINGS, sotuVectors: 'https://evil.example/x' });
+    expect(bad).toEqual({ ok: false, message: 'sotuVectors: must be empty or owner/name, optionally @revision' });
+  });
+});

@@ -87,6 +87,8 @@ export class KbState {
   modelsPort: (() => MessagePort) | null = null;
   /** The Hub URL and token for artifact repos (App wires Settings and HubTokenState in). */
   hubAccess: () => HubAccess = () => ({ hubUrl: 'https://huggingface.co/', token: null });
+  /** The Hub repo holding vectors for the embedded corpus (Settings), or null to embed in the tab. */
+  vectorsRepo: () => { repo: string; revision: string } | null = () => null;
   /** Called when a knowledge base opened (the Search state fits its filters to the facets). */
   onOpened: ((info: KbInfo) => void) | null = null;
 
@@ -254,7 +256,8 @@ export class KbState {
   async enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo> {
     const client = this.client;
     if (!client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
-    const info = await client.api.enableDense(Comlink.proxy(onProgress));
+    const vectors = this.vectorsRepo();
+    const info = await client.api.enableDense(Comlink.proxy(onProgress), vectors ? { kind: 'hub', repo: vectors.repo, revision: vectors.revision, ...this.hubAccess() } : null);
     if (this.client === client && this.info) this.info = { ...this.info, dense: info.owner };
     return info;
   }
