@@ -2,11 +2,14 @@
  * A knowledge-base artifact on the loopback Hub, in the built site: an artifact written by `rag-lab build-index` (a
  * SciFact subset from ../shared, written to a temp dir, the fixture embedder, int8 vectors) and served as dataset
  * repo `test-owner/kb` opens through the picker, dense search uses its vectors (no embedding in the tab), and every
- * one of the seven modes gives the same top-10 ids and scores (to 1e-6) as `rag-lab search --json` on the folder. A
+ * one of the seven modes gives the same top-10 ids and scores (to 1e-6) as `rag-lab search --json` on the folder (and
+ * a float32-only index of the same repo, scanned exactly, in two modes). A
  * seed-A folder opens (BM25 rebuilt, the note about the ignored faiss.index). A tampered file and a private repo
  * without a token get their messages while SOTU keeps answering. A second open (picker, then reload) makes only the
  * revision request (the Hub source's rule: the revision is resolved, every file comes from the cache), and with the
- * Hub gone the page still opens it from the cached commit.
+ * Hub gone the page still opens it from the cached commit. The tests share one browser profile and run in order: the
+ * tampered file is met before the good copy of its bytes is cached (the cache is content-addressed by meta.json's
+ * SHA-256), and the second open needs the parity test's first one.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
