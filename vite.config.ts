@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
-import { loadSotuArtifact, SOTU_ARTIFACT_BASE } from './scripts/sotu-artifact.ts';
+import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID } from './scripts/sotu-artifact.ts';
 import { sotuCorpusJson } from './scripts/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
 import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
@@ -56,7 +56,9 @@ export function embeddedArtifact(opts: { cacheDir?: string | null; log?: (messag
         const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
         get().then((m) => {
           const bytes = m.get(path);
-          if (!bytes) { next(); return; }
+          // Other corpora/ files (sotu.json) are another plugin's; a missing artifact file is a 404, not index.html.
+          if (!bytes && !(path === 'index_config.json' || path.startsWith(`${SOTU_INDEX_ID}/`))) { next(); return; }
+          if (!bytes) { res.statusCode = 404; res.end('not found'); return; }
           res.setHeader('Content-Type', TYPES[path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream');
           res.setHeader('Content-Length', String(bytes.byteLength));
           res.end(bytes);

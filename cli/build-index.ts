@@ -24,6 +24,7 @@ import { checkOutputDir, withFile } from './fs-errors.ts';
 import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
 import { ProgressBar } from './progress-bar.ts';
+import { ensureIndexedDb } from './vector-files.ts';
 
 const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
 
@@ -50,6 +51,8 @@ const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
                        https://huggingface.co); a concurrent writer is merged, not overwritten
   --token-env VAR      with --push: the environment variable holding the hf_ write token (never the token itself)
 `;
+
+export const NO_IDB = 'an HNSW graph is serialised through IndexedDB (hnswlib-wasm uses IDBFS), and the fake-indexeddb package that gives Node one is not installed (npm install fake-indexeddb)';
 
 const CHUNK = /^(\d+)\/(\d+)$/;
 
@@ -113,6 +116,7 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
   } else if (values['token-env'] !== undefined) {
     throw new CliError('--token-env goes with --push');
   }
+  if (values.hnsw && !(await ensureIndexedDb())) throw new CliError(`--hnsw: ${NO_IDB}`);
   const out = resolve(values.out);
   checkOutputDir(out, '--out');
   const configPath = join(out, FILES.indexConfig);

@@ -29,6 +29,7 @@ import { readText } from './fs-errors.ts';
 import type { CliModels, ModelArgs } from './models.ts';
 import { ProgressBar, type ProgressOutput } from './progress-bar.ts';
 import { writeRaw } from './terminal.ts';
+import { ensureIndexedDb } from './vector-files.ts';
 
 export type KbArg =
   | { kind: 'sotu' }
@@ -191,6 +192,7 @@ export async function openKb(values: { kb?: string | undefined; 'token-env'?: st
     });
     label = source.label;
   }
+  if (opts.hnsw && !(await ensureIndexedDb())) throw new CliError('--index hnsw: restoring a shipped HNSW graph needs IndexedDB, and fake-indexeddb is not installed (npm install fake-indexeddb)');
   const bar = new ProgressBar(stderrOutput());
   try {
     const entry = pickIndex(await listIndexes(source), arg.index, label);

@@ -8,13 +8,13 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: s
   ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
   'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: 'Build a knowledge-base artifact (BEIR, RAGBench, .txt/.md folder) and optionally push it to the Hub' },
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR folder or a built artifact' },
-  search: { run: (argv) => import('./search.ts').then((m) => m.searchCommand(argv)), help: 'Top-k results of queries over a knowledge base (as the Search tab)' },
   'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },
+  search: { run: (argv) => import('./search.ts').then((m) => m.searchCommand(argv)), help: 'Top-k results of queries over a knowledge base (as the Search tab)' },
 };
 
 function usage(): string {
   return ['Usage: rag-lab <command> [options]', '', 'Commands:',
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.help}`),
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(14)} ${c.help}`),
     '', 'Run `rag-lab <command> --help` for its options.'].join('\n');
 }
 

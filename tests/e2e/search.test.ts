@@ -1,6 +1,9 @@
 /**
- * The built site in headless Chromium: the embedded corpus indexes with visible progress, search works and is a
- * shareable URL, a reload loads the index from IndexedDB, a corrupted cache is detected and rebuilt.
+ * The built site in headless Chromium: the embedded corpus opens from the BM25 artifact the build ships (no indexing)
+ * and search works and is a shareable URL; a reload reads the artifact from the cache, corrupted cached files are
+ * detected and downloaded again. On a host without that artifact (corpora/index_config.json answered 404)
+ * the corpus indexes in the tab with visible progress, with the same rankings, a reload loads the index from
+ * IndexedDB, and a corrupted cache is detected and rebuilt.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -37,11 +40,17 @@ async function searchFor(p: Page, q: string) {
 }
 
 describe('Search tab on the embedded State of the Union corpus', () => {
-  test('first open indexes with visible progress, then searching finds Lincoln', async () => {
+  test('first open reads the shipped index artifact without indexing, then searching finds Lincoln', async () => {
+    const requested: string[] = [];
+    const onRequest = (r: { url(): string }) => { requested.push(new URL(r.url()).pathname); };
+    browser.context.on('request', onRequest);
     await page.goto(site);
     const { stages, source } = await waitForIndex(page);
-    expect(stages).toContain('Building the BM25 index');
-    expect(source).toBe('built');
+    browser.context.off('request', onRequest);
+    expect(source).toBe('artifact');
+    expect(stages).not.toContain('Building the BM25 index');
+    expect(requested.some((p) => p.endsWith('/corpora/sotu/meta.json'))).toBe(true);
+    expect(requested.some((p) => p.endsWith('/corpora/sotu.json'))).toBe(false);
     const info = await page.locator('[data-testid=kb-info]').innerText();
     expect(info).toMatch(/233 documents, 16,\d{3} chunks/);
 
@@ -65,15 +74,6 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     await page.goto(`${site}?q=slavery&mode=rrf`);
     await waitForIndex(page);
     await expect.poll(() => page.locator('[data-testid=search-message]').innerText().catch(() => '')).toMatch(/dense search is unavailable/);
-  });
-
-  test('a reload loads the index from IndexedDB and keeps the search', async () => {
-    await page.goto(`${site}?q=tariff&k=3`);
-    const { stages, source } = await waitForIndex(page);
-    expect(source).toBe('cache');
-    expect(stages).not.toContain('Building the BM25 index');
-    expect(await page.locator('[data-testid=query]').inputValue()).toBe('tariff');
-    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(3);
   });
 
   test('filters by year range and party', async () => {
@@ -102,8 +102,99 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     expect(browser.errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
   });
 
+  test('a reload opens the artifact again without indexing and keeps the search', async () => {
+    await page.goto(`${site}?q=tariff&k=3`);
+    const { stages, source } = await waitForIndex(page);
+    expect(source).toBe('artifact');
+    expect(stages).not.toContain('Building the BM25 index');
+    expect(await page.locator('[data-testid=query]').inputValue()).toBe('tariff');
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(3);
+  });
+
+  test('corrupted cached artifact files are detected and downloaded again; results do not change', async () => {
+    await page.goto(`${site}?q=tariff&k=5`);
+    await waitForIndex(page);
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBe(5);
+    const before = await page.locator('[data-testid=hit]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-id')));
+    const changed = await page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((ok, err) => { const r = indexedDB.open('rag-lab'); r.onsuccess = () => ok(r.result); r.onerror = () => err(r.error); });
+      const tx = db.transaction('artifacts', 'readwrite');
+      const store = tx.objectStore('artifacts');
+      const all = await new Promise<Array<[IDBValidKey, Record<string, unknown>]>>((ok) => {
+        const out: Array<[IDBValidKey, Record<string, unknown>]> = [];
+        const r = store.openCursor();
+        r.onsuccess = () => { const c = r.result; if (!c) return ok(out); out.push([c.primaryKey, c.value]); c.continue(); };
+      });
+      let n = 0;
+      for (const [key, rec] of all) {
+        for (const v of Object.values(rec)) {
+          if (v instanceof Uint8Array && v.byteLength > 0) { v[0] = v[0]! ^ 0xff; n++; }
+          else if (v instanceof ArrayBuffer && v.byteLength > 0) { const u = new Uint8Array(v); u[0] = u[0]! ^ 0xff; n++; }
+        }
+        if (store.keyPath) store.put(rec); else store.put(rec, key);
+      }
+      await new Promise((ok) => { tx.oncomplete = ok; });
+      return n;
+    });
+    expect(changed).toBeGreaterThan(0);
+    await page.reload();
+    const { source } = await waitForIndex(page);
+    expect(source).toBe('artifact');
+    await expect.poll(() => page.locator('[data-testid=hit]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-id')))).toEqual(before);
+  });
+});
+
+/** The top-10 hits of a query as shown (chunk id and every score). */
+async function top10(p: Page, q: string): Promise<string[]> {
+  await p.goto(`${site}?q=${encodeURIComponent(q)}&k=10`);
+  await waitForIndex(p);
+  await p.waitForFunction((q) => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === q, q);
+  await expect.poll(() => p.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+  const hits = p.locator('[data-testid=hit]');
+  const out: string[] = [];
+  for (let i = 0; i < await hits.count(); i++) out.push(`${await hits.nth(i).getAttribute('data-id')} ${(await hits.nth(i).locator('dd').allInnerTexts()).join(' ')}`);
+  return out;
+}
+
+describe('on a host without the shipped artifact (corpora/index_config.json is a 404)', () => {
+  let other: Browser;
+  let plain: Page;
+  beforeAll(async () => {
+    other = await launchBrowser();
+    await other.context.route('**/corpora/index_config.json', (r) => r.fulfill({ status: 404, body: 'not found' }));
+    plain = await other.context.newPage();
+  });
+  afterAll(async () => { await other?.close(); });
+
+  test('the corpus indexes in the tab with visible progress', async () => {
+    await plain.goto(site);
+    const { stages, source } = await waitForIndex(plain);
+    expect(stages).toContain('Building the BM25 index');
+    expect(source).toBe('built');
+    expect(await plain.locator('[data-testid=kb-info]').innerText()).toMatch(/233 documents, 16,\d{3} chunks/);
+  });
+
+  test('the in-tab index ranks exactly as the shipped artifact', async () => {
+    for (const q of ['emancipation of slaves', 'tariff on imported goods', 'war on poverty']) {
+      const shipped = await top10(page, q), inTab = await top10(plain, q);
+      expect(shipped.length, q).toBe(10);
+      expect(inTab, q).toEqual(shipped);
+    }
+    expect(await page.locator('[data-testid=kb-info]').getAttribute('data-source')).toBe('artifact');
+    expect(await plain.locator('[data-testid=kb-info]').getAttribute('data-source')).not.toBe('artifact');
+  });
+
+  test('a reload loads the index from IndexedDB and keeps the search', async () => {
+    await plain.goto(`${site}?q=tariff&k=3`);
+    const { stages, source } = await waitForIndex(plain);
+    expect(source).toBe('cache');
+    expect(stages).not.toContain('Building the BM25 index');
+    expect(await plain.locator('[data-testid=query]').inputValue()).toBe('tariff');
+    await expect.poll(() => plain.locator('[data-testid=hit]').count()).toBe(3);
+  });
+
   test('a corrupted cache is detected, rebuilt and reported', async () => {
-    await page.evaluate(async () => {
+    await plain.evaluate(async () => {
       const db = await new Promise<IDBDatabase>((ok, err) => { const r = indexedDB.open('rag-lab'); r.onsuccess = () => ok(r.result); r.onerror = () => err(r.error); });
       const tx = db.transaction('indexes', 'readwrite');
       const store = tx.objectStore('indexes');
@@ -111,11 +202,11 @@ describe('Search tab on the embedded State of the Union corpus', () => {
       for (const rec of all) { rec.data.bm25.tfs[0] = rec.data.bm25.tfs[0]! + 7; store.put(rec); }
       await new Promise((ok) => { tx.oncomplete = ok; });
     });
-    await page.reload();
-    const { source } = await waitForIndex(page);
+    await plain.reload();
+    const { source } = await waitForIndex(plain);
     expect(source).toBe('built');
-    expect(await page.locator('[data-testid=cache-note]').innerText()).toMatch(/corrupted.*rebuilt/);
-    await page.reload();
-    expect((await waitForIndex(page)).source).toBe('cache');
-  });
+    expect(await plain.locator('[data-testid=cache-note]').innerText()).toMatch(/corrupted.*rebuilt/);
+    await plain.reload();
+    expect((await waitForIndex(plain)).source).toBe('cache');
+    });
 });

@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { writeNpy } from '../../src/lib/artifact/npy.ts';
+import { writeTable } from '../../src/lib/artifact/parquet.ts';
 import { SCIFACT, scifactSubset } from '../helpers/beir-subset.ts';
 import { HAS_SCRIPT, runCli as cli, runCliInTerminal, type CliRun } from '../helpers/cli.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
@@ -88,6 +90,10 @@ describe('rag-lab build-index', () => {
     expect(typeof s.results[0].hits[0].score).toBe('number');
     expect(s.results[0].hits[0].sparse).toBe(s.results[0].hits[0].score);
 
+    r = await cli(['search', '--kb', `${out}#notes`, '--top-k', '1', 'aspirin heart attack']);
+    ok(r);
+    expect(r.stdout).toMatch(/^aspirin heart attack\n +1 {2}aspirin\.md {2}aspirin\.md {2}\d+\.\d{4} {2}Aspirin and the heart\n$/);
+
     // Several indexes and no #id: say which exist.
     r = await cli(['search', '--kb', out, 'aspirin']);
     expect(r.code).toBe(2);
@@ -131,6 +137,19 @@ describe('rag-lab build-index', () => {
       expect(mb, mode).toEqual(ma);
     }
 
+    // With --int8 and --hnsw the artifact ships both; an exact scan of its float32 vectors still gives the same dense metrics.
+    const packed = tempDir();
+    ok(await cli(['build-index', '--data', beir, '--out', packed, ...MODELS, '--int8', '--hnsw']));
+    const packedMeta = JSON.parse(readFileSync(join(packed, 'scifact-mini/meta.json'), 'utf8'));
+    expect(packedMeta.int8).toMatchObject({ metric: 'cosine' });
+    expect(packedMeta.hnsw).toMatchObject({ metric: 'cosine', M: 16 });
+    expect(Object.keys(packedMeta.files)).toEqual(expect.arrayContaining(['hnsw.bin', 'embeddings.int8/codes.npy', 'embeddings.npy']));
+    const exact = await cli(['eval-beir', '--kb', packed, '--modes', 'dense', '--index', 'exact', ...ALL_MODELS, '--json']);
+    ok(exact);
+    const { mean_ms: _m3, p95_ms: _p3, ...denseExact } = lastJson(exact).modes.dense;
+    const { mean_ms: _m4, p95_ms: _p4, ...denseData } = a.modes.dense;
+    expect(denseExact).toEqual(denseData);
+
     // search over the same artifact in a model mode: the vectors and the cross-encoder reach the hits.
     const query = JSON.parse(readFileSync(join(beir, 'queries.jsonl'), 'utf8').split('\n')[0]!).text as string;
     const s = await cli(['search', '--kb', out, '--mode', 'hybrid_calibrated_rerank', '--top-k', '10', '--json', ...ALL_MODELS.filter((a, i, all) => a !== '--embedder' && all[i - 1] !== '--embedder'), query]);
@@ -164,6 +183,36 @@ describe('rag-lab build-index', () => {
     r = await cli(['eval-beir', '--kb', out, '--data', beir, '--chunk']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--chunk: the artifact keeps the settings it was built with/);
+  }, 300_000);
+
+  test('a seed-A folder (chunks.parquet + embeddings.npy + meta.json) opens with --kb; eval-beir takes --data\'s queries', async () => {
+    const seed = join(tempDir(), 'seed-a');
+    mkdirSync(seed);
+    const docs = readFileSync(join(beir, 'corpus.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
+    writeFileSync(join(seed, 'chunks.parquet'), writeTable([
+      { name: 'id', type: 'STRING', data: docs.map((d) => `${d._id}_c0`) },
+      { name: 'source', type: 'STRING', data: docs.map((d) => d._id) },
+      { name: 'chunk', type: 'STRING', data: docs.map((d) => d.text) },
+      { name: 'title', type: 'STRING', data: docs.map((d) => d.title) },
+    ]));
+    const dim = 4;
+    const vectors = new Float32Array(docs.length * dim).map((_, i) => (i % dim === 0 ? 1 : 0));
+    writeFileSync(join(seed, 'embeddings.npy'), writeNpy(vectors, [docs.length, dim]));
+    writeFileSync(join(seed, 'meta.json'), JSON.stringify({ embedding_model: 'seed/embedder', dim, chunk_size: 512, chunk_overlap: 64, num_chunks: docs.length, name: 'seed-sci' }));
+    writeFileSync(join(seed, 'faiss.index'), new Uint8Array([1, 2, 3]));
+
+    let r = await cli(['search', '--kb', seed, '--json', '--top-k', '3', docs[0]!.title]);
+    ok(r);
+    expect(r.stderr).toMatch(/faiss\.index/);
+    expect(lastJson(r).results[0].hits[0].docId).toBe(docs[0]!._id);
+    r = await cli(['eval-beir', '--kb', seed]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/carries no queries and qrels; give --data/);
+    r = await cli(['eval-beir', '--kb', seed, '--data', beir, '--json']);
+    ok(r);
+    const m = lastJson(r);
+    expect(m.queries).toBe(12);
+    expect(m.modes.sparse['ndcg@10']).toBeGreaterThan(0.3);
   }, 300_000);
 
   test('bad input: unknown data kind, bad artifact files, push without a token, each one line with exit 2', async () => {

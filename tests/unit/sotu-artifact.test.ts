@@ -2,7 +2,7 @@
  * The embedded corpus as a build-time artifact: the files the Vite plugin ships open with the artifact reader and
  * score exactly as the knowledge base the app builds in the tab; the build cache is used only when it checks out.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -11,7 +11,9 @@ import { openArtifact } from '../../src/lib/artifact/read.ts';
 import { sotuDocuments } from '../../src/lib/data/sotu.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { search } from '../../src/lib/retrieval/search.ts';
-import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID } from '../../scripts/sotu-artifact.ts';
+import { folderSource } from '../../cli/folder-source.ts';
+import { listIndexes } from '../../src/lib/artifact/read.ts';
+import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID, sotuArtifactCommand } from '../../scripts/sotu-artifact.ts';
 import { sotuCorpusJson } from '../../scripts/sotu-corpus.ts';
 import { embeddedArtifact } from '../../vite.config.ts';
 
@@ -93,5 +95,29 @@ describe('the SOTU artifact', () => {
     expect([...emitted.keys()].sort()).toEqual([...built.files.keys()].map((p) => `${SOTU_ARTIFACT_BASE}/${p}`).sort());
     expect(emitted.has('corpora/index_config.json')).toBe(true);
     expect(emitted.has('corpora/sotu/meta.json')).toBe(true);
+  }, 120_000);
+});
+
+describe('scripts/sotu-artifact.ts --out (maintainers)', () => {
+  test('refuses flags that make no artifact, before building', async () => {
+    await expect(sotuArtifactCommand([])).rejects.toThrow(/--out DIR is required/);
+    await expect(sotuArtifactCommand(['--out', cacheDir, '--int8'])).rejects.toThrow(/need --embedder/);
+    await expect(sotuArtifactCommand(['--out', cacheDir, '--embedder', 'x/y', '--no-float32'])).rejects.toThrow(/--no-float32 needs --int8/);
+    await expect(sotuArtifactCommand(['--out', cacheDir, '--bogus'])).rejects.toThrow(/bogus/);
+  });
+
+  test('writes the BM25 artifact into a repo folder, keeping the other indexes of its index_config.json', async () => {
+    const out = join(cacheDir, 'repo');
+    const other = { id: 'scifact', title: 'SciFact', description: '', path: 'scifact', counts: { documents: 3, chunks: 3 }, embedder: null, created: '2026-01-01T00:00:00.000Z', format_version: 1 };
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'index_config.json'), JSON.stringify({ format_version: 1, indexes: [other] }));
+    await sotuArtifactCommand(['--out', out]);
+    const source = folderSource(out);
+    expect((await listIndexes(source)).map((e) => e.id)).toEqual(['scifact', SOTU_INDEX_ID]);
+    const opened = await openArtifact(source, SOTU_INDEX_ID);
+    expect(opened.kb.size).toBe(inTab.size);
+    for (const [p, b] of built.files) {
+      if (p.startsWith(`${SOTU_INDEX_ID}/`) && p !== `${SOTU_INDEX_ID}/meta.json`) expect(Buffer.compare(readFileSync(join(out, p)), b), p).toBe(0);
+    }
   }, 120_000);
 });
