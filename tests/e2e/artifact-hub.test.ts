@@ -2,11 +2,14 @@
  * A knowledge-base artifact on the loopback Hub, in the built site: an artifact written by `rag-lab build-index` (a
  * SciFact subset from ../shared, written to a temp dir, the fixture embedder, int8 vectors) and served as dataset
  * repo `test-owner/kb` opens through the picker, dense search uses its vectors (no embedding in the tab), and every
- * one of the seven modes gives the same top-10 ids and scores (to 1e-6) as `rag-lab search --json` on the folder. A
+ * one of the seven modes gives the same top-10 ids and scores (to 1e-6) as `rag-lab search --json` on the folder (and
+ * a float32-only index of the same repo, scanned exactly, in two modes). A
  * seed-A folder opens (BM25 rebuilt, the note about the ignored faiss.index). A tampered file and a private repo
  * without a token get their messages while SOTU keeps answering. A second open (picker, then reload) makes only the
  * revision request (the Hub source's rule: the revision is resolved, every file comes from the cache), and with the
- * Hub gone the page still opens it from the cached commit.
+ * Hub gone the page still opens it from the cached commit. The tests share one browser profile and run in order: the
+ * tampered file is met before the good copy of its bytes is cached (the cache is content-addressed by meta.json's
+ * SHA-256), and the second open needs the parity test's first one.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +33,10 @@ const MODELS_DIR = join(ROOT, 'tests/fixtures/models');
 const EMBEDDER = 'rag-lab/tiny-embedder';
 const CROSS_ENCODER = 'rag-lab/tiny-cross-encoder';
 const INDEX = 'scifact-300';
+/** The same data without int8 vectors: the browser scans its float32 vectors exactly. */
+const F32_INDEX = 'scifact-300-f32';
+const F32_TITLE = 'SciFact subset (float32)';
+const F32_MODES: readonly RetrievalMode[] = ['dense', 'hybrid_calibrated_rerank'];
 const TITLE = 'SciFact subset';
 const SOTU_TITLE = 'State of the Union addresses';
 const TOP_K = 10;
@@ -47,6 +54,7 @@ let hub: HubRepoServer;
 let browser: Browser;
 /** What `rag-lab search --json` gives per mode, per query (started in beforeAll, awaited by the parity test). */
 let cliResults: Promise<Map<RetrievalMode, Shown[]>>;
+let cliF32Results: Promise<Map<RetrievalMode, Shown[]>>;
 
 /** A seed-A folder (seed A's notebook layout): chunks.parquet, embeddings.npy, its meta.json and a dummy faiss.index. */
 function seedAFolder(dir: string, docs: Array<{ id: string; title: string; text: string }>): string {
@@ -63,10 +71,10 @@ function seedAFolder(dir: string, docs: Array<{ id: string; title: string; text:
   return dir;
 }
 
-async function cliSearch(): Promise<Map<RetrievalMode, Shown[]>> {
+async function cliSearch(kb: string, modes: readonly RetrievalMode[]): Promise<Map<RetrievalMode, Shown[]>> {
   const out = new Map<RetrievalMode, Shown[]>();
-  for (const mode of MODE_IDS) {
-    const r = await runCli(['search', '--kb', artifact, '--mode', mode, '--top-k', String(TOP_K), '--candidate-k', String(CANDIDATE_K),
+  for (const mode of modes) {
+    const r = await runCli(['search', '--kb', kb, '--mode', mode, '--top-k', String(TOP_K), '--candidate-k', String(CANDIDATE_K),
       '--calibration', CALIBRATION, '--json', '--models-dir', MODELS_DIR, '--reranker', CROSS_ENCODER, '--no-cache', ...queries]);
     if (r.code !== 0) throw new Error(`rag-lab search --mode ${mode} failed (${r.code}): ${r.stderr}`);
     const json = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { results: Array<{ status: string; hits: Hit[] }> };
@@ -83,9 +91,13 @@ beforeAll(async () => {
   const out = join(tmp, 'repo');
   const built = await runCli(['build-index', '--data', data, '--out', out, '--title', TITLE, '--embedder', EMBEDDER, '--models-dir', MODELS_DIR, '--int8']);
   expect(built.code, built.stderr).toBe(0);
+  const f32 = await runCli(['build-index', '--data', data, '--out', out, '--id', F32_INDEX, '--title', F32_TITLE, '--embedder', EMBEDDER, '--models-dir', MODELS_DIR]);
+  expect(f32.code, f32.stderr).toBe(0);
   artifact = join(out, INDEX);
-  cliResults = cliSearch();
-  cliResults.catch(() => {}); // awaited (and reported) by the parity test
+  // Two lanes of CLI runs while the browser tests go on; awaited (and their failures reported) by the parity test.
+  cliResults = cliSearch(artifact, MODE_IDS);
+  cliF32Results = cliSearch(join(out, F32_INDEX), F32_MODES);
+  for (const p of [cliResults, cliF32Results]) p.catch(() => {});
 
   hub = await serveHubRepos();
   hub.addRepo('test-owner/kb', out);
@@ -138,9 +150,10 @@ async function listRepo(page: Page, repo: string): Promise<string | null> {
 }
 
 /** Opens the repo's first listed index; resolves when it is open or the switch failed (returns the switch error). */
-async function openFromHub(page: Page, repo: string, title: string): Promise<string | null> {
+async function openFromHub(page: Page, repo: string, title: string, path?: string): Promise<string | null> {
   expect(await listRepo(page, repo)).toBeNull();
-  await page.locator('[data-testid=kb-index-option]').first().click();
+  const options = page.locator('[data-testid=kb-index-option]');
+  await (path === undefined ? options.first() : options.and(page.locator(`[data-path="${path}"]`))).click();
   return settle(page, title);
 }
 
@@ -168,6 +181,25 @@ async function searchShown(page: Page, query: string, mode: RetrievalMode): Prom
   const status = (await page.locator('[data-testid=results]').getAttribute('data-status')) ?? '';
   const hits = await page.locator('[data-testid=hit]').evaluateAll((els) => els.map((e) => ({ id: e.getAttribute('data-id') ?? '', score: Number(e.getAttribute('data-score')) })));
   return { status, hits };
+}
+
+/** For each mode and query: the page's top-10 ids equal the CLI's, each score within 1e-6, the same status. */
+async function expectCliResults(page: Page, modes: readonly RetrievalMode[], expected: Map<RetrievalMode, Shown[]>): Promise<void> {
+  let compared = 0;
+  for (const mode of modes) {
+    await page.locator('[data-testid=mode]').selectOption(mode);
+    for (const [i, query] of queries.entries()) {
+      const shown = await searchShown(page, query, mode);
+      const cli = expected.get(mode)![i]!;
+      const where = `${mode} "${query}"`;
+      expect(shown.hits.length, where).toBe(TOP_K);
+      expect(shown.status, where).toBe(cli.status);
+      expect(shown.hits.map((h) => h.id), where).toEqual(cli.hits.map((h) => h.id));
+      for (const [j, h] of shown.hits.entries()) expect(Math.abs(h.score - cli.hits[j]!.score), `${where} #${j + 1}`).toBeLessThanOrEqual(1e-6);
+      compared++;
+    }
+  }
+  expect(compared).toBe(modes.length * queries.length);
 }
 
 /** Requests the Hub received from index `from` on, but CORS preflights. */
@@ -229,22 +261,13 @@ describe('knowledge-base artifacts from the loopback Hub in the browser', () => 
     await page.locator('[data-testid=top-k]').fill(String(TOP_K));
     await page.locator('[data-testid=candidate-k]').fill(String(CANDIDATE_K));
     await page.locator('[data-testid=calibration]').selectOption(CALIBRATION);
-    const expected = await cliResults;
-    let compared = 0;
-    for (const mode of MODE_IDS) {
-      await page.locator('[data-testid=mode]').selectOption(mode);
-      for (const [i, query] of queries.entries()) {
-        const shown = await searchShown(page, query, mode);
-        const cli = expected.get(mode)![i]!;
-        const where = `${mode} "${query}"`;
-        expect(shown.hits.length, where).toBe(TOP_K);
-        expect(shown.status, where).toBe(cli.status);
-        expect(shown.hits.map((h) => h.id), where).toEqual(cli.hits.map((h) => h.id));
-        for (const [j, h] of shown.hits.entries()) expect(Math.abs(h.score - cli.hits[j]!.score), `${where} #${j + 1}`).toBeLessThanOrEqual(1e-6);
-        compared++;
-      }
-    }
-    expect(compared).toBe(MODE_IDS.length * queries.length);
+    await expectCliResults(page, MODE_IDS, await cliResults);
+
+    // The float32-only index of the same repo: opened next, its vectors attach (exact scan) for the loaded embedder.
+    expect(await openFromHub(page, 'test-owner/kb', F32_TITLE, F32_INDEX)).toBeNull();
+    await page.waitForFunction(() => /exact index .*embeddings from the index artifact/.test(document.querySelector('[data-testid=dense-info]')?.textContent ?? '')
+      && document.querySelector<HTMLOptionElement>('[data-testid=mode] option[value=hybrid_calibrated_rerank]')?.disabled === false, null, { timeout: 60_000 });
+    await expectCliResults(page, F32_MODES, await cliF32Results);
     expect(new URL(page.url()).searchParams.get('ck')).toBe(String(CANDIDATE_K));
     await page.close();
   });
