@@ -2,7 +2,7 @@
  * Reads the files of one index folder from a {@link FileSource}, checking each against its meta.json entry (byte size,
  * then SHA-256) before anyone uses it, whatever the source checked itself; records the bytes read per file.
  */
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Of } from '../store/checksum.ts';
 import { FILES, joinPath, type FileEntry } from './format.ts';
 import { parseNpy, type Npy, type NpyDtype } from './npy.ts';
 import { ArtifactError, type FileProgress, type FileSource } from './types.ts';
@@ -58,7 +58,8 @@ export class VerifiedReader {
       if (bytes.byteLength !== entry.bytes) {
         throw new ArtifactError(path, `has ${bytes.byteLength} bytes, meta.json says ${entry.bytes}: the download is incomplete or the file was changed; re-download it`);
       }
-      const sha = await sha256Hex(bytes);
+      // A verifying source (download.ts) vouches for the hash it just checked: taken, not computed twice.
+      const sha = await sha256Of(bytes);
       if (sha !== entry.sha256) {
         throw new ArtifactError(path, `SHA-256 ${sha.slice(0, 12)}… differs from meta.json's ${entry.sha256.slice(0, 12)}…: the file is corrupt or was changed after the index was built; re-download it or rebuild the index`);
       }

@@ -8,7 +8,7 @@
 import { ArtifactError } from '../artifact/types.ts';
 import { hostOf, isNetworkError, onOrigin } from '../data/hub-reach.ts';
 import { cacheWriteNote, contentHashOf, type ArtifactFileCache } from '../store/artifact-cache.ts';
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Hex, vouchSha256 } from '../store/checksum.ts';
 
 export type Fetch = typeof fetch;
 
@@ -177,7 +177,8 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
     throw new ArtifactError(o.file, `the SHA-256 of the downloaded file differs from meta.json: the file on ${host} is corrupt or was replaced after meta.json was written; rebuild or re-push the artifact (nothing was cached)`);
   }
   o.onProgress?.(bytes.byteLength, bytes.byteLength);
-  return bytes;
+  // Checked just now: the cache's put and the artifact reader take this hash instead of hashing again.
+  return o.sha256 !== undefined ? vouchSha256(bytes, o.sha256) : bytes;
 }
 
 /** A cached copy, checked against the expected size and SHA-256 when given (a mismatch counts as a miss). */
@@ -194,7 +195,7 @@ export async function cachedCopy(cache: ArtifactFileCache | null, key: string, s
   // A cache that checks content already matched a `sha256:<hex>` key's bytes to that hex: no second hash.
   const trusted = cache.checksContent === true && sha256 !== undefined && contentHashOf(key) === sha256.toLowerCase();
   if (sha256 !== undefined && !trusted && (await sha256Hex(b)) !== sha256.toLowerCase()) return null;
-  return b;
+  return sha256 !== undefined ? vouchSha256(b, sha256) : b;
 }
 
 /** Puts verified bytes; a failed write (quota) returns the note for the user instead of failing the read. */

@@ -7,7 +7,7 @@
  * is checked (length and SHA-256 of its own bytes) and dropped if bad. A failed write (quota) never fails the read
  * that wanted it: it sets `lastNote` for the UI.
  */
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex, sha256Of } from './checksum.ts';
 import { database } from './db.ts';
 import { ArtifactFileRecordSchema, ArtifactRefRecordSchema, checkStored } from './record-schemas.ts';
 
@@ -81,7 +81,7 @@ export function indexedDbArtifactCache(): ArtifactFileCache {
       return null;
     },
     async putFile(key, bytes) {
-      const rec = { key: `file:${key}`, schemaVersion: ARTIFACT_RECORD_VERSION, size: bytes.byteLength, sha256: await sha256Hex(bytes), bytes, savedAt: Date.now() };
+      const rec = { key: `file:${key}`, schemaVersion: ARTIFACT_RECORD_VERSION, size: bytes.byteLength, sha256: await sha256Of(bytes, { take: false }), bytes, savedAt: Date.now() };
       try {
         await (await database()).put(STORE, rec);
       } catch (e) {
