@@ -367,7 +367,8 @@ async function browserOpen(reps: number): Promise<BrowserRow[]> {
 interface BrowserHubRow { artifact: string; open: string; wallMs: number; shownMs: number; bytes: number; requests: number }
 
 /**
- * The built app in Chromium opening the 16.5k × 384 artifact (int8, then float32; no HNSW) from the loopback Hub,
+ * The built app in Chromium opening the 16.5k × 384 artifact (int8, then float32; no HNSW; then the same chunks
+ * without vectors, for the vectors' share) from the loopback Hub,
  * each rep in a fresh profile: the embedded corpus is indexed in the tab first (index_config.json answered 404, so
  * the shipped SOTU artifact does not fill the content-addressed file cache with the same parquet files), then
  *  - cold: the picker's Hub form lists the repo, the index option is clicked → its kb-info (knowledge base ready);
@@ -387,11 +388,12 @@ async function browserHubOpen(reps: number): Promise<BrowserHubRow[]> {
   const site = await serveStatic(dist, '/app/');
   const rows: BrowserHubRow[] = [];
   try {
-    for (const int8 of [true, false]) {
-      const name = int8 ? 'int8' : 'float32';
+    for (const name of ['int8', 'float32', 'none (BM25 only)'] as const) {
+      const int8 = name === 'int8';
       const title = `SOTU 16.5k × 384 ${name}`;
-      const repo = `bench/sotu-${name}`;
-      hub.addRepo(repo, await artifactRepoFiles({ ...input, title, dense: { vectors, dim: DIM, embedder: embedderMeta, cdf, int8, float32: !int8, hnsw: null } }));
+      const repo = `bench/sotu-${name.split(' ')[0]}`;
+      const dense = name === 'none (BM25 only)' ? undefined : { vectors, dim: DIM, embedder: embedderMeta, cdf, int8, float32: !int8, hnsw: null };
+      hub.addRepo(repo, await artifactRepoFiles({ ...input, title, dense }));
       const samples: Record<string, { wall: number; shown: number; bytes: number; requests: number }[]> = { 'cold (fresh profile, picker)': [], 'warm (reload, kb= link)': [], 'warm (picker again, same profile)': [] };
       for (let r = 0; r < reps; r++) {
         const b = await launchBrowser();
