@@ -26,10 +26,14 @@
  *  5. With --browser: the built app (dist/, from `npm run build`) in headless Chromium (tests/helpers/browser.ts),
  *     served on loopback: time from navigation to the knowledge base ready (BM25 only: the Search tab's kb-info),
  *     opening the shipped `corpora/` artifact vs indexing `corpora/sotu.json` in the tab (index_config.json
- *     answered 404), first visit (fresh profile) and reload.
+ *     answered 404), first visit (fresh profile) and reload. And the 16.5k × 384 artifact (int8, float32) from the
+ *     loopback Hub through the picker: cold (fresh profile), warm reload (kb= link) and warm picker; the worker's
+ *     open reads the vectors (download, SHA-256, parse), attaching them needs a 384-d embedder (none offline): not
+ *     included (browserHubOpen).
  *
  * Options: --reps N (timed opens per scenario, median reported; default 3), --embed-chunks N (chunks embedded for
- *          passages/s; default 2000), --skip-bm25, --skip-embed, --browser, --browser-only, --json.
+ *          passages/s; default 2000), --skip-bm25, --skip-embed, --browser, --browser-only,
+ *          --skip-embedded-browser (with --browser-only: only the Hub artifact in Chromium), --json.
  */
 import 'fake-indexeddb/auto';
 import { spawnSync } from 'node:child_process';
@@ -60,6 +64,7 @@ import { serveHubRepos } from '../tests/helpers/hub-repo-server.ts';
 import { serveStatic } from '../tests/helpers/static-server.ts';
 import { centres, clustered } from '../tests/helpers/vectors.ts';
 import { artifactRepoFiles, loadSotuArtifact, sotuArtifactInput, SOTU_INDEX_ID } from './sotu-artifact.ts';
+import { sotuDescriptor } from '../src/lib/data/sotu.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIM = 384;
@@ -72,14 +77,14 @@ const ms = (x: number) => Math.round(x);
 const mb = (b: number) => (b / 1e6).toFixed(2);
 const median = (xs: readonly number[]) => percentile(xs, 50);
 
-interface Args { reps: number; embedChunks: number; skipBm25: boolean; skipEmbed: boolean; browser: boolean; browserOnly: boolean; json: boolean }
+interface Args { reps: number; embedChunks: number; skipBm25: boolean; skipEmbed: boolean; browser: boolean; browserOnly: boolean; skipEmbeddedBrowser: boolean; json: boolean }
 
 function readArgs(): Args {
   const { values } = parseArgs({
     options: {
       reps: { type: 'string', default: '3' }, 'embed-chunks': { type: 'string', default: '2000' },
       'skip-bm25': { type: 'boolean', default: false }, 'skip-embed': { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
-      browser: { type: 'boolean', default: false }, 'browser-only': { type: 'boolean', default: false },
+      browser: { type: 'boolean', default: false }, 'browser-only': { type: 'boolean', default: false }, 'skip-embedded-browser': { type: 'boolean', default: false },
     },
   });
   const int = (s: string, name: string) => {
@@ -89,7 +94,7 @@ function readArgs(): Args {
   };
   return {
     reps: int(values.reps, 'reps'), embedChunks: int(values['embed-chunks'], 'embed-chunks'), skipBm25: values['skip-bm25'], skipEmbed: values['skip-embed'],
-    browser: values.browser || values['browser-only'], browserOnly: values['browser-only'], json: values.json,
+    browser: values.browser || values['browser-only'], browserOnly: values['browser-only'], skipEmbeddedBrowser: values['skip-embedded-browser'], json: values.json,
   };
 }
 
@@ -114,6 +119,18 @@ function stubModels(embedder: TextEmbedder): SearchModels {
     encoder: { embedQuery: async (q) => embedder.embed([q], 'query') },
     reranker: { rerank: async (q, ps) => ps.map((p) => seededRandom(seedOf(`${q}\n${p}`))() * 8 - 4) },
   };
+}
+
+/** The 16.5k × 384 data: the SOTU chunks + seeded clustered unit vectors, their dense CDF and the stub embedder. */
+async function denseFixture() {
+  const input = sotuArtifactInput();
+  const n = input.kb.size;
+  const clusterCentres = centres(200, DIM, SEED);
+  const vectors = clustered(n, DIM, clusterCentres, SEED + 1);
+  const embedder = stubEmbedder(clusterCentres);
+  const cdf = await denseCdfTable(input.kb, new ExactDenseIndex(vectors, DIM), embedder, 100, input.kb.options.seed);
+  const embedderMeta = { id: STUB_ID, dtype: 'fp32', dim: DIM, pooling: 'mean' as const, normalized: true as const, prefixes: { query: '', passage: '' } };
+  return { input, n, vectors, embedder, cdf, embedderMeta };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -172,7 +189,8 @@ async function main(): Promise<void> {
     note: 'Node, not a browser; stub embedder/reranker: model loading and inference excluded',
   };
   if (args.browserOnly) {
-    report.browser = await browserOpen(args.reps);
+    if (!args.skipEmbeddedBrowser) report.browser = await browserOpen(args.reps);
+    report.browserHub = await browserHubOpen(args.reps);
     report.loadavgAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
     process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : tables(report));
     return;
@@ -193,18 +211,12 @@ async function main(): Promise<void> {
   await openArtifact(memorySource(bm25Build.files), SOTU_INDEX_ID, { dense: 'none' });
 
   // --- the 16.5k × 384 variants ---
-  const input = sotuArtifactInput();
-  const n = input.kb.size;
-  const clusterCentres = centres(200, DIM, SEED);
-  const vectors = clustered(n, DIM, clusterCentres, SEED + 1);
-  const embedder = stubEmbedder(clusterCentres);
+  const { input, n, vectors, embedder, cdf, embedderMeta } = await denseFixture();
   const models = stubModels(embedder);
-  const cdf = await denseCdfTable(input.kb, new ExactDenseIndex(vectors, DIM), embedder, 100, input.kb.options.seed);
   log(`building the HNSW graph of ${n} × ${DIM} (once, shipped by the HNSW variants)…`);
   let t = now();
   const hnsw = await serializeVectorIndex(await buildVectorIndex('hnsw', vectors, DIM, undefined, { metric: 'cosine' })) as HnswIndexData;
   report.hnswBuildMs = ms(now() - t);
-  const embedderMeta = { id: STUB_ID, dtype: 'fp32', dim: DIM, pooling: 'mean' as const, normalized: true as const, prefixes: { query: '', passage: '' } };
 
   const hub = await serveHubRepos();
   const rows: OpenRow[] = [];
@@ -296,7 +308,10 @@ async function main(): Promise<void> {
 
   // --- embedding passages/s with the fixture embedder ---
   if (!args.skipEmbed) report.embed = await embedRate(args.embedChunks, input.kb);
-  if (args.browser) report.browser = await browserOpen(args.reps);
+  if (args.browser) {
+    report.browser = await browserOpen(args.reps);
+    report.browserHub = await browserHubOpen(args.reps);
+  }
 
   report.loadavgAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
   rmSync(tmp, { recursive: true, force: true });
@@ -349,6 +364,92 @@ async function browserOpen(reps: number): Promise<BrowserRow[]> {
   return rows;
 }
 
+interface BrowserHubRow { artifact: string; open: string; wallMs: number; shownMs: number; bytes: number; requests: number }
+
+/**
+ * The built app in Chromium opening the 16.5k × 384 artifact (int8, then float32; no HNSW; then the same chunks
+ * without vectors, for the vectors' share) from the loopback Hub,
+ * each rep in a fresh profile: the embedded corpus is indexed in the tab first (index_config.json answered 404, so
+ * the shipped SOTU artifact does not fill the content-addressed file cache with the same parquet files), then
+ *  - cold: the picker's Hub form lists the repo, the index option is clicked → its kb-info (knowledge base ready);
+ *  - warm reload: page.reload() with kb= in the URL → ready (every file from the IndexedDB cache);
+ *  - warm picker: the embedded corpus selected again, then the artifact from the picker's list → ready.
+ * The worker's open reads the vectors (int8 codes or embeddings.npy, and the dense CDF) at open: download, SHA-256,
+ * parse. Attaching them needs a 384-d query embedder, which does not exist offline: not included.
+ */
+async function browserHubOpen(reps: number): Promise<BrowserHubRow[]> {
+  const { existsSync } = await import('node:fs');
+  const { launchBrowser } = await import('../tests/helpers/browser.ts');
+  const dist = join(REPO_ROOT, 'dist');
+  if (!existsSync(join(dist, 'index.html'))) throw new Error('--browser needs the built app: run `npm run build` first');
+  log('building the 16.5k × 384 int8 and float32 artifacts for the browser…');
+  const { input, vectors, cdf, embedderMeta } = await denseFixture();
+  const hub = await serveHubRepos();
+  const site = await serveStatic(dist, '/app/');
+  const rows: BrowserHubRow[] = [];
+  try {
+    for (const name of ['int8', 'float32', 'none (BM25 only)'] as const) {
+      const int8 = name === 'int8';
+      const title = `SOTU 16.5k × 384 ${name}`;
+      const repo = `bench/sotu-${name.split(' ')[0]}`;
+      const dense = name === 'none (BM25 only)' ? undefined : { vectors, dim: DIM, embedder: embedderMeta, cdf, int8, float32: !int8, hnsw: null };
+      hub.addRepo(repo, await artifactRepoFiles({ ...input, title, dense }));
+      const samples: Record<string, { wall: number; shown: number; bytes: number; requests: number }[]> = { 'cold (fresh profile, picker)': [], 'warm (reload, kb= link)': [], 'warm (picker again, same profile)': [] };
+      for (let r = 0; r < reps; r++) {
+        const b = await launchBrowser();
+        try {
+          await b.context.route('**/corpora/index_config.json', (x) => x.fulfill({ status: 404, body: 'not found' }));
+          const page = await b.context.newPage();
+          await page.addInitScript((url) => {
+            const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+            localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, hubUrl: url, autoLoadModels: false }));
+          }, `${hub.url}/`);
+          const readyAs = async (t: string) => {
+            await page.waitForFunction((t) => !document.querySelector('[data-testid=kb-pending]') && !!document.querySelector('[data-testid=kb-switch-error], [data-testid=load-error]')
+              || (document.querySelector('[data-testid=kb-info]')?.textContent ?? '').trim().startsWith(`${t}:`), t, { timeout: 300_000 });
+            const err = page.locator('[data-testid=kb-switch-error], [data-testid=load-error]');
+            if (await err.count()) throw new Error(`${title}: ${await err.first().innerText()}`);
+            return Number(/in ([\d,]+) ms/.exec(await page.locator('[data-testid=kb-info]').innerText())?.[1]?.replace(/,/g, '') ?? NaN);
+          };
+          const timed = async (open: string, act: () => Promise<void>) => {
+            const mark = hub.requests.length;
+            const t0 = now();
+            await act();
+            const shown = await readyAs(title);
+            const wall = now() - t0;
+            const reqs = hub.requests.slice(mark).filter((q) => q.method !== 'OPTIONS');
+            samples[open]!.push({ wall, shown, bytes: reqs.reduce((a, q) => a + q.bytes, 0), requests: reqs.length });
+          };
+          await page.goto(site.url);
+          await readyAs(sotuDescriptor.title);
+          await page.locator('[data-testid=kb-picker] details.kb-hub summary').click();
+          await page.locator('[data-testid=kb-hub-repo]').fill(repo);
+          await page.locator('[data-testid=kb-hub-revision]').fill('main');
+          await page.locator('[data-testid=kb-hub-open]').click();
+          const option = page.locator('[data-testid=kb-index-option]').first();
+          await option.waitFor({ timeout: 60_000 });
+          await timed('cold (fresh profile, picker)', () => option.click());
+          await timed('warm (reload, kb= link)', async () => { await page.reload(); });
+          await page.locator('[data-testid=kb-select]').selectOption({ label: sotuDescriptor.title });
+          await readyAs(sotuDescriptor.title);
+          await timed('warm (picker again, same profile)', async () => { await page.locator('[data-testid=kb-select]').selectOption({ label: title }); });
+        } finally {
+          await b.close();
+        }
+      }
+      for (const [open, xs] of Object.entries(samples)) {
+        const row = { artifact: name, open, wallMs: median(xs.map((x) => x.wall)), shownMs: median(xs.map((x) => x.shown)), bytes: median(xs.map((x) => x.bytes)), requests: median(xs.map((x) => x.requests)) };
+        rows.push(row);
+        log(`Chromium, Hub ${name}, ${open}: ${ms(row.wallMs)} ms to ready (worker says ${ms(row.shownMs)} ms), ${mb(row.bytes)} MB in ${row.requests} requests`);
+      }
+    }
+  } finally {
+    await site.close();
+    await hub.close();
+  }
+  return rows;
+}
+
 /** A fetch that counts the body bytes it hands out (for sources whose server keeps no log). */
 function countingFetch(counter: { bytes: number; requests: number }): typeof fetch {
   return async (input, init) => {
@@ -388,6 +489,9 @@ function tables(r: Record<string, unknown>): string {
   const browser = r.browser as BrowserRow[] | undefined;
   const browserTable = browser ? ['', 'Built app in headless Chromium (navigation → BM25 knowledge base ready; "worker" = the open time the Search tab shows):', '',
     table(['corpus', 'visit', 'to ready ms', 'worker ms', 'source'], browser.map((x) => [x.corpus, x.visit, ms(x.wallMs), ms(x.shownMs), x.source]))] : [];
+  const hubRows = r.browserHub as BrowserHubRow[] | undefined;
+  if (hubRows) browserTable.push('', 'Built app in headless Chromium, the 16.5k × 384 artifact from the loopback Hub (action → its knowledge base ready, vectors read at open; not attached: no 384-d embedder offline):', '',
+    table(['vectors', 'open', 'to ready ms', 'worker ms', 'Hub served MB', 'Hub requests'], hubRows.map((x) => [x.artifact, x.open, ms(x.wallMs), ms(x.shownMs), mb(x.bytes), x.requests])));
   if (!r.open) return `${[`Machine: ${JSON.stringify(r.machine)}; load average ${(r.loadavgAtStart as number[]).join(' ')} at start, ${(r.loadavgAtEnd as number[]).join(' ')} at end.`, ...browserTable].join('\n')}\n`;
   const rows = r.open as OpenRow[];
   const ratio = r.int8Ratio as { vectorFiles: number; wholeArtifact: number; vectorBytes: Record<string, number>; totalBytes: Record<string, number> };
