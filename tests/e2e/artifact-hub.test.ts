@@ -162,8 +162,10 @@ async function settle(page: Page, title: string): Promise<string | null> {
   await page.waitForFunction((t) => {
     if (document.querySelector('[data-testid=kb-pending]')) return false;
     if (document.querySelector('[data-testid=kb-switch-error]')) return true;
-    return document.querySelector<HTMLSelectElement>('[data-testid=kb-select]')?.selectedOptions[0]?.textContent === t
-      && /documents ·/.test(document.querySelector('[data-testid=kb-description]')?.textContent ?? '');
+    // Ready, not loading: while a linked KB opens, the select already names it and the description is the entry's.
+    return document.querySelector('[data-testid=kb-picker]')?.getAttribute('data-status') === 'ready'
+      && document.querySelector<HTMLSelectElement>('[data-testid=kb-select]')?.selectedOptions[0]?.textContent === t
+      && document.querySelector('[data-testid=kb-description] .kb-counts') !== null;
   }, title, { timeout: 120_000 });
   const error = page.locator('[data-testid=kb-switch-error]');
   return (await error.count()) ? error.innerText() : null;
@@ -307,7 +309,8 @@ describe('knowledge-base artifacts from the loopback Hub in the browser', () => 
     await page.reload();
     await ready(page);
     expect(await settle(page, TITLE)).toBeNull();
-    expect(await page.locator('[data-testid=kb-note]').allInnerTexts()).toContain(`${host} did not answer: test-owner/kb@main is opened at ${sha.slice(0, 7)}, the commit cached last time.`);
+    // The source's word on where the revision came from is the knowledge base's cache note (LoadPanel).
+    await expect.poll(() => page.locator('[data-testid=cache-note]').allInnerTexts(), { timeout: 30_000 }).toContain(`${host} did not answer: test-owner/kb@main is opened at ${sha.slice(0, 7)}, the commit cached last time.`);
     expect(await searchShown(page, queries[2]!, 'sparse')).toEqual(before);
     await page.close();
   });
