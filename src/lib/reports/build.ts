@@ -1,0 +1,119 @@
+/**
+ * Makes a report v1 from a finished run: the summary figures (metrics.ts) over all rows and per group, each with
+ * its 95% percentile bootstrap interval (rows resampled, seeded by the run's seed), small-sample warnings, then the
+ * schema check. The Benchmark tab (through the bench worker) and the CLI both call this, so a run gives the same
+ * numbers wherever it ran and wherever it is opened.
+ */
+import { bootstrapCI } from '../eval/stats.ts';
+import { MIN_ROWS } from '../eval/bootstrap.ts';
+import { newReportId, parseReport, secretPaths, REPORT_FORMAT, REPORT_VERSION, type JsonValue, type Report, type ReportKind, type ReportRow, type ReportSummary } from './format.ts';
+import { REPORT_METRICS } from './metrics.ts';
+
+export const SUMMARY_BOOTSTRAP = { iterations: 1000, level: 0.95 } as const;
+
+export interface BuildReportInput {
+  kind: ReportKind;
+  evaluator: string;
+  config: Record<string, JsonValue>;
+  configHash: string;
+  data: Report['data'];
+  seed: number;
+  n: number | null;
+  rows: ReportRow[];
+  environment: Report['environment'];
+  title?: string;
+  notes?: string;
+  draft?: boolean;
+  /** Baseline evaluators' figures (validate). */
+  baselines?: ReportSummary['baselines'];
+  /** Warnings besides the small-sample ones. */
+  warnings?: ReportSummary['warnings'];
+  runNotes?: string[];
+  extra?: Record<string, JsonValue>;
+  /** Bootstrap resamples of the summary intervals (default 1000; 0: no intervals). */
+  iterations?: number;
+  /** Defaults: now, a new id. */
+  createdAt?: string;
+  id?: string;
+}
+
+const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/** The summary figures of `rows`: every metric of the kind over all rows (group null) and over each group. */
+export function summaryMetrics(kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number }): ReportSummary['metrics'] {
+  const groups = [...new Set(rows.map((r) => r.group))];
+  const sets: Array<[string | null, readonly ReportRow[]]> = [[null, rows]];
+  if (groups.length > 1) for (const g of groups) sets.push([g, rows.filter((r) => r.group === g)]);
+  else if (groups.length === 1) sets.push([groups[0]!, rows]);
+  const out: ReportSummary['metrics'] = [];
+  for (const [group, rs] of sets) {
+    for (const m of REPORT_METRICS[kind]) {
+      const value = finiteOrNull(m.compute(rs));
+      let ci: [number, number] | null = null;
+      if (opts.iterations > 0 && value !== null) {
+        const b = bootstrapCI(rs, (s) => m.compute(s), { iterations: opts.iterations, seed: opts.seed, level: SUMMARY_BOOTSTRAP.level });
+        ci = b.iterations > 0 && Number.isFinite(b.ci[0]) && Number.isFinite(b.ci[1]) ? b.ci : null;
+      }
+      out.push({ id: m.id, group, value, ci, n: rs.filter((r) => m.perRow(r) !== null).length });
+    }
+  }
+  return out;
+}
+
+const rowsWord = (n: number, what: string) => `${n} ${what} row${n === 1 ? '' : 's'}`;
+
+/**
+ * Figures resting on too few rows: validate's AUROC when either class has fewer than MIN_ROWS labelled rows, any
+ * other figure when fewer than MIN_ROWS rows have a value (per group and overall).
+ */
+export function smallSampleNotes(kind: ReportKind, rows: readonly ReportRow[]): ReportSummary['warnings'] {
+  const out: ReportSummary['warnings'] = [];
+  const groups = [...new Set(rows.map((r) => r.group))];
+  const sets: Array<[string | null, readonly ReportRow[]]> = groups.length > 1 ? [[null, rows], ...groups.map((g) => [g, rows.filter((r) => r.group === g)] as [string, ReportRow[]])] : [[groups[0] ?? null, rows]];
+  for (const [group, rs] of sets) {
+    for (const m of REPORT_METRICS[kind]) {
+      if (m.id === 'auroc') {
+        let halluc = 0, supported = 0;
+        for (const r of rs) {
+          const g = r.gold['adherence'];
+          if (typeof g !== 'boolean' || typeof r.scores['adherence'] !== 'number') continue;
+          if (g) supported++; else halluc++;
+        }
+        if (halluc === 0 || supported === 0) out.push({ group, message: `AUROC not defined: no ${halluc === 0 ? 'hallucinated' : 'supported'} row among the ${halluc + supported} labelled rows` });
+        else if (halluc < MIN_ROWS || supported < MIN_ROWS) {
+          const [n, what] = halluc <= supported ? [halluc, 'hallucinated'] : [supported, 'supported'];
+          out.push({ group, message: `AUROC from ${rowsWord(n, what)}: not meaningful (fewer than ${MIN_ROWS}; score more rows)` });
+        }
+        continue;
+      }
+      const n = rs.filter((r) => m.perRow(r) !== null).length;
+      if (n > 0 && n < MIN_ROWS) out.push({ group, message: `${m.label} from ${rowsWord(n, 'scored')}: not meaningful (fewer than ${MIN_ROWS})` });
+    }
+  }
+  return out;
+}
+
+/** Builds and validates a report; throws when the result is not a valid report v1 or carries a secret. */
+export function buildReport(input: BuildReportInput): Report {
+  const iterations = input.iterations ?? SUMMARY_BOOTSTRAP.iterations;
+  const secrets = secretPaths({ config: input.config, environment: input.environment });
+  if (secrets.length) throw new Error(`refusing to write a report with a secret in ${secrets.join(', ')}`);
+  const report: Report = {
+    format: REPORT_FORMAT, version: REPORT_VERSION, id: input.id ?? newReportId(), kind: input.kind,
+    title: (input.title ?? '').slice(0, 200), notes: input.notes ?? '', createdAt: input.createdAt ?? new Date().toISOString(),
+    draft: input.draft ?? false, evaluator: input.evaluator, config: input.config, configHash: input.configHash, data: input.data,
+    seed: input.seed, n: input.n, rows: input.rows,
+    summary: {
+      metrics: summaryMetrics(input.kind, input.rows, { iterations, seed: input.seed }),
+      baselines: input.baselines ?? [],
+      warnings: [...smallSampleNotes(input.kind, input.rows), ...(input.warnings ?? [])],
+      bootstrap: { iterations, seed: input.seed, level: SUMMARY_BOOTSTRAP.level },
+      notes: input.runNotes ?? [],
+      extra: input.extra ?? {},
+    },
+    environment: input.environment,
+  };
+  const checked = parseReport(JSON.parse(JSON.stringify(report)));
+  if (!checked.ok) throw new Error(`internal error: the report built is not valid (${checked.message})`);
+  return checked.report;
+}

@@ -1,0 +1,124 @@
+/**
+ * The figures of each report kind, computed from a report's rows: the one definition the summary (when a report
+ * is made), the Reports view and Compare (intervals, paired tests) all use, so a figure cannot differ between them.
+ *
+ *   ragbench-validate: hallucination AUROC (y = gold adherence false, score = 1 − predicted adherence) and the RMSE
+ *     of predicted relevance / utilization / completeness against gold (ragbench-validate.ts);
+ *   ragbench-pipeline: means of the evaluator's TRACe scores over answered questions, gold-document recall@k,
+ *     relevant-document recall@k, share answered;
+ *   retrieval: means of per-query nDCG@10, MRR@10, R@5, R@100, P@3, P@5 (ir-metrics.ts).
+ *
+ * `perRow` is a row's own value of the figure (null when the row has none), in the figure's direction; AUROC has
+ * no per-row form and uses the row's adherence error for per-question deltas. `verdict` names a row's outcome
+ * (supported / hallucinated, answered / refused, hit / miss) for "flipped" filters.
+ */
+import { auroc, mean, rmse } from '../eval/stats.ts';
+import type { ReportKind, ReportRow } from './format.ts';
+
+export interface MetricDef {
+  id: string;
+  label: string;
+  higherIsBetter: boolean;
+  /** The figure over `rows` (NaN when undefined, e.g. one class only for AUROC). */
+  compute(rows: readonly ReportRow[]): number;
+  /** A row's own value for per-question Δ and win/tie/loss, null when the row has none. */
+  perRow(row: ReportRow): number | null;
+  /** Decimals to show. */
+  digits: number;
+}
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+const goldNum = (row: ReportRow, k: string): number | null => {
+  const g = row.gold[k];
+  return typeof g === 'boolean' ? (g ? 1 : 0) : num(g);
+};
+
+function rmseMetric(id: string, label: string, pred: string, gold: string): MetricDef {
+  return {
+    id, label, higherIsBetter: false, digits: 3,
+    // RMSE = sqrt(mean over rows with both values of (pred − gold)²)
+    compute: (rows) => rmse(rows.map((r) => num(r.scores[pred])), rows.map((r) => goldNum(r, gold))),
+    perRow: (r) => { const p = num(r.scores[pred]); const g = goldNum(r, gold); return p === null || g === null ? null : Math.abs(p - g); },
+  };
+}
+
+function meanMetric(id: string, label: string, key: string, digits = 3): MetricDef {
+  return {
+    id, label, higherIsBetter: true, digits,
+    compute: (rows) => mean(rows.map((r) => num(r.scores[key])).filter((x): x is number => x !== null)),
+    perRow: (r) => num(r.scores[key]),
+  };
+}
+
+/** Hallucination AUROC: y_true = 1 − gold adherence, y_score = 1 − predicted adherence (Mann–Whitney U). */
+const AUROC: MetricDef = {
+  id: 'auroc', label: 'hallucination AUROC', higherIsBetter: true, digits: 3,
+  compute: (rows) => {
+    const y: boolean[] = [];
+    const s: number[] = [];
+    for (const r of rows) {
+      const g = r.gold['adherence'];
+      const p = num(r.scores['adherence']);
+      if (typeof g !== 'boolean' || p === null) continue;
+      y.push(!g);
+      s.push(1 - p);
+    }
+    return auroc(y, s);
+  },
+  // Per row: 1 − |predicted adherence − gold adherence| (higher is better, as AUROC).
+  perRow: (r) => { const p = num(r.scores['adherence']); const g = goldNum(r, 'adherence'); return p === null || g === null ? null : 1 - Math.abs(p - g); },
+};
+
+const ANSWERED: MetricDef = {
+  id: 'answered', label: 'answered', higherIsBetter: true, digits: 3,
+  compute: (rows) => (rows.length === 0 ? NaN : rows.filter((r) => r.status === 'answered').length / rows.length),
+  perRow: (r) => (r.status === undefined ? null : r.status === 'answered' ? 1 : 0),
+};
+
+export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
+  'ragbench-validate': [
+    AUROC,
+    rmseMetric('rmse_relevance', 'RMSE relevance', 'relevance', 'relevance'),
+    rmseMetric('rmse_utilization', 'RMSE utilization', 'utilization', 'utilization'),
+    rmseMetric('rmse_completeness', 'RMSE completeness', 'completeness', 'completeness'),
+  ],
+  'ragbench-pipeline': [
+    meanMetric('relevance', 'relevance', 'relevance'),
+    meanMetric('utilization', 'utilization', 'utilization'),
+    meanMetric('adherence', 'adherence', 'adherence'),
+    meanMetric('completeness', 'completeness', 'completeness'),
+    meanMetric('recall_at_k', 'gold-document recall@k', 'recall'),
+    meanMetric('relevant_recall_at_k', 'relevant-document recall@k', 'relevant_recall'),
+    ANSWERED,
+  ],
+  retrieval: [
+    meanMetric('ndcg@10', 'nDCG@10', 'ndcg@10', 4),
+    meanMetric('mrr@10', 'MRR@10', 'mrr@10', 4),
+    meanMetric('r@5', 'R@5', 'r@5', 4),
+    meanMetric('r@100', 'R@100', 'r@100', 4),
+    meanMetric('p@3', 'P@3', 'p@3', 4),
+    meanMetric('p@5', 'P@5', 'p@5', 4),
+  ],
+};
+
+/** The definition of metric `id` of `kind`, or undefined (a report from a newer app may name others). */
+export function metricDef(kind: ReportKind, id: string): MetricDef | undefined {
+  return REPORT_METRICS[kind].find((m) => m.id === id);
+}
+
+/**
+ * A row's outcome in words, for "flipped verdict" filters: validate: predicted adherence ≥ 0.5 → "supported",
+ * else "hallucinated"; pipeline: its status, and for answered rows also the adherence verdict; retrieval: "hit"
+ * when nDCG@10 > 0, else "miss". Null when the row has no outcome (no score).
+ */
+export function rowVerdict(kind: ReportKind, row: ReportRow): string | null {
+  const adh = num(row.scores['adherence']);
+  if (kind === 'ragbench-validate') return adh === null ? null : adh >= 0.5 ? 'supported' : 'hallucinated';
+  if (kind === 'ragbench-pipeline') {
+    if (row.status === undefined) return null;
+    if (row.status !== 'answered' || adh === null) return row.status;
+    return `answered, ${adh >= 0.5 ? 'supported' : 'hallucinated'}`;
+  }
+  const ndcg = num(row.scores['ndcg@10']);
+  return ndcg === null ? null : ndcg > 0 ? 'hit' : 'miss';
+}
