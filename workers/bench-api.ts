@@ -4,6 +4,7 @@ import type { MetricIntervals } from '../src/lib/eval/bootstrap.ts';
 import type { BaselineScores } from '../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../src/lib/eval/trace.ts';
 import type { RagConfig } from '../src/lib/rag/config.ts';
+import type { Report } from '../src/lib/reports/format.ts';
 
 export interface BenchConfig {
   /** validate: score the dataset's own answers; pipeline: answer the questions with the RAG pipeline and score those. */
@@ -127,6 +128,8 @@ export interface BenchResult {
   /** Cached rows that were invalid (edited or corrupted) and were recomputed, one note per subset. */
   cacheNotes: string[];
   meanAuroc: number | null;
+  /** The run as a report v1 (src/lib/reports/format.ts): what the Benchmark tab shows and the Reports tab saves. */
+  report: Report | null;
 }
 
 export type BenchProgress =

@@ -138,7 +138,7 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
       rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
     });
   }
-  return { pipeline: views, judge: null, configHash: hash, subsets: [], rows: [], failures: [], loadIssues, cacheNotes: [], meanAuroc: null };
+  return { pipeline: views, judge: null, configHash: hash, subsets: [], rows: [], failures: [], loadIssues, cacheNotes: [], meanAuroc: null, report: null };
 }
 
 const api: BenchWorkerApi = {
@@ -225,6 +225,7 @@ const api: BenchWorkerApi = {
       const result: BenchResult = {
         pipeline: null, judge, configHash: hash, subsets, rows, failures, loadIssues, cacheNotes,
         meanAuroc: num(mean(subsets.map((s) => s.auroc).filter((x): x is number => x !== null))),
+        report: null,
       };
       return result;
     } catch (e) {

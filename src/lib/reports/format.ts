@@ -158,6 +158,8 @@ export const ReportSchema = v.object({
   seed: v.pipe(v.number(), v.integer()),
   n: v.nullable(int(1)),
   rows: list(ReportRowSchema, REPORT_LIMITS.rows),
+  /** Present when only some rows are included (a share link's summary): how many rows the full report has. */
+  truncated: v.optional(v.object({ rows: int() })),
   summary: ReportSummarySchema,
   environment: ReportEnvironmentSchema,
 });

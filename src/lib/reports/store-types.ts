@@ -1,0 +1,44 @@
+/**
+ * Where reports are kept (the contract between the IndexedDB store, the memory store of tests, Hub sync and the
+ * Reports tab): saved reports by id, and a deleted-reports archive they can be restored from or emptied.
+ */
+import type { Report, ReportKind } from './format.ts';
+
+/** How a stored report arrived. */
+export type ReportOrigin = 'run' | 'import' | 'shared' | 'hub' | 'cli';
+
+/** What the Reports list shows without loading a report's rows. */
+export interface ReportMeta {
+  id: string;
+  kind: ReportKind;
+  title: string;
+  notes: string;
+  createdAt: string;
+  /** When it was saved (or deleted, in the archive). */
+  savedAt: string;
+  draft: boolean;
+  dataset: string;
+  evaluator: string;
+  /** Rows in the report. */
+  n: number;
+  /** The pooled (group null) summary figures: id, value, interval. */
+  headline: Array<{ id: string; value: number | null; ci: [number, number] | null }>;
+  origin: ReportOrigin;
+}
+
+export interface ReportStore {
+  /** Saved reports, newest first. */
+  list(): Promise<ReportMeta[]>;
+  get(id: string): Promise<Report | null>;
+  /** Inserts, or replaces the report with the same id. */
+  put(report: Report, origin: ReportOrigin): Promise<void>;
+  /** Moves a report into the deleted archive (nothing is lost until the archive is emptied). */
+  remove(id: string): Promise<void>;
+  listDeleted(): Promise<ReportMeta[]>;
+  /** From the archive back to the saved reports. */
+  restore(id: string): Promise<void>;
+  /** Deletes archived reports for good: one, or all when no id is given. */
+  purge(id?: string): Promise<void>;
+  /** An archived report (to show it or restore it elsewhere). */
+  getDeleted(id: string): Promise<Report | null>;
+}
