@@ -12,6 +12,7 @@ import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent } from '../
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 import { parseReport, serializeReport, parseReportText, type Report } from '../../src/lib/reports/format.ts';
 import { APP_VERSION } from '../../src/lib/app-version.ts';
+import type { TraceScores } from '../../src/lib/eval/trace.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 const load = (s: string) => parseRagbenchJsonl(readFileSync(join(DATA, `${s}.jsonl`), 'utf8'), s).rows;
@@ -121,6 +122,26 @@ describe('runValidateSession', () => {
     expect(report.summary.baselines.some((b) => b.group === null)).toBe(true);
     // emanual has few hallucinated rows: the small-sample warning reaches the report.
     expect(report.summary.warnings.some((w) => w.group === 'emanual' && /AUROC/.test(w.message))).toBe(true);
+  });
+
+  test('a row key shared by two subsets (covidqa and msmarco both have 711 / gpt-3.5) is cached per subset', async () => {
+    const msmarco = load('msmarco');
+    const shared = new Set(covidqa.map(ragbenchRowKey).filter((k) => msmarco.some((r) => ragbenchRowKey(r) === k)));
+    expect(shared.size).toBeGreaterThan(0);
+    const pick = (rows: RagbenchRow[]) => rows.filter((r) => shared.has(ragbenchRowKey(r)));
+    const run = (subsets: { subset: string; rows: RagbenchRow[] }[], store = new MemoryResultStore()) =>
+      runValidateSession({ evaluator: 'lexical', settings: {}, deps: {}, subsets, store, seed: 0, bootstrap: 0, report: CONTEXT, withReport: false });
+    const store = new MemoryResultStore();
+    const both = await run([{ subset: 'covidqa', rows: pick(covidqa) }, { subset: 'msmarco', rows: pick(msmarco) }], store);
+    const alone = await run([{ subset: 'msmarco', rows: pick(msmarco) }]);
+    expect(both.runs[1]!.computed).toBe(shared.size);
+    expect(both.runs[1]!.validation.predictions).toEqual(alone.runs[0]!.validation.predictions);
+    expect(both.runs[1]!.validation.predictions).not.toEqual(both.runs[0]!.validation.predictions);
+    // A second run over the same store takes both subsets from the cache, each its own.
+    const again = await run([{ subset: 'covidqa', rows: pick(covidqa) }, { subset: 'msmarco', rows: pick(msmarco) }], store);
+    expect(again.runs.map((r) => r.computed)).toEqual([0, 0]);
+    const trace = (ps: TraceScores[]) => ps.map(({ relevance, utilization, adherence, completeness }) => ({ relevance, utilization, adherence, completeness }));
+    expect(again.runs.map((r) => trace(r.validation.predictions))).toEqual(both.runs.map((r) => trace(r.validation.predictions)));
   });
 
   test('llm judge: failing rows listed (not cached), cached rows reused by the next run, usage and repeats tracked', async () => {

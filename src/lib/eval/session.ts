@@ -144,6 +144,24 @@ function failureNotes(failures: readonly RowFailure[]): string[] {
 
 // ------------------------------------------------------------------------------------------------ validate
 
+/**
+ * `store` seen by one subset: its rows are filed under `${subset}:${row key}` (the report's row key), because row
+ * keys (id, generator) repeat across subsets (covidqa and msmarco share 12) and one subset's cached scores must never
+ * stand for another's row.
+ */
+export function subsetStore(store: ResultStore, subset: string): ResultStore {
+  const prefix = `${subset}:`;
+  const strip = <T>(it: Iterable<[string, T]>) => new Map([...it].filter(([k]) => k.startsWith(prefix)).map(([k, x]) => [k.slice(prefix.length), x]));
+  return {
+    async getAll(h) {
+      const all = await store.getAll(h);
+      return { scores: strip(all.scores), invalid: new Set(strip([...all.invalid].map((k) => [k, k] as [string, string])).keys()) };
+    },
+    put: (h, k, x) => store.put(h, prefix + k, x),
+    clear: (h) => store.clear(h),
+  };
+}
+
 export interface ValidateSessionOptions extends SessionCommon {
   subsets: readonly SessionSubset[];
   store: ResultStore;
@@ -178,7 +196,7 @@ export async function runValidateSession(o: ValidateSessionOptions): Promise<Val
   for (const { subset, rows } of o.subsets) {
     ev.startSubset(subset);
     const t0 = Date.now();
-    const run = await runSubset(rows, subset, ev.built.row, o.store, hash, {
+    const run = await runSubset(rows, subset, ev.built.row, subsetStore(o.store, subset), hash, {
       ...(o.n !== undefined ? { n: o.n } : {}), seed: o.seed, concurrency: ev.def.api ? o.concurrency ?? 1 : 1,
       ...(o.signal ? { signal: o.signal } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     });
