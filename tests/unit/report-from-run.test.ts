@@ -32,7 +32,7 @@ describe('report rows', () => {
     expect(r).toMatchObject({ key: 'emanual:q7', status: 'error', error: 'HTTP 500', retrieved: ['c1', 'c2'] });
     expect(r.scores).toEqual({ relevance: null, utilization: null, adherence: null, completeness: null, recall: 0.5, relevant_recall: 1 });
     expect(pipelineReportRow('emanual', { ...base, status: 'answered', evalError: 'judge down' }).error).toBe('judge down');
-    expect('error' in pipelineReportRow('emanual', { ...base, status: 'refused' })).toBe(false);
+    expect('error' in pipelineReportRow('emanual', { ...base, status: 'rejected' })).toBe(false);
   });
 
   test('retrieval: the top 10 ids, the IR scores, the dataset as group', () => {
