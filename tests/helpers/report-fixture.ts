@@ -1,25 +1,16 @@
 /**
- * Small valid reports for tests (buildReport on made-up RAGBench-validate rows, seeded) and a tiny in-memory
+ * Small valid reports for sync tests (seeded, distinct per seed) and a tiny in-memory
  * ReportStore (the interface's rules: put replaces by id, remove moves into the archive, restore moves back).
  */
-import { buildReport } from '../../src/lib/reports/build.ts';
 import type { Report } from '../../src/lib/reports/format.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from '../../src/lib/reports/store-types.ts';
+import { testReport, validateRow } from './reports.ts';
 
-/** A RAGBench-validate report of `n` rows whose scores follow a seeded LCG. */
-export function testReport(title: string, seed = 1, n = 8, id?: string): Report {
+/** A RAGBench-validate report of `n` rows whose predicted adherence follows a seeded LCG (tests/helpers/reports.ts). */
+export function syncReport(title: string, seed = 1, n = 8, id?: string): Report {
   let s = seed;
   const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const rows = Array.from({ length: n }, (_, i) => ({
-    key: `covidqa:${i}`, group: 'covidqa', question: `question ${i}?`, answer: `answer ${i}`,
-    scores: { adherence: rnd(), relevance: rnd() }, gold: { adherence: i % 3 !== 0, relevance: rnd() },
-  }));
-  return buildReport({
-    kind: 'ragbench-validate', evaluator: 'lexical', config: { evaluator: 'lexical', n }, configHash: 'abcdef0123456789',
-    data: { dataset: 'rungalileo/ragbench', revision: null, subsets: ['covidqa'], source: 'local', kb: null },
-    seed, n, rows, title, iterations: 50, ...(id ? { id } : {}),
-    environment: { app: 'test', runtime: 'node', agent: 'vitest', models: [], llm: null, judge: null },
-  });
+  return testReport(Array.from({ length: n }, (_, i) => validateRow(i, rnd(), i % 3 !== 0)), { title, seed, ...(id ? { id } : {}) });
 }
 
 const metaOf = (r: Report, origin: ReportOrigin, savedAt: string): ReportMeta => ({

@@ -10,7 +10,7 @@ import { parseReportText, serializeReport, type Report } from '../../src/lib/rep
 import { DELETED_PATH, INDEX_PATH, parseEntryList, reportPath } from '../../src/lib/reports/hub-layout.ts';
 import { emptyMemo, locateReport, pullReports, pushChange, SyncError, type SyncMemo, type SyncTarget } from '../../src/lib/reports/hub-sync.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
-import { testReport, TinyReportStore } from '../helpers/report-fixture.ts';
+import { syncReport, TinyReportStore } from '../helpers/report-fixture.ts';
 
 const TOKEN = 'hf_synctoken12345';
 const REPO = 'tester/reports';
@@ -59,7 +59,7 @@ describe('push', () => {
   test('a saved report goes up with the index in one commit based on the head read (parentCommit)', async () => {
     const a = client();
     const parent = hub.head(REPO);
-    const r = testReport('first run');
+    const r = syncReport('first run');
     const out = await a.save(r);
     expect(out.commit).toBe(hub.head(REPO));
     expect(out.attempts).toBe(1);
@@ -82,7 +82,7 @@ describe('push', () => {
 
   test('pull into an empty store gets the same report (parseReport equal), then nothing more', async () => {
     const a = client();
-    const r = testReport('to pull', 3);
+    const r = syncReport('to pull', 3);
     await a.save(r);
     const b = client();
     const got = await b.pull();
@@ -102,8 +102,8 @@ describe('push', () => {
   test('two clients on one repo: B commits between A\'s read and A\'s commit, A gets 412, re-merges, both survive', async () => {
     const a = client();
     const b = client();
-    const ra = testReport('from A', 5);
-    const rb = testReport('from B', 7);
+    const ra = syncReport('from A', 5);
+    const rb = syncReport('from B', 7);
     await b.store.put(rb, 'run');
     await a.store.put(ra, 'run');
     // A's fetch lets B's whole push happen just before A's first commit request leaves.
@@ -130,8 +130,8 @@ describe('push', () => {
 
   test('another writer puts a file under the same id between read and commit: ours is saved under a new id, theirs stays', async () => {
     const a = client();
-    const mine = testReport('mine', 11);
-    const theirs = testReport('theirs', 12, 8, mine.id);
+    const mine = syncReport('mine', 11);
+    const theirs = syncReport('theirs', 12, 8, mine.id);
     await a.store.put(mine, 'run');
     hub.beforeNextCommit(() => { hub.commitFiles(REPO, new Map([[reportPath(mine.id), enc(serializeReport(theirs))]]), 'someone else'); });
     const out = await a.push('put', mine.id);
@@ -151,7 +151,7 @@ describe('push', () => {
 
   test('an edit of a report another writer changed since this client saw it does not replace theirs', async () => {
     const a = client();
-    const r = testReport('v1', 13);
+    const r = syncReport('v1', 13);
     await a.save(r);
     hub.commitFiles(REPO, new Map([[reportPath(r.id), enc(serializeReport({ ...r, title: 'their edit' }))]]));
     const out = await a.save({ ...r, title: 'my edit' });
@@ -165,8 +165,8 @@ describe('deletion', () => {
   test('delete → deleted_reports.json (file kept) → the other client archives it → restore brings it back on both', async () => {
     const a = client();
     const b = client();
-    const r = testReport('to delete', 17);
-    const keep = testReport('kept', 18);
+    const r = syncReport('to delete', 17);
+    const keep = syncReport('kept', 18);
     await a.save(r);
     await a.save(keep);
     await b.pull();
@@ -201,20 +201,20 @@ describe('deletion', () => {
 
   test('a local deletion made while offline is reported as local-ahead, not undone by the pull', async () => {
     const a = client();
-    const r = testReport('offline delete', 19);
+    const r = syncReport('offline delete', 19);
     await a.save(r);
     await a.store.remove(r.id);
     const out = await a.pull();
     expect(out.localAhead).toEqual([{ type: 'remove', id: r.id }]);
     expect(await a.store.get(r.id)).toBeNull();
-    const other = testReport('never pushed', 20);
+    const other = syncReport('never pushed', 20);
     await a.store.put(other, 'run');
     expect((await a.pull()).localAhead).toContainEqual({ type: 'put', id: other.id });
   });
 
   test('purge removes the file and the deleted entry', async () => {
     const a = client();
-    const r = testReport('purge me', 21);
+    const r = syncReport('purge me', 21);
     await a.save(r);
     await a.store.remove(r.id);
     await a.push('remove', r.id);
@@ -229,11 +229,11 @@ describe('deletion', () => {
 
 describe('hostile remote files', () => {
   test('bad report files are skipped with a note naming them; markup in a title stays text; a bad index is rebuilt', async () => {
-    const good = testReport('<img src=x onerror=alert(1)><script>alert(1)</script>', 23);
-    const future = { ...JSON.parse(serializeReport(testReport('future', 24))), version: 2 };
-    const protoId = testReport('proto', 25);
+    const good = syncReport('<img src=x onerror=alert(1)><script>alert(1)</script>', 23);
+    const future = { ...JSON.parse(serializeReport(syncReport('future', 24))), version: 2 };
+    const protoId = syncReport('proto', 25);
     const proto = serializeReport(protoId).replace('"config": {', '"config": {"__proto__": {"polluted": true},');
-    const mismatch = testReport('wrong name', 26);
+    const mismatch = syncReport('wrong name', 26);
     hub.commitFiles(REPO, new Map([
       [reportPath(good.id), enc(serializeReport(good))],
       [reportPath('futureid01'), enc(JSON.stringify({ ...future, id: 'futureid01' }))],
@@ -255,13 +255,13 @@ describe('hostile remote files', () => {
     expect(b.store.live.size).toBe(1);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     // The next push writes a valid index of the files that read well.
-    const r = testReport('after', 27);
+    const r = syncReport('after', 27);
     await b.save(r);
     expect(ids('index')).toEqual([good.id, r.id].sort());
   });
 
   test('an index entry pointing at another path is refused (the index is rebuilt from the files)', async () => {
-    const r = testReport('listed', 29);
+    const r = syncReport('listed', 29);
     const entry = { id: r.id, title: 't', kind: r.kind, createdAt: r.createdAt, n: 8, headline: [], path: '../../etc/passwd', updatedAt: r.createdAt };
     hub.commitFiles(REPO, new Map([[reportPath(r.id), enc(serializeReport(r))], [INDEX_PATH, enc(JSON.stringify({ format: 'rag-lab-report-index', version: 1, reports: [entry] }))]]));
     const out = await client().pull();
@@ -284,7 +284,7 @@ describe('faults leave the local store as it was and never show the token', () =
 
   test('offline Hub', async () => {
     const a = client();
-    const r = testReport('local only', 31);
+    const r = syncReport('local only', 31);
     await a.store.put(r, 'run');
     const gone = await serveHubRepos();
     const url = gone.url;
@@ -298,7 +298,7 @@ describe('faults leave the local store as it was and never show the token', () =
 
   test('wrong token, missing token, missing repo, 5xx', async () => {
     const a = client();
-    const r = testReport('local', 33);
+    const r = syncReport('local', 33);
     await a.store.put(r, 'run');
     const wrong = 'hf_wrongtoken77777';
     const msg = await expectSyncError(a.pull(target({ repo: PRIVATE, token: wrong })), /refused the token \(HTTP 401\): the Hugging Face token is missing or wrong/);
