@@ -225,6 +225,17 @@ describe('deletion', () => {
     expect(ids('deleted')).toEqual([]);
     expect(locateReport(a.memo, REPO, r.id)).toBeNull();
   });
+
+  test('a report purged here without a deletion first (a pruned draft) moves to the Hub\'s deleted list, file kept', async () => {
+    const a = client();
+    const r = syncReport('draft', 22);
+    await a.save(r);
+    a.store.live.delete(r.id);
+    await a.push('purge', r.id);
+    expect(ids('index')).toEqual([]);
+    expect(ids('deleted')).toEqual([r.id]);
+    expect(remoteReport(r.id)).toEqual(r);
+  });
 });
 
 describe('hostile remote files', () => {

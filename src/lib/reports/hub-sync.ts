@@ -407,14 +407,24 @@ export async function pushChange(t: SyncTarget, store: ReportStore, memoIn: Sync
         } else if (change.type === 'purge') {
           // One id, or every Hub-deleted report this client knows and no longer keeps anywhere.
           const candidates = id ? [id] : deleted.map((e) => e.id).filter((x) => memo.files[x]);
+          let archived = 0;
           for (const x of candidates) {
-            if (!deleted.some((e) => e.id === x) || (await store.get(x)) || (await store.getDeleted(x))) continue;
+            if ((await store.get(x)) || (await store.getDeleted(x))) continue;
+            const live = index.find((e) => e.id === x);
+            if (live) {
+              // Gone here without a deletion first (a draft pruned): on the Hub it moves to the deleted list, restorable.
+              index = index.filter((e) => e.id !== x);
+              deleted = upsert(deleted, { ...live, deletedAt: now });
+              archived++;
+              continue;
+            }
+            if (!deleted.some((e) => e.id === x)) continue;
             if (s.files.has(reportPath(x))) ops.push({ operation: 'delete', path: reportPath(x) });
             deleted = deleted.filter((e) => e.id !== x);
             purged.push(x);
           }
-          if (!purged.length) return null;
-          title = purged.length === 1 ? `Purge deleted report ${purged[0]}` : `Purge ${purged.length} deleted reports`;
+          if (!purged.length && !archived) return null;
+          title = purged.length === 0 ? `Delete report ${id}` : purged.length === 1 ? `Purge deleted report ${purged[0]}` : `Purge ${purged.length} deleted reports`;
         } else {
           return null;
         }
