@@ -99,6 +99,17 @@ describe('push', () => {
     expect((await b.store.get(r.id))!.title).toBe('renamed');
   });
 
+  test('a report file another writer added without listing it is pulled, and the next push lists it', async () => {
+    const a = client();
+    await a.save(syncReport('listed', 4));
+    const extra = syncReport('only the file', 6);
+    hub.commitFiles(REPO, new Map([[reportPath(extra.id), enc(serializeReport(extra))]]));
+    const b = client();
+    expect((await b.pull()).added).toContain(extra.id);
+    await b.save(syncReport('from b', 8));
+    expect(ids('index')).toContain(extra.id);
+  });
+
   test('two clients on one repo: B commits between A\'s read and A\'s commit, A gets 412, re-merges, both survive', async () => {
     const a = client();
     const b = client();

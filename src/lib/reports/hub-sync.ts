@@ -167,7 +167,7 @@ interface Snapshot {
   files: Map<string, RemoteFile>;
   index: IndexEntry[];
   deleted: IndexEntry[];
-  /** The index was missing or invalid and was rebuilt from the files: the next commit writes it. */
+  /** The index was missing, invalid or incomplete and was rebuilt from the files: the next commit writes it. */
   rebuilt: boolean;
   /** Reports downloaded while reading (validated), by id. */
   reports: Map<string, { report: Report; bytes: Uint8Array }>;
@@ -211,18 +211,16 @@ async function snapshot(c: Ctx, sha: string): Promise<Snapshot> {
   };
   s.deleted = (await readList('deleted')) ?? [];
   const index = await readList('index');
-  if (index) {
-    const gone = new Set(s.deleted.map((e) => e.id));
-    s.index = index.filter((e) => !gone.has(e.id));
-  } else {
-    const gone = new Set(s.deleted.map((e) => e.id));
-    const ids = [...files.keys()].map(idOfPath).filter((id): id is string => id !== null && !gone.has(id));
-    s.rebuilt = ids.length > 0 || files.has(INDEX_PATH);
-    const now = new Date().toISOString();
-    for (const id of ids) {
-      const r = await reportAt(c, s, id);
-      if (r) s.index.push(entryOf(r.report, now));
-    }
+  const gone = new Set(s.deleted.map((e) => e.id));
+  s.index = (index ?? []).filter((e) => !gone.has(e.id));
+  // Report files neither list names (no index, an invalid one, or a writer that added only the file) are live.
+  const listed = new Set(s.index.map((e) => e.id));
+  const orphans = [...files.keys()].map(idOfPath).filter((id): id is string => id !== null && !gone.has(id) && !listed.has(id));
+  s.rebuilt = orphans.length > 0 || (index === null && files.has(INDEX_PATH));
+  const now = new Date().toISOString();
+  for (const id of orphans) {
+    const r = await reportAt(c, s, id);
+    if (r) s.index.push(entryOf(r.report, now));
   }
   return s;
 }
