@@ -444,7 +444,8 @@ export async function pushChange(t: SyncTarget, store: ReportStore, memoIn: Sync
     if (fk) {
       // Ours is kept here under its new id; the id it had takes the Hub's copy (validated) when it reads well.
       await store.put(fk.ours, origin);
-      const theirs = last ? await reportAt(c, last, fk.from) : null;
+      // The commit is made: a failed read of theirs only leaves ours twice here (said in a note), never an error.
+      const theirs = last ? await reportAt(c, last, fk.from).catch(() => { c.notes.push(`${reportPath(fk.from)} could not be read from the Hub: press Refresh to get it.`); return null; }) : null;
       if (theirs) {
         await store.put(theirs.report, 'hub');
         memo.files[fk.from] = await seenOf(theirs.bytes, theirs.report, at);
