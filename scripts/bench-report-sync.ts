@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { serializeReport } from '../src/lib/reports/format.ts';
 import { emptyMemo, pullReports, pushChange, type SyncMemo } from '../src/lib/reports/hub-sync.ts';
 import { serveHubRepos } from '../tests/helpers/hub-repo-server.ts';
-import { syncReport, TinyReportStore } from '../tests/helpers/report-fixture.ts';
+import { MemoryReportStore } from '../src/lib/reports/memory-store.ts';
+import { syncReport } from '../tests/helpers/report-fixture.ts';
 
 const { values } = parseArgs({ options: { reports: { type: 'string', default: '30' }, rows: { type: 'string', default: '500' }, pretty: { type: 'boolean', default: false } } });
 const count = Number(values.reports);
@@ -24,7 +25,7 @@ const REPO = 'bench/reports';
 const hub = await serveHubRepos({ token: TOKEN });
 hub.addRepo(REPO, new Map([['README.md', new TextEncoder().encode('# bench\n')]]));
 const t = { repo: REPO, hubUrl: hub.url, token: TOKEN };
-const store = new TinyReportStore();
+const store = new MemoryReportStore();
 let memo: SyncMemo = emptyMemo();
 const pushMs: number[] = [];
 let pushRequests = 0;
@@ -39,7 +40,7 @@ for (let i = 0; i < count; i++) {
   pushMs.push(performance.now() - t0);
   pushRequests = hub.requests.length - before;
 }
-const fresh = new TinyReportStore();
+const fresh = new MemoryReportStore();
 let before = hub.requests.length;
 let t0 = performance.now();
 const first = await pullReports(t, fresh, emptyMemo());

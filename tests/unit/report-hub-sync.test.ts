@@ -10,7 +10,8 @@ import { parseReportText, serializeReport, type Report } from '../../src/lib/rep
 import { DELETED_PATH, INDEX_PATH, parseEntryList, reportPath } from '../../src/lib/reports/hub-layout.ts';
 import { emptyMemo, locateReport, pullReports, pushChange, SyncError, type SyncMemo, type SyncTarget } from '../../src/lib/reports/hub-sync.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
-import { syncReport, TinyReportStore } from '../helpers/report-fixture.ts';
+import { MemoryReportStore } from '../../src/lib/reports/memory-store.ts';
+import { syncReport } from '../helpers/report-fixture.ts';
 
 const TOKEN = 'hf_synctoken12345';
 const REPO = 'tester/reports';
@@ -44,7 +45,7 @@ const remoteReport = (id: string): Report | null => {
 
 /** A client: its own store and memo. */
 function client() {
-  const store = new TinyReportStore();
+  const store = new MemoryReportStore();
   let memo: SyncMemo = emptyMemo();
   return {
     store,
@@ -89,7 +90,7 @@ describe('push', () => {
     expect(got.added).toEqual([r.id]);
     expect(got.notes).toEqual([]);
     expect(await b.store.get(r.id)).toEqual(r);
-    expect(b.store.live.get(r.id)!.origin).toBe('hub');
+    expect((await b.store.list()).find((m) => m.id === r.id)!.origin).toBe('hub');
     const twice = await b.pull();
     expect([twice.added, twice.updated, twice.removed]).toEqual([[], [], []]);
     // A rename on A reaches B (B's copy is unchanged since it synced).
@@ -241,7 +242,9 @@ describe('deletion', () => {
     const a = client();
     const r = syncReport('draft', 22);
     await a.save(r);
-    a.store.live.delete(r.id);
+    // As ReportsState prunes an old draft: removed and purged at once.
+    await a.store.remove(r.id);
+    await a.store.purge(r.id);
     await a.push('purge', r.id);
     expect(ids('index')).toEqual([]);
     expect(ids('deleted')).toEqual([r.id]);
@@ -274,7 +277,7 @@ describe('hostile remote files', () => {
     expect(notes).toContain(`${reportPath(protoId.id)} on the Hub was skipped: The report was refused: a forbidden key "__proto__"`);
     expect(notes).toContain(`${reportPath('otherid001')} on the Hub was skipped: it holds report ${mismatch.id}`);
     expect(notes).toContain(`${reportPath('notjson001')} on the Hub was skipped`);
-    expect(b.store.live.size).toBe(1);
+    expect(await b.store.list()).toHaveLength(1);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     // The next push writes a valid index of the files that read well.
     const r = syncReport('after', 27);
@@ -332,7 +335,7 @@ describe('faults leave the local store as it was and never show the token', () =
     hub.faults.push({ kind: 'status', path: '/revision/', status: 503 });
     await expectSyncError(a.pull(), /answered HTTP 503: the Hub is having trouble/);
     expect(await a.store.get(r.id)).toEqual(r);
-    expect(a.store.live.size).toBe(1);
+    expect(await a.store.list()).toHaveLength(1);
     // And with the right token the private repo syncs.
     const ok = await a.push('put', r.id, target({ repo: PRIVATE }));
     expect(ok.commit).toBe(hub.head(PRIVATE));
