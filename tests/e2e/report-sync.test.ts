@@ -3,7 +3,7 @@
  * token): the Hub URL comes from Settings (localStorage `rag-lab:settings`), the token is typed in Settings. Turning
  * sync on pulls; a report imported in the Reports tab is pushed (one commit, visible in the server's repo); a report
  * another writer commits appears after Refresh. A wrong token shows the 401 message, never the token, and the local
- * list stays as it was.
+ * list stays as it was (and the panel fits 400 px).
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -119,6 +119,9 @@ describe('report sync', () => {
     expect(text).toContain('Local reports are unchanged');
     expect(await page.locator('body').innerText()).not.toContain(wrong);
     expect(await page.locator('[data-testid=report-item]').count()).toBe(2);
+    // The sync panel, its message included, fits a 400 px screen.
+    await page.setViewportSize({ width: 400, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
     await page.close();
   });
 });
