@@ -56,13 +56,15 @@ export interface SyncStatusFacts {
   pending: number;
   lastCommit: string | null;
   lastSyncedAt: string | null;
+  /** The last sync failed (its message is shown apart). */
+  failed?: boolean;
 }
 
 /** "Synced with owner/name at 1a2b3c4 (12:30) · 1 change pending" and the like. */
 export function statusLine(s: SyncStatusFacts): string {
   if (!s.enabled) return 'Sync is off: reports are kept in this browser only.';
   if (!s.repo) return 'Sync is on, but no dataset repo is set.';
-  const parts = [s.busy ? `Syncing with ${s.repo}…` : s.lastCommit ? `Synced with ${s.repo} at ${s.lastCommit.slice(0, 7)}${s.lastSyncedAt ? ` (${s.lastSyncedAt})` : ''}` : `Not synced with ${s.repo} yet`];
+  const parts = [s.busy ? `Syncing with ${s.repo}…` : s.lastCommit ? `${s.failed ? 'Last synced' : 'Synced'} with ${s.repo} at ${s.lastCommit.slice(0, 7)}${s.lastSyncedAt ? ` (${s.lastSyncedAt})` : ''}` : `Not synced with ${s.repo} yet`];
   if (s.pending > 0) parts.push(`${s.pending} change${s.pending === 1 ? '' : 's'} pending`);
   return parts.join(' · ');
 }

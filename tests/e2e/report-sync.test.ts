@@ -117,11 +117,14 @@ describe('report sync', () => {
     const text = await error.innerText();
     expect(text).toContain('the Hugging Face token is missing or wrong');
     expect(text).toContain('Local reports are unchanged');
+    expect(await page.locator('[data-testid=sync-status]').innerText()).toMatch(/^Last synced with test-owner\/reports at [0-9a-f]{7}/);
     expect(await page.locator('body').innerText()).not.toContain(wrong);
     expect(await page.locator('[data-testid=report-item]').count()).toBe(2);
     // The sync panel, its message included, fits a 400 px screen.
     await page.setViewportSize({ width: 400, height: 800 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    await page.locator('[data-testid=sync-status]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/report-sync-400.png' });
     await page.close();
   });
 });

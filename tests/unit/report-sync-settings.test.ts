@@ -47,5 +47,6 @@ describe('sync settings', () => {
     expect(statusLine(base)).toBe('Not synced with alice/r yet');
     expect(statusLine({ ...base, lastCommit: '1a2b3c4d5e', lastSyncedAt: '12:30:00', pending: 2 })).toBe('Synced with alice/r at 1a2b3c4 (12:30:00) · 2 changes pending');
     expect(statusLine({ ...base, busy: true, pending: 1 })).toBe('Syncing with alice/r… · 1 change pending');
+    expect(statusLine({ ...base, lastCommit: '1a2b3c4d5e', failed: true })).toBe('Last synced with alice/r at 1a2b3c4');
   });
 });

@@ -32,7 +32,7 @@ export class ReportSyncState {
   ) {}
 
   get status(): string {
-    return statusLine({ enabled: this.enabled, repo: this.repo, busy: this.busy, pending: this.pending, lastCommit: this.lastCommit, lastSyncedAt: this.lastSyncedAt });
+    return statusLine({ enabled: this.enabled, repo: this.repo, busy: this.busy, pending: this.pending, lastCommit: this.lastCommit, lastSyncedAt: this.lastSyncedAt, failed: this.error !== null });
   }
 
   /** Reads the settings, listens to ReportsState's changes and, when enabled, pulls. */
