@@ -307,6 +307,20 @@ describe('faults leave the local store as it was and never show the token', () =
     return msg;
   }
 
+  test('other commits landing before each of the five tries: a message, the local report kept, nothing overwritten', async () => {
+    const a = client();
+    const r = syncReport('stormy', 35);
+    await a.store.put(r, 'run');
+    let n = 0;
+    const storm = () => { hub.commitFiles(REPO, new Map([[`other/${++n}.txt`, enc(String(n))]])); hub.beforeNextCommit(storm); };
+    hub.beforeNextCommit(storm);
+    await expectSyncError(a.push('put', r.id), /Other commits kept landing on tester\/reports while syncing/);
+    const commits = hub.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/commit/main'));
+    expect(commits.map((q) => q.status)).toEqual([412, 412, 412, 412, 412]);
+    expect(hub.fileAt(REPO, 'main', reportPath(r.id))).toBeNull();
+    expect(await a.store.get(r.id)).toEqual(r);
+  });
+
   test('offline Hub', async () => {
     const a = client();
     const r = syncReport('local only', 31);
