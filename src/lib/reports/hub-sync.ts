@@ -244,9 +244,12 @@ export async function pullReports(t: SyncTarget, store: ReportStore, memoIn: Syn
     out.head = sha;
     const liveRemote = new Set(s.index.map((e) => e.id));
     const deletedRemote = new Set(s.deleted.map((e) => e.id));
+    const liveHere = new Set((await store.list()).map((m) => m.id));
     for (const id of liveRemote) {
       const file = s.files.get(reportPath(id))!;
       const seen = memo.files[id];
+      // Unchanged on the Hub since last seen and still here: nothing to read (the common case of a Refresh).
+      if (seen && !seen.hubDeleted && liveHere.has(id) && sameVersion(file, seen)) continue;
       const local = await store.get(id);
       if (local) {
         if (seen && sameVersion(file, seen)) {
