@@ -3,7 +3,7 @@
  * (keys q0…), one evaluator per report, whose predicted scores are the gold labels plus seeded noise of `noise`.
  */
 import type { JsonValue, Report } from '../../src/lib/reports/format.ts';
-import { buildReport } from '../../src/lib/reports/build.ts';
+import { testReport } from './reports.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 
 export interface SyntheticOptions {
@@ -46,11 +46,10 @@ export function syntheticReport(o: SyntheticOptions): Report {
       scores, gold: g,
     });
   }
-  return buildReport({
-    id: o.id, kind: o.kind ?? 'ragbench-validate', evaluator: 'lexical', title: o.title ?? o.id,
+  return testReport(rows, {
+    id: o.id, kind: o.kind ?? 'ragbench-validate', title: o.title ?? o.id,
     config: o.config ?? { mode: 'validate', evaluator: 'lexical', noise: o.noise }, configHash: (o.seed >>> 0).toString(16).padStart(8, '0'),
     data: { dataset: o.dataset ?? 'rungalileo/ragbench', revision: null, subsets: ['covidqa'], source: 'local', kb: null },
-    seed: 7, n: null, rows, iterations: o.iterations ?? 0, createdAt: '2026-12-01T12:00:00.000Z',
-    environment: { app: 'test', runtime: 'node', agent: 'node', models: [], llm: null, judge: null },
+    iterations: o.iterations ?? 0,
   });
 }
