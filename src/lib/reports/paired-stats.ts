@@ -26,11 +26,21 @@ export type Column =
 /** A column's value on all its rows (each weight 1). NaN where undefined (no row; one class for AUROC). */
 export function columnValue(c: Column): number {
   const ones = new Float64Array(c.defined.length).fill(1);
-  return c.kind === 'mean' ? new MeanBlock([c]).evaluate([ones], 1)[0]! : new AurocKernel(c).evaluate(ones);
+  return c.kind === 'mean' ? new MeanBlock([c]).evaluate(interleave(ones), 1)[0]! : new AurocKernel(c).evaluate(ones);
 }
 
-/** Weight vectors evaluated together (register blocking: each loaded value serves 4 weight vectors). */
+/**
+ * Weight vectors evaluated together (register blocking: each loaded value serves 4 weight vectors). A batch is one
+ * interleaved Float64Array: W[4i + b] is row i's weight in vector b, so a row's 4 weights share a cache line.
+ */
 const BATCH = 4;
+
+/** One weight vector as a batch (slot 0; the other slots 0). */
+function interleave(w: Float64Array): Float64Array {
+  const W = new Float64Array(BATCH * w.length);
+  w.forEach((x, i) => { W[BATCH * i] = x; });
+  return W;
+}
 
 /**
  * out[b·K + j] = Σᵢ w_b[i]·col_j[i] for a batch of up to 4 weight vectors: a small matrix product, blocked 4 weight
@@ -46,16 +56,15 @@ class SumBlock {
     this.out = new Float64Array(BATCH * this.cols.length);
   }
 
-  sums(w: readonly Float64Array[]): Float64Array {
+  sums(W: Float64Array): Float64Array {
     const { cols, n, out } = this;
     const K = cols.length;
-    const w0 = w[0]!, w1 = w[1] ?? w0, w2 = w[2] ?? w0, w3 = w[3] ?? w0;
     for (let j = 0; j < K; j += 2) {
       const x = cols[j]!, y = cols[j + 1]!;
       let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
       for (let i = 0; i < n; i++) {
         const xi = x[i]!, yi = y[i]!;
-        const c0 = w0[i]!, c1 = w1[i]!, c2 = w2[i]!, c3 = w3[i]!;
+        const c0 = W[4 * i]!, c1 = W[4 * i + 1]!, c2 = W[4 * i + 2]!, c3 = W[4 * i + 3]!;
         a0 += c0 * xi; a1 += c1 * xi; a2 += c2 * xi; a3 += c3 * xi;
         b0 += c0 * yi; b1 += c1 * yi; b2 += c2 * yi; b3 += c3 * yi;
       }
@@ -92,9 +101,9 @@ class MeanBlock {
     this.out = new Float64Array(BATCH * cols.length);
   }
 
-  /** out[b·columns + j]: column j under weight vector b (the first `count` of `w`). Reuses its output array. */
-  evaluate(w: readonly Float64Array[], count: number): Float64Array {
-    const sums = this.block.sums(w);
+  /** out[b·columns + j]: column j under weight vector b of the batch (the first `count`). Reuses its output array. */
+  evaluate(W: Float64Array, count: number): Float64Array {
+    const sums = this.block.sums(W);
     const K = this.block.width;
     const J = this.slots.length;
     for (let b = 0; b < count; b++) {
@@ -147,27 +156,25 @@ class AurocKernel {
 
   evaluate(w: Float64Array): number {
     const out = new Float64Array(BATCH);
-    this.evaluate4([w], 1, out);
+    this.evaluate4(interleave(w), 1, out);
     return out[0]!;
   }
 
-  /** out[b] = AUROC under weight vector b, for the first `count` of `w` (index loads shared by the batch). */
-  evaluate4(w: readonly Float64Array[], count: number, out: Float64Array): void {
+  /** out[b] = AUROC under weight vector b of the batch, for the first `count` (index loads shared by the batch). */
+  evaluate4(W: Float64Array, count: number, out: Float64Array): void {
     const { neg, pos, lo, hi, prefix } = this;
-    const m = neg.length + 1;
-    const w0 = w[0]!, w1 = w[1] ?? w0, w2 = w[2] ?? w0, w3 = w[3] ?? w0;
     let r0 = 0, r1 = 0, r2 = 0, r3 = 0;
     for (let k = 0; k < neg.length; k++) {
-      const i = neg[k]!;
-      r0 += w0[i]!; r1 += w1[i]!; r2 += w2[i]!; r3 += w3[i]!;
-      prefix[k + 1] = r0; prefix[m + k + 1] = r1; prefix[2 * m + k + 1] = r2; prefix[3 * m + k + 1] = r3;
+      const i = 4 * neg[k]!, o = 4 * (k + 1);
+      r0 += W[i]!; r1 += W[i + 1]!; r2 += W[i + 2]!; r3 += W[i + 3]!;
+      prefix[o] = r0; prefix[o + 1] = r1; prefix[o + 2] = r2; prefix[o + 3] = r3;
     }
     let a0 = 0, a1 = 0, a2 = 0, a3 = 0, p0 = 0, p1 = 0, p2 = 0, p3 = 0;
     for (let k = 0; k < pos.length; k++) {
-      const i = pos[k]!, l = lo[k]!, h = hi[k]!;
-      const c0 = w0[i]!, c1 = w1[i]!, c2 = w2[i]!, c3 = w3[i]!;
-      a0 += c0 * (prefix[l]! + prefix[h]!); a1 += c1 * (prefix[m + l]! + prefix[m + h]!);
-      a2 += c2 * (prefix[2 * m + l]! + prefix[2 * m + h]!); a3 += c3 * (prefix[3 * m + l]! + prefix[3 * m + h]!);
+      const i = 4 * pos[k]!, l = 4 * lo[k]!, h = 4 * hi[k]!;
+      const c0 = W[i]!, c1 = W[i + 1]!, c2 = W[i + 2]!, c3 = W[i + 3]!;
+      a0 += c0 * (prefix[l]! + prefix[h]!); a1 += c1 * (prefix[l + 1]! + prefix[h + 1]!);
+      a2 += c2 * (prefix[l + 2]! + prefix[h + 2]!); a3 += c3 * (prefix[l + 3]! + prefix[h + 3]!);
       p0 += c0; p1 += c1; p2 += c2; p3 += c3;
     }
     const res = [a0 / 2 / (p0 * r0), a1 / 2 / (p1 * r1), a2 / 2 / (p2 * r2), a3 / 2 / (p3 * r3)];
@@ -199,9 +206,9 @@ class MeanSwapBlock {
   }
 
   // A' = f((S_A + T)/(C_A + T_d)), B' = f((S_B − T)/(C_B − T_d)), T = Σ_swapped (x_B − x_A); Δ = B' − A'.
-  /** out[b·pairs + j]: Δ of pair j under mask b (masks as 0/1 weights). */
-  deltas(masks: readonly Float64Array[], count: number): Float64Array {
-    const sums = this.block.sums(masks);
+  /** out[b·pairs + j]: Δ of pair j under mask b of the batch (masks as interleaved 0/1 weights). */
+  deltas(W: Float64Array, count: number): Float64Array {
+    const sums = this.block.sums(W);
     const K = this.block.width;
     const J = this.pairs.length;
     for (let b = 0; b < count; b++) {
@@ -230,7 +237,8 @@ class AurocSwapKernel {
   private readonly posSide: Uint8Array;
   private readonly lo: Int32Array;
   private readonly hi: Int32Array;
-  private readonly prefA: Float64Array;
+  /** Interleaved: prefA[4k + b] = A' negatives among the first k under mask b. */
+  private readonly prefA: Int32Array;
 
   constructor(a: AurocColumn, b: AurocColumn) {
     const negs: Array<[number, number, number]> = [], poss: Array<[number, number, number]> = [];
@@ -239,38 +247,36 @@ class AurocSwapKernel {
     }
     negs.sort((x, y) => x[2] - y[2]);
     this.negRow = Int32Array.from(negs, (e) => e[0]);
-    this.negSide = Uint8Array.from(negs, (e) => e[1]);
+    this.negSide = Uint8Array.from(negs, (e) => e[1] * 15);
     this.posRow = Int32Array.from(poss, (e) => e[0]);
-    this.posSide = Uint8Array.from(poss, (e) => e[1]);
+    this.posSide = Uint8Array.from(poss, (e) => e[1] * 15);
     ({ lo: this.lo, hi: this.hi } = rankAmongNegatives(Float64Array.from(negs, (e) => e[2]), Float64Array.from(poss, (e) => e[2])));
-    this.prefA = new Float64Array(BATCH * (negs.length + 1));
+    this.prefA = new Int32Array(BATCH * (negs.length + 1));
   }
 
   /** Δ = AUROC(B') − AUROC(A') under `mask` (all zeros: the observed Δ). */
   delta(mask: Uint8Array): number {
     const out = new Float64Array(BATCH);
-    this.delta4([mask], 1, out);
+    this.delta4(mask, 1, out);
     return out[0]!;
   }
 
   // Each negative goes to one side, so B's prefix is k − A's: N_B(k) = k − N_A(k), and likewise P_B = P − P_A.
-  /** out[b] = Δ under mask b, for the first `count` of `masks` (index loads shared by the batch). */
-  delta4(masks: readonly Uint8Array[], count: number, out: Float64Array): void {
+  /** out[b] = Δ under mask b (bit b of bits[i]: row i swapped), for the first `count` (index loads shared). */
+  delta4(bits: Uint8Array, count: number, out: Float64Array): void {
     const { negRow, negSide, posRow, posSide, lo, hi, prefA } = this;
-    const m = negRow.length + 1;
-    const m0 = masks[0]!, m1 = masks[1] ?? m0, m2 = masks[2] ?? m0, m3 = masks[3] ?? m0;
     let n0 = 0, n1 = 0, n2 = 0, n3 = 0;
     for (let k = 0; k < negRow.length; k++) {
-      const i = negRow[k]!, s = negSide[k]!;
-      // A' holds this entry when mask[i] XOR side = 0.
-      n0 += 1 - (m0[i]! ^ s); n1 += 1 - (m1[i]! ^ s); n2 += 1 - (m2[i]! ^ s); n3 += 1 - (m3[i]! ^ s);
-      prefA[k + 1] = n0; prefA[m + k + 1] = n1; prefA[2 * m + k + 1] = n2; prefA[3 * m + k + 1] = n3;
+      // A' holds this entry under mask b when bit b of bits[row] XOR side = 0 (side 15: all four bits flipped).
+      const x = bits[negRow[k]!]! ^ negSide[k]!, o = 4 * (k + 1);
+      n0 += 1 - (x & 1); n1 += 1 - ((x >> 1) & 1); n2 += 1 - ((x >> 2) & 1); n3 += 1 - ((x >> 3) & 1);
+      prefA[o] = n0; prefA[o + 1] = n1; prefA[o + 2] = n2; prefA[o + 3] = n3;
     }
     let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0, p0 = 0, p1 = 0, p2 = 0, p3 = 0;
     for (let k = 0; k < posRow.length; k++) {
-      const i = posRow[k]!, s = posSide[k]!, l = lo[k]!, h = hi[k]!, lh = l + h;
-      const t0 = m0[i]! ^ s, t1 = m1[i]! ^ s, t2 = m2[i]! ^ s, t3 = m3[i]! ^ s;
-      const u0 = prefA[l]! + prefA[h]!, u1 = prefA[m + l]! + prefA[m + h]!, u2 = prefA[2 * m + l]! + prefA[2 * m + h]!, u3 = prefA[3 * m + l]! + prefA[3 * m + h]!;
+      const x = bits[posRow[k]!]! ^ posSide[k]!, l = 4 * lo[k]!, h = 4 * hi[k]!, lh = lo[k]! + hi[k]!;
+      const t0 = x & 1, t1 = (x >> 1) & 1, t2 = (x >> 2) & 1, t3 = (x >> 3) & 1;
+      const u0 = prefA[l]! + prefA[h]!, u1 = prefA[l + 1]! + prefA[h + 1]!, u2 = prefA[l + 2]! + prefA[h + 2]!, u3 = prefA[l + 3]! + prefA[h + 3]!;
       a0 += (1 - t0) * u0; a1 += (1 - t1) * u1; a2 += (1 - t2) * u2; a3 += (1 - t3) * u3;
       b0 += t0 * (lh - u0); b1 += t1 * (lh - u1); b2 += t2 * (lh - u2); b3 += t3 * (lh - u3);
       p0 += t0; p1 += t1; p2 += t2; p3 += t3;
@@ -393,20 +399,24 @@ export function winTieLoss(a: ReadonlyArray<number | null>, b: ReadonlyArray<num
   return { win, tie, loss };
 }
 
-/** Resample counts: n row indexes drawn with replacement, as how often each row was drawn (into `counts`). */
-export function drawCounts(counts: Float64Array, rand: () => number): Float64Array {
-  const n = counts.length;
-  counts.fill(0);
-  for (let k = 0; k < n; k++) counts[Math.floor(rand() * n)]!++;
+/**
+ * Resample counts: n row indexes drawn with replacement, as how often each row was drawn, into slot `b` of a batch
+ * (counts[stride·i + b]; stride 1, b 0: a plain array of n). The slot is zeroed first.
+ */
+export function drawCounts(counts: Float64Array, rand: () => number, stride = 1, b = 0): Float64Array {
+  const n = counts.length / stride;
+  for (let i = 0; i < n; i++) counts[stride * i + b] = 0;
+  for (let k = 0; k < n; k++) counts[stride * Math.floor(rand() * n) + b]!++;
   return counts;
 }
 
-/** A swap mask: each row swapped with probability ½ (32 rows per random draw), as bytes and as 0/1 weights. */
-export function drawMask(mask: Uint8Array, weights: Float64Array, rand: () => number): void {
-  for (let i = 0; i < mask.length; i += 32) {
-    let bits = Math.floor(rand() * 4294967296);
-    const end = Math.min(i + 32, mask.length);
-    for (let j = i; j < end; j++) { const b = bits & 1; mask[j] = b; weights[j] = b; bits >>>= 1; }
+/** Swap mask b of a batch: each row swapped with probability ½ (32 rows per random draw), as bit b of bits[i] and as W[4i + b]. */
+function drawMask(bits: Uint8Array, W: Float64Array, b: number, rand: () => number): void {
+  const clear = ~(1 << b) & 0xff;
+  for (let i = 0; i < bits.length; i += 32) {
+    let r = Math.floor(rand() * 4294967296);
+    const end = Math.min(i + 32, bits.length);
+    for (let j = i; j < end; j++) { const x = r & 1; bits[j] = (bits[j]! & clear) | (x << b); W[BATCH * j + b] = x; r >>>= 1; }
   }
 }
 
@@ -418,7 +428,7 @@ export function swapDeltas(a: Column, b: Column, masks: readonly Uint8Array[]): 
     one = (m) => k.delta(m);
   } else if (a.kind === 'mean' && b.kind === 'mean') {
     const block = new MeanSwapBlock([[a, b]]);
-    one = (m) => block.deltas([Float64Array.from(m)], 1)[0]!;
+    one = (m) => block.deltas(interleave(Float64Array.from(m)), 1)[0]!;
   } else throw new Error('a pair of columns of different kinds');
   return { observed: one(new Uint8Array(a.defined.length)), permuted: Float64Array.from(masks, one) };
 }
@@ -448,12 +458,12 @@ export function pairedTable(columns: readonly Column[][], baseline: number, opts
   columns.forEach((row, r) => row.forEach((c, j) => { if (c.kind === 'mean') meanCells.push([r, j]); else aurocCells.push({ r, j, kernel: new AurocKernel(c) }); }));
   const meanBlock = new MeanBlock(meanCells.map(([r, j]) => columns[r]![j] as MeanColumn));
   const meanTargets = meanCells.map(([r, j]) => boot[r]![j]!);
-  const weights = Array.from({ length: BATCH }, () => new Float64Array(n));
+  const weights = new Float64Array(BATCH * n);
   const out4 = new Float64Array(BATCH);
   const rand = seededRandom(seed);
   for (let it = 0; it < iterations; it += BATCH) {
     const count = Math.min(BATCH, iterations - it);
-    for (let b = 0; b < count; b++) drawCounts(weights[b]!, rand);
+    for (let b = 0; b < count; b++) drawCounts(weights, rand, BATCH, b);
     if (meanCells.length) {
       const vals = meanBlock.evaluate(weights, count);
       for (let b = 0; b < count; b++) for (let k = 0; k < meanTargets.length; k++) meanTargets[k]![it + b] = vals[b * meanTargets.length + k]!;
@@ -472,22 +482,22 @@ export function pairedTable(columns: readonly Column[][], baseline: number, opts
   const meanPairs = pairs.filter(([, j]) => base[j]!.kind === 'mean');
   const meanSwap = new MeanSwapBlock(meanPairs.map(([r, j]) => [base[j] as MeanColumn, columns[r]![j] as MeanColumn] as const));
   const aurocSwap = pairs.filter(([, j]) => base[j]!.kind === 'auroc').map(([r, j]) => ({ key: `${r}:${j}`, kernel: new AurocSwapKernel(base[j] as AurocColumn, columns[r]![j] as AurocColumn) }));
-  const masks = Array.from({ length: BATCH }, () => new Uint8Array(n));
-  const maskWeights = Array.from({ length: BATCH }, () => new Float64Array(n));
-  if (meanPairs.length) { const d = meanSwap.deltas([new Float64Array(n)], 1); meanPairs.forEach(([r, j], k) => observed.set(`${r}:${j}`, d[k]!)); }
+  const bits = new Uint8Array(n);
+  const maskWeights = new Float64Array(BATCH * n);
+  if (meanPairs.length) { const d = meanSwap.deltas(maskWeights, 1); meanPairs.forEach(([r, j], k) => observed.set(`${r}:${j}`, d[k]!)); }
   for (const { key, kernel } of aurocSwap) observed.set(key, kernel.delta(new Uint8Array(n)));
   const swapTargets = meanPairs.map(([r, j]) => perm.get(`${r}:${j}`)!);
   const aurocTargets = aurocSwap.map(({ key }) => perm.get(key)!);
   const rand2 = seededRandom(seed + 1);
   for (let it = 0; it < permutations; it += BATCH) {
     const count = Math.min(BATCH, permutations - it);
-    for (let b = 0; b < count; b++) drawMask(masks[b]!, maskWeights[b]!, rand2);
+    for (let b = 0; b < count; b++) drawMask(bits, maskWeights, b, rand2);
     if (meanPairs.length) {
       const d = meanSwap.deltas(maskWeights, count);
       for (let b = 0; b < count; b++) for (let k = 0; k < swapTargets.length; k++) swapTargets[k]![it + b] = d[b * swapTargets.length + k]!;
     }
     aurocSwap.forEach(({ kernel }, k) => {
-      kernel.delta4(masks, count, out4);
+      kernel.delta4(bits, count, out4);
       for (let b = 0; b < count; b++) aurocTargets[k]![it + b] = out4[b]!;
     });
   }
