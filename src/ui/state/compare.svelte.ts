@@ -106,8 +106,10 @@ export class CompareState {
     this.worker = null;
   }
 
+  /** The tab closed: a comparison in flight is dropped (the next pick or open runs it again). */
   dispose(): void {
     this.run++;
+    this.running = false;
     this.stopWorker();
   }
 }
