@@ -25,7 +25,7 @@ beforeAll(async () => {
   page = await browser.context.newPage();
   await page.goto(`${site}?tab=reports`);
   await page.locator('[data-testid=reports-import]').setInputFiles([a, b, c, d].map((r) => ({ name: `${r.id}.json`, mimeType: 'application/json', buffer: Buffer.from(serializeReport(r)) })));
-  await expect.poll(() => page.locator('[data-testid=reports-list] li').count(), { timeout: 30_000 }).toBe(4);
+  await page.locator('[data-testid=reports-list] li').nth(3).waitFor({ timeout: 30_000 });
   await page.click('[data-testid=tab-compare]');
 });
 afterAll(async () => { await browser?.close(); });
