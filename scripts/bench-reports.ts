@@ -107,25 +107,27 @@ const SECTIONS: Section[] = [
       try {
         const page = await b.context.newPage();
         await page.goto(site.url);
-        const input: { url: string; reports: unknown; opts: unknown; reps: number } = { url: `${site.url}assets/${worker}`, reports, opts: { iterations: a.iterations, permutations: a.permutations }, reps: a.reps };
-        const times = await page.evaluate(async ({ url, reports, opts, reps }) => {
-          // Comlink's wire format: an APPLY message of `compare` with raw arguments, answered with the raw result.
+        // Comlink's wire format: an APPLY message of `compare` with raw arguments, answered with the raw result.
+        // A string, not a function: tsx's transform would add helpers (__name) the page does not have.
+        await page.evaluate(`window.__benchInput = ${JSON.stringify({ url: `${site.url}assets/${worker}`, reports, opts: { iterations: a.iterations, permutations: a.permutations }, reps: a.reps })}`);
+        const times = await page.evaluate(`(async () => {
+          const { url, reports, opts, reps } = window.__benchInput;
           const w = new Worker(url, { type: 'module' });
-          const call = (id: string) => new Promise<{ ok: boolean; message?: string }>((ok) => {
-            const on = (e: MessageEvent) => { if (e.data?.id !== id) return; w.removeEventListener('message', on); ok(e.data.value); };
-            w.addEventListener('message', on);
-            w.postMessage({ id, type: 'APPLY', path: ['compare'], argumentList: [{ type: 'RAW', value: reports }, { type: 'RAW', value: opts }] });
-          });
-          const out: number[] = [];
+          const out = [];
           for (let r = 0; r < reps; r++) {
+            const id = 'bench-' + r;
             const t0 = performance.now();
-            const res = await call(`bench-${r}`);
+            const res = await new Promise((ok) => {
+              const on = (e) => { if (e.data && e.data.id === id) { w.removeEventListener('message', on); ok(e.data.value); } };
+              w.addEventListener('message', on);
+              w.postMessage({ id, type: 'APPLY', path: ['compare'], argumentList: [{ type: 'RAW', value: reports }, { type: 'RAW', value: opts }] });
+            });
             if (!res.ok) throw new Error(res.message);
             out.push(performance.now() - t0);
           }
           w.terminate();
           return out;
-        }, input);
+        })()`) as number[];
         return [{ what: `the same comparison in the compare worker (Chromium ${b.context.browser()?.version() ?? ''})`.trim(), ms: median(times), note: 'message to answer, structured clone of the reports included' }];
       } finally {
         await b.close();
