@@ -123,3 +123,17 @@ describe('kernels', () => {
     expect(percentileInterval(Float64Array.from([NaN]), 0.95)).toBeNull();
   });
 });
+
+describe('resample draws', () => {
+  it('pairedTable draws the resamples drawCounts draws from seededRandom(seed) (its inlined mulberry32)', () => {
+    // One row of value 1, the others 0: each resample's mean is count(row 0)/n, so the bootstrap values show the draws.
+    const n = 7;
+    const x = [1, 0, 0, 0, 0, 0, 0];
+    const t = pairedTable([[mean1(x)], [mean1(x)]], 0, { iterations: 9, permutations: 1, seed: 42, level: 0.5 });
+    const r = seededRandom(42);
+    const means: number[] = [];
+    for (let it = 0; it < 9; it++) means.push(drawCounts(new Float64Array(n), r)[0]! / n);
+    expect(t[0]![0]!.ci![0]).toBeCloseTo(percentile(means, 25), 12);
+    expect(t[0]![0]!.ci![1]).toBeCloseTo(percentile(means, 75), 12);
+  });
+});

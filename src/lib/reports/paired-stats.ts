@@ -410,6 +410,29 @@ export function drawCounts(counts: Float64Array, rand: () => number, stride = 1,
   return counts;
 }
 
+/**
+ * `drawCounts` with mulberry32's step inlined (the same sequence as seededRandom(seed) of src/lib/random.ts, a
+ * third faster than calling it: the state stays in a register). Drawing is about a fifth of Compare's time.
+ */
+class CountDraws {
+  private a: number;
+  constructor(seed: number) { this.a = seed >>> 0; }
+
+  draw(counts: Float64Array, stride: number, b: number): void {
+    const n = counts.length / stride;
+    for (let i = 0; i < n; i++) counts[stride * i + b] = 0;
+    let a = this.a;
+    for (let k = 0; k < n; k++) {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      counts[stride * Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n) + b]!++;
+    }
+    this.a = a;
+  }
+}
+
 /** Swap mask b of a batch: each row swapped with probability ½ (32 rows per random draw), as bit b of bits[i] and as W[4i + b]. */
 function drawMask(bits: Uint8Array, W: Float64Array, b: number, rand: () => number): void {
   const clear = ~(1 << b) & 0xff;
@@ -460,10 +483,10 @@ export function pairedTable(columns: readonly Column[][], baseline: number, opts
   const meanTargets = meanCells.map(([r, j]) => boot[r]![j]!);
   const weights = new Float64Array(BATCH * n);
   const out4 = new Float64Array(BATCH);
-  const rand = seededRandom(seed);
+  const draws = new CountDraws(seed);
   for (let it = 0; it < iterations; it += BATCH) {
     const count = Math.min(BATCH, iterations - it);
-    for (let b = 0; b < count; b++) drawCounts(weights, rand, BATCH, b);
+    for (let b = 0; b < count; b++) draws.draw(weights, BATCH, b);
     if (meanCells.length) {
       const vals = meanBlock.evaluate(weights, count);
       for (let b = 0; b < count; b++) for (let k = 0; k < meanTargets.length; k++) meanTargets[k]![it + b] = vals[b * meanTargets.length + k]!;
