@@ -7,6 +7,7 @@ import { guardOutput } from './terminal.ts';
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
   'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: 'Build a knowledge-base artifact (BEIR, RAGBench, .txt/.md folder) and optionally push it to the Hub' },
+  compare: { run: (argv) => import('./compare.ts').then((m) => m.compareCommand(argv)), help: 'Compare saved reports: Δ vs a baseline with paired tests, W/T/L, config differences' },
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR folder or a built artifact' },
   'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },
   search: { run: (argv) => import('./search.ts').then((m) => m.searchCommand(argv)), help: 'Top-k results of queries over a knowledge base (as the Search tab)' },

@@ -76,12 +76,12 @@ describe('first open and keyboard', () => {
     const page = await open(site);
     expect(await page.locator('[role=tablist]').count()).toBe(1);
     const tabs = page.locator('[role=tablist] [role=tab]');
-    expect(await tabs.count()).toBe(4);
+    expect(await tabs.count()).toBe(6);
     const check = async (id: string) => {
       expect(await selectedTab(page)).toBe(id);
       expect(await activeId(page)).toBe(id);
       expect(await page.locator('[role=tab][tabindex="0"]').getAttribute('id')).toBe(id);
-      expect(await page.locator('[role=tab][tabindex="-1"]').count()).toBe(3);
+      expect(await page.locator('[role=tab][tabindex="-1"]').count()).toBe(5);
       const panel = page.locator('[role=tabpanel]');
       expect(await panel.getAttribute('aria-labelledby')).toBe(id);
       expect(await page.locator(`#${id}`).getAttribute('aria-controls')).toBe(await panel.getAttribute('id'));
@@ -283,7 +283,7 @@ describe('theme and narrow screens', () => {
     const width = () => page.evaluate(() => document.documentElement.scrollWidth);
     expect(await width()).toBeLessThanOrEqual(400);
     await page.screenshot({ path: 'test-results/ux-400-search.png', fullPage: true });
-    for (const t of ['ask', 'benchmark', 'settings', 'search']) {
+    for (const t of ['ask', 'benchmark', 'reports', 'compare', 'settings', 'search']) {
       await page.click(`[data-testid=tab-${t}]`);
       expect(await width(), t).toBeLessThanOrEqual(400);
     }

@@ -1,0 +1,202 @@
+/**
+ * Compare: 2+ reports of the same kind and dataset, paired by row key. The one implementation behind the compare
+ * worker (the Compare tab) and `rag-lab compare`: figures and intervals on the shared rows, Δ against a baseline
+ * with the paired bootstrap and the paired randomization test (paired-stats.ts), Holm's correction over the whole
+ * table, win/tie/loss, per-question values and verdicts, and the config diff. NaN and ±∞ never reach the result
+ * (null).
+ */
+import { MIN_ROWS } from '../eval/bootstrap.ts';
+import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
+import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
+import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
+import { holm, pairedTable, winTieLoss, type Column } from './paired-stats.ts';
+
+export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
+/** Upper bounds of iterations and permutations (a hand-edited flag or message must not freeze a worker). */
+export const COMPARE_MAX_DRAWS = 1_000_000;
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+const fin = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+const finPair = (x: [number, number] | null): [number, number] | null => (x && Number.isFinite(x[0]) && Number.isFinite(x[1]) ? x : null);
+
+/**
+ * Metric `m` of `kind` over `rows` as a kernel column (paired-stats.ts), equal to `m.compute(rows)`:
+ * AUROC: y = gold adherence false, score = 1 − predicted adherence; RMSE: √mean of perRow² (perRow = |pred − gold|);
+ * answered: the share of all rows with status answered; other means: mean of perRow where it is a number.
+ */
+export function metricColumn(m: MetricDef, rows: readonly ReportRow[]): Column {
+  const n = rows.length;
+  const defined = new Uint8Array(n);
+  if (m.id === 'auroc') {
+    const score = new Float64Array(n);
+    const positive = new Uint8Array(n);
+    rows.forEach((r, i) => {
+      const g = r.gold['adherence'];
+      const p = num(r.scores['adherence']);
+      if (typeof g !== 'boolean' || p === null) return;
+      defined[i] = 1; positive[i] = g ? 0 : 1; score[i] = 1 - p;
+    });
+    return { kind: 'auroc', score, positive, defined };
+  }
+  const x = new Float64Array(n);
+  const root = m.id.startsWith('rmse_');
+  rows.forEach((r, i) => {
+    if (m.id === 'answered') { defined[i] = 1; x[i] = r.status === 'answered' ? 1 : 0; return; }
+    const v = m.perRow(r);
+    if (v === null) return;
+    defined[i] = 1; x[i] = root ? v * v : v;
+  });
+  return { kind: 'mean', x, defined, root };
+}
+
+/** A config value as short text for the diff table. */
+function valueText(v: JsonValue | undefined): string {
+  if (v === undefined || v === null) return '—';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+}
+
+/** The flattened config (dotted paths; arrays whole) plus the report fields that decide or describe a run. */
+export function flatConfig(r: Report): Map<string, string> {
+  const out = new Map<string, string>();
+  out.set('evaluator', r.evaluator);
+  out.set('seed', String(r.seed));
+  out.set('n', r.n === null ? 'all' : String(r.n));
+  out.set('configHash', r.configHash);
+  out.set('data.dataset', r.data.dataset);
+  out.set('data.revision', valueText(r.data.revision));
+  out.set('data.subsets', r.data.subsets.join(', ') || '—');
+  out.set('data.source', r.data.source);
+  out.set('data.kb', valueText(r.data.kb));
+  out.set('environment.models', r.environment.models.map((m) => `${m.task}: ${m.id}${m.dtype ? ` ${m.dtype}` : ''}${m.device ? ` (${m.device})` : ''}`).join('; ') || '—');
+  out.set('environment.llm', r.environment.llm ? `${r.environment.llm.provider} ${r.environment.llm.model}` : '—');
+  out.set('environment.judge', r.environment.judge ? `${r.environment.judge.provider} ${r.environment.judge.model}` : '—');
+  const walk = (o: { [k: string]: JsonValue }, path: string) => {
+    for (const [k, v] of Object.entries(o)) {
+      const p = path ? `${path}.${k}` : k;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) walk(v, p);
+      else out.set(`config.${p}`, valueText(v));
+    }
+  };
+  walk(r.config, '');
+  return out;
+}
+
+/** One row per path any report has: each report's value ('—' where absent) and whether they differ. */
+export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
+  const flats = reports.map(flatConfig);
+  const paths: string[] = [];
+  const seen = new Set<string>();
+  for (const f of flats) for (const p of f.keys()) if (!seen.has(p)) { seen.add(p); paths.push(p); }
+  const fixed = paths.filter((p) => !p.startsWith('config.'));
+  const config = paths.filter((p) => p.startsWith('config.')).sort();
+  return [...fixed, ...config].map((path) => {
+    const values: Record<string, string> = {};
+    reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? '—'; });
+    const texts = reports.map((r) => values[r.id]);
+    return { path, values, differs: texts.some((t) => t !== texts[0]) };
+  });
+}
+
+const rowsWord = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+const nameOf = (r: Report) => `"${r.title || r.id}"`;
+
+function clampDraws(x: number | undefined, fallback: number): number {
+  if (x === undefined || !Number.isFinite(x)) return fallback;
+  return Math.max(0, Math.min(COMPARE_MAX_DRAWS, Math.floor(x)));
+}
+
+/** Compares reports; refuses (ok: false, a message saying why) what cannot be compared. */
+export function compareReports(reports: readonly Report[], opts: CompareOptions = {}): CompareResult {
+  const settings = {
+    iterations: clampDraws(opts.iterations, COMPARE_DEFAULTS.iterations),
+    permutations: clampDraws(opts.permutations, COMPARE_DEFAULTS.permutations),
+    seed: Number.isFinite(opts.seed) ? Math.trunc(opts.seed!) : COMPARE_DEFAULTS.seed,
+    alpha: opts.alpha !== undefined && opts.alpha > 0 && opts.alpha < 1 ? opts.alpha : COMPARE_DEFAULTS.alpha,
+  };
+  const eps = opts.tieEpsilon !== undefined && opts.tieEpsilon >= 0 && Number.isFinite(opts.tieEpsilon) ? opts.tieEpsilon : COMPARE_DEFAULTS.tieEpsilon;
+  if (reports.length < 2) return { ok: false, message: 'Pick at least 2 reports to compare.' };
+  const ids = new Set<string>();
+  for (const r of reports) {
+    if (ids.has(r.id)) return { ok: false, message: `Report ${nameOf(r)} (${r.id}) is picked twice: pick each report once.` };
+    ids.add(r.id);
+  }
+  const kind: ReportKind = reports[0]!.kind;
+  const otherKind = reports.find((r) => r.kind !== kind);
+  if (otherKind) return { ok: false, message: `Reports of different kinds cannot be compared: ${nameOf(reports[0]!)} is ${kind}, ${nameOf(otherKind)} is ${otherKind.kind}.` };
+  const dataset = reports[0]!.data.dataset;
+  const otherData = reports.find((r) => r.data.dataset !== dataset);
+  if (otherData) return { ok: false, message: `Reports of different datasets cannot be compared: ${nameOf(reports[0]!)} is on ${dataset}, ${nameOf(otherData)} on ${otherData.data.dataset}.` };
+  const baselineId = opts.baselineId ?? reports[0]!.id;
+  const b = reports.findIndex((r) => r.id === baselineId);
+  if (b < 0) return { ok: false, message: `The baseline ${baselineId} is not among the reports compared.` };
+  const baseline = reports[b]!;
+
+  const warnings: string[] = [];
+  // Rows by key (the first of a repeated key; the schema asks for unique keys).
+  const byKey = reports.map((r) => {
+    const m = new Map<string, ReportRow>();
+    let repeated = 0;
+    for (const row of r.rows) { if (m.has(row.key)) repeated++; else m.set(row.key, row); }
+    if (repeated) warnings.push(`Report ${nameOf(r)} repeats ${rowsWord(repeated)} by key: only the first of each is used.`);
+    return m;
+  });
+  const shared = [...byKey[b]!.keys()].filter((k) => byKey.every((m) => m.has(k)));
+  if (shared.length === 0) return { ok: false, message: `These reports share no rows (no question key in common): nothing to compare. Compare runs over the same questions (same dataset, subsets, seed and N).` };
+  reports.forEach((r, i) => {
+    const extra = byKey[i]!.size - shared.length;
+    if (extra > 0) warnings.push(`Report ${nameOf(r)} has ${rowsWord(extra)} the others lack: left out.`);
+    if (r.truncated) warnings.push(`Report ${nameOf(r)} holds only ${r.rows.length} of its ${r.truncated.rows} rows (a summary, e.g. from a share link): the comparison uses those.`);
+  });
+  if (shared.length < MIN_ROWS) warnings.push(`N = ${shared.length} shared rows: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
+  if (settings.iterations === 0) warnings.push('Bootstrap iterations are 0: no intervals and no bootstrap p.');
+  if (settings.permutations === 0) warnings.push('Permutations are 0: no randomization p and no significance marks.');
+
+  const rowsOf = byKey.map((m) => shared.map((k) => m.get(k)!));
+  const defs = REPORT_METRICS[kind];
+  const columns = rowsOf.map((rows) => defs.map((m) => metricColumn(m, rows)));
+  const table = pairedTable(columns, b, settings);
+  const perRowOf = rowsOf.map((rows) => defs.map((m) => rows.map((r) => m.perRow(r))));
+
+  // Holm over every (metric, non-baseline report) cell with a randomization p.
+  const flatP: Array<number | null> = [];
+  defs.forEach((_, j) => reports.forEach((_, r) => { if (r !== b) flatP.push(table[r]![j]!.pRandomization); }));
+  const adjusted = holm(flatP);
+  let next = 0;
+  const metrics = defs.map((m, j) => ({
+    id: m.id, label: m.label, higherIsBetter: m.higherIsBetter, digits: m.digits,
+    cells: reports.map((rep, r): CompareCell => {
+      const t = table[r]![j]!;
+      const value = fin(m.compute(rowsOf[r]!));
+      const n = perRowOf[r]![j]!.filter((x) => x !== null).length;
+      if (r === b) return { reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta: null, deltaCi: null, pBootstrap: null, pRandomization: null, pHolm: null, significance: null, wtl: null };
+      const pHolm = fin(adjusted[next++]);
+      const base = fin(m.compute(rowsOf[b]!));
+      const delta = value === null || base === null ? null : fin(value - base);
+      const significance = pHolm === null || delta === null ? 'none' : pHolm < settings.alpha && delta !== 0 ? ((delta > 0) === m.higherIsBetter ? 'better' : 'worse') : 'none';
+      return {
+        reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta,
+        deltaCi: delta === null ? null : finPair(t.deltaCi), pBootstrap: delta === null ? null : fin(t.pBootstrap), pRandomization: delta === null ? null : fin(t.pRandomization),
+        pHolm: delta === null ? null : pHolm, significance, wtl: winTieLoss(perRowOf[b]![j]!, perRowOf[r]![j]!, m.higherIsBetter, eps),
+      };
+    }),
+  }));
+
+  const questions: CompareQuestion[] = shared.map((key, i) => {
+    const byReport: CompareQuestion['byReport'] = {};
+    reports.forEach((rep, r) => {
+      const perRow: Record<string, number | null> = {};
+      defs.forEach((m, j) => { perRow[m.id] = fin(perRowOf[r]![j]![i]); });
+      byReport[rep.id] = { perRow, verdict: rowVerdict(kind, rowsOf[r]![i]!) };
+    });
+    const bv = byReport[baseline.id]!.verdict;
+    const flipped = bv !== null && reports.some((rep) => { const v = byReport[rep.id]!.verdict; return v !== null && v !== bv; });
+    const row = rowsOf[b]![i]!;
+    return { key, group: row.group, question: row.question, byReport, flipped };
+  });
+
+  return {
+    ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: r.title, rows: r.rows.length })),
+    sharedRows: shared.length, metrics, questions, configDiff: configDiff(reports), warnings, settings,
+  };
+}

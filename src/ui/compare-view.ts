@@ -1,0 +1,57 @@
+/**
+ * Pure helpers of the Compare tab (compare.svelte.ts renders through them): which saved reports can be picked
+ * together, and the per-question diff rows (Δ of a chosen metric against the baseline, sorted, "flipped only").
+ */
+import type { CompareQuestion, CompareResult } from '../lib/reports/compare-types.ts';
+import type { ReportMeta } from '../lib/reports/store-types.ts';
+
+/** Why `meta` cannot join the picked reports (null: it can). Compare needs one kind and one dataset. */
+export function whyNotPickable(meta: ReportMeta, picked: readonly ReportMeta[]): string | null {
+  const first = picked.find((p) => p.id !== meta.id);
+  if (!first) return null;
+  if (first.kind !== meta.kind) return `a ${meta.kind} report: the picked ones are ${first.kind}`;
+  if (first.dataset !== meta.dataset) return `on ${meta.dataset}: the picked ones are on ${first.dataset}`;
+  return null;
+}
+
+export interface QuestionRow {
+  q: CompareQuestion;
+  /** perRow(report) − perRow(baseline) of the sort metric, per non-baseline report id (null where either lacks it). */
+  deltas: Record<string, number | null>;
+  /** The Δ the table sorts by (against the chosen report). */
+  sortDelta: number | null;
+}
+
+export interface QuestionQuery {
+  metric: string;
+  /** The non-baseline report whose Δ sorts the table. */
+  against: string;
+  /** 'desc': largest Δ first; 'asc': smallest first. Rows without a Δ go last either way. */
+  order: 'asc' | 'desc';
+  flippedOnly: boolean;
+}
+
+type Ok = Extract<CompareResult, { ok: true }>;
+
+/** Δ of `metric` for question `q`: perRow(report) − perRow(baseline), null where either has no value. */
+export function questionDelta(q: CompareQuestion, metric: string, reportId: string, baselineId: string): number | null {
+  const a = q.byReport[baselineId]?.perRow[metric] ?? null;
+  const b = q.byReport[reportId]?.perRow[metric] ?? null;
+  return a === null || b === null ? null : b - a;
+}
+
+export function questionRows(r: Ok, query: QuestionQuery): QuestionRow[] {
+  const others = r.reports.map((x) => x.id).filter((id) => id !== r.baselineId);
+  const rows = r.questions
+    .filter((q) => !query.flippedOnly || q.flipped)
+    .map((q) => {
+      const deltas: Record<string, number | null> = {};
+      for (const id of others) deltas[id] = questionDelta(q, query.metric, id, r.baselineId);
+      return { q, deltas, sortDelta: deltas[query.against] ?? null };
+    });
+  const sign = query.order === 'desc' ? -1 : 1;
+  return rows.sort((x, y) => {
+    if (x.sortDelta === null || y.sortDelta === null) return (x.sortDelta === null ? 1 : 0) - (y.sortDelta === null ? 1 : 0);
+    return sign * (x.sortDelta - y.sortDelta) || x.q.key.localeCompare(y.q.key);
+  });
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { compareReports, configDiff, metricColumn } from '../../src/lib/reports/compare.ts';
+import { columnValue } from '../../src/lib/reports/paired-stats.ts';
+import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
+import { REPORT_KINDS, type Report, type ReportRow } from '../../src/lib/reports/format.ts';
+import { seededRandom } from '../../src/lib/random.ts';
+import { syntheticReport } from '../helpers/synthetic-reports.ts';
+
+const fast = { iterations: 300, permutations: 300 };
+
+function randomRow(rand: () => number, i: number): ReportRow {
+  const maybe = (x: number) => (rand() < 0.15 ? null : Math.round(x * 20) / 20);
+  const scores: Record<string, number | null> = {};
+  for (const k of ['relevance', 'utilization', 'completeness', 'adherence', 'recall', 'relevant_recall', 'ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5']) scores[k] = maybe(rand());
+  const gold: Record<string, number | boolean | null> = { relevance: maybe(rand()), utilization: maybe(rand()), completeness: maybe(rand()), adherence: rand() < 0.1 ? null : rand() < 0.5 };
+  const statuses = [undefined, 'answered', 'refused', 'error'];
+  return { key: `k${i}`, group: 'g', question: `q${i}`, answer: '', scores, gold, status: statuses[Math.floor(rand() * 4)] };
+}
+
+describe('metric kernels', () => {
+  it('equal metrics.ts compute for every metric of every kind on random rows (nulls, ties, statuses)', () => {
+    const rand = seededRandom(2);
+    for (let t = 0; t < 30; t++) {
+      const rows = Array.from({ length: 1 + Math.floor(rand() * 40) }, (_, i) => randomRow(rand, i));
+      for (const kind of REPORT_KINDS) {
+        for (const m of REPORT_METRICS[kind]) {
+          const want = m.compute(rows);
+          const got = columnValue(metricColumn(m, rows));
+          if (Number.isNaN(want)) expect(got, `${kind} ${m.id}`).toBeNaN();
+          else expect(got, `${kind} ${m.id}`).toBeCloseTo(want, 12);
+        }
+      }
+    }
+  });
+});
+
+describe('compareReports', () => {
+  const a = syntheticReport({ id: 'report-a', rows: 120, noise: 0.1, seed: 1, title: 'A' });
+  const b = syntheticReport({ id: 'report-b', rows: 120, noise: 0.4, seed: 2, title: 'B' });
+  const a2: Report = { ...a, id: 'report-a2', title: 'A again' };
+
+  it('identical runs: Δ 0, p 1 (both tests), all ties, nothing flipped', () => {
+    const r = compareReports([a, a2], fast);
+    if (!r.ok) throw new Error(r.message);
+    expect(r.sharedRows).toBe(120);
+    for (const m of r.metrics) {
+      const c = m.cells[1]!;
+      expect(c.delta).toBe(0);
+      expect(c.pBootstrap).toBe(1);
+      expect(c.pRandomization).toBe(1);
+      expect(c.pHolm).toBe(1);
+      expect(c.significance).toBe('none');
+      expect(c.wtl).toEqual({ win: 0, tie: c.n, loss: 0 });
+      expect(m.cells[0]!.significance).toBeNull();
+    }
+    expect(r.questions.some((q) => q.flipped)).toBe(false);
+    expect(r.configDiff.filter((d) => d.differs).map((d) => d.path)).toEqual([]);
+  });
+
+  it('a worse evaluator: Δ against the baseline, marked worse after Holm, W/T/L, flips, config diff', () => {
+    const r = compareReports([a, b], { ...fast, seed: 4 });
+    if (!r.ok) throw new Error(r.message);
+    expect(r.baselineId).toBe('report-a');
+    const rmse = r.metrics.find((m) => m.id === 'rmse_relevance')!;
+    const cell = rmse.cells[1]!;
+    expect(cell.value!).toBeGreaterThan(rmse.cells[0]!.value!);
+    expect(cell.delta).toBeCloseTo(cell.value! - rmse.cells[0]!.value!, 12);
+    expect(cell.deltaCi![0]).toBeGreaterThan(0);
+    expect(cell.pRandomization!).toBeLessThan(0.01);
+    expect(cell.pHolm!).toBeGreaterThanOrEqual(cell.pRandomization!);
+    expect(cell.significance).toBe('worse');
+    expect(cell.wtl!.win + cell.wtl!.tie + cell.wtl!.loss).toBe(cell.n);
+    expect(cell.wtl!.loss).toBeGreaterThan(cell.wtl!.win);
+    // Flipped = some verdict (adherence ≥ 0.5) differs from the baseline's, checked row by row.
+    for (const q of r.questions) {
+      const ra = a.rows.find((x) => x.key === q.key)!, rb = b.rows.find((x) => x.key === q.key)!;
+      expect(q.flipped).toBe((ra.scores['adherence']! >= 0.5) !== (rb.scores['adherence']! >= 0.5));
+    }
+    expect(r.questions.some((q) => q.flipped)).toBe(true);
+    const noise = r.configDiff.find((d) => d.path === 'config.noise')!;
+    expect(noise).toEqual({ path: 'config.noise', values: { 'report-a': '0.1', 'report-b': '0.4' }, differs: true });
+    expect(r.configDiff.find((d) => d.path === 'evaluator')!.differs).toBe(false);
+  });
+
+  it('the baseline option; Holm over every (metric, report) cell', () => {
+    const c = syntheticReport({ id: 'report-c', rows: 120, noise: 0.2, seed: 3, title: 'C' });
+    const r = compareReports([a, b, c], { ...fast, baselineId: 'report-b' });
+    if (!r.ok) throw new Error(r.message);
+    expect(r.baselineId).toBe('report-b');
+    const cells = r.metrics.flatMap((m) => m.cells.filter((x) => x.reportId !== 'report-b'));
+    expect(cells).toHaveLength(8);
+    // Holm: the smallest p is multiplied by the number of tests (8) at least.
+    const ps = cells.map((x) => x.pRandomization!);
+    const min = cells[ps.indexOf(Math.min(...ps))]!;
+    expect(min.pHolm).toBeCloseTo(Math.min(1, 8 * min.pRandomization!), 12);
+  });
+
+  it('refuses fewer than 2 reports, different kinds, different datasets, no shared rows, an unknown baseline', () => {
+    expect(compareReports([a])).toEqual({ ok: false, message: expect.stringMatching(/at least 2/) });
+    const retrieval: Report = { ...b, kind: 'retrieval' };
+    expect(compareReports([a, retrieval])).toEqual({ ok: false, message: expect.stringMatching(/different kinds.*ragbench-validate.*retrieval/) });
+    const other = syntheticReport({ id: 'report-d', rows: 10, noise: 0.1, seed: 1, dataset: 'someone/else' });
+    expect(compareReports([a, other])).toEqual({ ok: false, message: expect.stringMatching(/different datasets/) });
+    const disjoint = syntheticReport({ id: 'report-e', rows: 10, noise: 0.1, seed: 1, keyOffset: 500 });
+    expect(compareReports([a, disjoint])).toEqual({ ok: false, message: expect.stringMatching(/share no rows/) });
+    expect(compareReports([a, b], { baselineId: 'nope00' })).toEqual({ ok: false, message: expect.stringMatching(/baseline/) });
+    expect(compareReports([a, a])).toEqual({ ok: false, message: expect.stringMatching(/twice/) });
+  });
+
+  it('warns about rows only some reports have, truncated reports and small N', () => {
+    const part = syntheticReport({ id: 'report-f', rows: 8, noise: 0.1, seed: 5, keyOffset: 112 });
+    const r = compareReports([a, { ...part, truncated: { rows: 300 } }], fast);
+    if (!r.ok) throw new Error(r.message);
+    expect(r.sharedRows).toBe(8);
+    expect(r.warnings.join('\n')).toMatch(/"A" has 112 rows the others lack/);
+    expect(r.warnings.join('\n')).toMatch(/only 8 of its 300 rows/);
+    expect(r.warnings.join('\n')).toMatch(/N = 8 shared rows/);
+  });
+
+  it('NaN metrics become null, never NaN (one class only: AUROC undefined)', () => {
+    const oneClass = (r: Report, id: string): Report => ({ ...r, id, rows: r.rows.map((x) => ({ ...x, gold: { ...x.gold, adherence: true } })) });
+    const r = compareReports([oneClass(a, 'report-g'), oneClass(b, 'report-h')], fast);
+    if (!r.ok) throw new Error(r.message);
+    const au = r.metrics.find((m) => m.id === 'auroc')!;
+    for (const c of au.cells) {
+      expect(c.value).toBeNull();
+      expect(c.ci).toBeNull();
+      expect(c.delta).toBeNull();
+      expect(c.pRandomization).toBeNull();
+    }
+    expect(au.cells[1]!.significance).toBe('none');
+    expect(JSON.stringify(r)).not.toMatch(/NaN|Infinity/);
+    expect(JSON.parse(JSON.stringify(r))).toEqual(r);
+  });
+
+  it('config diff: report fields first, absent values as —', () => {
+    const rows = configDiff([{ ...a, config: { x: { y: 1 } } }, { ...b, config: { x: { y: 1 }, z: [1, 2] } }]);
+    expect(rows.slice(0, 2).map((r) => r.path)).toEqual(['evaluator', 'seed']);
+    expect(rows.find((r) => r.path === 'config.z')).toEqual({ path: 'config.z', values: { 'report-a': '—', 'report-b': '[1,2]' }, differs: true });
+    expect(rows.find((r) => r.path === 'config.x.y')!.differs).toBe(false);
+  });
+});
