@@ -25,6 +25,8 @@ export class ReportsState {
   deleted = $state.raw<ReportMeta[]>([]);
   /** The last failure (reading, saving, importing), in words; null when the last action worked. */
   error = $state<string | null>(null);
+  /** Whether the store has been read once (tests and the empty-list text wait for it). */
+  loaded = $state(false);
   /** Damaged stored records skipped on read, and other notes (pruned drafts). */
   notes = $state.raw<string[]>([]);
   /** The report shown in full, and whether it is from the archive. */
@@ -56,6 +58,8 @@ export class ReportsState {
     } catch (e) {
       this.error = `Saved reports could not be read: ${messageOf(e)}`;
       return;
+    } finally {
+      this.loaded = true;
     }
     if (this.findQuery.trim()) await this.find(this.findQuery);
   }
