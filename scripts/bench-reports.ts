@@ -53,6 +53,8 @@ async function main() {
   for (let i = 0; i < 5; i++) listMs.push((await time(() => store.list()))[1]);
   const getMs: number[] = [];
   for (let i = 0; i < 5; i++) getMs.push((await time(() => store.get(`bench-report-${i}`)))[1]);
+  const textsMs: number[] = [];
+  for (let i = 0; i < 5; i++) textsMs.push((await time(() => store.findTexts(`bench-report-${i}`)))[1]);
   const find = rowFinder(report.rows);
   const [, firstFind] = await time(() => find('ambient mod'));
   const [, nextFind] = await time(() => find('brightnes'));
@@ -68,6 +70,7 @@ async function main() {
   console.log(`| put (serialize + SHA-256 + one transaction), median | ${f(median(putMs))} |`);
   console.log(`| list of ${REPORTS} (entries only), median | ${f(median(listMs))} |`);
   console.log(`| open: get (read + checksum + parse + schema check), median | ${f(median(getMs))} |`);
+  console.log(`| find texts of one report (questions and answers), median | ${f(median(textsMs))} |`);
   console.log(`| rowFinder first query (builds the index) | ${f(firstFind)} |`);
   console.log(`| rowFinder next query | ${f(nextFind)} |`);
   console.log(`| ReportFinder: index 5 reports' rows / one query | ${f(listIndex)} / ${f(listFind)} |`);

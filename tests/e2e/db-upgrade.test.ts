@@ -73,7 +73,7 @@ describe('IndexedDB upgrades across tabs', () => {
         r.onerror = () => reject(r.error);
       }));
       expect(after.version).toBe(6);
-      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'deleted-reports', 'deleted-report-bodies']));
+      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies']));
       expect(after.kept).toEqual(['result', 'transform']);
     } finally {
       await fresh.close();
