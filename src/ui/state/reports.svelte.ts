@@ -84,9 +84,16 @@ export class ReportsState {
     return true;
   }
 
-  /** A finished run, saved automatically as a draft; drafts beyond the MAX_DRAFTS newest are deleted for good. */
+  /**
+   * A finished run, saved automatically as a draft; drafts beyond the MAX_DRAFTS newest are deleted for good. A
+   * failed save (quota) is shown in the tab (`error`), not thrown at the run that finished.
+   */
   async saveDraft(report: Report): Promise<void> {
-    await this.save({ ...report, draft: true }, 'run');
+    try {
+      await this.save({ ...report, draft: true }, 'run');
+    } catch {
+      return;
+    }
     const old = draftsToPrune(this.list, MAX_DRAFTS);
     if (!old.length) return;
     for (const m of old) {
