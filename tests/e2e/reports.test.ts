@@ -153,6 +153,29 @@ describe('Reports tab', () => {
     expect(dialogs).toEqual([]);
   });
 
+  test('a draft carries a badge until Keep makes it a saved report', async () => {
+    await importFile(file('draft.json', serializeReport(testReport(rows, { id: 'e2e-draft-1', title: 'A draft run', draft: true }))));
+    const item = page.locator('[data-testid=report-item][data-id=e2e-draft-1]');
+    await expect.poll(() => item.getAttribute('data-draft').catch(() => null)).toBe('true');
+    expect(await item.locator('.draft').innerText()).toBe('draft');
+    await item.locator('[data-testid=report-keep]').click();
+    await expect.poll(() => item.getAttribute('data-draft')).toBe('false');
+    expect(await item.locator('[data-testid=report-keep]').count()).toBe(0);
+  });
+
+  test('a 3,000-row report imports, lists and opens (the time is printed, not asserted)', async () => {
+    const big = testReport(Array.from({ length: 3000 }, (_, i) => ({ ...validateRow(i, (i % 10) / 10, i % 3 !== 0), contexts: [`context ${i} `.repeat(150)] })), { id: 'e2e-big-3000', title: 'Three thousand rows', iterations: 20 });
+    await importFile(file('big.json', serializeReport(big)));
+    const item = page.locator('[data-testid=report-item][data-id=e2e-big-3000]');
+    await item.waitFor({ timeout: 60_000 });
+    expect(await item.innerText()).toContain('N = 3000');
+    const t0 = Date.now();
+    await item.locator('[data-testid=report-open]').click();
+    await page.locator('[data-testid=report-opened][data-id=e2e-big-3000] [data-testid=report-view]').waitFor({ timeout: 60_000 });
+    console.log(`Reports e2e: a 3,000-row report (${(serializeReport(big).length / 1e6).toFixed(1)} MB) opened in ${Date.now() - t0} ms (click to view shown)`);
+    await page.locator('[data-testid=report-close]').click();
+  });
+
   test('a reload keeps the saved reports, their titles and notes', async () => {
     const ids = (await items().evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort();
     await page.locator('[data-testid=report-item][data-id=e2e-report-1] [data-testid=report-open]').click();
