@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/bench-reports.ts [--rows 3000] [--reports 20]`: what saved reports cost (issue 11's bar: open a
+ * `npm run bench:reports -- [--rows 3000] [--reports 20] [--iterations 100]`: what saved reports cost (issue 11's bar: open a
  * 3,000-row report ≤ 1 s). Node with fake-indexeddb (the IndexedDbReportStore code as the browser runs it; the
  * fake's structured clone is slower than Chromium's). Rows are RAGBench's test rows (question, response, documents
  * as contexts; read by path from ../shared/data/ragbench/test or RAG_LAB_RAGBENCH, cycled to --rows), with four
