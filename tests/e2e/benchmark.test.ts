@@ -99,6 +99,11 @@ describe('Benchmark tab', () => {
     }
     mkdirSync('test-results', { recursive: true });
     await page.screenshot({ path: 'test-results/benchmark.png', fullPage: true });
+    // The finished run was saved as a draft report with the same figures.
+    await page.locator('[data-testid=tab-reports]').click();
+    const draft = page.locator('[data-testid=reports-list] [data-testid=report-item][data-draft=true]').first();
+    await draft.waitFor({ timeout: 30_000 });
+    expect(await draft.innerText()).toMatch(/ragbench-validate[\s\S]*N = 20[\s\S]*hallucination AUROC 1\.000 \[1\.000, 1\.000\]/);
   });
 
   test('an LLM-judge run reloaded midway resumes with only the missing rows', async () => {

@@ -34,4 +34,49 @@ describe('IndexedDB upgrades across tabs', () => {
     await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
     await expect.poll(() => page.locator('[data-testid=cache-note]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/newer version of RAG Lab .* reload this tab/);
   });
+
+  test('the upgrade from version 5 (before saved reports) keeps what was stored and adds the report stores', async () => {
+    const fresh = await launchBrowser();
+    try {
+      const p = await fresh.context.newPage();
+      // A page of the site's origin that does not run the app, to write the database as version 5 left it.
+      const blank = new URL('blank-for-upgrade.html', site).href;
+      await p.route(blank, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>blank</title>' }));
+      await p.goto(blank);
+      await p.evaluate(() => new Promise<void>((resolve, reject) => {
+        const r = indexedDB.open('rag-lab', 5);
+        r.onupgradeneeded = () => {
+          for (const s of ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms', 'artifacts']) r.result.createObjectStore(s, { keyPath: 'key' });
+        };
+        r.onsuccess = () => {
+          const tx = r.result.transaction(['results', 'transforms'], 'readwrite');
+          tx.objectStore('results').put({ key: 'h|row-1', kept: 'result' });
+          tx.objectStore('transforms').put({ key: 't1', kept: 'transform' });
+          tx.oncomplete = () => { r.result.close(); resolve(); };
+          tx.onerror = () => reject(tx.error);
+        };
+        r.onerror = () => reject(r.error);
+      }));
+      await p.unroute(blank);
+      await p.goto(`${site}?tab=reports`);
+      await p.locator('[data-testid=reports-drop][data-status=ready]').waitFor({ timeout: 120_000 });
+      expect(await p.locator('[data-testid=reports-error]').count()).toBe(0);
+      const after = await p.evaluate(() => new Promise<{ version: number; stores: string[]; kept: unknown[] }>((resolve, reject) => {
+        const r = indexedDB.open('rag-lab');
+        r.onsuccess = () => {
+          const d = r.result;
+          const tx = d.transaction(['results', 'transforms']);
+          const a = tx.objectStore('results').get('h|row-1');
+          const b = tx.objectStore('transforms').get('t1');
+          tx.oncomplete = () => { d.close(); resolve({ version: d.version, stores: [...d.objectStoreNames], kept: [a.result?.kept, b.result?.kept] }); };
+        };
+        r.onerror = () => reject(r.error);
+      }));
+      expect(after.version).toBe(6);
+      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies']));
+      expect(after.kept).toEqual(['result', 'transform']);
+    } finally {
+      await fresh.close();
+    }
+  });
 });

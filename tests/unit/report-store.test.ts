@@ -8,6 +8,7 @@ import { openDB, type IDBPDatabase } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { MemoryReportStore } from '../../src/lib/reports/memory-store.ts';
 import type { ReportStore } from '../../src/lib/reports/store-types.ts';
+import type { ReportTextSource } from '../../src/lib/reports/meta.ts';
 import { IndexedDbReportStore, getRawReportRecord, putRawReportRecord, REPORT_STORES, reportWriteError } from '../../src/lib/store/report-store.ts';
 import { testReport as makeReport, validateRow } from '../helpers/reports.ts';
 import type { BuildReportInput } from '../../src/lib/reports/build.ts';
@@ -23,7 +24,7 @@ function freshDb(): () => Promise<IDBPDatabase> {
   return () => p;
 }
 
-const stores: Array<[string, () => { store: ReportStore; problems: string[]; db: (() => Promise<IDBPDatabase>) | null }]> = [
+const stores: Array<[string, () => { store: ReportStore & ReportTextSource; problems: string[]; db: (() => Promise<IDBPDatabase>) | null }]> = [
   ['memory', () => ({ store: new MemoryReportStore(), problems: [], db: null })],
   ['IndexedDB', () => {
     const problems: string[] = [];
@@ -51,6 +52,8 @@ describe.each(stores)('%s report store', (_name, make) => {
     expect((await store.list()).map((m) => m.title)).toEqual(['second', 'renamed']);
     expect((await store.get('report-aaaa'))?.title).toBe('renamed');
     expect(await store.get('missing-id')).toBeNull();
+    expect((await store.findTexts('report-aaaa'))?.[3]).toEqual([a.rows[3]!.question, a.rows[3]!.answer]);
+    expect(await store.findTexts('missing-id')).toBeNull();
   });
 
   it('remove moves into the archive, restore brings it back, purge deletes for good', async () => {
@@ -64,7 +67,9 @@ describe.each(stores)('%s report store', (_name, make) => {
     expect(await store.get('report-aaaa')).toBeNull();
     expect((await store.listDeleted()).map((m) => m.id)).toEqual(['report-aaaa']);
     expect(await store.getDeleted('report-aaaa')).toEqual(a);
+    expect(await store.findTexts('report-aaaa')).toBeNull();
     await store.restore('report-aaaa');
+    expect(await store.findTexts('report-aaaa')).toHaveLength(30);
     expect((await store.list()).map((m) => m.id).sort()).toEqual(['report-aaaa', 'report-bbbb']);
     expect(await store.listDeleted()).toEqual([]);
     await store.remove('report-aaaa');

@@ -1,41 +1,100 @@
 /**
- * The find boxes of the Reports list and of every per-question table (minisearch: prefix and typo-tolerant
- * matching, every word of the query must match, fuzzy 0.2 = up to one edit per five characters of a word).
+ * The find boxes of the Reports list and of every per-question table: word-prefix and typo-tolerant matching with
+ * minisearch's radix tree (`SearchableMap`: `atPrefix`, `fuzzyGet`). Every word of the
+ * query must match (in any field of the same row); a word matches a stored word that starts with it, or one within
+ * round(0.2 × its length) edits (minisearch's `fuzzy: 0.2`, at most 6).
  *
- *   `rowFinder(rows)`: which rows of one report match (question, answer); the index is built on the first
- *     non-empty query, so opening a 3,000-row report costs nothing until the user searches.
- *   `ReportFinder`: which saved reports match, and why (title, notes, questions, answers), over list entries and
- *     the rows of the reports loaded for it.
+ * Why not a full MiniSearch index: a find box needs which rows match, not a ranking, and MiniSearch's per-document
+ * scoring made indexing 3,000 RAGBench rows take seconds (scripts/bench-reports.ts). Here each row's distinct words
+ * go into one posting list per word (row, fields matched) and the words into the radix tree, which is the part of
+ * minisearch that does the prefix and fuzzy matching.
+ *
+ *   `rowFinder(rows)`: which rows of one report match (question, answer); built on the first non-empty query, so
+ *     opening a 3,000-row report costs nothing until the user searches.
+ *   `ReportFinder`: which saved reports match, and why (title, notes, questions, answers).
  */
-import MiniSearch, { type SearchOptions } from 'minisearch';
+import SearchableMap from 'minisearch/SearchableMap';
 import type { ReportRow } from './format.ts';
 
-export const FIND_OPTIONS = { prefix: true, fuzzy: 0.2, combineWith: 'AND' } as const satisfies SearchOptions;
-export type FindField = 'title' | 'notes' | 'question' | 'answer';
-export const FIND_FIELD_LABEL: Record<FindField, string> = { title: 'title', notes: 'notes', question: 'question', answer: 'answer' };
+export const FIND_OPTIONS = { prefix: true, fuzzy: 0.2, maxFuzzy: 6, combineWith: 'AND' } as const;
+export const FIND_FIELDS = ['title', 'notes', 'question', 'answer'] as const;
+export type FindField = (typeof FIND_FIELDS)[number];
 
-/** The fields a result matched in, in FindField order. */
-function matchedFields(match: Record<string, string[]>): FindField[] {
-  const seen = new Set<string>();
-  for (const fields of Object.values(match)) for (const f of fields) seen.add(f);
-  return (['title', 'notes', 'question', 'answer'] as const).filter((f) => seen.has(f));
+/** Words: runs of letters, digits and combining marks (minisearch's default splits on spaces and punctuation). */
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** The words of `text` as the index keeps them, in lower case (one regex pass: 5× faster than minisearch's tokenizer). */
+export function findTerms(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
 }
 
-type RowDoc = { i: number; question: string; answer: string };
+interface Postings { docs: number[]; masks: number[] }
+
+/**
+ * Documents of up to 31 fields (bit i of a mask = field i): `match(query)` gives each document matching every word
+ * of the query, with the fields any word matched in; null for a query with no words.
+ */
+export class TermIndex {
+  private readonly map: SearchableMap<Postings>;
+
+  /** `docs[d][f]`: the text of field f of document d. */
+  constructor(docs: Iterable<readonly string[]>) {
+    const terms = new Map<string, Postings>();
+    let d = 0;
+    for (const fields of docs) {
+      for (let f = 0; f < fields.length; f++) {
+        const text = fields[f];
+        if (!text) continue;
+        for (const term of findTerms(text)) {
+          let p = terms.get(term);
+          if (!p) { p = { docs: [], masks: [] }; terms.set(term, p); }
+          const last = p.docs.length - 1;
+          // Documents are added in order: this document's posting, if any, is the last one.
+          if (last >= 0 && p.docs[last] === d) p.masks[last]! |= 1 << f;
+          else { p.docs.push(d); p.masks.push(1 << f); }
+        }
+      }
+      d++;
+    }
+    this.map = SearchableMap.from(terms);
+  }
+
+  /** Documents matching one query word: by prefix and within the fuzzy distance. */
+  private matchTerm(term: string): Map<number, number> {
+    const out = new Map<number, number>();
+    const add = (p: Postings) => { for (let i = 0; i < p.docs.length; i++) out.set(p.docs[i]!, (out.get(p.docs[i]!) ?? 0) | p.masks[i]!); };
+    for (const [, p] of this.map.atPrefix(term)) add(p);
+    const distance = Math.min(FIND_OPTIONS.maxFuzzy, Math.round(term.length * FIND_OPTIONS.fuzzy));
+    if (distance > 0) for (const [, [p]] of this.map.fuzzyGet(term, distance)) add(p);
+    return out;
+  }
+
+  match(query: string): Map<number, number> | null {
+    const terms = [...new Set(findTerms(query))];
+    if (!terms.length) return null;
+    let result: Map<number, number> | null = null;
+    for (const term of terms.sort((a, b) => b.length - a.length)) {
+      const m = this.matchTerm(term);
+      if (result === null) { result = m; continue; }
+      const next = new Map<number, number>();
+      for (const [d, mask] of result) { const x = m.get(d); if (x !== undefined) next.set(d, mask | x); }
+      result = next;
+      if (!result.size) break;
+    }
+    return result;
+  }
+}
 
 /**
  * A finder over `rows`: `(query)` gives the keys of matching rows, or null for an empty query (no filter).
  * The index is built once, on the first non-empty query.
  */
 export function rowFinder(rows: readonly Pick<ReportRow, 'key' | 'question' | 'answer'>[]): (query: string) => Set<string> | null {
-  let index: MiniSearch<RowDoc> | null = null;
+  let index: TermIndex | null = null;
   return (query) => {
-    if (!query.trim()) return null;
-    if (!index) {
-      index = new MiniSearch<RowDoc>({ idField: 'i', fields: ['question', 'answer'], searchOptions: FIND_OPTIONS });
-      index.addAll(rows.map((r, i) => ({ i, question: r.question, answer: r.answer })));
-    }
-    return new Set(index.search(query).map((hit) => rows[hit.id as number]!.key));
+    if (!findTerms(query).length) return null;
+    index ??= new TermIndex(rows.map((r) => [r.question, r.answer]));
+    const hits = index.match(query);
+    return new Set([...(hits?.keys() ?? [])].sort((a, b) => a - b).map((d) => rows[d]!.key));
   };
 }
 
@@ -48,48 +107,39 @@ export interface ReportMatch {
   rows: number;
 }
 
-type ReportDoc = { i: number; report: string; title?: string; notes?: string; question?: string; answer?: string };
+const fieldsOfMask = (mask: number): FindField[] => FIND_FIELDS.filter((_, i) => mask & (1 << i));
 
 /**
  * The Reports list's index: `set(id, entry, rows)` adds or replaces a report (rows may come later: null indexes the
- * title and notes only), `find(query)` gives the matching reports in match order.
+ * title and notes only), `find(query)` gives the matching reports in the order they were set.
  */
 export class ReportFinder {
-  private index = new MiniSearch<ReportDoc>({ idField: 'i', fields: ['title', 'notes', 'question', 'answer'], storeFields: ['report'], searchOptions: FIND_OPTIONS });
-  private docs = new Map<string, number[]>();
-  private next = 0;
+  private readonly reports = new Map<string, TermIndex>();
 
   has(id: string): boolean {
-    return this.docs.has(id);
+    return this.reports.has(id);
   }
 
   set(id: string, entry: { title: string; notes: string }, rows: readonly Pick<ReportRow, 'question' | 'answer'>[] | null): void {
-    this.delete(id);
-    const docs: ReportDoc[] = [{ i: this.next++, report: id, title: entry.title, notes: entry.notes }];
-    for (const r of rows ?? []) docs.push({ i: this.next++, report: id, question: r.question, answer: r.answer });
-    this.index.addAll(docs);
-    this.docs.set(id, docs.map((d) => d.i));
+    const docs: string[][] = [[entry.title, entry.notes]];
+    for (const r of rows ?? []) docs.push(['', '', r.question, r.answer]);
+    this.reports.set(id, new TermIndex(docs));
   }
 
   delete(id: string): void {
-    const ids = this.docs.get(id);
-    if (!ids) return;
-    this.index.discardAll(ids);
-    this.docs.delete(id);
+    this.reports.delete(id);
   }
 
-  /** Reports matching `query`, best first; empty for an empty query. */
+  /** Reports matching `query`; empty for an empty query. */
   find(query: string): ReportMatch[] {
-    if (!query.trim()) return [];
-    const out = new Map<string, { fields: Set<FindField>; rows: number }>();
-    for (const hit of this.index.search(query)) {
-      const id = hit['report'] as string;
-      const m = out.get(id) ?? { fields: new Set<FindField>(), rows: 0 };
-      const fields = matchedFields(hit.match);
-      for (const f of fields) m.fields.add(f);
-      if (fields.includes('question') || fields.includes('answer')) m.rows++;
-      out.set(id, m);
+    const out: ReportMatch[] = [];
+    for (const [id, index] of this.reports) {
+      const hits = index.match(query);
+      if (!hits?.size) continue;
+      let mask = 0, rows = 0;
+      for (const [d, m] of hits) { mask |= m; if (d > 0) rows++; }
+      out.push({ id, fields: fieldsOfMask(mask), rows });
     }
-    return [...out].map(([id, m]) => ({ id, fields: (['title', 'notes', 'question', 'answer'] as const).filter((f) => m.fields.has(f)), rows: m.rows }));
+    return out;
   }
 }

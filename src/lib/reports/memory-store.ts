@@ -5,12 +5,12 @@
  * Reports are copied in and out, so a caller changing an object it passed or got does not change what is stored.
  */
 import { newReportId, type Report } from './format.ts';
-import { byCreated, bySaved, reportMeta } from './meta.ts';
+import { byCreated, bySaved, reportMeta, type ReportTextSource } from './meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from './store-types.ts';
 
 interface Entry { meta: ReportMeta; report: Report }
 
-export class MemoryReportStore implements ReportStore {
+export class MemoryReportStore implements ReportStore, ReportTextSource {
   private readonly saved = new Map<string, Entry>();
   private readonly archived = new Map<string, Entry>();
 
@@ -21,6 +21,11 @@ export class MemoryReportStore implements ReportStore {
   async get(id: string): Promise<Report | null> {
     const e = this.saved.get(id);
     return e ? structuredClone(e.report) : null;
+  }
+
+  async findTexts(id: string): Promise<Array<[string, string]> | null> {
+    const e = this.saved.get(id);
+    return e ? e.report.rows.map((r) => [r.question, r.answer]) : null;
   }
 
   async put(report: Report, origin: ReportOrigin): Promise<void> {

@@ -44,3 +44,10 @@ export const bySaved = (a: ReportMeta, b: ReportMeta): number => b.savedAt.local
 export function draftsToPrune(list: readonly ReportMeta[], max: number): ReportMeta[] {
   return list.filter((m) => m.draft).sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.createdAt.localeCompare(a.createdAt)).slice(max);
 }
+
+/** A store that keeps each saved report's questions and answers apart (the find box reads them without the rows). */
+export interface ReportTextSource {
+  findTexts(id: string): Promise<Array<[string, string]> | null>;
+}
+
+export const hasFindTexts = (store: object): store is ReportTextSource => typeof (store as Partial<ReportTextSource>).findTexts === 'function';

@@ -4,11 +4,12 @@ import { yieldingDatabase } from './open-db.ts';
 
 export const DB_NAME = 'rag-lab';
 /** 'vector-indexes' (version 3): serialised vector indexes (HNSW graphs) built over the cached embeddings. */
-export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'deleted-reports', 'deleted-report-bodies'] as const;
+export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies'] as const;
 /**
  * 4: 'results' (benchmark rows by config hash) and 'transforms' (cached query transforms).
  * 5: 'artifacts' (verified artifact files and Hub revision refs, artifact-cache.ts).
- * 6: 'reports', 'report-bodies' (saved reports: list entries and full texts, report-store.ts) and their deleted
+ * 6: 'reports', 'report-bodies', 'report-texts' (saved reports: list entries, full texts, questions and answers for
+ *    the find box; report-store.ts) and their deleted
  *    archive 'deleted-reports', 'deleted-report-bodies'. Upgrades only add stores: what older versions stored stays.
  */
 export const DB_VERSION = 6;

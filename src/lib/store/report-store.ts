@@ -1,8 +1,9 @@
 /**
- * The saved reports in IndexedDB (ReportStore, src/lib/reports/store-types.ts). Four object stores (db.ts, version
+ * The saved reports in IndexedDB (ReportStore, src/lib/reports/store-types.ts). Five object stores (db.ts, version
  * 6): `reports` and `deleted-reports` hold each report's list entry (ReportMeta), `report-bodies` and
  * `deleted-report-bodies` its full JSON text (serializeReport) with a SHA-256 checksum, so the list loads without
- * reading thousands of rows per report. Every write touching a report's entry and body is one transaction: a full
+ * reading thousands of rows per report; `report-texts` the questions and answers of saved reports, which the
+ * Reports list's find reads instead of parsing every report. Every write touching a report's entry and body is one transaction: a full
  * quota (or any failure) aborts it whole, with a message saying so, and nothing is half-written.
  *
  * Records are checked when read back: a list entry of the wrong shape, a body whose checksum or report schema does
@@ -11,7 +12,7 @@
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
 import * as v from 'valibot';
 import { newReportId, parseReportText, serializeReport, type Report } from '../reports/format.ts';
-import { byCreated, bySaved, reportMeta, ReportMetaSchema } from '../reports/meta.ts';
+import { byCreated, bySaved, reportMeta, ReportMetaSchema, type ReportTextSource } from '../reports/meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from '../reports/store-types.ts';
 import { sha256Hex } from './checksum.ts';
 import { database } from './db.ts';
@@ -19,10 +20,12 @@ import { checkRecord } from './record-schemas.ts';
 
 /** Bump when the record layout changes. */
 export const REPORT_RECORD_VERSION = 1;
-export const REPORT_STORES = { meta: 'reports', body: 'report-bodies', deletedMeta: 'deleted-reports', deletedBody: 'deleted-report-bodies' } as const;
+export const REPORT_STORES = { meta: 'reports', body: 'report-bodies', texts: 'report-texts', deletedMeta: 'deleted-reports', deletedBody: 'deleted-report-bodies' } as const;
 
 export const MetaRecordSchema = v.object({ key: v.string(), schemaVersion: v.literal(REPORT_RECORD_VERSION), meta: ReportMetaSchema });
 export const BodyRecordSchema = v.object({ key: v.string(), schemaVersion: v.literal(REPORT_RECORD_VERSION), checksum: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)), text: v.string() });
+/** `report-texts`: the questions and answers of a saved report, for the Reports list's find (no rows to parse). */
+export const TextsRecordSchema = v.object({ key: v.string(), schemaVersion: v.literal(REPORT_RECORD_VERSION), texts: v.array(v.tuple([v.string(), v.string()])) });
 export type MetaRecord = v.InferOutput<typeof MetaRecordSchema>;
 export type BodyRecord = v.InferOutput<typeof BodyRecordSchema>;
 
@@ -34,6 +37,8 @@ export function reportWriteError(e: unknown, what: string): Error {
   }
   return new Error(`${what} failed (${err?.message || String(e)}). Nothing was changed.`);
 }
+
+const textsRecord = (report: Report) => ({ key: report.id, schemaVersion: REPORT_RECORD_VERSION, texts: report.rows.map((r) => [r.question, r.answer]) });
 
 async function bodyRecord(report: Report): Promise<BodyRecord> {
   const text = serializeReport(report);
@@ -47,7 +52,7 @@ export interface IndexedDbReportStoreOptions {
   onProblem?: (message: string) => void;
 }
 
-export class IndexedDbReportStore implements ReportStore {
+export class IndexedDbReportStore implements ReportStore, ReportTextSource {
   private readonly db: () => Promise<IDBPDatabase>;
   onProblem: ((message: string) => void) | null;
 
@@ -103,11 +108,20 @@ export class IndexedDbReportStore implements ReportStore {
     return this.body(REPORT_STORES.deletedBody, id, 'deleted');
   }
 
+  /** The questions and answers of a saved report (the find box's input); null when not stored or damaged. */
+  async findTexts(id: string): Promise<Array<[string, string]> | null> {
+    const rec = await (await this.db()).get(REPORT_STORES.texts, id);
+    if (rec === undefined) return null;
+    const check = checkRecord(TextsRecordSchema, rec, `The find text of report ${id}`);
+    if (!check.ok) { this.problem(`${check.reason}: its questions and answers are not searched.`); return null; }
+    return (rec as v.InferOutput<typeof TextsRecordSchema>).texts;
+  }
+
   async put(report: Report, origin: ReportOrigin): Promise<void> {
     const body = await bodyRecord(report);
     const meta: MetaRecord = { key: report.id, schemaVersion: REPORT_RECORD_VERSION, meta: reportMeta(report, origin) };
-    await this.write([REPORT_STORES.meta, REPORT_STORES.body], `Saving report "${report.title || report.id}"`, async (tx) => {
-      await Promise.all([tx.objectStore(REPORT_STORES.meta).put(meta), tx.objectStore(REPORT_STORES.body).put(body)]);
+    await this.write([REPORT_STORES.meta, REPORT_STORES.body, REPORT_STORES.texts], `Saving report "${report.title || report.id}"`, async (tx) => {
+      await Promise.all([tx.objectStore(REPORT_STORES.meta).put(meta), tx.objectStore(REPORT_STORES.body).put(body), tx.objectStore(REPORT_STORES.texts).put(textsRecord(report))]);
     });
   }
 
@@ -116,7 +130,7 @@ export class IndexedDbReportStore implements ReportStore {
     await this.write(all, 'Deleting the report', async (tx) => {
       const [meta, body] = await Promise.all([tx.objectStore(REPORT_STORES.meta).get(id), tx.objectStore(REPORT_STORES.body).get(id)]);
       if (meta === undefined && body === undefined) return;
-      const ops: Promise<unknown>[] = [tx.objectStore(REPORT_STORES.meta).delete(id), tx.objectStore(REPORT_STORES.body).delete(id)];
+      const ops: Promise<unknown>[] = [tx.objectStore(REPORT_STORES.meta).delete(id), tx.objectStore(REPORT_STORES.body).delete(id), tx.objectStore(REPORT_STORES.texts).delete(id)];
       // The entry is kept as stored (a damaged one stays damaged, reported when listed), with the deletion time.
       const m = meta as MetaRecord | undefined;
       if (m !== undefined) ops.push(tx.objectStore(REPORT_STORES.deletedMeta).put(m?.meta ? { ...m, meta: { ...m.meta, savedAt: new Date().toISOString() } } : m));
@@ -139,7 +153,7 @@ export class IndexedDbReportStore implements ReportStore {
     const meta: MetaRecord = { key: restored.id, schemaVersion: REPORT_RECORD_VERSION, meta: reportMeta(restored, (metaRec as MetaRecord).meta.origin) };
     await this.write(Object.values(REPORT_STORES), 'Restoring the report', async (tx) => {
       await Promise.all([
-        tx.objectStore(REPORT_STORES.meta).put(meta), tx.objectStore(REPORT_STORES.body).put(body),
+        tx.objectStore(REPORT_STORES.meta).put(meta), tx.objectStore(REPORT_STORES.body).put(body), tx.objectStore(REPORT_STORES.texts).put(textsRecord(restored)),
         tx.objectStore(REPORT_STORES.deletedMeta).delete(id), tx.objectStore(REPORT_STORES.deletedBody).delete(id),
       ]);
     });

@@ -7,7 +7,7 @@
 import { newReportId, parseReportText, type Report } from '../../lib/reports/format.ts';
 import { reportFile, type ExportFile, type ExportKind } from '../../lib/reports/export.ts';
 import { ReportFinder, type ReportMatch } from '../../lib/reports/find.ts';
-import { draftsToPrune } from '../../lib/reports/meta.ts';
+import { draftsToPrune, hasFindTexts } from '../../lib/reports/meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from '../../lib/reports/store-types.ts';
 
 export type ReportChange = { type: 'put' | 'remove' | 'restore' | 'purge'; id: string | null };
@@ -25,6 +25,8 @@ export class ReportsState {
   deleted = $state.raw<ReportMeta[]>([]);
   /** The last failure (reading, saving, importing), in words; null when the last action worked. */
   error = $state<string | null>(null);
+  /** Whether the store has been read once (tests and the empty-list text wait for it). */
+  loaded = $state(false);
   /** Damaged stored records skipped on read, and other notes (pruned drafts). */
   notes = $state.raw<string[]>([]);
   /** The report shown in full, and whether it is from the archive. */
@@ -35,6 +37,8 @@ export class ReportsState {
   /** The Reports list's find: the query and the matching reports (null: no query, every report shown). */
   findQuery = $state('');
   matches = $state.raw<ReportMatch[] | null>(null);
+  /** Reports whose questions and answers are still being read for the find. */
+  findPending = $state(0);
   /** Called after every change made here (Hub sync pushes it). */
   onChange: ((change: ReportChange) => void) | null = null;
 
@@ -56,6 +60,8 @@ export class ReportsState {
     } catch (e) {
       this.error = `Saved reports could not be read: ${messageOf(e)}`;
       return;
+    } finally {
+      this.loaded = true;
     }
     if (this.findQuery.trim()) await this.find(this.findQuery);
   }
@@ -78,9 +84,16 @@ export class ReportsState {
     return true;
   }
 
-  /** A finished run, saved automatically as a draft; drafts beyond the MAX_DRAFTS newest are deleted for good. */
+  /**
+   * A finished run, saved automatically as a draft; drafts beyond the MAX_DRAFTS newest are deleted for good. A
+   * failed save (quota) is shown in the tab (`error`), not thrown at the run that finished.
+   */
   async saveDraft(report: Report): Promise<void> {
-    await this.save({ ...report, draft: true }, 'run');
+    try {
+      await this.save({ ...report, draft: true }, 'run');
+    } catch {
+      return;
+    }
     const old = draftsToPrune(this.list, MAX_DRAFTS);
     if (!old.length) return;
     for (const m of old) {
@@ -188,16 +201,25 @@ export class ReportsState {
   async find(query: string): Promise<void> {
     this.findQuery = query;
     const run = ++this.findRun;
-    if (!query.trim()) { this.matches = null; return; }
+    if (!query.trim()) { this.matches = null; this.findPending = 0; return; }
     const ids = new Set(this.list.map((m) => m.id));
     for (const id of [...this.indexed.keys()]) if (!ids.has(id)) { this.finder.delete(id); this.indexed.delete(id); }
-    for (const m of this.list) {
-      if (this.indexed.get(m.id) === m.savedAt) continue;
-      const report = await this.store.get(m.id).catch(() => null);
-      if (run !== this.findRun) return;
-      this.finder.set(m.id, m, report?.rows ?? null);
-      this.indexed.set(m.id, m.savedAt);
-    }
+    const store = this.store;
+    const texts = hasFindTexts(store)
+      ? async (id: string) => (await store.findTexts(id))?.map(([question, answer]) => ({ question, answer })) ?? null
+      : async (id: string) => (await store.get(id))?.rows ?? null;
+    const todo = this.list.filter((m) => this.indexed.get(m.id) !== m.savedAt);
+    // Titles and notes match at once; each report's questions and answers join as they are read.
+    for (const m of todo) if (!this.finder.has(m.id)) this.finder.set(m.id, m, null);
     this.matches = this.finder.find(query).filter((x) => ids.has(x.id));
+    this.findPending = todo.length;
+    for (const m of todo) {
+      const rows = await texts(m.id).catch(() => null);
+      if (run !== this.findRun) return;
+      this.finder.set(m.id, m, rows);
+      this.indexed.set(m.id, m.savedAt);
+      this.findPending--;
+      this.matches = this.finder.find(query).filter((x) => ids.has(x.id));
+    }
   }
 }
