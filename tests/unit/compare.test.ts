@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareReports, configDiff, metricColumn } from '../../src/lib/reports/compare.ts';
+import { compareReports, configDiff } from '../../src/lib/reports/compare.ts';
+import { metricColumn } from '../../src/lib/reports/summary-stats.ts';
 import { columnValue } from '../../src/lib/reports/paired-stats.ts';
 import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
 import { REPORT_KINDS, type Report, type ReportRow } from '../../src/lib/reports/format.ts';

@@ -5,8 +5,9 @@
  * luck: that is no evidence about the evaluator).
  */
 import type { RagbenchRow } from '../data/ragbench.ts';
-import { hallucinationAuroc } from './ragbench-validate.ts';
-import { bootstrapCI, maskedPairs, rmse } from './stats.ts';
+import type { ReportRow } from '../reports/format.ts';
+import { figuresWithIntervals } from '../reports/summary-stats.ts';
+import { maskedPairs } from './stats.ts';
 import type { TraceScores } from './trace.ts';
 
 /** Below this many rows in a class (AUROC) or in all (RMSE), a figure is flagged as not meaningful. */
@@ -26,13 +27,6 @@ const GOLD: Record<Exclude<UncertainMetric, 'auroc'>, { pred: keyof TraceScores;
   rmse_completeness: { pred: 'completeness', gold: 'completeness_score' },
 };
 
-/** The metric on the rows `idx` picks (row i of `rows` scored by `preds[i]`). */
-function metricOn(m: UncertainMetric, rows: readonly RagbenchRow[], preds: readonly TraceScores[], idx: readonly number[]): number {
-  if (m === 'auroc') return hallucinationAuroc(idx.map((i) => rows[i]!), idx.map((i) => preds[i]!.adherence));
-  const g = GOLD[m];
-  return rmse(idx.map((i) => preds[i]![g.pred]), idx.map((i) => rows[i]![g.gold]));
-}
-
 export interface IntervalOptions {
   iterations?: number;
   seed?: number;
@@ -42,17 +36,20 @@ export interface IntervalOptions {
 /**
  * Percentile bootstrap of each metric: resample the n rows with replacement `iterations` times (mulberry32 seeded
  * by `seed`), compute the metric on each resample, and take the (1 − level)/2 and (1 + level)/2 percentiles of the
- * values that are numbers. Every metric sees the same resamples (same seed).
+ * values that are numbers. Every metric sees the same resamples (same seed). Computed by the reports' kernels
+ * (reports/summary-stats.ts), so these are the intervals a report of the same rows carries.
  */
 export function metricIntervals(rows: readonly RagbenchRow[], preds: readonly TraceScores[], opts: IntervalOptions = {}): MetricIntervals {
   if (rows.length !== preds.length) throw new Error(`length mismatch: ${rows.length} rows, ${preds.length} predictions`);
-  const idx = rows.map((_, i) => i);
-  const bo = { iterations: opts.iterations ?? BOOTSTRAP_ITERATIONS, seed: opts.seed ?? 0, level: opts.level ?? 0.95 };
+  const fin = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+  const asRows: ReportRow[] = rows.map((r, i) => ({
+    key: String(i), group: '', question: '', answer: '',
+    scores: { relevance: fin(preds[i]!.relevance), utilization: fin(preds[i]!.utilization), adherence: fin(preds[i]!.adherence), completeness: fin(preds[i]!.completeness) },
+    gold: { relevance: fin(r.relevance_score), utilization: fin(r.utilization_score), completeness: fin(r.completeness_score), adherence: typeof r.adherence_score === 'boolean' ? r.adherence_score : null },
+  }));
+  const figures = figuresWithIntervals('ragbench-validate', asRows, { iterations: opts.iterations ?? BOOTSTRAP_ITERATIONS, seed: opts.seed ?? 0, level: opts.level ?? 0.95 });
   const out = {} as MetricIntervals;
-  for (const m of UNCERTAIN_METRICS) {
-    const r = bootstrapCI(idx, (s) => metricOn(m, rows, preds, s), bo);
-    out[m] = r.iterations > 0 && Number.isFinite(r.ci[0]) && Number.isFinite(r.ci[1]) ? r.ci : null;
-  }
+  for (const m of UNCERTAIN_METRICS) out[m] = figures.find((f) => f.id === m)?.ci ?? null;
   return out;
 }
 

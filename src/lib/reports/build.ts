@@ -4,10 +4,10 @@
  * schema check. The Benchmark tab (through the bench worker) and the CLI both call this, so a run gives the same
  * numbers wherever it ran and wherever it is opened.
  */
-import { bootstrapCI } from '../eval/stats.ts';
 import { MIN_ROWS } from '../eval/bootstrap.ts';
 import { newReportId, parseReport, secretPaths, REPORT_FORMAT, REPORT_VERSION, type JsonValue, type Report, type ReportKind, type ReportRow, type ReportSummary } from './format.ts';
 import { REPORT_METRICS } from './metrics.ts';
+import { figuresWithIntervals } from './summary-stats.ts';
 
 export const SUMMARY_BOOTSTRAP = { iterations: 1000, level: 0.95 } as const;
 
@@ -37,8 +37,6 @@ export interface BuildReportInput {
   id?: string;
 }
 
-const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
-
 /** The summary figures of `rows`: every metric of the kind over all rows (group null) and over each group. */
 export function summaryMetrics(kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number }): ReportSummary['metrics'] {
   const groups = [...new Set(rows.map((r) => r.group))];
@@ -47,15 +45,11 @@ export function summaryMetrics(kind: ReportKind, rows: readonly ReportRow[], opt
   else if (groups.length === 1) sets.push([groups[0]!, rows]);
   const out: ReportSummary['metrics'] = [];
   for (const [group, rs] of sets) {
-    for (const m of REPORT_METRICS[kind]) {
-      const value = finiteOrNull(m.compute(rs));
-      let ci: [number, number] | null = null;
-      if (opts.iterations > 0 && value !== null) {
-        const b = bootstrapCI(rs, (s) => m.compute(s), { iterations: opts.iterations, seed: opts.seed, level: SUMMARY_BOOTSTRAP.level });
-        ci = b.iterations > 0 && Number.isFinite(b.ci[0]) && Number.isFinite(b.ci[1]) ? b.ci : null;
-      }
-      out.push({ id: m.id, group, value, ci, n: rs.filter((r) => m.perRow(r) !== null).length });
-    }
+    const figures = figuresWithIntervals(kind, rs, { iterations: opts.iterations, seed: opts.seed, level: SUMMARY_BOOTSTRAP.level });
+    REPORT_METRICS[kind].forEach((m, j) => {
+      const f = figures[j]!;
+      out.push({ id: m.id, group, value: f.value, ci: f.ci, n: rs.filter((r) => m.perRow(r) !== null).length });
+    });
   }
   return out;
 }

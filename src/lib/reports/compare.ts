@@ -9,45 +9,15 @@ import { MIN_ROWS } from '../eval/bootstrap.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
 import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
-import { holm, pairedTable, winTieLoss, type Column } from './paired-stats.ts';
+import { holm, pairedTable, winTieLoss } from './paired-stats.ts';
+import { metricColumn } from './summary-stats.ts';
 
 export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
 /** Upper bounds of iterations and permutations (a hand-edited flag or message must not freeze a worker). */
 export const COMPARE_MAX_DRAWS = 1_000_000;
 
-const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const fin = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const finPair = (x: [number, number] | null): [number, number] | null => (x && Number.isFinite(x[0]) && Number.isFinite(x[1]) ? x : null);
-
-/**
- * Metric `m` of `kind` over `rows` as a kernel column (paired-stats.ts), equal to `m.compute(rows)`:
- * AUROC: y = gold adherence false, score = 1 − predicted adherence; RMSE: √mean of perRow² (perRow = |pred − gold|);
- * answered: the share of all rows with status answered; other means: mean of perRow where it is a number.
- */
-export function metricColumn(m: MetricDef, rows: readonly ReportRow[]): Column {
-  const n = rows.length;
-  const defined = new Uint8Array(n);
-  if (m.id === 'auroc') {
-    const score = new Float64Array(n);
-    const positive = new Uint8Array(n);
-    rows.forEach((r, i) => {
-      const g = r.gold['adherence'];
-      const p = num(r.scores['adherence']);
-      if (typeof g !== 'boolean' || p === null) return;
-      defined[i] = 1; positive[i] = g ? 0 : 1; score[i] = 1 - p;
-    });
-    return { kind: 'auroc', score, positive, defined };
-  }
-  const x = new Float64Array(n);
-  const root = m.id.startsWith('rmse_');
-  rows.forEach((r, i) => {
-    if (m.id === 'answered') { defined[i] = 1; x[i] = r.status === 'answered' ? 1 : 0; return; }
-    const v = m.perRow(r);
-    if (v === null) return;
-    defined[i] = 1; x[i] = root ? v * v : v;
-  });
-  return { kind: 'mean', x, defined, root };
-}
 
 /** A config value as short text for the diff table. */
 function valueText(v: JsonValue | undefined): string {

@@ -1,0 +1,62 @@
+/**
+ * A report's figures with their 95% percentile-bootstrap intervals, computed by the fast kernels of
+ * paired-stats.ts (no resample materialises rows or sorts scores): the summary of every report (build.ts), the
+ * Benchmark tab's and the CLI's per-subset intervals (eval/bootstrap.ts) and Compare all resample the same way,
+ * so one run's interval is the same number wherever it is shown.
+ */
+import type { ReportKind, ReportRow } from './format.ts';
+import { REPORT_METRICS, type MetricDef } from './metrics.ts';
+import { pairedTable, type Column } from './paired-stats.ts';
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+/**
+ * Metric `m` of `kind` over `rows` as a kernel column (paired-stats.ts), equal to `m.compute(rows)`:
+ * AUROC: y = gold adherence false, score = 1 − predicted adherence; RMSE: √mean of perRow² (perRow = |pred − gold|);
+ * answered: the share of all rows with status answered; other means: mean of perRow where it is a number.
+ */
+export function metricColumn(m: MetricDef, rows: readonly ReportRow[]): Column {
+  const n = rows.length;
+  const defined = new Uint8Array(n);
+  if (m.id === 'auroc') {
+    const score = new Float64Array(n);
+    const positive = new Uint8Array(n);
+    rows.forEach((r, i) => {
+      const g = r.gold['adherence'];
+      const p = num(r.scores['adherence']);
+      if (typeof g !== 'boolean' || p === null) return;
+      defined[i] = 1; positive[i] = g ? 0 : 1; score[i] = 1 - p;
+    });
+    return { kind: 'auroc', score, positive, defined };
+  }
+  const x = new Float64Array(n);
+  const root = m.id.startsWith('rmse_');
+  rows.forEach((r, i) => {
+    if (m.id === 'answered') { defined[i] = 1; x[i] = r.status === 'answered' ? 1 : 0; return; }
+    const v = m.perRow(r);
+    if (v === null) return;
+    defined[i] = 1; x[i] = root ? v * v : v;
+  });
+  return { kind: 'mean', x, defined, root };
+}
+
+
+export interface FigureWithInterval { id: string; value: number | null; ci: [number, number] | null }
+
+/**
+ * Every figure of `kind` over `rows` and its percentile-bootstrap interval: rows resampled with replacement
+ * `iterations` times (counts drawn from mulberry32(seed), the same draws for every figure), the interval the
+ * (1 − level)/2 and (1 + level)/2 percentiles of the finite resampled values. `iterations` 0: no intervals.
+ */
+export function figuresWithIntervals(kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number; level?: number }): FigureWithInterval[] {
+  const defs = REPORT_METRICS[kind];
+  const cols = defs.map((m) => metricColumn(m, rows));
+  const fin = (x: number) => (Number.isFinite(x) ? x : null);
+  if (rows.length === 0) return defs.map((m) => ({ id: m.id, value: null, ci: null }));
+  const [cells] = pairedTable([cols], 0, { iterations: Math.max(0, opts.iterations), permutations: 0, seed: opts.seed, level: opts.level ?? 0.95 });
+  return defs.map((m, j) => {
+    const value = fin(cells![j]!.value);
+    const ci = opts.iterations > 0 && value !== null ? cells![j]!.ci : null;
+    return { id: m.id, value, ci: ci && Number.isFinite(ci[0]) && Number.isFinite(ci[1]) ? ci : null };
+  });
+}
