@@ -279,15 +279,15 @@ export function rowDetail(row: ReportRow): { fields: string[]; predicted: string
 }
 
 /**
- * Stand-in for `rowFinder` of src/lib/reports/find.ts (the Reports task's minisearch index) until it is on main:
- * the keys of the rows whose question or answer contains every word of the query (case-insensitive). An empty
- * query matches every row.
+ * Stand-in for `rowFinder` of src/lib/reports/find.ts (the Reports task's minisearch index) until it is on main,
+ * with its signature: the keys of the rows whose question or answer contains every word of the query
+ * (case-insensitive), or null for an empty query (no filter).
  */
-export function rowFinder(rows: readonly ReportRow[]): (query: string) => Set<string> {
+export function rowFinder(rows: readonly Pick<ReportRow, 'key' | 'question' | 'answer'>[]): (query: string) => Set<string> | null {
   let hay: string[] | null = null;
   return (query) => {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    if (words.length === 0) return new Set(rows.map((r) => r.key));
+    if (words.length === 0) return null;
     hay ??= rows.map((r) => `${r.question}\n${r.answer}`.toLowerCase());
     const out = new Set<string>();
     rows.forEach((r, i) => { if (words.every((w) => hay![i]!.includes(w))) out.add(r.key); });

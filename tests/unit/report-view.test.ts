@@ -161,13 +161,13 @@ describe('rows table', () => {
     expect(d.gold).toEqual(['0.600', '0.200', '1 (supported)', 'N/A']);
     expect(d.reference).toEqual([['ragas_faithfulness', '0.500']]);
   });
-  it('the find box matches every word in the question or answer, case-insensitive; empty matches all', () => {
+  it('the find box matches every word in the question or answer, case-insensitive; an empty query is no filter', () => {
     const rows = [validateRow(0, 1, true), { ...validateRow(1, 1, true), question: 'How do I RESET the TV?' }, { ...validateRow(2, 1, true), answer: 'press reset twice' }];
     const find = rowFinder(rows);
-    expect([...find('reset')]).toEqual([rows[1]!.key, rows[2]!.key]);
-    expect([...find('reset tv')]).toEqual([rows[1]!.key]);
-    expect(find('  ').size).toBe(3);
-    expect(find('nothing').size).toBe(0);
+    expect([...find('reset')!]).toEqual([rows[1]!.key, rows[2]!.key]);
+    expect([...find('reset tv')!]).toEqual([rows[1]!.key]);
+    expect(find('  ')).toBeNull();
+    expect(find('nothing')!.size).toBe(0);
   });
 });
 
