@@ -30,6 +30,16 @@ export interface ChartSpec {
 
 const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
+/** Points drawn per curve / per scatter trace at most: SVG charts of 10,000 points take seconds to lay out. */
+export const MAX_POINTS = { roc: 500, scatter: 2000 } as const;
+
+/** Indices 0..n−1 thinned to at most `max`, evenly spaced, the first and last kept. */
+export function thinIndices(n: number, max: number): number[] {
+  if (n <= max) return Array.from({ length: n }, (_, i) => i);
+  // index k of max: round(k · (n − 1) / (max − 1))
+  return Array.from({ length: max }, (_, k) => Math.round((k * (n - 1)) / (max - 1)));
+}
+
 /**
  * Summary figures per metric: one bar trace per group row of the summary (groups, then "all" when 2+), whiskers
  * from value to the interval's ends (0 where a figure has no interval), then one trace per baseline evaluator
@@ -70,7 +80,8 @@ export const ROC_REFERENCES: ReadonlyArray<{ key: string; label: string }> = [
 /**
  * Hallucination ROC (validate): over rows with a gold adherence label, y = hallucinated, score = 1 − predicted
  * adherence (ours, then each baseline's adherence-like reference score), each curve over the rows that have that
- * score and named with its AUROC. Null for other kinds or when no row is labelled.
+ * score and named with its AUROC (computed on every row; the drawn curve keeps MAX_POINTS.roc of its vertices).
+ * Null for other kinds or when no row is labelled.
  */
 export function rocChart(r: Report): ChartSpec | null {
   if (r.kind !== 'ragbench-validate') return null;
@@ -91,7 +102,8 @@ export function rocChart(r: Report): ChartSpec | null {
     });
     const { fpr, tpr } = rocCurve(ys, ss);
     const a = ys.length ? auroc(ys, ss) : NaN;
-    return { type: 'scatter', mode: 'lines', name: `${name} (AUROC ${Number.isFinite(a) ? a.toFixed(3) : 'N/A'})`, x: fpr, y: tpr };
+    const keep = thinIndices(fpr.length, MAX_POINTS.roc);
+    return { type: 'scatter', mode: 'lines', name: `${name} (AUROC ${Number.isFinite(a) ? a.toFixed(3) : 'N/A'})`, x: keep.map((i) => fpr[i]!), y: keep.map((i) => tpr[i]!) };
   });
   traces.push({ type: 'scatter', mode: 'lines', name: 'chance', x: [0, 1], y: [0, 1], line: { dash: 'dot', color: '#aaa' } });
   return {
@@ -103,16 +115,18 @@ export function rocChart(r: Report): ChartSpec | null {
 
 /**
  * Predicted against gold: one marker trace per field with a numeric score and a numeric gold label on some row
- * (booleans are verdicts, not scores: left out). Null when no field has both.
+ * (booleans are verdicts, not scores: left out), thinned to MAX_POINTS.scatter rows evenly spread over the report
+ * (the trace's name says so). Null when no field has both.
  */
 export function scatterChart(r: Report): ChartSpec | null {
   const fields: string[] = [];
   for (const row of r.rows) for (const k of Object.keys(row.scores)) if (!fields.includes(k)) fields.push(k);
   const traces: ChartTrace[] = [];
   for (const k of fields) {
-    const pts = r.rows.filter((row) => finite(row.scores[k]) && finite(row.gold[k]));
-    if (pts.length === 0) continue;
-    traces.push({ type: 'scatter', mode: 'markers', name: k, x: pts.map((row) => row.gold[k] as number), y: pts.map((row) => row.scores[k] as number), text: pts.map((row) => row.question.slice(0, 200)), marker: { size: 6, opacity: 0.6 } });
+    const all = r.rows.filter((row) => finite(row.scores[k]) && finite(row.gold[k]));
+    if (all.length === 0) continue;
+    const pts = thinIndices(all.length, MAX_POINTS.scatter).map((i) => all[i]!);
+    traces.push({ type: 'scatter', mode: 'markers', name: pts.length < all.length ? `${k} (${pts.length} of ${all.length} rows)` : k, x: pts.map((row) => row.gold[k] as number), y: pts.map((row) => row.scores[k] as number), text: pts.map((row) => row.question.slice(0, 200)), marker: { size: 6, opacity: 0.6 } });
   }
   if (traces.length === 0) return null;
   return {

@@ -278,23 +278,6 @@ export function rowDetail(row: ReportRow): { fields: string[]; predicted: string
   };
 }
 
-/**
- * Stand-in for `rowFinder` of src/lib/reports/find.ts (the Reports task's minisearch index) until it is on main,
- * with its signature: the keys of the rows whose question or answer contains every word of the query
- * (case-insensitive), or null for an empty query (no filter).
- */
-export function rowFinder(rows: readonly Pick<ReportRow, 'key' | 'question' | 'answer'>[]): (query: string) => Set<string> | null {
-  let hay: string[] | null = null;
-  return (query) => {
-    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    if (words.length === 0) return null;
-    hay ??= rows.map((r) => `${r.question}\n${r.answer}`.toLowerCase());
-    const out = new Set<string>();
-    rows.forEach((r, i) => { if (words.every((w) => hay![i]!.includes(w))) out.add(r.key); });
-    return out;
-  };
-}
-
 /** data-testids of a summary figure: generic ones, and the names the Benchmark tab's tests have always used. */
 const LEGACY_VALUE_IDS: Record<string, string> = { auroc: 'auroc', recall_at_k: 'pipeline-recall' };
 const LEGACY_CI_IDS: Record<string, string> = { auroc: 'auroc-ci', rmse_relevance: 'rmse-rel-ci' };

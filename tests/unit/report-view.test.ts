@@ -1,9 +1,9 @@
 /** The report view's logic (src/ui/report-view.ts) and chart data (src/ui/report-charts.ts) on small hand-checked reports. */
 import { describe, expect, it } from 'vitest';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
-import { meansChart, rocChart, scatterChart } from '../../src/ui/report-charts.ts';
+import { meansChart, rocChart, scatterChart, thinIndices } from '../../src/ui/report-charts.ts';
 import {
-  cellText, defaultSort, fmt, fmtCI, nextSort, reportHeader, rowColumns, rowDetail, rowFinder, sortRows, summaryTable, warningLines,
+  cellText, defaultSort, fmt, fmtCI, nextSort, reportHeader, rowColumns, rowDetail, sortRows, summaryTable, warningLines,
 } from '../../src/ui/report-view.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 
@@ -161,14 +161,6 @@ describe('rows table', () => {
     expect(d.gold).toEqual(['0.600', '0.200', '1 (supported)', 'N/A']);
     expect(d.reference).toEqual([['ragas_faithfulness', '0.500']]);
   });
-  it('the find box matches every word in the question or answer, case-insensitive; an empty query is no filter', () => {
-    const rows = [validateRow(0, 1, true), { ...validateRow(1, 1, true), question: 'How do I RESET the TV?' }, { ...validateRow(2, 1, true), answer: 'press reset twice' }];
-    const find = rowFinder(rows);
-    expect([...find('reset')!]).toEqual([rows[1]!.key, rows[2]!.key]);
-    expect([...find('reset tv')!]).toEqual([rows[1]!.key]);
-    expect(find('  ')).toBeNull();
-    expect(find('nothing')!.size).toBe(0);
-  });
 });
 
 describe('charts', () => {
@@ -206,5 +198,14 @@ describe('charts', () => {
     expect(c.traces[0]!.x).toEqual([0.6, 0.6]);
     expect(c.traces[0]!.y).toEqual([0.5, 0.5]);
     expect(c.traces[1]!.y).toEqual([0.4, 0.4]);
+  });
+  it('large reports are thinned to evenly spaced points, first and last kept', () => {
+    expect(thinIndices(4, 10)).toEqual([0, 1, 2, 3]);
+    // round(k · 9 / 3) for k = 0..3
+    expect(thinIndices(10, 4)).toEqual([0, 3, 6, 9]);
+    const rows = Array.from({ length: 2500 }, (_, i) => validateRow(i, (i % 100) / 100, i % 3 !== 0));
+    const c = scatterChart(testReport(rows, { iterations: 0 }))!;
+    expect(c.traces[0]!.name).toBe('relevance (2000 of 2500 rows)');
+    expect(c.traces[0]!.x).toHaveLength(2000);
   });
 });
