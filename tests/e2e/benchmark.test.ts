@@ -150,7 +150,10 @@ describe('Benchmark tab', () => {
       const row = await page.locator('[data-testid=pipeline-row]').first().innerText();
       expect(row).toMatch(/^emanual\s+5\s+5\s/);
       expect(await page.locator('[data-testid=pipeline-settings]').innerText()).toMatch(new RegExp(`^Ran: ${chosen} · config [0-9a-f]{24}$`));
-      expect(await page.locator('[data-testid=pipeline-recall]').first().innerText()).toMatch(/^(0|1)\.\d{3} @3$/);
+      expect(await page.locator('[data-testid=pipeline-recall]').first().innerText()).toMatch(/^(0|1)\.\d{3}$/);
+      // Honest statistics for pipeline runs too: the recall with its interval and n, and a warning for 5 questions.
+      expect(await page.locator('[data-testid=pipeline-row] [data-metric=recall_at_k]').first().innerText()).toMatch(/^(0|1)\.\d{3} \[\d\.\d\d, \d\.\d\d\] n=5$/);
+      expect(await page.locator('[data-testid=bench-warnings]').innerText()).toContain('emanual: gold-document recall@k from 5 scored rows: not meaningful (fewer than 10)');
       for (const req of llm.requests) {
         const user = (req.body as { messages: { content: string }[] }).messages.at(-1)!.content;
         expect((user.match(/<source id="\d+"/g) ?? []).length).toBeLessThanOrEqual(3);

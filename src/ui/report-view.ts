@@ -1,0 +1,287 @@
+/**
+ * What the read-only report view (ReportView.svelte and its parts) shows, computed from a Report v1 alone: the
+ * header facts, the summary table (per group and pooled, every figure with its 95% interval and n, the baseline
+ * evaluators' figures next to ours), the per-question columns of the report's kind, sorting and paging. Driven by
+ * the report's kind and REPORT_METRICS: no dataset-specific code, so any valid report renders the same way in the
+ * Benchmark tab, the Reports tab and a shared link.
+ */
+import { REPORT_METRICS, rowVerdict } from '../lib/reports/metrics.ts';
+import type { Report, ReportKind, ReportRow, SummaryMetric } from '../lib/reports/format.ts';
+
+/** A number as the view shows it: fixed decimals, "N/A" for null, undefined, NaN or ±∞. */
+export function fmt(x: number | null | undefined, digits = 3): string {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : 'N/A';
+}
+
+/** A 95% interval as `[lo, hi]` (one decimal fewer than the figure, at least two), "N/A" when there is none. */
+export function fmtCI(ci: readonly [number, number] | null | undefined, digits = 3): string {
+  const d = Math.max(2, digits - 1);
+  return ci && Number.isFinite(ci[0]) && Number.isFinite(ci[1]) ? `[${ci[0].toFixed(d)}, ${ci[1].toFixed(d)}]` : 'N/A';
+}
+
+export const KIND_LABELS: Record<ReportKind, string> = {
+  'ragbench-validate': 'RAGBench validate (an evaluator against gold labels)',
+  'ragbench-pipeline': 'RAGBench pipeline (answers by the RAG pipeline)',
+  retrieval: 'retrieval run',
+};
+
+/** Baseline evaluators as people know them; other names are shown as written. */
+const EVALUATOR_LABELS: Record<string, string> = { ragas: 'RAGAS', trulens: 'TruLens', gpt3: 'GPT-3.5', gpt35: 'GPT-3.5' };
+export const evaluatorLabel = (e: string): string => EVALUATOR_LABELS[e] ?? e;
+
+export interface ReportHeader {
+  title: string;
+  kind: string;
+  dataset: string;
+  evaluator: string;
+  created: string;
+  /** Rows requested per group ("all" when null), rows in the report. */
+  n: string;
+  rows: number;
+  seed: number;
+  configHash: string;
+  /** "N of M rows included" when the report is a summary of a larger one. */
+  truncated: string | null;
+  environment: string[];
+}
+
+export function reportHeader(r: Report): ReportHeader {
+  const env = r.environment;
+  const lines = [`${env.app ? `RAG Lab ${env.app}` : 'RAG Lab'} · ${env.runtime}${env.agent ? ` (${env.agent})` : ''}`];
+  for (const m of env.models) lines.push(`${m.task}: ${m.id}${m.dtype || m.device ? ` (${[m.dtype, m.device].filter(Boolean).join(', ')})` : ''}`);
+  if (env.llm) lines.push(`answers: ${env.llm.provider}/${env.llm.model}`);
+  if (env.judge) lines.push(`judge: ${env.judge.provider}/${env.judge.model}`);
+  const d = r.data;
+  const dataset = `${d.dataset}${d.revision ? `@${d.revision.slice(0, 12)}` : ''}${d.subsets.length ? ` · ${d.subsets.join(', ')}` : ''} · ${d.source}${d.kb ? ` · knowledge base ${d.kb}` : ''}`;
+  return {
+    title: r.title.trim() || 'Untitled',
+    kind: KIND_LABELS[r.kind],
+    dataset,
+    evaluator: r.evaluator,
+    created: r.createdAt,
+    n: r.n === null ? 'all' : String(r.n),
+    rows: r.rows.length,
+    seed: r.seed,
+    configHash: r.configHash,
+    truncated: r.truncated ? `${r.rows.length} of ${r.truncated.rows} rows included` : null,
+    environment: lines,
+  };
+}
+
+// ---- summary table ----
+
+export interface SummaryColumn {
+  id: string;
+  label: string;
+  digits: number;
+  higherIsBetter: boolean;
+  /** Baseline evaluators with a figure of this metric (validate), in first-seen order. */
+  baselines: string[];
+}
+
+export interface SummaryCell { value: number | null; ci: [number, number] | null; n: number }
+
+export interface SummaryRowView {
+  /** null: pooled over all rows. */
+  group: string | null;
+  label: string;
+  /** Rows of the group in the report (or, for a truncated report, the most rows any figure rests on). */
+  rows: number;
+  /** Kind-specific counts (hallucinated rows, answered questions); absent for a truncated report. */
+  counts: Array<number | null>;
+  cells: Record<string, SummaryCell | undefined>;
+  /** `${evaluator}:${metric}` → the baseline's figure. */
+  baselines: Record<string, number | null | undefined>;
+}
+
+/** Counts a kind's summary shows next to N, from the rows of a group. */
+const KIND_COUNTS: Record<ReportKind, ReadonlyArray<{ label: string; title: string; count: (rows: readonly ReportRow[]) => number }>> = {
+  'ragbench-validate': [{ label: 'halluc.', title: 'rows whose gold label is "not supported"', count: (rs) => rs.filter((r) => r.gold['adherence'] === false).length }],
+  'ragbench-pipeline': [{ label: 'answered', title: 'questions the pipeline answered (not refused, no error)', count: (rs) => rs.filter((r) => r.status === 'answered').length }],
+  retrieval: [],
+};
+
+export interface SummaryTable {
+  columns: SummaryColumn[];
+  counts: Array<{ label: string; title: string }>;
+  rows: SummaryRowView[];
+}
+
+/** The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups. */
+export function summaryTable(r: Report): SummaryTable {
+  const defs = REPORT_METRICS[r.kind];
+  const known = new Set(defs.map((m) => m.id));
+  const columns: SummaryColumn[] = defs.map((m) => ({ id: m.id, label: m.label, digits: m.digits, higherIsBetter: m.higherIsBetter, baselines: [] }));
+  // Figures a newer app wrote that this one has no definition for are shown as written.
+  for (const m of r.summary.metrics) {
+    if (!known.has(m.id)) { known.add(m.id); columns.push({ id: m.id, label: m.id, digits: 3, higherIsBetter: true, baselines: [] }); }
+  }
+  const byId = new Map(columns.map((c) => [c.id, c]));
+  for (const b of r.summary.baselines) {
+    const c = byId.get(b.metric);
+    if (c && !c.baselines.includes(b.evaluator)) c.baselines.push(b.evaluator);
+  }
+  const groups: Array<string | null> = [];
+  for (const m of r.summary.metrics) if (!groups.includes(m.group)) groups.push(m.group);
+  const named = groups.filter((g): g is string => g !== null);
+  const order: Array<string | null> = named.length === 0 ? [null] : named.length === 1 ? [named[0]!] : [...named, null];
+  const counts = r.truncated ? [] : KIND_COUNTS[r.kind];
+  const rows = order.map((group): SummaryRowView => {
+    const figures = r.summary.metrics.filter((m) => m.group === group);
+    const groupRows = group === null ? r.rows : r.rows.filter((x) => x.group === group);
+    const cells: Record<string, SummaryCell> = {};
+    for (const m of figures) cells[m.id] = { value: m.value, ci: m.ci, n: m.n };
+    const baselines: Record<string, number | null> = {};
+    for (const b of r.summary.baselines) if (b.group === group) baselines[`${b.evaluator}:${b.metric}`] = b.value;
+    return {
+      group,
+      label: group ?? (named.length > 1 ? 'all' : 'all rows'),
+      rows: r.truncated ? Math.max(0, ...figures.map((m: SummaryMetric) => m.n)) : groupRows.length,
+      counts: counts.map((c) => c.count(groupRows)),
+      cells, baselines,
+    };
+  });
+  return { columns, counts: counts.map(({ label, title }) => ({ label, title })), rows };
+}
+
+/** Warnings as lines: "group: message" (a group's), or the message alone (pooled). */
+export function warningLines(r: Report): string[] {
+  return r.summary.warnings.map((w) => (w.group === null ? w.message : `${w.group}: ${w.message}`));
+}
+
+// ---- per-question rows ----
+
+export type RowColumn =
+  | { kind: 'group'; id: 'group'; label: string }
+  | { kind: 'question'; id: 'question'; label: string }
+  | { kind: 'status'; id: 'status'; label: string }
+  | { kind: 'score'; id: string; key: string; label: string }
+  | { kind: 'gold'; id: string; key: string; label: string }
+  /** |score − gold| of one field with both. */
+  | { kind: 'gap'; id: string; key: string; label: string }
+  | { kind: 'verdict'; id: 'verdict'; label: string };
+
+/** Score fields in the order each kind shows them first; fields not listed follow in the order the rows have them. */
+const FIELD_ORDER: Record<ReportKind, readonly string[]> = {
+  'ragbench-validate': ['relevance', 'adherence', 'utilization', 'completeness'],
+  'ragbench-pipeline': ['recall', 'relevant_recall', 'relevance', 'utilization', 'adherence', 'completeness'],
+  retrieval: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5'],
+};
+/** The field whose |score − gold| gets its own column (validate: how far the adherence verdict is off). */
+const GAP_FIELD: Partial<Record<ReportKind, string>> = { 'ragbench-validate': 'adherence' };
+
+/** The rows table's columns for a report: group, question, status (when rows have one), each score beside its gold, verdict. */
+export function rowColumns(r: Report): RowColumn[] {
+  const scoreKeys: string[] = [];
+  const goldKeys: string[] = [];
+  let status = false;
+  for (const row of r.rows) {
+    for (const k of Object.keys(row.scores)) if (!scoreKeys.includes(k)) scoreKeys.push(k);
+    for (const k of Object.keys(row.gold)) if (!goldKeys.includes(k)) goldKeys.push(k);
+    if (row.status !== undefined) status = true;
+  }
+  const pref = FIELD_ORDER[r.kind];
+  const fields = [...pref.filter((k) => scoreKeys.includes(k)), ...scoreKeys.filter((k) => !pref.includes(k))];
+  const cols: RowColumn[] = [{ kind: 'group', id: 'group', label: r.kind === 'retrieval' ? 'dataset' : 'subset' }, { kind: 'question', id: 'question', label: 'question' }];
+  if (status) cols.push({ kind: 'status', id: 'status', label: 'status' });
+  for (const k of fields) {
+    cols.push({ kind: 'score', id: `score:${k}`, key: k, label: k });
+    if (goldKeys.includes(k)) cols.push({ kind: 'gold', id: `gold:${k}`, key: k, label: 'gold' });
+  }
+  for (const k of goldKeys) if (!fields.includes(k)) cols.push({ kind: 'gold', id: `gold:${k}`, key: k, label: `gold ${k}` });
+  const gap = GAP_FIELD[r.kind];
+  if (gap && fields.includes(gap) && goldKeys.includes(gap)) cols.push({ kind: 'gap', id: `gap:${gap}`, key: gap, label: `|${gap} error|` });
+  cols.push({ kind: 'verdict', id: 'verdict', label: 'verdict' });
+  return cols;
+}
+
+const numOrNull = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+const goldNum = (g: number | boolean | null | undefined): number | null => (typeof g === 'boolean' ? (g ? 1 : 0) : numOrNull(g));
+
+/** A row's value in a column, for sorting: a number, a string, or null (sorted last either way). */
+export function cellValue(kind: ReportKind, row: ReportRow, c: RowColumn): number | string | null {
+  switch (c.kind) {
+    case 'group': return row.group;
+    case 'question': return row.question;
+    case 'status': return row.status ?? null;
+    case 'score': return numOrNull(row.scores[c.key]);
+    case 'gold': return goldNum(row.gold[c.key]);
+    case 'gap': {
+      const p = numOrNull(row.scores[c.key]);
+      const g = goldNum(row.gold[c.key]);
+      // |predicted − gold|, gold adherence as 1 (supported) or 0 (hallucinated)
+      return p === null || g === null ? null : Math.abs(p - g);
+    }
+    case 'verdict': return rowVerdict(kind, row);
+  }
+}
+
+/** A row's cell as text: scores with two decimals, gold adherence in words, "N/A" where the row has none. */
+export function cellText(kind: ReportKind, row: ReportRow, c: RowColumn): string {
+  if (c.kind === 'gold') {
+    const g = row.gold[c.key];
+    if (typeof g === 'boolean') return g ? 'supported' : 'hallucinated';
+    return fmt(g, 2);
+  }
+  const v = cellValue(kind, row, c);
+  if (c.kind === 'question') return row.question.length > 90 ? `${row.question.slice(0, 90)}…` : row.question;
+  return typeof v === 'number' ? fmt(v, c.kind === 'score' && kind === 'retrieval' ? 3 : 2) : v ?? 'N/A';
+}
+
+export interface RowSort { column: string; desc: boolean }
+
+/** The sort a kind's rows open with: the worst rows first (validate: largest adherence error; otherwise the lowest first score). */
+export function defaultSort(r: Report, cols: readonly RowColumn[] = rowColumns(r)): RowSort {
+  const gap = cols.find((c) => c.kind === 'gap');
+  if (gap) return { column: gap.id, desc: true };
+  const score = cols.find((c) => c.kind === 'score');
+  return score ? { column: score.id, desc: false } : { column: 'group', desc: false };
+}
+
+/**
+ * Indices of `rows` sorted by one column: numbers numerically, strings by locale; rows without a value (null)
+ * last in either direction; ties keep the report's order (stable).
+ */
+export function sortRows(kind: ReportKind, rows: readonly ReportRow[], col: RowColumn, desc: boolean): number[] {
+  const keys = rows.map((row) => cellValue(kind, row, col));
+  const idx = rows.map((_, i) => i);
+  idx.sort((a, b) => {
+    const va = keys[a]!, vb = keys[b]!;
+    if (va === null || vb === null) return va === null ? (vb === null ? a - b : 1) : -1;
+    const c = typeof va === 'number' && typeof vb === 'number' ? va - vb : String(va).localeCompare(String(vb));
+    return c === 0 ? a - b : desc ? -c : c;
+  });
+  return idx;
+}
+
+/** Clicking a column: the same one flips its direction; another one starts descending for numbers, ascending for text. */
+export function nextSort(cur: RowSort, col: RowColumn): RowSort {
+  if (cur.column === col.id) return { column: col.id, desc: !cur.desc };
+  const text = col.kind === 'group' || col.kind === 'question' || col.kind === 'status' || col.kind === 'verdict';
+  return { column: col.id, desc: !text };
+}
+
+/** Rows rendered at first and added by each "show more": a 3,000-row report never builds 3,000 table rows on open. */
+export const ROWS_PAGE = 200;
+
+/** One row's scores against its gold labels (and the dataset's baseline scores), for the row detail. */
+export function rowDetail(row: ReportRow): { fields: string[]; predicted: string[]; gold: string[]; reference: Array<[string, string]> } {
+  const fields = [...new Set([...Object.keys(row.scores), ...Object.keys(row.gold)])];
+  return {
+    fields,
+    predicted: fields.map((k) => fmt(row.scores[k], 3)),
+    gold: fields.map((k) => {
+      const g = row.gold[k];
+      return typeof g === 'boolean' ? (g ? '1 (supported)' : '0 (hallucinated)') : fmt(g, 3);
+    }),
+    reference: Object.entries(row.reference ?? {}).map(([k, x]) => [k, fmt(x, 3)]),
+  };
+}
+
+/** data-testids of a summary figure: generic ones, and the names the Benchmark tab's tests have always used. */
+const LEGACY_VALUE_IDS: Record<string, string> = { auroc: 'auroc', recall_at_k: 'pipeline-recall' };
+const LEGACY_CI_IDS: Record<string, string> = { auroc: 'auroc-ci', rmse_relevance: 'rmse-rel-ci' };
+export const figureTestIds = (id: string): { value: string; ci: string } => ({ value: LEGACY_VALUE_IDS[id] ?? 'figure-value', ci: LEGACY_CI_IDS[id] ?? 'figure-ci' });
+/** The summary section's and its rows' data-testids for a kind (pipeline runs kept theirs). */
+export const summaryTestIds = (kind: ReportKind): { section: string; row: string } =>
+  kind === 'ragbench-pipeline' ? { section: 'pipeline-summary', row: 'pipeline-row' } : { section: 'bench-summary', row: 'summary-row' };
