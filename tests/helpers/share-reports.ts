@@ -1,10 +1,10 @@
 /**
  * Reports for share-link tests: a RAGBench validate run with `subsets × perSubset` rows of generated text (seeded,
- * so every run makes the same report), built and validated by `buildReport`.
+ * so every run makes the same report), built and validated by `buildReport` (through `testReport`).
  */
-import { buildReport } from '../../src/lib/reports/build.ts';
 import type { Report, ReportRow } from '../../src/lib/reports/format.ts';
 import { seededRandom } from '../../src/lib/random.ts';
+import { testReport } from './reports.ts';
 
 const WORDS = 'the model answer context retrieval document evidence claim support score ranking query passage dataset label judge metric sample token window chunk'.split(' ');
 
@@ -43,11 +43,9 @@ export function validateReport(o: TestReportOptions = {}): Report {
       });
     }
   }
-  return buildReport({
-    kind: 'ragbench-validate', evaluator: 'lexical', configHash: 'abcdef12', seed: 1, n: per, rows, iterations: 50,
+  return testReport(rows, {
+    configHash: 'abcdef12', seed: 1, n: per, iterations: 50, createdAt: new Date().toISOString(),
     config: o.config ?? { mode: 'validate', evaluator: 'lexical', subsets, n: per },
-    data: { dataset: 'rungalileo/ragbench', revision: null, subsets, source: 'local', kb: null },
-    environment: { app: '0.1.0', runtime: 'node', agent: 'node test', models: [], llm: null, judge: null },
     title: o.title ?? 'share test', ...(o.id ? { id: o.id } : {}),
   });
 }
