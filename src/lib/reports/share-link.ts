@@ -99,8 +99,9 @@ async function collect(stream: ReadableStream<Uint8Array>, cap: number): Promise
   return out;
 }
 
-const streamOf = (bytes: Uint8Array): ReadableStream<Uint8Array> =>
-  new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } });
+/** A one-chunk stream of `bytes` (copied when they sit in a SharedArrayBuffer, which the streams refuse). */
+const streamOf = (bytes: Uint8Array): ReadableStream<BufferSource> =>
+  new ReadableStream<BufferSource>({ start(c) { c.enqueue(bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : bytes.slice()); c.close(); } });
 
 export async function deflateRaw(bytes: Uint8Array): Promise<Uint8Array> {
   const out = await collect(streamOf(bytes).pipeThrough(new CompressionStream('deflate-raw')), Number.MAX_SAFE_INTEGER);
