@@ -39,8 +39,8 @@ export class SharedReportState {
 
   constructor(
     private readonly reports: () => ReportsState | null,
-    /** The Hub and token from Settings (the only place they come from). */
-    private readonly hubAccess: () => { hubUrl: string; token: string | null },
+    /** The Hub and token from Settings (the only place they come from), once the saved token is read. */
+    private readonly hubAccess: () => Promise<{ hubUrl: string; token: string | null }>,
   ) {}
 
   get active(): boolean {
@@ -66,9 +66,9 @@ export class SharedReportState {
     if (link.kind === 'none') { this.view = { status: 'none' }; return; }
     if (link.kind === 'error') { this.view = { status: 'error', message: link.message }; return; }
     if (link.kind === 'inline') { this.view = { status: 'shown', report: link.report, from: 'link', ref: null }; return; }
-    const { hubUrl, token } = this.hubAccess();
     this.view = { status: 'loading', what: `Downloading the shared report from ${link.ref.repo} at ${link.ref.commit.slice(0, 7)}…` };
-    const { fetchReportAtRef } = await import('../../lib/reports/share-ref.ts');
+    const [{ fetchReportAtRef }, { hubUrl, token }] = await Promise.all([import('../../lib/reports/share-ref.ts'), this.hubAccess()]);
+    if (seq !== this.seq) return;
     const r = await fetchReportAtRef(link.ref, { hubUrl, token });
     if (seq !== this.seq) return;
     this.view = r.ok ? { status: 'shown', report: r.report, from: 'hub', ref: link.ref } : { status: 'error', message: r.message };
