@@ -1,0 +1,105 @@
+/**
+ * A report as files to download: JSON (the report itself, serializeReport), CSV of its rows (RFC 4180: fields with
+ * a comma, quote, CR or LF are quoted and quotes doubled, lines end with CRLF; one column per score, gold and
+ * reference field), and a Markdown summary (metrics with their 95% intervals, baselines, warnings, notes, config).
+ *
+ * Spreadsheet formula injection: a text cell starting with = + - @ (or a tab / CR) would run as a formula in Excel
+ * or LibreOffice, so it gets a leading apostrophe. Numbers are written by us and are not prefixed (-0.5 stays a
+ * number).
+ */
+import { serializeReport, type JsonValue, type Report, type ReportRow } from './format.ts';
+import { metricDef } from './metrics.ts';
+
+export type ExportKind = 'json' | 'csv' | 'md';
+export interface ExportFile { name: string; type: string; text: string }
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One CSV field: guarded against formulas when it is text, quoted when it must be (RFC 4180). */
+export function csvCell(x: string | number | boolean | null | undefined): string {
+  if (x === null || x === undefined) return '';
+  let s = typeof x === 'string' ? (FORMULA_START.test(x) ? `'${x}` : x) : String(x);
+  if (/[",\r\n]/.test(s)) s = `"${s.replace(/"/g, '""')}"`;
+  return s;
+}
+
+const fieldsOf = (rows: readonly ReportRow[], pick: (r: ReportRow) => Record<string, unknown> | undefined): string[] => {
+  const seen = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(pick(r) ?? {})) seen.add(k);
+  return [...seen];
+};
+
+/** The rows as CSV: key, group, status, question, answer, error, retrieved (space-separated), score:*, gold:*, reference:*. */
+export function reportCsv(report: Report): string {
+  const scores = fieldsOf(report.rows, (r) => r.scores);
+  const gold = fieldsOf(report.rows, (r) => r.gold);
+  const refs = fieldsOf(report.rows, (r) => r.reference);
+  const head = ['key', 'group', 'status', 'question', 'answer', 'error', 'retrieved', ...scores.map((k) => `score:${k}`), ...gold.map((k) => `gold:${k}`), ...refs.map((k) => `reference:${k}`)];
+  const lines = [head.map(csvCell).join(',')];
+  for (const r of report.rows) {
+    lines.push([
+      r.key, r.group, r.status ?? '', r.question, r.answer, r.error ?? '', (r.retrieved ?? []).join(' '),
+      ...scores.map((k) => r.scores[k]), ...gold.map((k) => r.gold[k]), ...refs.map((k) => r.reference?.[k]),
+    ].map(csvCell).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Text in a Markdown table cell or line: no markup, no raw HTML, no line breaks, pipes escaped. */
+export function mdText(s: string): string {
+  return s.replace(/[\\`*_[\]<>|#&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`)).replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+const fmt = (x: number | null, digits: number) => (x === null ? 'n/a' : x.toFixed(digits));
+
+/** Config as `key: value` lines, nested keys dotted (values as JSON). */
+function configLines(config: Record<string, JsonValue>, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [k, val] of Object.entries(config)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (val !== null && typeof val === 'object' && !Array.isArray(val)) out.push(...configLines(val, key));
+    else out.push(`- ${mdText(key)}: \`${JSON.stringify(val).replace(/`/g, "'")}\``);
+  }
+  return out;
+}
+
+/** A Markdown summary: what ran, the figures with their intervals (pooled, then per group), warnings, notes, config. */
+export function reportMarkdown(report: Report): string {
+  const s = report.summary;
+  const lines = [
+    `# ${mdText(report.title || `Report ${report.id}`)}`, '',
+    `- kind: ${report.kind}`, `- evaluator: ${mdText(report.evaluator)}`,
+    `- dataset: ${mdText(report.data.dataset)}${report.data.revision ? ` @ ${mdText(report.data.revision)}` : ''}${report.data.subsets.length ? ` (${report.data.subsets.map(mdText).join(', ')})` : ''}`,
+    `- rows: ${report.truncated?.rows ?? report.rows.length}${report.truncated ? ` (${report.rows.length} included)` : ''}; seed ${report.seed}`,
+    `- created: ${mdText(report.createdAt)}; app ${mdText(report.environment.app)} (${report.environment.runtime})`,
+    `- config hash: ${report.configHash}; id: ${report.id}`,
+  ];
+  if (report.notes.trim()) lines.push('', '## Notes', '', mdText(report.notes));
+  lines.push('', `## Metrics (${Math.round(s.bootstrap.level * 100)}% bootstrap intervals, ${s.bootstrap.iterations} resamples)`, '', '| group | metric | value | 95% CI | N |', '| --- | --- | --- | --- | --- |');
+  for (const m of s.metrics) {
+    const def = metricDef(report.kind, m.id);
+    const d = def?.digits ?? 3;
+    lines.push(`| ${m.group === null ? 'all' : mdText(m.group)} | ${mdText(def?.label ?? m.id)} | ${fmt(m.value, d)} | ${m.ci ? `[${fmt(m.ci[0], d)}, ${fmt(m.ci[1], d)}]` : 'n/a'} | ${m.n} |`);
+  }
+  if (s.baselines.length) {
+    lines.push('', '## Baselines', '', '| group | evaluator | metric | value |', '| --- | --- | --- | --- |');
+    for (const b of s.baselines) lines.push(`| ${b.group === null ? 'all' : mdText(b.group)} | ${mdText(b.evaluator)} | ${mdText(b.metric)} | ${fmt(b.value, 3)} |`);
+  }
+  if (s.warnings.length) lines.push('', '## Warnings', '', ...s.warnings.map((w) => `- ${w.group === null ? '' : `${mdText(w.group)}: `}${mdText(w.message)}`));
+  if (s.notes.length) lines.push('', '## Run notes', '', ...s.notes.map((n) => `- ${mdText(n)}`));
+  lines.push('', '## Config', '', ...configLines(report.config));
+  return `${lines.join('\n')}\n`;
+}
+
+/** A file name part from a title: letters, digits, - and _ only. */
+function slug(report: Report): string {
+  const base = (report.title || report.kind).normalize('NFKD').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  return `${base || 'report'}-${report.id}`;
+}
+
+/** The download of `report` as `kind`. */
+export function reportFile(report: Report, kind: ExportKind): ExportFile {
+  if (kind === 'json') return { name: `${slug(report)}.json`, type: 'application/json', text: serializeReport(report) };
+  if (kind === 'csv') return { name: `${slug(report)}.csv`, type: 'text/csv', text: reportCsv(report) };
+  return { name: `${slug(report)}.md`, type: 'text/markdown', text: reportMarkdown(report) };
+}

@@ -1,0 +1,41 @@
+/**
+ * What the Reports list shows of a report without its rows (`ReportMeta`): made from a report when it is saved, kept
+ * beside it by the stores, and checked with `ReportMetaSchema` when read back (a stored record is input too).
+ */
+import * as v from 'valibot';
+import { REPORT_ID, REPORT_KINDS, REPORT_LIMITS, type Report } from './format.ts';
+import type { ReportMeta, ReportOrigin } from './store-types.ts';
+
+export const REPORT_ORIGINS = ['run', 'import', 'shared', 'hub', 'cli'] as const satisfies readonly ReportOrigin[];
+
+const finite = v.pipe(v.number(), v.finite());
+const str = (max: number) => v.pipe(v.string(), v.maxLength(max));
+
+export const ReportMetaSchema = v.object({
+  id: v.pipe(v.string(), v.regex(REPORT_ID)),
+  kind: v.picklist(REPORT_KINDS),
+  title: str(REPORT_LIMITS.title),
+  notes: str(REPORT_LIMITS.notes),
+  createdAt: str(64),
+  savedAt: str(64),
+  draft: v.boolean(),
+  dataset: str(200),
+  evaluator: str(50),
+  n: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  headline: v.pipe(v.array(v.object({ id: str(64), value: v.nullable(finite), ci: v.nullable(v.tuple([finite, finite])) })), v.maxLength(REPORT_LIMITS.fields)),
+  origin: v.picklist(REPORT_ORIGINS),
+}) satisfies v.GenericSchema<ReportMeta>;
+
+/** The list entry of `report`: its pooled (group null) summary figures are the headline. */
+export function reportMeta(report: Report, origin: ReportOrigin, savedAt: string = new Date().toISOString()): ReportMeta {
+  return {
+    id: report.id, kind: report.kind, title: report.title, notes: report.notes, createdAt: report.createdAt, savedAt,
+    draft: report.draft, dataset: report.data.dataset, evaluator: report.evaluator, n: report.truncated?.rows ?? report.rows.length,
+    headline: report.summary.metrics.filter((m) => m.group === null).map((m) => ({ id: m.id, value: m.value, ci: m.ci })),
+    origin,
+  };
+}
+
+/** Saved reports: newest run first (a rename does not reorder); the archive: latest deleted first. */
+export const byCreated = (a: ReportMeta, b: ReportMeta): number => b.createdAt.localeCompare(a.createdAt) || b.savedAt.localeCompare(a.savedAt);
+export const bySaved = (a: ReportMeta, b: ReportMeta): number => b.savedAt.localeCompare(a.savedAt);
