@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { MemoryReportStore } from '../../src/lib/reports/memory-store.ts';
 import type { ReportStore } from '../../src/lib/reports/store-types.ts';
 import { IndexedDbReportStore, getRawReportRecord, putRawReportRecord, REPORT_STORES, reportWriteError } from '../../src/lib/store/report-store.ts';
-import { testReport } from '../helpers/reports.ts';
+import { testReport as makeReport, validateRow } from '../helpers/reports.ts';
+import type { BuildReportInput } from '../../src/lib/reports/build.ts';
+
+/** A 30-row validate report (both gold classes, so AUROC has an interval). */
+const testReport = (over: Partial<BuildReportInput> = {}) => makeReport(Array.from({ length: 30 }, (_, i) => validateRow(i, (i % 10) / 10, i % 3 !== 0)), over);
 
 let dbs = 0;
 /** A fresh database with the app's report stores (each test its own). */

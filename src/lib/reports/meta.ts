@@ -39,3 +39,8 @@ export function reportMeta(report: Report, origin: ReportOrigin, savedAt: string
 /** Saved reports: newest run first (a rename does not reorder); the archive: latest deleted first. */
 export const byCreated = (a: ReportMeta, b: ReportMeta): number => b.createdAt.localeCompare(a.createdAt) || b.savedAt.localeCompare(a.savedAt);
 export const bySaved = (a: ReportMeta, b: ReportMeta): number => b.savedAt.localeCompare(a.savedAt);
+
+/** The drafts beyond the `max` most recently saved (what a new draft prunes); kept reports are never among them. */
+export function draftsToPrune(list: readonly ReportMeta[], max: number): ReportMeta[] {
+  return list.filter((m) => m.draft).sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.createdAt.localeCompare(a.createdAt)).slice(max);
+}

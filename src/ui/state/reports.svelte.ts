@@ -7,6 +7,7 @@
 import { newReportId, parseReportText, type Report } from '../../lib/reports/format.ts';
 import { reportFile, type ExportFile, type ExportKind } from '../../lib/reports/export.ts';
 import { ReportFinder, type ReportMatch } from '../../lib/reports/find.ts';
+import { draftsToPrune } from '../../lib/reports/meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from '../../lib/reports/store-types.ts';
 
 export type ReportChange = { type: 'put' | 'remove' | 'restore' | 'purge'; id: string | null };
@@ -80,8 +81,7 @@ export class ReportsState {
   /** A finished run, saved automatically as a draft; drafts beyond the MAX_DRAFTS newest are deleted for good. */
   async saveDraft(report: Report): Promise<void> {
     await this.save({ ...report, draft: true }, 'run');
-    const drafts = this.list.filter((m) => m.draft).sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.createdAt.localeCompare(a.createdAt));
-    const old = drafts.slice(MAX_DRAFTS);
+    const old = draftsToPrune(this.list, MAX_DRAFTS);
     if (!old.length) return;
     for (const m of old) {
       await this.change(async () => { await this.store.remove(m.id); await this.store.purge(m.id); }, { type: 'purge', id: m.id });
