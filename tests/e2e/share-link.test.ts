@@ -44,6 +44,75 @@ async function openPage(hash: string): Promise<{ page: Page; dialogs: string[] }
 
 const shown = (page: Page) => page.locator('[data-testid=shared-report], [data-testid=shared-error]').first().waitFor({ timeout: 60_000 });
 
+/** Imports `report` as a file through the Reports tab and opens it there. */
+async function importAndOpen(page: Page, report: Report): Promise<void> {
+  await page.locator('[data-testid=tab-reports]').click();
+  await page.locator('[data-testid=reports-import]').setInputFiles({ name: `${report.id}.json`, mimeType: 'application/json', buffer: Buffer.from(serializeReport(report)) });
+  const item = page.locator('[data-testid=reports-list] li', { hasText: report.title });
+  await item.waitFor();
+  await item.locator('[data-testid=report-open]').click();
+  await page.locator(`[data-testid=report-opened][data-id="${report.id}"]`).waitFor();
+}
+
+describe('making a link in the Reports tab', () => {
+  test('Copy share link on a saved report; the link opens read-only in a new page; Save keeps it (a copy when the id is saved)', async () => {
+    const r = validateReport({ subsets: ['covidqa', 'delucionqa', 'emanual', 'expertqa', 'hagrid', 'hotpotqa', 'msmarco'], perSubset: 20, title: 'Seven subsets, lexical', id: 'sevenSubsets01' });
+    const { page } = await openPage('');
+    await importAndOpen(page, r);
+    await page.locator('[data-testid=share-copy]').click();
+    const url = await page.locator('[data-testid=share-url]').inputValue();
+    expect(url.startsWith(`${site}/#r=v1.`)).toBe(true);
+    expect(url.length - site.length - 1).toBeLessThanOrEqual(8000);
+    expect(await page.locator('[data-testid=share-note]').innerText()).toMatch(/\d[\d,]* characters \(\d+\.\d KB\), the summary figures, config and 20 of 140 rows/);
+
+    const other = await browser.context.newPage();
+    await other.goto(url);
+    await shown(other);
+    expect(await other.locator('[data-testid=tab-reports]').getAttribute('aria-selected')).toBe('true');
+    await expect(other.locator('[data-testid=shared-truncated]').innerText()).resolves.toMatch(/^20 of 140 rows included/);
+    expect(await other.locator('[data-testid=shared-report] [data-testid=report-view]').innerText()).toContain('Seven subsets, lexical');
+    // Same id saved already (this profile imported it): not overwritten; saved as a copy on request.
+    await other.locator('[data-testid=shared-save]').click();
+    await other.locator('[data-testid=shared-conflict]').waitFor();
+    await other.locator('[data-testid=shared-save-copy]').click();
+    await expect(other.locator('[data-testid=shared-saved]').innerText()).resolves.toMatch(/Saved to your reports as a copy: "Seven subsets, lexical \(copy\)"/);
+    const items = other.locator('[data-testid=reports-list] li');
+    await other.waitForFunction(() => document.querySelectorAll('[data-testid=reports-list] li').length === 2);
+    expect(await items.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('Seven subsets, lexical (copy)'), expect.stringContaining('Seven subsets, lexical')]));
+    // the original is unchanged: still 140 rows
+    await page.reload();
+    await page.locator('[data-testid=tab-reports]').click();
+    await page.locator('[data-testid=reports-list] li', { hasText: 'Seven subsets, lexical (copy)' }).waitFor();
+    expect(await page.locator('[data-testid=reports-list] li', { hasText: /^(?![\s\S]*\(copy\))[\s\S]*Seven subsets, lexical/ }).innerText()).toMatch(/140/);
+    await other.close();
+    await page.close();
+  });
+
+  test('a new shared report is saved as it is', async () => {
+    const r = validateReport({ perSubset: 6, title: 'Only shared', id: 'onlyShared001' });
+    const { page } = await openPage(`#${await encodeReportFragment(r)}`);
+    await shown(page);
+    await page.locator('[data-testid=shared-save]').click();
+    await expect(page.locator('[data-testid=shared-saved]').innerText()).resolves.toMatch(/Saved to your reports: "Only shared"/);
+    await page.locator('[data-testid=reports-list] li', { hasText: 'Only shared' }).waitFor();
+    await page.close();
+  });
+
+  test('a report too large for a link, with Hub sync off: the fallback message', async () => {
+    // 3,000 random ids in the config: ~30 KB that does not compress below 8,000 characters even without rows.
+    let x = 12345;
+    const ids = Array.from({ length: 3000 }, () => { x = (x * 1103515245 + 12345) >>> 0; return x.toString(36); });
+    const r = validateReport({ perSubset: 5, title: 'Huge config', id: 'hugeConfig001', config: { ids } });
+    const { page } = await openPage('');
+    await importAndOpen(page, r);
+    await page.locator('[data-testid=share-copy]').click();
+    await expect(page.locator('[data-testid=share-too-large]').innerText()).resolves
+      .toMatch(/too large for a link \(\d+\.\d KB\): turn on Hub sync in the Reports tab to share a link to the full report/);
+    expect(await page.locator('[data-testid=share-url]').count()).toBe(0);
+    await page.close();
+  });
+});
+
 describe('inline links', () => {
   test('a summary link opens read-only, labelled as shared, with the rows it carries', async () => {
     const r = validateReport({ subsets: ['covidqa', 'hotpotqa', 'msmarco'], perSubset: 15, title: 'Lexical on three subsets' });
