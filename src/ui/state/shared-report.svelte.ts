@@ -61,17 +61,24 @@ export class SharedReportState {
     const seq = ++this.seq;
     this.saving = { status: 'idle' };
     this.view = { status: 'loading', what: 'Reading the shared report…' };
+    let view: SharedView;
+    try {
+      view = await this.read(hash, () => seq !== this.seq);
+    } catch (e) {
+      view = { status: 'error', message: `The shared report could not be opened: ${(e as Error).message || String(e)}` };
+    }
+    if (seq === this.seq) this.view = view;
+  }
+
+  private async read(hash: string, stale: () => boolean): Promise<SharedView> {
     const link = await readShareFragment(hash);
-    if (seq !== this.seq) return;
-    if (link.kind === 'none') { this.view = { status: 'none' }; return; }
-    if (link.kind === 'error') { this.view = { status: 'error', message: link.message }; return; }
-    if (link.kind === 'inline') { this.view = { status: 'shown', report: link.report, from: 'link', ref: null }; return; }
-    this.view = { status: 'loading', what: `Downloading the shared report from ${link.ref.repo} at ${link.ref.commit.slice(0, 7)}…` };
+    if (link.kind === 'none') return { status: 'none' };
+    if (link.kind === 'error') return { status: 'error', message: link.message };
+    if (link.kind === 'inline') return { status: 'shown', report: link.report, from: 'link', ref: null };
+    if (!stale()) this.view = { status: 'loading', what: `Downloading the shared report from ${link.ref.repo} at ${link.ref.commit.slice(0, 7)}…` };
     const [{ fetchReportAtRef }, { hubUrl, token }] = await Promise.all([import('../../lib/reports/share-ref.ts'), this.hubAccess()]);
-    if (seq !== this.seq) return;
     const r = await fetchReportAtRef(link.ref, { hubUrl, token });
-    if (seq !== this.seq) return;
-    this.view = r.ok ? { status: 'shown', report: r.report, from: 'hub', ref: link.ref } : { status: 'error', message: r.message };
+    return r.ok ? { status: 'shown', report: r.report, from: 'hub', ref: link.ref } : { status: 'error', message: r.message };
   }
 
   /** Saves the shown report to the user's reports; one with the same id already saved is never overwritten. */
