@@ -24,6 +24,7 @@ const hubReport = validateReport({ subsets: ['covidqa', 'emanual', 'msmarco'], p
 beforeAll(async () => {
   hub = await serveHubRepos();
   hubSha = hub.addRepo('team/reports', new Map([[reportPath(hubReport.id), new TextEncoder().encode(serializeReport(hubReport))]]));
+  hub.addRepo('team/private', new Map([[reportPath(hubReport.id), new TextEncoder().encode(serializeReport(hubReport))]]), { private: true });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -168,8 +169,9 @@ describe('inline links', () => {
     ];
     const page = await browser.context.newPage();
     for (const [hash, re] of cases) {
+      // Only the fragment changes from one case to the next (no reload): wait for this case's message.
       await page.goto(`${site}/${hash}`);
-      await shown(page);
+      await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid=shared-error]')?.textContent ?? ''), re.source, { timeout: 30_000 }).catch(() => {});
       expect(await page.locator('[data-testid=shared-error]').innerText()).toMatch(re);
     }
     // hashchange to a good link replaces the message
@@ -196,10 +198,14 @@ describe('#ref= links', () => {
     await page.close();
   });
 
-  test('a ref to a file that is not there says so', async () => {
+  test('a ref to a file that is not there, or to a private repo without a token, says so', async () => {
     const { page } = await openPage(`#${formatReportRef({ repo: 'team/reports', commit: hubSha, path: reportPath('missing0001') })}`);
     await shown(page);
     expect(await page.locator('[data-testid=shared-error]').innerText()).toMatch(/not on the Hub: no reports\/report_missing0001\.json in team\/reports@/);
     await page.close();
+    const priv = (await openPage(`#${formatReportRef({ repo: 'team/private', commit: hub.head('team/private'), path: reportPath(hubReport.id) })}`)).page;
+    await shown(priv);
+    expect(await priv.locator('[data-testid=shared-error]').innerText()).toMatch(/could not be downloaded .*private or gated: add a Hugging Face token/);
+    await priv.close();
   });
 });
