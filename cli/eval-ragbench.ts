@@ -6,29 +6,20 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
-import { buildRagbenchKb, type RagbenchKb } from '../src/lib/data/ragbench-kb.ts';
+import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
+import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.ts';
+import { BOOTSTRAP_ITERATIONS, formatInterval } from '../src/lib/eval/bootstrap.ts';
 import {
-  addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, meteredProvider, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
+  addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
 } from '../src/lib/eval/cost.ts';
-import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
+import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorDeps, type EvaluatorId, type EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
+import { rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
 import { pipelineModelNeeds, pipelineSettingsJson, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
-import { BOOTSTRAP_ITERATIONS, formatInterval, metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
-import { LexicalEvaluator } from '../src/lib/eval/lexical.ts';
 import {
-  estimatePipelineRun, judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, pipelineQuestions, pipelineSummary,
-  runRagbenchPipeline, type PipelineEstimate, type PipelineEvaluator, type PipelineSubsetResult,
+  estimatePipelineRun, pipelineQuestions, pipelineSummary, type PipelineEstimate, type PipelineSubsetResult,
 } from '../src/lib/eval/ragbench-pipeline.ts';
-import {
-  jsonNumber,
-  lexicalRowEvaluator,
-  meanOver,
-  nliRowEvaluator,
-  sampleRows,
-  validateRagbench,
-  validationSummary,
-  type SubsetValidation,
-  type TraceEvaluator,
-} from '../src/lib/eval/ragbench-validate.ts';
+import { jsonNumber, meanOver, sampleRows, validationSummary, type SubsetValidation } from '../src/lib/eval/ragbench-validate.ts';
+import { runPipelineSession, runValidateSession, type PipelineSessionSubset, type SessionReportContext } from '../src/lib/eval/session.ts';
 import { minDurationMs, presetLimits, RATE_LIMIT_PRESETS, wrapProvider, type RateLimiter, type RateLimits } from '../src/lib/llm/rate-limit.ts';
 import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
@@ -38,17 +29,16 @@ import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import type { Dtype, NliClassifier } from '../src/lib/models/types.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
-import { MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
+import { serializeReport, type JsonValue, type Report, type ReportEnvironment } from '../src/lib/reports/format.ts';
+import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { checkInputDir, readText } from './fs-errors.ts';
+import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 
-const EVALUATORS = ['lexical', 'nli', 'llm'] as const;
-type EvaluatorName = (typeof EVALUATORS)[number];
 const MODES_CLI = ['validate', 'pipeline'] as const;
 
 const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
@@ -66,6 +56,9 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
                       seeded by --seed (default 1000; 0 = none). Figures resting on fewer than 10 rows in a class
                       (AUROC) or in all (RMSE) are flagged as not meaningful
   --json              print one JSON object on the last line of stdout
+  --report-out FILE   also write the run as a RAG Lab report (format v1, docs/reports.md): every scored row with its
+                      gold labels, the summary with 95% bootstrap intervals and small-sample warnings, the settings
+                      (never a key); the Reports tab opens it with the same numbers
 
   LLM (the judge with --evaluator llm; in pipeline mode the answering model, and the judge too with --evaluator llm):
   --provider ID       ${PROVIDER_IDS.join(' | ')}
@@ -200,7 +193,7 @@ function repeatJson(s: RepeatSummary, labelOf: (key: string) => unknown) {
 // ------------------------------------------------------------------------------------------------ API setup
 
 interface ApiSetup {
-  /** The provider behind the rate limiter (when any); meter it per role with `meteredProvider`. */
+  /** The provider behind the rate limiter (when any); the session meters it per role. */
   provider: ChatProvider;
   limiter: RateLimiter | null;
   limits: (RateLimits & { preset?: string; rpd?: number; tpd?: number; source?: string; asOf?: string }) | null;
@@ -213,7 +206,7 @@ interface ApiSetup {
 const OPTIONS = {
   data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: 'lexical' },
   mode: { type: 'string', default: 'validate' }, n: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' },
-  json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' }, nli: { type: 'string' },
+  json: { type: 'boolean', default: false }, 'report-out': { type: 'string' }, help: { type: 'boolean', short: 'h' }, nli: { type: 'string' },
   provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
   concurrency: { type: 'string' }, repeats: { type: 'string' }, temperature: { type: 'string' },
   rpm: { type: 'string' }, tpm: { type: 'string' }, limits: { type: 'string' }, 'price-in': { type: 'string' }, 'price-out': { type: 'string' },
@@ -367,8 +360,8 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
   if (!(MODES_CLI as readonly string[]).includes(values.mode)) throw new CliError(`--mode must be validate or pipeline, got "${values.mode}"`);
   const mode = values.mode as (typeof MODES_CLI)[number];
-  if (!(EVALUATORS as readonly string[]).includes(values.evaluator)) throw new CliError(`--evaluator must be one of ${EVALUATORS.join(', ')}, got "${values.evaluator}"`);
-  const evaluatorName = values.evaluator as EvaluatorName;
+  if (!isEvaluatorId(values.evaluator)) throw new CliError(`--evaluator must be one of ${EVALUATOR_IDS.join(', ')}, got "${values.evaluator}"`);
+  const evaluatorName: EvaluatorId = values.evaluator;
   const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
   const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
   const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
@@ -385,6 +378,8 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
   }
   if (values.agentic && mode !== 'pipeline') throw new CliError('--agentic applies to --mode pipeline');
+  // The report's path is checked before any work, so a typo does not cost the run.
+  if (values['report-out']) checkOutputFile(values['report-out'], '--report-out');
   const dir = resolve(values.data);
   checkInputDir(dir, '--data', 'a folder of RAGBench <subset>.jsonl files');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
@@ -436,157 +431,169 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const rowsByKey = new Map<string, RagbenchRow>();
   for (const rows of data.values()) for (const r of rows) rowsByKey.set(ragbenchRowKey(r), r);
   const label = rowLabel(rowsByKey);
-  const judgeOpts = { model: values.model ?? '', repeats, ...(temperature !== undefined ? { temperature } : {}) };
+  const judgeSettings = usesJudge(evaluatorName) && api
+    ? { provider: api.providerId, baseUrl: values['base-url'] ?? null, model: api.model, repeats, ...(temperature !== undefined ? { temperature } : {}) }
+    : null;
+  const settings: EvaluatorSettings = { judge: judgeSettings, nliModels: evaluatorName === 'nli' ? nliModelIds(values) : null };
+  const shared: SharedArgs = {
+    values, data, api, evaluatorName, settings, n, seed, concurrency, log, label, bootstrap,
+    reportConfig: {
+      mode, subsets: [...data.keys()], n: n ?? null, seed, evaluator: evaluatorName, judge: judgeSettings ? { ...judgeSettings, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
+      rag: config ? (JSON.parse(JSON.stringify(config)) as JsonValue) : null, nliModels: settings.nliModels ?? null, localSubsets: [...data.keys()], bootstrap, concurrency,
+    },
+    redact: (m) => redactSecrets(m, [api?.apiKey]),
+  };
 
   if (mode === 'pipeline') {
-    await pipelineMode({ values, data, config: config!, api: api!, evaluatorName, judgeOpts, n, seed, concurrency, log, label });
+    await pipelineMode({ ...shared, config: config!, api: api! });
     return;
   }
 
   // ---------------------------------------------------------------------------------------------- validate
   let parseFailures = 0;
-  let callFailures = 0;
-  let firstFailure: string | null = null;
-  const judgeMeter = new UsageMeter();
-  const trackers = new Map<string, RepeatTracker>();
-  let makeEvaluate: (subset: string) => TraceEvaluator;
   let estimate: RunEstimate | null = null;
-  if (evaluatorName === 'lexical') {
-    const ev = lexicalRowEvaluator(new LexicalEvaluator());
-    makeEvaluate = () => ev;
-  } else if (evaluatorName === 'nli') {
+  const envModels: CliModelInfo[] = [];
+  let deps: EvaluatorDeps = {};
+  if (evaluatorName === 'nli') {
     const models = await loadCliModels(values, { dense: false, reranker: true }, log);
-    const ev = nliRowEvaluator({ nli: await loadNliModel(values, log), reranker: models.reranker });
-    makeEvaluate = () => ev;
-  } else {
+    deps = { nli: { nli: await loadNliModel(values, log), reranker: models.reranker } };
+    envModels.push(...loadedModelInfo(values, { nli: true, reranker: true }));
+  } else if (evaluatorName === 'llm') {
     const a = api!;
-    const judgeProvider = meteredProvider(a.provider, judgeMeter);
     const inputs = subsets.flatMap((s) => sampleRows(data.get(s)!, n, seed).map(rowJudgeInput));
     estimate = estimateJudgeRun(inputs, { repeats, price: a.price, outputTokensPerCall: DEFAULT_JUDGE_OUTPUT_TOKENS });
     for (const l of describeEstimate(a, estimate, `judge, ${int(inputs.length)} rows × ${repeats}`)) log(l);
-    makeEvaluate = (subset) => {
-      const tracker = new RepeatTracker(repeats);
-      trackers.set(subset, tracker);
-      const judge = repeatedJudgeRowEvaluator(judgeProvider, judgeOpts, (row, r) => {
-        tracker.add(ragbenchRowKey(row), r);
-        if (r.parseFailedCalls > 0) {
-          parseFailures += r.parseFailedCalls;
-          const why = r.results.find((x) => x.parseFailed)?.error;
-          log(`${row.id} (${row.generation_model_name}): ${r.parseFailedCalls}/${r.results.length} judge replies not parsed (${why})${r.parseFailed ? '; scores left out' : ''}`);
-        }
-        if (r.errors.length > 0) callFailures += r.errors.length;
-      });
-      return async (row, signal) => {
-        try {
-          return await judge(row, signal);
-        } catch (e) {
-          if (signal?.aborted) throw e;
-          callFailures += repeats;
-          const msg = redactSecrets((e as Error).message, [a.apiKey]);
-          firstFailure ??= msg;
-          log(`${row.id} (${row.generation_model_name}): judge call failed: ${msg}`);
-          return { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN };
-        }
-      };
-    };
+    deps = { judge: a.provider };
   }
 
-  const results: SubsetValidation[] = [];
-  for (const subset of subsets) {
-    const t0 = performance.now();
-    let lastPct = -1;
-    const r = await validateRagbench(data.get(subset)!, subset, makeEvaluate(subset), {
-      ...(n !== undefined ? { n } : {}), seed, concurrency: evaluatorName === 'llm' ? concurrency : 1,
-      onProgress: evaluatorName === 'lexical' ? undefined : (done, total) => {
-        const p = Math.floor((100 * done) / Math.max(1, total) / 10) * 10;
-        if (p !== lastPct) { lastPct = p; process.stderr.write(`${subset}: ${done}/${total}\n`); }
-      },
-    });
-    log(`${subset}: ${r.n} rows scored in ${(performance.now() - t0).toFixed(0)} ms`);
-    r.warnings = smallSampleWarnings(r.rows, r.predictions);
-    if (bootstrap > 0) {
-      r.intervals = metricIntervals(r.rows, r.predictions, { iterations: bootstrap, seed });
-      if (r.intervals.auroc) r.auroc_ci = r.intervals.auroc;
-    }
-    results.push(r);
-    if (evaluatorName === 'llm' && callFailures >= r.n * repeats && results.length === 1) throw new CliError(`every judge call failed; the first: ${firstFailure}`, 1);
-  }
-  if (parseFailures + callFailures > 0) log(`judge: ${parseFailures} replies not parsed, ${callFailures} calls failed (rows without a parsed reply are left out of the metrics)`);
-  const allRepeats = new RepeatTracker(repeats);
-  for (const t of trackers.values()) for (const [k, v] of t.byKey) allRepeats.add(k, v);
+  let first = true;
+  const session = await runValidateSession({
+    evaluator: evaluatorName, settings, deps, subsets: [...data].map(([subset, rows]) => ({ subset, rows })), store: new MemoryResultStore(),
+    ...(n !== undefined ? { n } : {}), seed, concurrency, bootstrap, redact: shared.redact,
+    onJudge: (row, r) => {
+      if (r.parseFailedCalls === 0) return;
+      parseFailures += r.parseFailedCalls;
+      const why = r.results.find((x) => x.parseFailed)?.error;
+      log(`${row.id} (${row.generation_model_name}): ${r.parseFailedCalls}/${r.results.length} judge replies not parsed (${why})${r.parseFailed ? '; scores left out' : ''}`);
+    },
+    ...(evaluatorName === 'lexical' ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
+    onSubset: (run, ms) => {
+      const v = run.validation;
+      for (const f of run.failures) log(`${label(f.key)}: ${evaluatorName === 'llm' ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
+      log(`${v.subset}: ${v.n} rows scored in ${ms.toFixed(0)} ms${run.failures.length ? ` (${run.failures.length} failed, left out)` : ''}`);
+      if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluatorName === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
+      first = false;
+    },
+    report: reportContext(shared, envModels), withReport: values['report-out'] !== undefined,
+  });
+  const results = session.runs.map((r) => r.validation);
+  const judge = session.judge;
+  const judgeMeter = judge?.usage ?? new UsageMeter();
+  if (judge && parseFailures + judgeMeter.failedCalls > 0) log(`judge: ${parseFailures} replies not parsed, ${judgeMeter.failedCalls} calls failed (rows without a parsed reply are left out of the metrics)`);
   const labelJson = (key: string) => { const r = rowsByKey.get(key); return r ? { id: r.id, generation_model_name: r.generation_model_name } : { key }; };
 
   if (values.json) {
     const summary = validationSummary(results) as ReturnType<typeof validationSummary> & { subsets: Record<string, Record<string, unknown>> };
-    if (evaluatorName === 'llm') for (const [s, t] of trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
+    if (judge) for (const [s, t] of judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
     console.log(JSON.stringify({
       evaluator: evaluatorName, mode: 'validate', ...summary,
-      ...(api && estimate ? {
+      ...(api && estimate && judge ? {
         estimate: estimateJson(api, estimate), usage: usageJson(api, [judgeMeter]), rate_limits: limitsJson(api),
-        judge: repeatJson(allRepeats.summary(), labelJson),
+        judge: repeatJson(judge.overall, labelJson),
       } : {}),
     }));
   } else {
     console.log(formatValidationTable(results, evaluatorName + (repeats > 1 ? ` (judge × ${repeats}, scores are means)` : '')));
-    if (evaluatorName === 'llm') {
+    if (judge) {
       console.log('');
       console.log(`judge repeats: ${repeats} per row${repeats > 1 ? ' (std: population standard deviation over the parsed replies of a row, averaged over rows)' : ''}`);
-      for (const [s, t] of trackers) for (const l of repeatLines(s, t.summary(), label)) console.log(l);
+      for (const [s, t] of judge.trackers) for (const l of repeatLines(s, t.summary(), label)) console.log(l);
     }
   }
   if (api) for (const l of usageLines(api, [['judge', judgeMeter]])) log(l);
+  writeReport(values['report-out'], session.report);
+}
+
+// ------------------------------------------------------------------------------------------------ reports
+
+const usesJudge = (e: EvaluatorId) => EVALUATORS[e].api;
+
+/** The NLI evaluator's models as `id@dtype` (the names its cached scores would be filed under). */
+function nliModelIds(values: Values): { nli: string; reranker: string } {
+  return { nli: `${values.nli ?? DEFAULT_MODELS.nli}@${values.dtype}`, reranker: `${values.reranker ?? DEFAULT_MODELS['cross-encoder']}@${values.dtype}` };
+}
+
+type CliModelInfo = ReportEnvironment['models'][number];
+
+/** The models this run loaded, as a report's environment lists them (the CLI runs them on the CPU). */
+function loadedModelInfo(values: Values, which: { nli?: boolean; reranker?: boolean; embedder?: boolean }): CliModelInfo[] {
+  const one = (task: string, id: string): CliModelInfo => ({ task, id, dtype: values.dtype, device: 'cpu' });
+  return [
+    ...(which.embedder ? [one('embedder', values.embedder ?? DEFAULT_MODELS.embedder)] : []),
+    ...(which.reranker ? [one('cross-encoder', values.reranker ?? DEFAULT_MODELS['cross-encoder'])] : []),
+    ...(which.nli ? [one('nli', values.nli ?? DEFAULT_MODELS.nli)] : []),
+  ];
+}
+
+function reportContext(a: SharedArgs, models: CliModelInfo[]): SessionReportContext {
+  return { config: a.reportConfig, environment: { runtime: 'node', agent: `node ${process.version} (${process.platform})`, models }, source: 'local', revision: null };
+}
+
+/** Writes the report (when --report-out names a file) and says so on stderr. */
+function writeReport(path: string | undefined, report: Report | null): void {
+  if (!path || !report) return;
+  writeText(path, serializeReport(report));
+  process.stderr.write(`report written to ${path} (${report.rows.length} rows)\n`);
+}
+
+/** Progress lines on stderr, every 10% of a subset. */
+function progressPrinter(): (subset: string, done: number, total: number) => void {
+  let last = '';
+  return (subset, done, total) => {
+    const step = `${subset}:${Math.floor((100 * done) / Math.max(1, total) / 10)}`;
+    if (step !== last) { last = step; process.stderr.write(`${subset}: ${done}/${total}\n`); }
+  };
 }
 
 // ------------------------------------------------------------------------------------------------ pipeline
 
-interface PipelineArgs {
+interface SharedArgs {
   values: Values;
   data: Map<string, RagbenchRow[]>;
-  config: RagConfig;
-  api: ApiSetup;
-  evaluatorName: EvaluatorName;
-  judgeOpts: { model: string; repeats: number; temperature?: number };
+  api: ApiSetup | null;
+  evaluatorName: EvaluatorId;
+  settings: EvaluatorSettings;
   n: number | undefined;
   seed: number;
   concurrency: number;
+  bootstrap: number;
   log: (m: string) => void;
   label: (key: string) => string;
+  reportConfig: Record<string, JsonValue>;
+  redact: (m: string) => string;
+}
+
+interface PipelineArgs extends SharedArgs {
+  config: RagConfig;
+  api: ApiSetup;
 }
 
 async function pipelineMode(a: PipelineArgs): Promise<void> {
-  const { config, api, log, evaluatorName, judgeOpts } = a;
+  const { config, api, log, evaluatorName, settings } = a;
+  const repeats = settings.judge?.repeats ?? 1;
   const needs = pipelineModelNeeds(config);
   const needDense = needs.dense;
   const needReranker = needs.reranker || evaluatorName === 'nli';
   let cliModels: CliModels | null = null;
   if (needDense || needReranker) cliModels = await loadCliModels(a.values, { dense: needDense, reranker: needReranker }, log);
   const searchModels: SearchModels = needs.dense || needs.reranker ? (cliModels?.search ?? {}) : {};
-
-  const answerMeter = new UsageMeter();
-  const judgeMeter = new UsageMeter();
-  const answerer = meteredProvider(api.provider, answerMeter);
-  const trackers = new Map<string, RepeatTracker>();
-  let makeEvaluator: (subset: string) => PipelineEvaluator;
-  if (evaluatorName === 'lexical') {
-    const ev = lexicalPipelineEvaluator(new LexicalEvaluator());
-    makeEvaluator = () => ev;
-  } else if (evaluatorName === 'nli') {
-    const ev = nliPipelineEvaluator({ nli: await loadNliModel(a.values, log), reranker: cliModels?.reranker ?? null });
-    makeEvaluator = () => ev;
-  } else {
-    const judge = meteredProvider(api.provider, judgeMeter);
-    makeEvaluator = (subset) => {
-      const t = new RepeatTracker(judgeOpts.repeats);
-      trackers.set(subset, t);
-      return judgePipelineEvaluator(judge, judgeOpts, (input, r) => {
-        t.add(ragbenchRowKey(input.row), r);
-        if (r.parseFailedCalls > 0) log(`${input.row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`);
-      });
-    };
-  }
+  const envModels = loadedModelInfo(a.values, { embedder: needDense, reranker: needReranker, nli: evaluatorName === 'nli' });
+  let deps: EvaluatorDeps = {};
+  if (evaluatorName === 'nli') deps = { nli: { nli: await loadNliModel(a.values, log), reranker: cliModels?.reranker ?? null } };
+  else if (evaluatorName === 'llm') deps = { judge: api.provider };
 
   // Knowledge bases, then the estimate (retrieval is local: the prompts to be sent are known before any call).
-  const kbs = new Map<string, RagbenchKb>();
+  const subsets: PipelineSessionSubset[] = [];
   const estimates: PipelineEstimate[] = [];
   for (const [subset, rows] of a.data) {
     const t0 = performance.now();
@@ -596,10 +603,10 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
       const hash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
       await attachDense(rkb.kb, cliModels.embedder, { kbKey: `ragbench:${subset}:${hash}:${JSON.stringify(rkb.kb.options.chunking)}`, store: cliModels.store });
     }
-    kbs.set(subset, rkb);
+    subsets.push({ subset, rows, kb: rkb });
     const { questions } = pipelineQuestions(rows, a.n, a.seed);
     estimates.push(await estimatePipelineRun(rkb, questions, config, searchModels, {
-      price: api.price, judge: evaluatorName === 'llm' ? { repeats: judgeOpts.repeats } : null,
+      price: api.price, judge: evaluatorName === 'llm' ? { repeats } : null,
     }));
   }
   const sum = (f: (e: PipelineEstimate) => RunEstimate | null): RunEstimate | null => {
@@ -613,38 +620,34 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
   const questions = estimates.reduce((x, e) => x + e.questions, 0);
   const answerable = estimates.reduce((x, e) => x + e.answerable, 0);
   for (const l of describeEstimate(api, answersEst, `answers, ${answerable} of ${questions} questions pass retrieval`)) log(l);
-  if (judgeEst) for (const l of describeEstimate(api, judgeEst, `judge, ${answerable} answers × ${judgeOpts.repeats}`)) log(l);
+  if (judgeEst) for (const l of describeEstimate(api, judgeEst, `judge, ${answerable} answers × ${repeats}`)) log(l);
   for (const note of [...new Set(estimates.flatMap((e) => e.notes))]) log(`  note: ${note}`);
 
-  const results: PipelineSubsetResult[] = [];
-  for (const [subset, rows] of a.data) {
-    const t0 = performance.now();
-    let lastPct = -1;
-    const r = await runRagbenchPipeline(kbs.get(subset)!, rows, { provider: answerer, models: searchModels }, makeEvaluator(subset), {
-      ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, config, concurrency: a.concurrency,
-      onProgress: (done, tot) => {
-        const p = Math.floor((100 * done) / Math.max(1, tot) / 10) * 10;
-        if (p !== lastPct) { lastPct = p; process.stderr.write(`${subset}: ${done}/${tot}\n`); }
-      },
-      onRow: (row) => {
-        if (row.status === 'error') log(`${row.id}: ${redactSecrets(row.reason ?? 'error', [api.apiKey])}`);
-        if (row.evalError) log(`${row.id}: evaluator failed: ${redactSecrets(row.evalError, [api.apiKey])}`);
-      },
-    });
-    for (const x of r.rows) if (x.reason) x.reason = redactSecrets(x.reason, [api.apiKey]);
-    log(`${subset}: ${r.n} questions in ${(performance.now() - t0).toFixed(0)} ms`);
-    results.push(r);
-    if (results.length === 1 && r.n > 0 && (r.statuses.error ?? 0) === r.n) {
-      throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
-    }
-  }
-
-  const allRepeats = new RepeatTracker(judgeOpts.repeats);
-  for (const t of trackers.values()) for (const [k, v] of t.byKey) allRepeats.add(k, v);
+  let first = true;
+  const session = await runPipelineSession({
+    evaluator: evaluatorName, settings, deps, subsets, rag: config, answerer: api.provider, models: searchModels,
+    ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
+    onJudge: (row, r) => { if (r.parseFailedCalls > 0) log(`${row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`); },
+    onProgress: progressPrinter(),
+    onRow: (row) => {
+      if (row.status === 'error') log(`${row.id}: ${row.reason ?? 'error'}`);
+      if (row.evalError) log(`${row.id}: evaluator failed: ${row.evalError}`);
+    },
+    onSubset: (r, ms) => {
+      log(`${r.subset}: ${r.n} questions in ${ms.toFixed(0)} ms`);
+      if (first && r.n > 0 && (r.statuses.error ?? 0) === r.n) throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
+      first = false;
+    },
+    report: reportContext(a, envModels), withReport: a.values['report-out'] !== undefined,
+  });
+  const results = session.results;
+  const judge = session.judge;
+  const answerMeter = session.answers;
+  const judgeMeter = judge?.usage ?? new UsageMeter();
   const labelJson = (key: string) => { const r = key.split('\u241f'); return { id: r[0], generation_model_name: r[1] }; };
   if (a.values.json) {
     const summary = pipelineSummary(results) as ReturnType<typeof pipelineSummary> & { subsets: Record<string, Record<string, unknown>> };
-    if (evaluatorName === 'llm') for (const [s, t] of trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
+    if (judge) for (const [s, t] of judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
     console.log(JSON.stringify({
       evaluator: evaluatorName, mode: 'pipeline', provider: api.providerId, model: api.model,
       retrieval: { mode: config.retrieval.mode, top_k: config.retrieval.topK, reject_threshold: config.retrieval.rejectThreshold },
@@ -657,16 +660,17 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
       },
       usage: { ...usageJson(api, [answerMeter, judgeMeter]), answers: usageJson(api, [answerMeter]), ...(judgeEst ? { judge: usageJson(api, [judgeMeter]) } : {}) },
       rate_limits: limitsJson(api),
-      ...(evaluatorName === 'llm' ? { judge: repeatJson(allRepeats.summary(), labelJson) } : {}),
+      ...(judge ? { judge: repeatJson(judge.overall, labelJson) } : {}),
     }));
   } else {
-    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluatorName}${judgeOpts.repeats > 1 ? ` (judge × ${judgeOpts.repeats}, means)` : ''}`;
+    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluatorName}${repeats > 1 ? ` (judge × ${repeats}, means)` : ''}`;
     console.log(formatPipelineTable(results, title));
-    if (evaluatorName === 'llm') {
+    if (judge) {
       console.log('');
-      console.log(`judge repeats: ${judgeOpts.repeats} per answer`);
-      for (const [s, t] of trackers) for (const l of repeatLines(s, t.summary(), a.label)) console.log(l);
+      console.log(`judge repeats: ${repeats} per answer`);
+      for (const [s, t] of judge.trackers) for (const l of repeatLines(s, t.summary(), a.label)) console.log(l);
     }
   }
   for (const l of usageLines(api, [['answers', answerMeter], ['judge', judgeMeter]])) log(l);
+  writeReport(a.values['report-out'], session.report);
 }

@@ -1,61 +1,111 @@
 /// <reference lib="webworker" />
 /**
  * Benchmark worker: loads RAGBench subsets from local files (parsed here) or the Hub (parquet in byte ranges, the
- * dataset viewer as fallback), scores rows with the chosen evaluator (results cached per row in IndexedDB, so a
- * reload or crash resumes), summarises against gold and baselines with bootstrap intervals and small-sample
- * warnings, or runs the Ask tab's pipeline on the subset's questions.
+ * dataset viewer as fallback) and runs the benchmark session (src/lib/eval/session.ts, the same as the CLI's):
+ * validate mode scores rows with the chosen evaluator (results cached per row in IndexedDB, so a reload or crash
+ * resumes), pipeline mode runs the Ask tab's pipeline on the subset's questions. Each run comes back with its
+ * report v1 (environment from the models worker's loaded models and the browser's user agent).
  */
 import * as Comlink from 'comlink';
 import { formatIssue, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
 import { loadRagbenchSubset } from '../src/lib/data/ragbench-hub.ts';
-import { configHash, invalidCacheNote, runSubset, type RowFailure, type ScoringConfig } from '../src/lib/eval/bench-run.ts';
-import { lexicalRowEvaluator, sampleRows, type TraceEvaluator } from '../src/lib/eval/ragbench-validate.ts';
-import { costOf, estimateJudgeRun, meteredProvider, priceFor, UsageMeter } from '../src/lib/eval/cost.ts';
-import { repeatedJudgeRowEvaluator, RepeatTracker, rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
-import { minDurationMs, wrapProvider } from '../src/lib/llm/rate-limit.ts';
+import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
+import { costOf, estimateJudgeRun, priceFor } from '../src/lib/eval/cost.ts';
+import type { EvaluatorDeps, EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
+import { rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
+import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
+import { sampleRows } from '../src/lib/eval/ragbench-validate.ts';
+import { runPipelineSession, runValidateSession, validateConfigHash, type JudgeStats } from '../src/lib/eval/session.ts';
 import { mean } from '../src/lib/eval/stats.ts';
-import { metricIntervals, smallSampleWarnings } from '../src/lib/eval/bootstrap.ts';
+import { minDurationMs, wrapProvider } from '../src/lib/llm/rate-limit.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
-import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
-import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, LocalFileReport, PipelineView } from './bench-api.ts';
-import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
-import { kbConfigKey } from '../src/lib/data/kb-registry.ts';
-import { lexicalPipelineEvaluator, runRagbenchPipeline } from '../src/lib/eval/ragbench-pipeline.ts';
-import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
+import type { JsonValue } from '../src/lib/reports/format.ts';
+import type { RunEnvironment } from '../src/lib/reports/from-run.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
-import { nliRowEvaluator } from '../src/lib/eval/ragbench-validate.ts';
+import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
+import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, LocalFileReport, PipelineView } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 
-/** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
-const SCORING_VERSION = 1;
-const loaded = new Map<string, RagbenchRow[]>();
+const loaded = new Map<string, { rows: RagbenchRow[]; source: 'hub' | 'viewer' }>();
 /** Subsets loaded from local files, by subset name. */
 const local = new Map<string, { file: string; rows: RagbenchRow[] }>();
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 let controller: AbortController | null = null;
 
 /**
- * Validate mode scores a RAGBench row's own response against its own documents: no knowledge base of the app is
- * involved, so none is part of this hash (rows cached before knowledge bases had ids stay valid).
+ * The evaluator settings of a run (what its scores depend on). Validate mode scores a RAGBench row's own response
+ * against its own documents: no knowledge base of the app is involved, so none is part of the validate hash (rows
+ * cached before knowledge bases had ids stay valid). In pipeline mode the LLM judge is the answering model's provider
+ * and endpoint (the key given is for that endpoint only), with the judge's repeats.
  */
-function scoringConfig(c: BenchConfig): ScoringConfig {
-  // Rate limits change how fast rows are scored, not their scores: they stay out of the hash.
-  if (c.evaluator === 'nli') return { evaluator: 'nli', mode: 'validate', version: SCORING_VERSION, settings: { ...c.nliModels } };
-  const judge = c.evaluator === 'llm' && c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: c.judge.repeats } : {};
-  return { evaluator: c.evaluator, mode: 'validate', version: SCORING_VERSION, settings: judge };
+function evaluatorSettings(c: BenchConfig, rag: RagConfig | null): EvaluatorSettings {
+  const judge = c.evaluator !== 'llm' ? null
+    : rag ? { provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, repeats: c.judge?.repeats ?? 1 }
+      : c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: c.judge.repeats } : null;
+  return { nliModels: c.nliModels, judge };
 }
 
-async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, onProgress: (p: BenchProgress) => void, issues: string[]): Promise<RagbenchRow[]> {
+/** The models and provider the chosen evaluator needs; errors say what to load or choose. */
+async function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | null): Promise<EvaluatorDeps> {
+  if (c.evaluator === 'llm') {
+    const j = s.judge;
+    if (!j) throw new Error('Choose a provider and model for the LLM judge.');
+    const base = createProvider({ provider: j.provider as BenchJudgeProvider, baseUrl: j.baseUrl ?? undefined, model: j.model, apiKey: apiKey ?? undefined });
+    const limits = c.judge && (c.judge.rpm || c.judge.tpm) ? { rpm: c.judge.rpm, tpm: c.judge.tpm } : null;
+    return { judge: limits ? wrapProvider(base, limits) : base };
+  }
+  if (c.evaluator === 'nli') {
+    const m = models;
+    const have = m ? await m.loaded() : [];
+    const nliInfo = have.find((x) => x.task === 'nli');
+    if (!m || !nliInfo) throw new Error('The NLI evaluator needs the NLI model: load it first (Load NLI models).');
+    const ce = have.find((x) => x.task === 'cross-encoder');
+    const ids = { nli: `${nliInfo.spec.id}@${nliInfo.spec.dtype}`, reranker: ce ? `${ce.spec.id}@${ce.spec.dtype}` : null };
+    if (c.mode === 'validate' && JSON.stringify(ids) !== JSON.stringify(c.nliModels)) throw new Error(`The loaded NLI models (${ids.nli}${ids.reranker ? `, ${ids.reranker}` : ''}) differ from the settings: load them again.`);
+    return { nli: { nli: { spec: nliInfo.spec, predict: (p, h) => m.nli(p, h) }, reranker: ce ? { spec: ce.spec, score: (q, ps) => m.rerank(q, [...ps]) } : null } };
+  }
+  return {};
+}
+
+type BenchJudgeProvider = NonNullable<BenchConfig['judge']>['provider'];
+
+/** What the report says about where the run ran: the browser and the models worker's loaded models. */
+async function runEnvironment(): Promise<RunEnvironment> {
+  const have = models ? await models.loaded() : [];
+  return {
+    runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown',
+    models: have.map((x) => ({ task: x.task, id: x.spec.id, dtype: x.spec.dtype, device: x.spec.device })),
+  };
+}
+
+/** The run's settings as the report keeps them: the BenchConfig (it never holds a key). */
+const reportConfig = (c: BenchConfig): Record<string, JsonValue> => JSON.parse(JSON.stringify(c)) as Record<string, JsonValue>;
+
+interface LoadedSubsets { subsets: Array<{ subset: string; rows: RagbenchRow[] }>; issues: string[]; source: string }
+
+async function loadSubsets(config: BenchConfig, signal: AbortSignal, onProgress: (p: BenchProgress) => void): Promise<LoadedSubsets> {
+  const issues: string[] = [];
+  const sources = new Set<string>();
+  const subsets = [];
+  for (const subset of config.subsets) {
+    const r = await rowsOf(config, subset, signal, onProgress, issues);
+    sources.add(r.source);
+    subsets.push({ subset, rows: r.rows });
+  }
+  return { subsets, issues, source: [...sources].join('+') || 'local' };
+}
+
+async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, onProgress: (p: BenchProgress) => void, issues: string[]): Promise<{ rows: RagbenchRow[]; source: string }> {
   if (config.localSubsets.includes(subset)) {
     const file = local.get(subset);
     if (!file) throw new Error(`The local file for ${subset} is no longer loaded (the page was reloaded): pick it again.`);
-    return file.rows;
+    return { rows: file.rows, source: 'local' };
   }
   const cacheKey = `${config.hubUrl}|${config.datasetsHost}|${subset}`;
   let all = loaded.get(cacheKey);
@@ -64,7 +114,7 @@ async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, 
       hubUrl: config.hubUrl, viewerUrl: config.datasetsHost, signal,
       onProgress: (l, t) => onProgress({ phase: 'load', subset, loaded: l, total: t }),
     });
-    all = res.rows;
+    all = { rows: res.rows, source: res.source === 'parquet' ? 'hub' : 'viewer' };
     loaded.set(cacheKey, all);
     issues.push(...res.notes, ...res.skipped.map(formatIssue));
   }
@@ -97,9 +147,21 @@ async function pipelineModels(rag: RagConfig): Promise<{ search: SearchModels; e
   return { search, embedder };
 }
 
+/** The Benchmark tab's judge figures from a session's judge statistics. */
+function judgeView(j: JudgeStats | null, s: EvaluatorSettings): JudgeReport | null {
+  if (!j || !s.judge) return null;
+  const sum = j.overall;
+  const price = priceFor(s.judge.provider, s.judge.model);
+  return {
+    usage: { calls: j.usage.summary.calls, inputTokens: j.usage.summary.inputTokens, outputTokens: j.usage.summary.outputTokens, usd: costOf(j.usage.summary, price).totalUsd, failedCalls: j.usage.failedCalls },
+    repeats: sum.repeats, parseFailedCalls: sum.parseFailedCalls, callParseFailureRate: num(sum.callParseFailureRate),
+    flippedRows: sum.flippedRows, comparableRows: sum.comparableRows, flipped: sum.flipped, meanStdAdherence: num(sum.meanStd.adherence),
+  };
+}
+
 /**
  * Pipeline mode: each subset's documents become a knowledge base; the Ask tab's pipeline (retrieval mode, rerank,
- * query transform, sentence window, provider and model) answers N sampled questions.
+ * query transform, sentence window, provider and model) answers N sampled questions, scored by the chosen evaluator.
  */
 async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: AbortController, onProgress: (p: BenchProgress) => void): Promise<BenchResult> {
   const parsed = parseRagConfig(config.rag);
@@ -107,14 +169,11 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
   const rag = parsed.config;
   const provider = createProvider({ provider: rag.llm.provider, baseUrl: rag.llm.baseUrl ?? undefined, model: rag.llm.model, apiKey: apiKey ?? undefined });
   const { search, embedder } = await pipelineModels(rag);
-  const settings = pipelineSettingsText(rag);
-  // The knowledge bases the answers come from (each subset's documents) are part of what the hash names.
-  const kbs = config.subsets.map((subset) => kbConfigKey({ kind: 'ragbench', subset }));
-  const hash = (await sha256Hex(JSON.stringify(['pipeline', SCORING_VERSION, kbs, rag]))).slice(0, 24);
-  const views: PipelineView[] = [];
-  const loadIssues: string[] = [];
-  for (const subset of config.subsets) {
-    const rows = await rowsOf(config, subset, ctl.signal, onProgress, loadIssues);
+  const settings = evaluatorSettings(config, rag);
+  const deps = await evaluatorDeps(config, settings, apiKey);
+  const loadedSubsets = await loadSubsets(config, ctl.signal, onProgress);
+  const subsets = [];
+  for (const { subset, rows } of loadedSubsets.subsets) {
     const rkb = buildRagbenchKb(rows, subset);
     if (embedder) {
       const docsHash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
@@ -123,22 +182,69 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
         onProgress: (_stage, done, total) => onProgress({ phase: 'load', subset, loaded: done, total }),
       });
     }
-    const started = Date.now();
-    const r = await runRagbenchPipeline(rkb, rows, { provider, models: search }, lexicalPipelineEvaluator(), {
-      ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, config: rag, signal: ctl.signal,
-      onProgress: (done, total) => {
-        const perRow = done > 0 ? (Date.now() - started) / done : null;
-        onProgress({ phase: 'score', subset, total, done, cached: 0, invalid: 0, failed: 0, pending: total - done, etaMs: perRow === null ? null : perRow * (total - done) });
-      },
-    });
-    views.push({
-      subset, settings, n: r.n, k: r.k, kb: { documents: r.kb.documents, chunks: r.kb.chunks }, statuses: r.statuses as Record<string, number>,
-      predicted: r.predicted, recallAtK: num(r.recallAtK), relevantRecallAtK: num(r.relevantRecallAtK),
-      gold: { n: r.gold.n, relevance: num(r.gold.relevance), utilization: num(r.gold.utilization), completeness: num(r.gold.completeness), adherence: num(r.gold.adherence) },
-      rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
-    });
+    subsets.push({ subset, rows, kb: rkb });
   }
-  return { pipeline: views, judge: null, configHash: hash, subsets: [], rows: [], failures: [], loadIssues, cacheNotes: [], meanAuroc: null, report: null };
+  let started = Date.now();
+  const s = await runPipelineSession({
+    evaluator: config.evaluator, settings, deps, subsets, rag, answerer: provider, models: search,
+    ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, signal: ctl.signal,
+    redact: (m) => redactSecrets(m, [apiKey]),
+    onProgress: (subset, done, total) => {
+      if (done === 0) started = Date.now();
+      const perRow = done > 0 ? (Date.now() - started) / done : null;
+      onProgress({ phase: 'score', subset, total, done, cached: 0, invalid: 0, failed: 0, pending: total - done, etaMs: perRow === null ? null : perRow * (total - done) });
+    },
+    report: { config: reportConfig(config), environment: await runEnvironment(), source: loadedSubsets.source, loadIssues: loadedSubsets.issues },
+  });
+  const text = pipelineSettingsText(rag);
+  const views: PipelineView[] = s.results.map((r) => ({
+    subset: r.subset, settings: text, n: r.n, k: r.k, kb: { documents: r.kb.documents, chunks: r.kb.chunks }, statuses: r.statuses as Record<string, number>,
+    predicted: r.predicted, recallAtK: num(r.recallAtK), relevantRecallAtK: num(r.relevantRecallAtK),
+    gold: { n: r.gold.n, relevance: num(r.gold.relevance), utilization: num(r.gold.utilization), completeness: num(r.gold.completeness), adherence: num(r.gold.adherence) },
+    rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
+  }));
+  return { pipeline: views, judge: judgeView(s.judge, settings), configHash: s.hash, subsets: [], rows: [], failures: [], loadIssues: loadedSubsets.issues, cacheNotes: [], meanAuroc: null, report: s.report };
+}
+
+/** Validate mode: the dataset's own answers scored by the chosen evaluator, resumable through the IndexedDB cache. */
+async function runValidate(config: BenchConfig, apiKey: string | null, ctl: AbortController, onProgress: (p: BenchProgress) => void): Promise<BenchResult> {
+  const settings = evaluatorSettings(config, null);
+  const deps = await evaluatorDeps(config, settings, apiKey);
+  const loadedSubsets = await loadSubsets(config, ctl.signal, onProgress);
+  const s = await runValidateSession({
+    evaluator: config.evaluator, settings, deps, subsets: loadedSubsets.subsets, store: indexedDbResultStore,
+    ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, signal: ctl.signal, concurrency: 2,
+    redact: (m) => redactSecrets(m, [apiKey]),
+    onProgress: (p) => onProgress({ phase: 'score', ...p }),
+    report: { config: reportConfig(config), environment: await runEnvironment(), source: loadedSubsets.source, loadIssues: loadedSubsets.issues },
+  });
+  const subsets: BenchSubsetSummary[] = [];
+  const rows: BenchRowView[] = [];
+  for (const run of s.runs) {
+    const v = run.validation;
+    subsets.push({
+      subset: v.subset, n: v.n, hallucinations: v.hallucinations, auroc: num(v.auroc), rmse_relevance: num(v.rmse_relevance),
+      rmse_utilization: num(v.rmse_utilization), rmse_completeness: num(v.rmse_completeness), baselines: v.baselines,
+      intervals: v.intervals!, warnings: v.warnings ?? [],
+      baselineAdherence: {
+        ragas: v.rows.map((r) => r.ragas_faithfulness ?? null),
+        trulens: v.rows.map((r) => r.trulens_groundedness ?? null),
+        gpt3: v.rows.map((r) => r.gpt3_adherence ?? null),
+      },
+      computed: run.computed,
+    });
+    v.rows.forEach((r, i) => rows.push({
+      subset: v.subset, key: ragbenchRowKey(r), question: r.question, response: r.response, documents: r.documents,
+      predicted: v.predictions[i]!,
+      gold: { relevance: r.relevance_score ?? null, utilization: r.utilization_score ?? null, completeness: r.completeness_score ?? null, adherence: r.adherence_score ?? null },
+    }));
+  }
+  return {
+    pipeline: null, judge: judgeView(s.judge, settings), configHash: s.hash, subsets, rows, failures: s.failures,
+    loadIssues: [...loadedSubsets.issues, ...s.uncachedNotes], cacheNotes: s.cacheNotes,
+    meanAuroc: num(mean(subsets.map((x) => x.auroc).filter((x): x is number => x !== null))),
+    report: s.report,
+  };
 }
 
 const api: BenchWorkerApi = {
@@ -151,83 +257,7 @@ const api: BenchWorkerApi = {
     const ctl = new AbortController();
     controller = ctl;
     try {
-      if (config.mode === 'pipeline') return await runPipeline(config, apiKey, ctl, onProgress);
-      let evaluate: TraceEvaluator;
-      const meter = new UsageMeter();
-      const tracker = new RepeatTracker(config.judge?.repeats ?? 1);
-      if (config.evaluator === 'llm') {
-        const j = config.judge;
-        if (!j) throw new Error('Choose a provider and model for the LLM judge.');
-        const base = createProvider({ provider: j.provider, baseUrl: j.baseUrl ?? undefined, model: j.model, apiKey: apiKey ?? undefined });
-        const metered = meteredProvider(base, meter);
-        const provider = j.rpm || j.tpm ? wrapProvider(metered, { rpm: j.rpm, tpm: j.tpm }) : metered;
-        evaluate = repeatedJudgeRowEvaluator(provider, { model: j.model, repeats: Math.max(1, j.repeats) }, (row, r) => tracker.add(ragbenchRowKey(row), r));
-      } else if (config.evaluator === 'nli') {
-        const m = models;
-        const have = m ? await m.loaded() : [];
-        const nliInfo = have.find((x) => x.task === 'nli');
-        if (!m || !nliInfo) throw new Error('The NLI evaluator needs the NLI model: load it first (Load NLI models).');
-        const ce = have.find((x) => x.task === 'cross-encoder');
-        const ids = { nli: `${nliInfo.spec.id}@${nliInfo.spec.dtype}`, reranker: ce ? `${ce.spec.id}@${ce.spec.dtype}` : null };
-        if (JSON.stringify(ids) !== JSON.stringify(config.nliModels)) throw new Error(`The loaded NLI models (${ids.nli}${ids.reranker ? `, ${ids.reranker}` : ''}) differ from the settings: load them again.`);
-        evaluate = nliRowEvaluator({
-          nli: { spec: nliInfo.spec, predict: (p, h) => m.nli(p, h) },
-          reranker: ce ? { spec: ce.spec, score: (q, ps) => m.rerank(q, [...ps]) } : null,
-        });
-      } else {
-        evaluate = lexicalRowEvaluator();
-      }
-      const hash = await configHash(scoringConfig(config));
-      const subsets: BenchSubsetSummary[] = [];
-      const rows: BenchRowView[] = [];
-      const failures: RowFailure[] = [];
-      const loadIssues: string[] = [];
-      const cacheNotes: string[] = [];
-      for (const subset of config.subsets) {
-        const all = await rowsOf(config, subset, ctl.signal, onProgress, loadIssues);
-        const run = await runSubset(all, subset, evaluate, indexedDbResultStore, hash, {
-          ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, signal: ctl.signal,
-          onProgress: (p) => onProgress({ phase: 'score', ...p }),
-          concurrency: config.evaluator === 'llm' ? 2 : 1,
-        });
-        const v = run.validation;
-        failures.push(...run.failures);
-        if (run.invalidCached > 0) cacheNotes.push(invalidCacheNote(subset, run.invalidCached));
-        if (run.uncached) loadIssues.push(`${subset}: ${run.uncached.rows} rows were scored but not saved (${run.uncached.reason}); a reload would score them again.`);
-        subsets.push({
-          subset, n: v.n, hallucinations: v.hallucinations, auroc: num(v.auroc), rmse_relevance: num(v.rmse_relevance),
-          rmse_utilization: num(v.rmse_utilization), rmse_completeness: num(v.rmse_completeness), baselines: v.baselines,
-          intervals: metricIntervals(v.rows, v.predictions, { seed: config.seed }),
-          warnings: smallSampleWarnings(v.rows, v.predictions),
-          baselineAdherence: {
-            ragas: v.rows.map((r) => r.ragas_faithfulness ?? null),
-            trulens: v.rows.map((r) => r.trulens_groundedness ?? null),
-            gpt3: v.rows.map((r) => r.gpt3_adherence ?? null),
-          },
-          computed: run.computed,
-        });
-        v.rows.forEach((r, i) => rows.push({
-          subset, key: ragbenchRowKey(r), question: r.question, response: r.response, documents: r.documents,
-          predicted: v.predictions[i]!,
-          gold: { relevance: r.relevance_score ?? null, utilization: r.utilization_score ?? null, completeness: r.completeness_score ?? null, adherence: r.adherence_score ?? null },
-        }));
-      }
-      let judge: JudgeReport | null = null;
-      if (config.evaluator === 'llm' && config.judge) {
-        const sum = tracker.summary();
-        const price = priceFor(config.judge.provider, config.judge.model);
-        judge = {
-          usage: { calls: meter.summary.calls, inputTokens: meter.summary.inputTokens, outputTokens: meter.summary.outputTokens, usd: costOf(meter.summary, price).totalUsd, failedCalls: meter.failedCalls },
-          repeats: sum.repeats, parseFailedCalls: sum.parseFailedCalls, callParseFailureRate: num(sum.callParseFailureRate),
-          flippedRows: sum.flippedRows, comparableRows: sum.comparableRows, flipped: sum.flipped, meanStdAdherence: num(sum.meanStd.adherence),
-        };
-      }
-      const result: BenchResult = {
-        pipeline: null, judge, configHash: hash, subsets, rows, failures, loadIssues, cacheNotes,
-        meanAuroc: num(mean(subsets.map((s) => s.auroc).filter((x): x is number => x !== null))),
-        report: null,
-      };
-      return result;
+      return config.mode === 'pipeline' ? await runPipeline(config, apiKey, ctl, onProgress) : await runValidate(config, apiKey, ctl, onProgress);
     } catch (e) {
       if (ctl.signal.aborted) throw new Error('The run was cancelled. Finished rows are kept and a new run resumes from them.');
       throw new Error(redactSecrets((e as Error).message || String(e), [apiKey]));
@@ -242,7 +272,7 @@ const api: BenchWorkerApi = {
     const inputs = [];
     for (const subset of config.subsets) {
       const all = await rowsOf(config, subset, new AbortController().signal, onProgress, []);
-      inputs.push(...sampleRows(all, config.n ?? undefined, config.seed).map(rowJudgeInput));
+      inputs.push(...sampleRows(all.rows, config.n ?? undefined, config.seed).map(rowJudgeInput));
     }
     const price = priceFor(j.provider, j.model);
     const est = estimateJudgeRun(inputs, { repeats: Math.max(1, j.repeats), price });
@@ -271,7 +301,7 @@ const api: BenchWorkerApi = {
   },
 
   async clearCache(config) {
-    await indexedDbResultStore.clear(await configHash(scoringConfig(config)));
+    await indexedDbResultStore.clear(await validateConfigHash(config.evaluator, evaluatorSettings(config, null)));
   },
 };
 

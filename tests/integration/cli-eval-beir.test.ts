@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { SCIFACT, scifactSubset } from '../helpers/beir-subset.ts';
 import { runCli as cli } from '../helpers/cli.ts';
+import { parseReportText } from '../../src/lib/reports/format.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURE_MODELS = join(ROOT, 'tests/fixtures/models');
@@ -105,5 +106,42 @@ describe('rag-lab eval-beir', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/rag-lab\/no-such-model/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('--report-out: one retrieval report per mode (FILE-<mode>.json), figures equal to --json, path checked before work', async () => {
+    const data = scifactSubset({ queries: 20, others: 200, parent: tempDir('rag-lab-scifact-report-') });
+    const out = tempDir('rag-lab-beir-report-');
+    const file = join(out, 'run.json');
+    const r = await cli(['eval-beir', '--data', data, '--modes', 'sparse,dense', '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/tiny-embedder',
+      '--no-cache', '--json', '--report-out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    for (const mode of ['sparse', 'dense']) {
+      const path = join(out, `run-${mode}.json`);
+      expect(r.stderr).toContain(`report written to ${path}`);
+      const parsed = parseReportText(readFileSync(path, 'utf8'));
+      if (!parsed.ok) throw new Error(parsed.message);
+      const rep = parsed.report;
+      expect(rep).toMatchObject({ kind: 'retrieval', evaluator: mode, data: { dataset: 'scifact-subset', subsets: ['test'], source: 'local' } });
+      expect(rep.environment.runtime).toBe('node');
+      expect(rep.environment.models.map((m) => m.task)).toEqual(mode === 'dense' ? ['embedder'] : []);
+      expect(rep.rows).toHaveLength(20);
+      for (const row of rep.rows) {
+        expect(row.group).toBe('scifact-subset');
+        expect(row.retrieved!.length).toBeLessThanOrEqual(10);
+        expect(row.question.length).toBeGreaterThan(0);
+      }
+      for (const k of ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100']) {
+        const m = rep.summary.metrics.find((x) => x.id === k && x.group === null)!;
+        expect(m.value, `${mode} ${k}`).toBeCloseTo(json.modes[mode][k], 10);
+        expect(m.n).toBe(20);
+      }
+    }
+    expect(existsSync(file)).toBe(false);
+    // A report path in a folder that does not exist fails before anything is indexed.
+    const bad = await cli(['eval-beir', '--data', data, '--report-out', join(out, 'no-such-dir', 'r.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--report-out .*folder .* not found/);
+    expect(bad.stdout).not.toMatch(/indexed/);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { evalRagbenchCommand } from '../../cli/eval-ragbench.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
+import { parseReportText } from '../../src/lib/reports/format.ts';
 import { openaiCompletion, openaiStream, startLlmServer, type LlmServer, type RecordedRequest } from '../helpers/llm-server.ts';
 import { captureCommand, runCli as cli } from '../helpers/cli.ts';
 import { listenLocal } from '../helpers/listen.ts';
@@ -159,6 +160,47 @@ describe('rag-lab eval-ragbench', () => {
       } finally {
         await local.close();
       }
+    });
+
+    test('--report-out writes a valid report whose per-subset figures equal --json; its rows are the scored rows', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'rag-lab-ragbench-report-'));
+      temps.push(dir);
+      const file = join(dir, 'validate.json');
+      const r = await inProcess(['--data', DATA, '--subsets', 'emanual,covidqa', '--n', '25', '--seed', '1', '--json', '--report-out', file]);
+      expect(r.error).toBeNull();
+      expect(r.err).toContain(`report written to ${file} (50 rows)`);
+      const out = JSON.parse(r.out.trim().split('\n').at(-1)!);
+      const parsed = parseReportText(readFileSync(file, 'utf8'));
+      if (!parsed.ok) throw new Error(parsed.message);
+      const rep = parsed.report;
+      expect(rep).toMatchObject({ kind: 'ragbench-validate', evaluator: 'lexical', seed: 1, n: 25, data: { dataset: 'rungalileo/ragbench', subsets: ['emanual', 'covidqa'], source: 'local', kb: null } });
+      expect(rep.config).toMatchObject({ mode: 'validate', evaluator: 'lexical', n: 25, seed: 1, subsets: ['emanual', 'covidqa'] });
+      expect(rep.environment.agent).toBe(`node ${process.version} (${process.platform})`);
+      expect(rep.rows).toHaveLength(50);
+      const expected = sampleRows(parseRagbenchJsonl(readFileSync(join(DATA, 'emanual.jsonl'), 'utf8'), 'emanual').rows, 25, 1).map((x) => `emanual:${x.id}\u241f${x.generation_model_name}`);
+      expect(rep.rows.slice(0, 25).map((x) => x.key)).toEqual(expected);
+      for (const s of ['emanual', 'covidqa']) {
+        const fig = (id: string) => rep.summary.metrics.find((m) => m.id === id && m.group === s)!;
+        for (const k of ['auroc', 'rmse_relevance', 'rmse_utilization', 'rmse_completeness']) {
+          if (out.subsets[s][k] === null) expect(fig(k).value).toBeNull();
+          else expect(fig(k).value, `${s} ${k}`).toBeCloseTo(out.subsets[s][k], 12);
+        }
+        expect(rep.summary.baselines).toContainEqual({ group: s, evaluator: 'ragas', metric: 'auroc', value: out.subsets[s].baselines.ragas.auroc });
+      }
+      // Pooled: over the 50 rows, as the per-subset figures are over their 25.
+      const pooled = rep.summary.metrics.find((m) => m.id === 'rmse_relevance' && m.group === null)!;
+      const both = rep.rows.filter((x) => typeof x.scores['relevance'] === 'number' && typeof x.gold['relevance'] === 'number');
+      expect(both.length).toBeGreaterThan(40);
+      const se = both.reduce((a, x) => a + (x.scores['relevance']! - (x.gold['relevance'] as number)) ** 2, 0);
+      expect(pooled.value).toBeCloseTo(Math.sqrt(se / both.length), 12);
+      // The text output is unchanged by the flag.
+      const plain = await inProcess(['--data', DATA, '--subsets', 'emanual,covidqa', '--n', '25', '--seed', '1']);
+      const withReport = await inProcess(['--data', DATA, '--subsets', 'emanual,covidqa', '--n', '25', '--seed', '1', '--report-out', join(dir, 'b.json')]);
+      const table = (t: string) => t.split('\n').filter((l) => !/rows scored in/.test(l)).join('\n');
+      expect(table(withReport.out)).toBe(table(plain.out));
+      const bad = await inProcess(['--data', DATA, '--subsets', 'emanual', '--report-out', join(dir, 'nope', 'r.json')]);
+      expect(bad.error?.exitCode).toBe(2);
+      expect(bad.error?.message).toMatch(/--report-out .*folder .* not found/);
     });
 
     test('errors: missing subset, bad flags, malformed rows, llm without a provider (all exit code 2)', async () => {
@@ -316,6 +358,36 @@ describe('rag-lab eval-ragbench', () => {
         expect(r.out).toContain(`parse failures: ${answered}/${3 * answered} calls (33.3%), 0/${answered} rows (0.0%)`);
         expect(r.out).toMatch(/estimate: judge, \d answers × 3: \d+ calls, ~[\d,]+ input tokens \(chars\/4\) \+ ~[\d,]+ output tokens \(assumed\) ≈ \$[\d.]+ at openai\/m prices/);
         expect(r.out).toContain(`usage (judge): ${3 * answered} calls, ${(2000 * 3 * answered).toLocaleString('en-US')} input + ${(150 * answered).toLocaleString('en-US')} output tokens`);
+      } finally {
+        await srv.close();
+      }
+    });
+
+    test('pipeline --report-out: a pipeline report (no key anywhere), recall and answered figures equal to --json', async () => {
+      const { srv } = await server();
+      const dir = mkdtempSync(join(tmpdir(), 'rag-lab-ragbench-report-'));
+      temps.push(dir);
+      const file = join(dir, 'pipeline.json');
+      try {
+        const r = await capture(['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--provider', 'openai', '--base-url', `${srv.url}/v1`,
+          '--model', 'answer-model', '--api-key', KEY, '--n', '5', '--seed', '2', '--json', '--report-out', file]);
+        expect(r.error).toBeNull();
+        const text = readFileSync(file, 'utf8');
+        expect(text).not.toContain(KEY);
+        const parsed = parseReportText(text);
+        if (!parsed.ok) throw new Error(parsed.message);
+        const rep = parsed.report;
+        const e = JSON.parse(r.out.trim().split('\n').at(-1)!).subsets.emanual;
+        expect(rep).toMatchObject({ kind: 'ragbench-pipeline', data: { kb: 'ragbench:emanual' }, environment: { llm: { provider: 'openai', model: 'answer-model' } } });
+        expect((rep.config['judge'])).toBeNull();
+        expect(rep.rows.map((x) => x.key)).toEqual(e.rows.map((x: { id: string }) => `emanual:${x.id}`));
+        expect(rep.rows.map((x) => x.retrieved)).toEqual(e.rows.map((x: { retrieved: string[] }) => x.retrieved));
+        const fig = (id: string) => rep.summary.metrics.find((m) => m.id === id && m.group === 'emanual')!;
+        expect(fig('recall_at_k').value).toBeCloseTo(e.recall_at_k, 12);
+        expect(fig('adherence').value).toBeCloseTo(e.predicted.adherence, 12);
+        expect(fig('answered').value).toBeCloseTo(e.statuses.answered / 5, 12);
+        expect(fig('recall_at_k').ci).not.toBeNull();
+        expect(rep.summary.warnings.some((w) => /from \d scored rows?: not meaningful/.test(w.message))).toBe(true);
       } finally {
         await srv.close();
       }

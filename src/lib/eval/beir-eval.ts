@@ -32,6 +32,8 @@ export interface BeirEvalOptions {
   models: SearchModels;
   /** Collects TREC run lines when given. */
   runLines?: string[];
+  /** Each judged query's ranking (document ids, best first) and scores, for per-query reports. */
+  onQuery?: (mode: RetrievalMode, query: BeirQuery, ranked: readonly string[], scores: IrScores) => void;
   onProgress?: (mode: RetrievalMode, done: number, total: number) => void;
   signal?: AbortSignal;
 }
@@ -58,7 +60,10 @@ export async function evaluateBeir(kb: KnowledgeBase, queries: readonly BeirQuer
       }, opts.models);
       if (out.status === 'unavailable') { skipped = out.reason; break; }
       const hits = out.hits.map((h) => ({ id: h.docId, score: h.score }));
-      perQuery.push(irScores(hits.map((h) => h.id), qrels.get(q.id)!));
+      const ranked = hits.map((h) => h.id);
+      const scores = irScores(ranked, qrels.get(q.id)!);
+      perQuery.push(scores);
+      opts.onQuery?.(mode, q, ranked, scores);
       if (out.telemetry) latencies.push(out.telemetry.queryMs);
       opts.runLines?.push(...trecRunLines(q.id, hits, `rag-lab-${mode}`));
       opts.onProgress?.(mode, i + 1, judged.length);

@@ -1,0 +1,85 @@
+/**
+ * Report rows from finished runs (format.ts ReportRow): the one mapping the benchmark session (RAGBench validate and
+ * pipeline, bench worker and CLI) and `eval-beir` (retrieval) use, so the same row of the same dataset gets the same
+ * key in every run and Compare can pair it.
+ *
+ *   validate: key `${subset}:${ragbenchRowKey(row)}`, answer = the dataset's response, contexts = its documents,
+ *     scores = the four TRACe predictions, gold = RAGBench's labels, reference = the baseline evaluators' columns;
+ *   pipeline: key `${subset}:${id}`, our answer, status, retrieved chunk ids, TRACe + `recall` / `relevant_recall`;
+ *   retrieval: key = query id, group = dataset, scores = the per-query IR metrics, retrieved = the top 10 ids.
+ */
+import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
+import type { IrScores } from '../eval/ir-metrics.ts';
+import type { PipelineRowResult } from '../eval/ragbench-pipeline.ts';
+import type { BaselineScores } from '../eval/ragbench-validate.ts';
+import type { TraceScores } from '../eval/trace.ts';
+import { APP_VERSION } from '../app-version.ts';
+import type { ReportEnvironment, ReportRow, ReportSummary } from './format.ts';
+
+/** NaN, ±∞ and undefined → null (reports hold no non-finite numbers). */
+export const finiteOrNull = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+const traceScores = (p: TraceScores): Record<string, number | null> => ({
+  relevance: finiteOrNull(p.relevance), utilization: finiteOrNull(p.utilization),
+  adherence: finiteOrNull(p.adherence), completeness: finiteOrNull(p.completeness),
+});
+
+/** The RAGBench columns of baseline evaluators a validate row carries as `reference`. */
+export const REFERENCE_COLUMNS = [
+  'ragas_faithfulness', 'trulens_groundedness', 'gpt3_adherence',
+  'ragas_context_relevance', 'trulens_context_relevance', 'gpt3_context_relevance', 'gpt35_utilization',
+] as const;
+
+export const validateRowKey = (subset: string, row: Pick<RagbenchRow, 'id' | 'generation_model_name'>) => `${subset}:${ragbenchRowKey(row)}`;
+
+/** A scored RAGBench row of a validate run. */
+export function validateReportRow(subset: string, row: RagbenchRow, pred: TraceScores): ReportRow {
+  return {
+    key: validateRowKey(subset, row), group: subset, question: row.question, answer: row.response, contexts: [...row.documents],
+    scores: traceScores(pred),
+    gold: {
+      relevance: finiteOrNull(row.relevance_score), utilization: finiteOrNull(row.utilization_score),
+      completeness: finiteOrNull(row.completeness_score), adherence: row.adherence_score ?? null,
+    },
+    reference: Object.fromEntries(REFERENCE_COLUMNS.map((c) => [c, finiteOrNull(row[c])])),
+  };
+}
+
+/** A question of a pipeline run: our answer, its status and retrieval, the evaluator's scores and the recalls. */
+export function pipelineReportRow(subset: string, r: PipelineRowResult): ReportRow {
+  const error = r.status === 'error' ? r.reason ?? 'error' : r.evalError;
+  return {
+    key: `${subset}:${r.id}`, group: subset, question: r.question, answer: r.answer, contexts: [...r.contexts],
+    retrieved: [...r.retrieved], status: r.status, ...(error !== undefined ? { error } : {}),
+    scores: { ...traceScores(r.scores), recall: finiteOrNull(r.recall), relevant_recall: finiteOrNull(r.relevantRecall) },
+    gold: {},
+  };
+}
+
+/** One judged query of a retrieval run. */
+export function retrievalReportRow(dataset: string, query: { id: string; text: string }, scores: IrScores, retrieved: readonly string[]): ReportRow {
+  return {
+    key: query.id, group: dataset, question: query.text, answer: '', retrieved: retrieved.slice(0, 10),
+    scores: Object.fromEntries(Object.entries(scores).map(([k, x]) => [k, finiteOrNull(x)])), gold: {},
+  };
+}
+
+/** The dataset's baseline evaluators' figures (`BaselineScores`) as summary baselines of `group`. */
+export function baselineEntries(group: string | null, b: BaselineScores): ReportSummary['baselines'] {
+  const out: ReportSummary['baselines'] = [];
+  for (const [evaluator, figures] of Object.entries(b)) {
+    for (const [metric, value] of Object.entries(figures as Record<string, number>)) out.push({ group, evaluator, metric, value: finiteOrNull(value) });
+  }
+  return out;
+}
+
+/** What the shell that ran knows of its environment; the app version comes from here. */
+export interface RunEnvironment {
+  runtime: ReportEnvironment['runtime'];
+  agent: string;
+  models: ReportEnvironment['models'];
+}
+
+export function reportEnvironment(env: RunEnvironment, llm: ReportEnvironment['llm'], judge: ReportEnvironment['judge']): ReportEnvironment {
+  return { app: APP_VERSION, runtime: env.runtime, agent: env.agent.slice(0, 500), models: env.models.slice(0, 20), llm, judge };
+}
