@@ -5,6 +5,7 @@
  * then everything is re-read and re-merged, with jittered backoff, up to `retries` times
  * (../shared/notes/hub-and-formats.md §1.3). It creates nothing: a missing repo gets "create it first".
  * The token goes only to `hubUrl`'s origin, in the Authorization header (the caller decides which hubUrl may get it).
+ * `commitAtHead` is that loop on its own (report sync uses it with its own operations and messages).
  */
 import { commit, datasetInfo, HubApiError, type CommitOperation } from '@huggingface/hub';
 import { ArtifactError } from '../artifact/types.ts';
@@ -31,46 +32,91 @@ export interface PushOptions {
 }
 
 const INDEX_CONFIG = 'index_config.json';
+const SHA = /^[0-9a-f]{40}$/;
+
+/** The commit sha `main` of dataset repo `repo` points at; throws the Hub's error as it came, or one for a non-sha. */
+export async function headSha(repo: string, hubUrl: string, f: Fetch): Promise<string> {
+  const info = await datasetInfo({ name: repo, revision: 'main', hubUrl, fetch: f, additionalFields: ['sha'] });
+  const sha = String((info as { sha?: unknown }).sha ?? '');
+  if (!SHA.test(sha)) throw new ArtifactError(repo, `${hostOf(hubUrl)} gave no commit sha for main: is it a Hub?`);
+  return sha;
+}
+
+export interface CommitAtHeadOptions {
+  repo: string;
+  hubUrl: string;
+  /** Already authorized (authorizedFetch). */
+  fetch: Fetch;
+  /** Tries after a 412. */
+  retries: number;
+  /** First backoff after a 412, ms. */
+  retryDelayMs: number;
+  signal?: AbortSignal | undefined;
+  /** Reads what it needs AT `sha` and gives the commit to make on it; null: nothing to commit. */
+  prepare: (sha: string, attempt: number) => Promise<{ title: string; operations: CommitOperation[] } | null>;
+  /** The error to throw for a failed head read (`e` as it came). */
+  headError: (e: unknown) => Error;
+  /** The error to throw for a failed commit (`e` as it came; a 412 here means the tries ran out). */
+  commitError: (e: unknown, attempts: number) => Error;
+}
+
+/**
+ * Head sha → `prepare(sha)` → `commit({ parentCommit: sha })`, again from the head after a 412 (jittered backoff).
+ * Resolves the new commit (null when `prepare` had nothing to commit), the sha it was based on and the tries made.
+ */
+export async function commitAtHead(o: CommitAtHeadOptions): Promise<{ commit: string | null; parent: string; attempts: number }> {
+  const repo = { type: 'dataset' as const, name: o.repo };
+  for (let attempt = 0; ; attempt++) {
+    let sha: string;
+    try {
+      sha = await headSha(o.repo, o.hubUrl, o.fetch);
+    } catch (e) {
+      throw e instanceof ArtifactError ? e : o.headError(e);
+    }
+    const next = await o.prepare(sha, attempt);
+    if (!next) return { commit: null, parent: sha, attempts: attempt + 1 };
+    try {
+      const out = await commit({ repo, title: next.title, operations: next.operations, parentCommit: sha, hubUrl: o.hubUrl, fetch: o.fetch, useXet: false, ...(o.signal ? { abortSignal: o.signal } : {}) });
+      if (!out?.commit.oid) throw new ArtifactError(o.repo, `${hostOf(o.hubUrl)} did not return the new commit: check the repo on the Hub`);
+      return { commit: out.commit.oid, parent: sha, attempts: attempt + 1 };
+    } catch (e) {
+      if (e instanceof ArtifactError) throw e;
+      if (e instanceof HubApiError && e.statusCode === 412 && attempt < o.retries) {
+        await sleep(backoffMs(attempt, o.retryDelayMs), o.signal);
+        continue;
+      }
+      throw o.commitError(e, attempt + 1);
+    }
+  }
+}
 
 export async function pushFiles(opts: PushOptions): Promise<{ commit: string; attempts: number }> {
   checkHubToken(opts.token);
   if (!opts.token) throw new Error('Pushing to the Hub needs a Hugging Face token with write access (hf_…).');
   const hubUrl = (opts.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
   const f = authorizedFetch(opts.fetch ?? ((i, init) => fetch(i, init)), opts.token, hubUrl);
-  const retries = opts.retries ?? 4;
   const host = hostOf(hubUrl);
-  const repo = { type: 'dataset' as const, name: opts.repo };
-  for (let attempt = 0; ; attempt++) {
-    let sha: string;
-    try {
-      const info = await datasetInfo({ name: opts.repo, revision: 'main', hubUrl, fetch: f, additionalFields: ['sha'] });
-      sha = String((info as { sha?: unknown }).sha ?? '');
-    } catch (e) {
-      throw hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} on ${host}: create the dataset repo first (on the Hub: New → Dataset), then push again`);
-    }
-    if (!/^[0-9a-f]{40}$/.test(sha)) throw new ArtifactError(opts.repo, `${host} gave no commit sha for main: is it a Hub?`);
-    const operations: CommitOperation[] = [...opts.files].map(([path, bytes]) => ({ operation: 'addOrUpdate', path, content: new Blob([bytes as Uint8Array<ArrayBuffer>]) }));
-    if (opts.updateIndexConfig) {
-      const current = await downloadVerified({ url: `${hubUrl}/datasets/${opts.repo}/resolve/${sha}/${INDEX_CONFIG}`, file: INDEX_CONFIG, fetch: f, signal: opts.signal });
-      const merged = opts.updateIndexConfig(current);
-      operations.push({ operation: 'addOrUpdate', path: INDEX_CONFIG, content: new Blob([merged as Uint8Array<ArrayBuffer>]) });
-    }
-    try {
-      const out = await commit({ repo, title: opts.title, operations, parentCommit: sha, hubUrl, fetch: f, useXet: false, ...(opts.signal ? { abortSignal: opts.signal } : {}) });
-      if (!out?.commit.oid) throw new ArtifactError(opts.repo, `${host} did not return the new commit: check the repo on the Hub`);
-      return { commit: out.commit.oid, attempts: attempt + 1 };
-    } catch (e) {
-      if (e instanceof HubApiError && e.statusCode === 412 && attempt < retries) {
-        await sleep(backoffMs(attempt, opts.retryDelayMs ?? 500), opts.signal);
-        continue;
+  const out = await commitAtHead({
+    repo: opts.repo, hubUrl, fetch: f, retries: opts.retries ?? 4, retryDelayMs: opts.retryDelayMs ?? 500, signal: opts.signal,
+    prepare: async (sha) => {
+      const operations: CommitOperation[] = [...opts.files].map(([path, bytes]) => ({ operation: 'addOrUpdate', path, content: new Blob([bytes as Uint8Array<ArrayBuffer>]) }));
+      if (opts.updateIndexConfig) {
+        const current = await downloadVerified({ url: `${hubUrl}/datasets/${opts.repo}/resolve/${sha}/${INDEX_CONFIG}`, file: INDEX_CONFIG, fetch: f, signal: opts.signal });
+        const merged = opts.updateIndexConfig(current);
+        operations.push({ operation: 'addOrUpdate', path: INDEX_CONFIG, content: new Blob([merged as Uint8Array<ArrayBuffer>]) });
       }
+      return { title: opts.title, operations };
+    },
+    headError: (e) => hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} on ${host}: create the dataset repo first (on the Hub: New → Dataset), then push again`),
+    commitError: (e, attempts) => {
       if (e instanceof HubApiError && e.statusCode === 412) {
-        throw new ArtifactError(opts.repo, `other commits kept landing on ${opts.repo} while pushing (${attempt + 1} tries): push again later`);
+        return new ArtifactError(opts.repo, `other commits kept landing on ${opts.repo} while pushing (${attempts} tries): push again later`);
       }
       if (e instanceof HubApiError && (e.statusCode === 401 || e.statusCode === 403)) {
-        throw new ArtifactError(opts.repo, `${host} refused the commit (HTTP ${e.statusCode}): the token needs write access to ${opts.repo}`);
+        return new ArtifactError(opts.repo, `${host} refused the commit (HTTP ${e.statusCode}): the token needs write access to ${opts.repo}`);
       }
-      throw hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} (or no branch main) on ${host}: create the dataset repo first, then push again`);
-    }
-  }
+      return hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} (or no branch main) on ${host}: create the dataset repo first, then push again`);
+    },
+  });
+  return { commit: out.commit!, attempts: out.attempts };
 }

@@ -172,8 +172,8 @@ export function isRepoName(repo: string): boolean {
   return parts.length === 2 && parts.every((p) => REPO_PART.test(p) && !p.includes('..'));
 }
 
-/** The path a report with id `id` has in a synced repo (seed A's layout). */
-export const reportPath = (id: string) => `reports/report_${id}.json`;
+/** The path a report with id `id` has in a synced repo (seed A's layout, hub-layout.ts). */
+export { reportPath } from './hub-layout.ts';
 
 /** `ref=<owner>/<repo>@<sha>/<path>`, the fragment (without `#`) of a link to `ref`. Throws for an invalid ref. */
 export function formatReportRef(ref: ReportRef): string {
