@@ -1,0 +1,46 @@
+/**
+ * Opening a `#ref=` share link: the report file at that commit of a Hub dataset repo, downloaded from the Hub the
+ * USER set in Settings (`hubUrl`; the link names a repo, a commit and a path, never a host) with the user's token
+ * when one is set, then validated as any report file (`parseReportText`). Kept apart from share-link.ts so the Hub
+ * client loads only when such a link is opened.
+ */
+import { ArtifactError } from '../artifact/types.ts';
+import { hubSource } from '../hub/hub-source.ts';
+import type { Fetch } from '../hub/download.ts';
+import { parseReportText, type ReportParse } from './format.ts';
+import type { ReportRef } from './share-link.ts';
+
+export interface RefAccess {
+  hubUrl: string;
+  token: string | null;
+  fetch?: Fetch;
+  /** Extra tries after a dropped connection or a 5xx (default 2). */
+  retries?: number;
+  retryDelayMs?: number;
+}
+
+/** The report `ref` points at, or why it could not be downloaded or is not a valid report. */
+export async function fetchReportAtRef(ref: ReportRef, access: RefAccess): Promise<ReportParse> {
+  const where = `${ref.path} in ${ref.repo}@${ref.commit.slice(0, 7)}`;
+  let bytes: Uint8Array | null;
+  try {
+    const src = await hubSource({
+      repo: ref.repo, revision: ref.commit, hubUrl: access.hubUrl, token: access.token, cache: null,
+      retries: access.retries ?? 2, ...(access.retryDelayMs !== undefined ? { retryDelayMs: access.retryDelayMs } : {}),
+      ...(access.fetch ? { fetch: access.fetch } : {}),
+    });
+    bytes = await src.read(ref.path);
+  } catch (e) {
+    const why = e instanceof ArtifactError ? e.message : (e as Error).message || String(e);
+    return { ok: false, message: `The shared report could not be downloaded (${where}): ${why}` };
+  }
+  if (!bytes) return { ok: false, message: `The shared report is not on the Hub: no ${where} (the repo, commit or file may have been removed, or the Hub in Settings is another one).` };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, message: `The shared report ${where} is not UTF-8 text.` };
+  }
+  const r = parseReportText(text, `The shared report ${where}`);
+  return r.ok ? r : { ok: false, message: r.message.startsWith('The shared report') ? r.message : `The shared report ${where} cannot be opened. ${r.message}` };
+}
