@@ -12,6 +12,7 @@ import { entryOf, INDEX_PATH, parseEntryList, reportPath, serializeEntryList } f
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 import { syncReport } from '../helpers/report-fixture.ts';
+import { testReport, validateRow } from '../helpers/reports.ts';
 
 const site = inject('siteUrl');
 const modelHost = inject('hubUrl');
@@ -126,5 +127,40 @@ describe('report sync', () => {
     await page.locator('[data-testid=sync-status]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'test-results/report-sync-400.png' });
     await page.close();
+  });
+  test('a report too large for a link, with sync on: the link is the Hub form at the commit, and it opens the full report', async () => {
+    const page = await openPage();
+    await page.locator('[data-testid=tab-reports]').click();
+    await setToken(page, TOKEN);
+    await page.locator('[data-testid=sync-refresh]').click();
+    await synced(page);
+    // 3,000 random ids in the config: ~30 KB that no summary squeezes under the 8,000-character budget.
+    let x = 777;
+    const ids = Array.from({ length: 3000 }, () => { x = (x * 1103515245 + 12345) >>> 0; return x.toString(36); });
+    const big = testReport(Array.from({ length: 30 }, (_, i) => validateRow(i, (i % 7) / 6, i % 4 !== 0)), { id: 'hugeSynced01', title: 'Huge synced report', config: { ids } });
+    const headBefore = hub.head(REPO);
+    await page.locator('[data-testid=reports-import]').setInputFiles({ name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(serializeReport(big)) });
+    await page.waitForFunction((h) => document.querySelector('[data-testid=sync-status]')?.getAttribute('data-commit') !== h
+      && document.querySelector('[data-testid=sync-status]')?.getAttribute('data-busy') === 'false', headBefore, { timeout: 30_000 });
+    const sha = hub.head(REPO);
+    const item = page.locator('[data-testid=reports-list] li', { hasText: big.title });
+    await item.locator('[data-testid=report-open]').click();
+    await page.locator(`[data-testid=report-opened][data-id="${big.id}"]`).waitFor();
+    await page.locator('[data-testid=share-copy]').click();
+    const url = await page.locator('[data-testid=share-url]').inputValue();
+    expect(url).toContain(`#ref=${REPO}@${sha}/${reportPath(big.id)}`);
+    expect(url).not.toContain('#r=');
+    expect(url).not.toContain(TOKEN);
+    await page.close();
+
+    // The link in a fresh tab (token typed there: this private repo needs it) shows the full report, read-only.
+    const other = await openPage();
+    await setToken(other, TOKEN);
+    await other.evaluate((h) => { location.hash = h; }, url.slice(url.indexOf('#')));
+    await other.locator('[data-testid=shared-banner]').waitFor({ timeout: 30_000 });
+    await other.locator('[data-testid=shared-report] [data-testid=report-view]').waitFor({ timeout: 30_000 });
+    expect(await other.locator('[data-testid=shared-report] [data-testid=report-title]').innerText()).toBe(big.title);
+    expect(await other.locator('[data-testid=shared-truncated]').count()).toBe(0);
+    await other.close();
   });
 });
