@@ -112,7 +112,15 @@ const SECTIONS: Section[] = [
         await page.evaluate(`window.__benchInput = ${JSON.stringify({ url: `${site.url}assets/${worker}`, reports, opts: { iterations: a.iterations, permutations: a.permutations }, reps: a.reps })}`);
         const times = await page.evaluate(`(async () => {
           const { url, reports, opts, reps } = window.__benchInput;
+          const timesWith = async (helper) => {
           const w = new Worker(url, { type: 'module' });
+          const w2 = helper ? new Worker(url, { type: 'module' }) : null;
+          if (w2) {
+            // The app's compare client: a second compare worker on a channel runs the randomization half.
+            const ch = new MessageChannel();
+            w2.postMessage({ id: 'serve', type: 'APPLY', path: ['serveAsHelper'], argumentList: [{ type: 'RAW', value: ch.port2 }] }, [ch.port2]);
+            w.postMessage({ id: 'attach', type: 'APPLY', path: ['attachHelper'], argumentList: [{ type: 'RAW', value: ch.port1 }] }, [ch.port1]);
+          }
           const out = [];
           for (let r = 0; r < reps; r++) {
             const id = 'bench-' + r;
@@ -126,9 +134,16 @@ const SECTIONS: Section[] = [
             out.push(performance.now() - t0);
           }
           w.terminate();
+          w2?.terminate();
           return out;
-        })()`) as number[];
-        return [{ what: `the same comparison in the compare worker (Chromium ${b.context.browser()?.version() ?? ''})`.trim(), ms: median(times), note: 'message to answer, structured clone of the reports included' }];
+          };
+          return [await timesWith(false), await timesWith(true)];
+        })()`) as [number[], number[]];
+        const version = b.context.browser()?.version() ?? '';
+        return [
+          { what: `the same comparison in one compare worker (Chromium ${version})`, ms: median(times[0]), note: 'message to answer, structured clone of the reports included' },
+          { what: `the same in the app's compare client: two workers, bootstrap and randomization halves at once (Chromium ${version})`, ms: median(times[1]), note: 'message to answer' },
+        ];
       } finally {
         await b.close();
         await site.close();

@@ -1,7 +1,17 @@
 /** The typed surface of workers/compare.worker.ts: Compare's statistics off the main thread. */
 import type { CompareOptions, CompareResult } from '../src/lib/reports/compare-types.ts';
 import type { Report } from '../src/lib/reports/format.ts';
+import type { Column, PairedCell, PairedOptions } from '../src/lib/reports/paired-stats.ts';
 
 export interface CompareWorkerApi {
   compare(reports: Report[], opts: CompareOptions): Promise<CompareResult>;
+  /** A second compare worker to run the randomization half of the table on (a port served by its `serveAsHelper`). */
+  attachHelper(port: MessagePort): void;
+  /** Answers `table` requests of another compare worker on this port. */
+  serveAsHelper(port: MessagePort): void;
+}
+
+/** What a helper compare worker answers on its port. */
+export interface CompareHelperApi {
+  table(columns: Column[][], baseline: number, opts: PairedOptions): PairedCell[][];
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareReports, configDiff } from '../../src/lib/reports/compare.ts';
+import { compareReports, configDiff, mergeTables, prepareCompare } from '../../src/lib/reports/compare.ts';
 import { metricColumn } from '../../src/lib/reports/summary-stats.ts';
-import { columnValue } from '../../src/lib/reports/paired-stats.ts';
+import { columnValue, pairedTable } from '../../src/lib/reports/paired-stats.ts';
 import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
 import { REPORT_KINDS, type Report, type ReportRow } from '../../src/lib/reports/format.ts';
 import { seededRandom } from '../../src/lib/random.ts';
@@ -139,5 +139,21 @@ describe('compareReports', () => {
     expect(rows.slice(0, 2).map((r) => r.path)).toEqual(['evaluator', 'seed']);
     expect(rows.find((r) => r.path === 'config.z')).toEqual({ path: 'config.z', values: { 'report-a': '—', 'report-b': '[1,2]' }, differs: true });
     expect(rows.find((r) => r.path === 'config.x.y')!.differs).toBe(false);
+  });
+});
+
+describe('the table split over two threads', () => {
+  it('the bootstrap half and the randomization half merge into exactly the one-thread result', () => {
+    const reports = [1, 2, 3].map((seed) => syntheticReport({ id: `split-${seed}`, rows: 200, noise: 0.1 * seed, seed, title: `S${seed}` }));
+    const opts = { iterations: 500, permutations: 400, seed: 9, baselineId: 'split-2' };
+    const p = prepareCompare(reports, opts);
+    if (!p.ok) throw new Error(p.message);
+    const boot = pairedTable(p.columns, p.baseline, { ...p.settings, permutations: 0 });
+    const perm = pairedTable(p.columns, p.baseline, { ...p.settings, iterations: 0 });
+    const split = p.finish(mergeTables(boot, perm));
+    expect(split).toEqual(compareReports(reports, opts));
+    // The halves really are halves: no randomization p in one, no interval in the other.
+    expect(boot[0]!.every((c) => c.pRandomization === null)).toBe(true);
+    expect(perm[0]!.every((c) => c.ci === null)).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { MIN_ROWS } from '../eval/bootstrap.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
 import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
-import { holm, pairedTable, winTieLoss } from './paired-stats.ts';
+import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from './paired-stats.ts';
 import { metricColumn } from './summary-stats.ts';
 
 export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
@@ -77,7 +77,34 @@ function clampDraws(x: number | undefined, fallback: number): number {
 }
 
 /** Compares reports; refuses (ok: false, a message saying why) what cannot be compared. */
+/** A comparison ready for its statistics: the kernel columns, then `finish` with their paired table. */
+export interface PreparedCompare {
+  ok: true;
+  columns: Column[][];
+  baseline: number;
+  settings: { iterations: number; permutations: number; seed: number; alpha: number };
+  finish(table: PairedCell[][]): CompareResult;
+}
+
+/**
+ * Compare 2+ reports (see the module comment). The same as `prepareCompare` and `finish` with `pairedTable` on one
+ * thread; the compare worker splits the table over two threads instead (`mergeTables`).
+ */
 export function compareReports(reports: readonly Report[], opts: CompareOptions = {}): CompareResult {
+  const p = prepareCompare(reports, opts);
+  return p.ok ? p.finish(pairedTable(p.columns, p.baseline, p.settings)) : p;
+}
+
+/**
+ * The bootstrap half (permutations 0) and the randomization half (iterations 0) of one table as the whole table:
+ * resamples draw from mulberry32(seed) and masks from mulberry32(seed + 1), so the halves are the whole's numbers.
+ */
+export function mergeTables(boot: PairedCell[][], perm: PairedCell[][]): PairedCell[][] {
+  return boot.map((row, r) => row.map((c, j) => ({ ...c, pRandomization: perm[r]?.[j]?.pRandomization ?? null })));
+}
+
+/** Checks the reports, pairs their rows and builds the kernel columns; the statistics come in `finish`. */
+export function prepareCompare(reports: readonly Report[], opts: CompareOptions = {}): PreparedCompare | { ok: false; message: string } {
   const settings = {
     iterations: clampDraws(opts.iterations, COMPARE_DEFAULTS.iterations),
     permutations: clampDraws(opts.permutations, COMPARE_DEFAULTS.permutations),
@@ -125,48 +152,50 @@ export function compareReports(reports: readonly Report[], opts: CompareOptions 
   const rowsOf = byKey.map((m) => shared.map((k) => m.get(k)!));
   const defs = REPORT_METRICS[kind];
   const columns = rowsOf.map((rows) => defs.map((m) => metricColumn(m, rows)));
-  const table = pairedTable(columns, b, settings);
-  const perRowOf = rowsOf.map((rows) => defs.map((m) => rows.map((r) => m.perRow(r))));
+  const finish = (table: PairedCell[][]): CompareResult => {
+    const perRowOf = rowsOf.map((rows) => defs.map((m) => rows.map((r) => m.perRow(r))));
 
-  // Holm over every (metric, non-baseline report) cell with a randomization p.
-  const flatP: Array<number | null> = [];
-  defs.forEach((_, j) => reports.forEach((_, r) => { if (r !== b) flatP.push(table[r]![j]!.pRandomization); }));
-  const adjusted = holm(flatP);
-  let next = 0;
-  const metrics = defs.map((m, j) => ({
-    id: m.id, label: m.label, higherIsBetter: m.higherIsBetter, digits: m.digits,
-    cells: reports.map((rep, r): CompareCell => {
-      const t = table[r]![j]!;
-      const value = fin(m.compute(rowsOf[r]!));
-      const n = perRowOf[r]![j]!.filter((x) => x !== null).length;
-      if (r === b) return { reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta: null, deltaCi: null, pBootstrap: null, pRandomization: null, pHolm: null, significance: null, wtl: null };
-      const pHolm = fin(adjusted[next++]);
-      const base = fin(m.compute(rowsOf[b]!));
-      const delta = value === null || base === null ? null : fin(value - base);
-      const significance = pHolm === null || delta === null ? 'none' : pHolm < settings.alpha && delta !== 0 ? ((delta > 0) === m.higherIsBetter ? 'better' : 'worse') : 'none';
-      return {
-        reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta,
-        deltaCi: delta === null ? null : finPair(t.deltaCi), pBootstrap: delta === null ? null : fin(t.pBootstrap), pRandomization: delta === null ? null : fin(t.pRandomization),
-        pHolm: delta === null ? null : pHolm, significance, wtl: winTieLoss(perRowOf[b]![j]!, perRowOf[r]![j]!, m.higherIsBetter, eps),
-      };
-    }),
-  }));
+    // Holm over every (metric, non-baseline report) cell with a randomization p.
+    const flatP: Array<number | null> = [];
+    defs.forEach((_, j) => reports.forEach((_, r) => { if (r !== b) flatP.push(table[r]![j]!.pRandomization); }));
+    const adjusted = holm(flatP);
+    let next = 0;
+    const metrics = defs.map((m, j) => ({
+      id: m.id, label: m.label, higherIsBetter: m.higherIsBetter, digits: m.digits,
+      cells: reports.map((rep, r): CompareCell => {
+        const t = table[r]![j]!;
+        const value = fin(m.compute(rowsOf[r]!));
+        const n = perRowOf[r]![j]!.filter((x) => x !== null).length;
+        if (r === b) return { reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta: null, deltaCi: null, pBootstrap: null, pRandomization: null, pHolm: null, significance: null, wtl: null };
+        const pHolm = fin(adjusted[next++]);
+        const base = fin(m.compute(rowsOf[b]!));
+        const delta = value === null || base === null ? null : fin(value - base);
+        const significance = pHolm === null || delta === null ? 'none' : pHolm < settings.alpha && delta !== 0 ? ((delta > 0) === m.higherIsBetter ? 'better' : 'worse') : 'none';
+        return {
+          reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta,
+          deltaCi: delta === null ? null : finPair(t.deltaCi), pBootstrap: delta === null ? null : fin(t.pBootstrap), pRandomization: delta === null ? null : fin(t.pRandomization),
+          pHolm: delta === null ? null : pHolm, significance, wtl: winTieLoss(perRowOf[b]![j]!, perRowOf[r]![j]!, m.higherIsBetter, eps),
+        };
+      }),
+    }));
 
-  const questions: CompareQuestion[] = shared.map((key, i) => {
-    const byReport: CompareQuestion['byReport'] = {};
-    reports.forEach((rep, r) => {
-      const perRow: Record<string, number | null> = {};
-      defs.forEach((m, j) => { perRow[m.id] = fin(perRowOf[r]![j]![i]); });
-      byReport[rep.id] = { perRow, verdict: rowVerdict(kind, rowsOf[r]![i]!) };
+    const questions: CompareQuestion[] = shared.map((key, i) => {
+      const byReport: CompareQuestion['byReport'] = {};
+      reports.forEach((rep, r) => {
+        const perRow: Record<string, number | null> = {};
+        defs.forEach((m, j) => { perRow[m.id] = fin(perRowOf[r]![j]![i]); });
+        byReport[rep.id] = { perRow, verdict: rowVerdict(kind, rowsOf[r]![i]!) };
+      });
+      const bv = byReport[baseline.id]!.verdict;
+      const flipped = bv !== null && reports.some((rep) => { const v = byReport[rep.id]!.verdict; return v !== null && v !== bv; });
+      const row = rowsOf[b]![i]!;
+      return { key, group: row.group, question: row.question, byReport, flipped };
     });
-    const bv = byReport[baseline.id]!.verdict;
-    const flipped = bv !== null && reports.some((rep) => { const v = byReport[rep.id]!.verdict; return v !== null && v !== bv; });
-    const row = rowsOf[b]![i]!;
-    return { key, group: row.group, question: row.question, byReport, flipped };
-  });
 
-  return {
-    ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: r.title, rows: r.rows.length })),
-    sharedRows: shared.length, metrics, questions, configDiff: configDiff(reports), warnings, settings,
+    return {
+      ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: r.title, rows: r.rows.length })),
+      sharedRows: shared.length, metrics, questions, configDiff: configDiff(reports), warnings, settings,
+    };
   };
+  return { ok: true, columns, baseline: b, settings, finish };
 }
