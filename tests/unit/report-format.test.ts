@@ -75,6 +75,17 @@ describe('report format v1', () => {
     expect(p.ok).toBe(false);
   });
 
+  test('a large report parses (no value-count cap below the row limit); deep nesting is refused', () => {
+    const r = testReport(rows, { iterations: 0 });
+    const big = { ...JSON.parse(serializeReport(r)), rows: Array.from({ length: 30_000 }, (_, i) => ({ ...r.rows[i % r.rows.length]!, key: `k${i}` })) };
+    expect(parseReport(big).ok).toBe(true);
+    let deep: unknown = 1;
+    for (let i = 0; i < 20; i++) deep = { d: deep };
+    const p = parseReport({ ...big, rows: [], config: { deep } });
+    expect(p.ok).toBe(false);
+    if (!p.ok) expect(p.message).toMatch(/nested deeper than 16 levels at config\.deep/);
+  });
+
   test('unknown fields are dropped', () => {
     const p = parseReport({ ...JSON.parse(serializeReport(testReport(rows))), extraField: '<script>' });
     expect(p.ok && 'extraField' in p.report).toBe(false);

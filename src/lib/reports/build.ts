@@ -4,10 +4,11 @@
  * schema check. The Benchmark tab (through the bench worker) and the CLI both call this, so a run gives the same
  * numbers wherever it ran and wherever it is opened.
  */
-import { MIN_ROWS } from '../eval/bootstrap.ts';
 import { newReportId, parseReport, secretPaths, REPORT_FORMAT, REPORT_VERSION, type JsonValue, type Report, type ReportKind, type ReportRow, type ReportSummary } from './format.ts';
 import { REPORT_METRICS } from './metrics.ts';
-import { figuresWithIntervals } from './summary-stats.ts';
+import { figuresWithIntervals, smallSampleNotes } from './summary-stats.ts';
+
+export { smallSampleNotes };
 
 export const SUMMARY_BOOTSTRAP = { iterations: 1000, level: 0.95 } as const;
 
@@ -50,39 +51,6 @@ export function summaryMetrics(kind: ReportKind, rows: readonly ReportRow[], opt
       const f = figures[j]!;
       out.push({ id: m.id, group, value: f.value, ci: f.ci, n: rs.filter((r) => m.perRow(r) !== null).length });
     });
-  }
-  return out;
-}
-
-const rowsWord = (n: number, what: string) => `${n} ${what} row${n === 1 ? '' : 's'}`;
-
-/**
- * Figures resting on too few rows: validate's AUROC when either class has fewer than MIN_ROWS labelled rows, any
- * other figure when fewer than MIN_ROWS rows have a value (per group and overall).
- */
-export function smallSampleNotes(kind: ReportKind, rows: readonly ReportRow[]): ReportSummary['warnings'] {
-  const out: ReportSummary['warnings'] = [];
-  const groups = [...new Set(rows.map((r) => r.group))];
-  const sets: Array<[string | null, readonly ReportRow[]]> = groups.length > 1 ? [[null, rows], ...groups.map((g) => [g, rows.filter((r) => r.group === g)] as [string, ReportRow[]])] : [[groups[0] ?? null, rows]];
-  for (const [group, rs] of sets) {
-    for (const m of REPORT_METRICS[kind]) {
-      if (m.id === 'auroc') {
-        let halluc = 0, supported = 0;
-        for (const r of rs) {
-          const g = r.gold['adherence'];
-          if (typeof g !== 'boolean' || typeof r.scores['adherence'] !== 'number') continue;
-          if (g) supported++; else halluc++;
-        }
-        if (halluc === 0 || supported === 0) out.push({ group, message: `AUROC not defined: no ${halluc === 0 ? 'hallucinated' : 'supported'} row among the ${halluc + supported} labelled rows` });
-        else if (halluc < MIN_ROWS || supported < MIN_ROWS) {
-          const [n, what] = halluc <= supported ? [halluc, 'hallucinated'] : [supported, 'supported'];
-          out.push({ group, message: `AUROC from ${rowsWord(n, what)}: not meaningful (fewer than ${MIN_ROWS}; score more rows)` });
-        }
-        continue;
-      }
-      const n = rs.filter((r) => m.perRow(r) !== null).length;
-      if (n > 0 && n < MIN_ROWS) out.push({ group, message: `${m.label} from ${rowsWord(n, 'scored')}: not meaningful (fewer than ${MIN_ROWS})` });
-    }
   }
   return out;
 }

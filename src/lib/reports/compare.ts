@@ -5,7 +5,7 @@
  * table, win/tie/loss, per-question values and verdicts, and the config diff. NaN and ±∞ never reach the result
  * (null).
  */
-import { MIN_ROWS } from '../eval/bootstrap.ts';
+import { MIN_ROWS } from './summary-stats.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
 import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';

@@ -4,9 +4,12 @@
  * Benchmark tab's and the CLI's per-subset intervals (eval/bootstrap.ts) and Compare all resample the same way,
  * so one run's interval is the same number wherever it is shown.
  */
-import type { ReportKind, ReportRow } from './format.ts';
+import type { ReportKind, ReportRow, ReportSummary } from './format.ts';
 import { REPORT_METRICS, type MetricDef } from './metrics.ts';
 import { pairedTable, type Column } from './paired-stats.ts';
+
+/** Below this many rows in a class (AUROC) or in all (other figures), a figure is flagged as not meaningful. */
+export const MIN_ROWS = 10;
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
@@ -59,4 +62,37 @@ export function figuresWithIntervals(kind: ReportKind, rows: readonly ReportRow[
     const ci = opts.iterations > 0 && value !== null ? cells![j]!.ci : null;
     return { id: m.id, value, ci: ci && Number.isFinite(ci[0]) && Number.isFinite(ci[1]) ? ci : null };
   });
+}
+
+const rowsWord = (n: number, what: string) => `${n} ${what} row${n === 1 ? '' : 's'}`;
+
+/**
+ * Figures resting on too few rows: validate's AUROC when either class has fewer than MIN_ROWS labelled rows, any
+ * other figure when fewer than MIN_ROWS rows have a value (per group and overall).
+ */
+export function smallSampleNotes(kind: ReportKind, rows: readonly ReportRow[]): ReportSummary['warnings'] {
+  const out: ReportSummary['warnings'] = [];
+  const groups = [...new Set(rows.map((r) => r.group))];
+  const sets: Array<[string | null, readonly ReportRow[]]> = groups.length > 1 ? [[null, rows], ...groups.map((g) => [g, rows.filter((r) => r.group === g)] as [string, ReportRow[]])] : [[groups[0] ?? null, rows]];
+  for (const [group, rs] of sets) {
+    for (const m of REPORT_METRICS[kind]) {
+      if (m.id === 'auroc') {
+        let halluc = 0, supported = 0;
+        for (const r of rs) {
+          const g = r.gold['adherence'];
+          if (typeof g !== 'boolean' || typeof r.scores['adherence'] !== 'number') continue;
+          if (g) supported++; else halluc++;
+        }
+        if (halluc === 0 || supported === 0) out.push({ group, message: `AUROC not defined: no ${halluc === 0 ? 'hallucinated' : 'supported'} row among the ${halluc + supported} labelled rows` });
+        else if (halluc < MIN_ROWS || supported < MIN_ROWS) {
+          const [n, what] = halluc <= supported ? [halluc, 'hallucinated'] : [supported, 'supported'];
+          out.push({ group, message: `AUROC from ${rowsWord(n, what)}: not meaningful (fewer than ${MIN_ROWS}; score more rows)` });
+        }
+        continue;
+      }
+      const n = rs.filter((r) => m.perRow(r) !== null).length;
+      if (n > 0 && n < MIN_ROWS) out.push({ group, message: `${m.label} from ${rowsWord(n, 'scored')}: not meaningful (fewer than ${MIN_ROWS})` });
+    }
+  }
+  return out;
 }
