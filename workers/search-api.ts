@@ -34,7 +34,9 @@ export type KbOpenRequest =
     hubUrl: string;
     /** The user's hf_ token, sent only to `hubUrl` when it is https://huggingface.co or typed in Settings. */
     token: string | null;
-  };
+  }
+  /** A knowledge base built in this browser (Build tab): its artifact files from IndexedDB. */
+  | { kind: 'local'; name: string };
 
 /** An index listed in a Hub repo's index_config.json. */
 export interface IndexChoice {

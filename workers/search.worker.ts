@@ -211,6 +211,8 @@ const api: SearchWorkerApi = {
     if (request.kind === 'embedded') {
       if (request.id !== sotuDescriptor.id) throw new Error(`Unknown embedded knowledge base "${request.id}".`);
       next = await openEmbedded(request.baseUrl, onProgress);
+    } else if (request.kind === 'local') {
+      throw new Error(`Knowledge bases built in this browser cannot be opened yet (${request.name}).`);
     } else {
       const ref = { kind: 'hub' as const, repo: request.repo, revision: request.revision, path: request.path };
       const t0 = performance.now();

@@ -52,7 +52,7 @@ async function askWithKey(p: Page) {
 
 /** The component tree is alive: the tab bar is there and Svelte threw nothing. */
 async function alive(p: Page) {
-  expect(await p.locator('[role=tablist] [role=tab]').count()).toBe(6);
+  expect(await p.locator('[role=tablist] [role=tab]').count()).toBe(7);
   expect(browser.errors.filter((e) => /each_key_duplicate|Uncaught|TypeError/.test(e))).toEqual([]);
 }
 

@@ -77,7 +77,7 @@ describe('first open and keyboard', () => {
     expect(await page.locator('[role=tablist]').count()).toBe(1);
     const tabs = page.locator('[role=tablist] [role=tab]');
     const ids = await tabs.evaluateAll((els) => els.map((e) => e.id));
-    expect(ids).toEqual(expect.arrayContaining(['tab-search', 'tab-ask', 'tab-benchmark', 'tab-reports', 'tab-compare', 'tab-settings']));
+    expect(ids).toEqual(expect.arrayContaining(['tab-search', 'tab-ask', 'tab-build', 'tab-benchmark', 'tab-reports', 'tab-compare', 'tab-settings']));
     expect(ids[0]).toBe('tab-search');
     expect(ids.at(-1)).toBe('tab-settings');
     const check = async (id: string) => {
@@ -286,7 +286,7 @@ describe('theme and narrow screens', () => {
     const width = () => page.evaluate(() => document.documentElement.scrollWidth);
     expect(await width()).toBeLessThanOrEqual(400);
     await page.screenshot({ path: 'test-results/ux-400-search.png', fullPage: true });
-    for (const t of ['ask', 'benchmark', 'reports', 'compare', 'settings', 'search']) {
+    for (const t of ['ask', 'build', 'benchmark', 'reports', 'compare', 'settings', 'search']) {
       await page.click(`[data-testid=tab-${t}]`);
       expect(await width(), t).toBeLessThanOrEqual(400);
     }

@@ -49,6 +49,7 @@ export function kbIdOf(ref: KbSourceRef): string {
     case 'folder': return `folder:${ref.path}`;
     case 'beir': return `beir:${ref.path}`;
     case 'ragbench': return `ragbench:${ref.subset}`;
+    case 'local': return `local:${ref.name}`;
   }
 }
 

@@ -34,7 +34,9 @@ export type KbSourceRef =
   | { kind: 'hub'; repo: string; revision: string; path: string }
   | { kind: 'folder'; path: string }
   | { kind: 'beir'; path: string }
-  | { kind: 'ragbench'; subset: string };
+  | { kind: 'ragbench'; subset: string }
+  /** Built in this browser (Build tab), kept in IndexedDB under its name (`src/lib/store/local-kb-store.ts`). */
+  | { kind: 'local'; name: string };
 
 /** A facet computed from the documents for one field. */
 export type Facet =

@@ -1,0 +1,60 @@
+/** The typed surface of workers/build.worker.ts (builds knowledge bases in the Build tab), shared with the UI. */
+import type { ArxivRequest } from '../src/lib/data/arxiv.ts';
+import type { HubDatasetInfo, HubDatasetRequest } from '../src/lib/data/hub-dataset.ts';
+import type { BuildProgress, BuildSettings, BuildSummary, InputFile } from '../src/lib/build/types.ts';
+
+/** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
+export interface HubAccess {
+  hubUrl: string;
+  token: string | null;
+}
+
+/** What a build reads its documents from. */
+export type BuildSource =
+  | { kind: 'files'; files: InputFile[] }
+  | { kind: 'hub-dataset'; request: HubDatasetRequest; access: HubAccess }
+  /** `proxyUrl`: the proxy the user set in Settings (the tab cannot call arXiv directly: no CORS). */
+  | { kind: 'arxiv'; request: ArxivRequest; proxyUrl: string }
+  /** The documents of a knowledge base already built here, built again with other settings. */
+  | { kind: 'rebuild'; name: string };
+
+export interface BuildRequest {
+  /** The local knowledge base's name (`LOCAL_KB_NAME`); one of the same name is replaced only when the build succeeds. */
+  name: string;
+  title: string;
+  description?: string;
+  source: BuildSource;
+  settings: BuildSettings;
+}
+
+export interface PublishRequest {
+  name: string;
+  /** `owner/name` of an existing Hub dataset repo. */
+  repo: string;
+  access: HubAccess & { token: string };
+}
+
+export interface PublishResult {
+  repo: string;
+  commit: string;
+  /** The index folder in the repo (the knowledge base's name). */
+  path: string;
+  /** The `kb=` id that opens it for anyone: `hub:owner/name/path@commit`. */
+  kbId: string;
+}
+
+export interface BuildWorkerApi {
+  /** Gives this worker a direct line to the models worker (embedding at build time uses its loaded embedder). */
+  attachModels(port: MessagePort): void;
+  /**
+   * Builds a knowledge base in stages with progress and saves it in IndexedDB in one transaction at the end: a
+   * failed or cancelled build (the page terminates the worker) leaves every saved knowledge base as it was.
+   */
+  build(request: BuildRequest, onProgress: (p: BuildProgress) => void): Promise<BuildSummary>;
+  /** The configs, splits, schema and guessed columns of a Hub dataset (the form fills itself from it). */
+  inspectHubDataset(req: { dataset: string; config?: string; split?: string; revision?: string }, access: HubAccess): Promise<HubDatasetInfo>;
+  /** A saved knowledge base as a .zip of its artifact folder (`index_config.json` + `<name>/…`). */
+  exportZip(name: string): Promise<Uint8Array>;
+  /** Publishes a saved knowledge base to a Hub dataset repo: one commit on `parentCommit`, index_config.json merged. */
+  publish(request: PublishRequest, onProgress: (p: BuildProgress) => void): Promise<PublishResult>;
+}

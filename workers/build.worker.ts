@@ -1,0 +1,19 @@
+/// <reference lib="webworker" />
+/**
+ * Build worker: turns files, a Hub dataset or an arXiv query into a knowledge base saved in IndexedDB, exports and
+ * publishes saved ones. A thin shell over src/lib/build/. CONTRACT STUB (issue 12): the build-core helper implements it.
+ */
+import * as Comlink from 'comlink';
+import type { BuildWorkerApi } from './build-api.ts';
+
+const notYet = async (): Promise<never> => { throw new Error('The build worker is not built yet.'); };
+
+const api: BuildWorkerApi = {
+  attachModels() {},
+  build: notYet,
+  inspectHubDataset: notYet,
+  exportZip: notYet,
+  publish: notYet,
+};
+
+Comlink.expose(api);
