@@ -12,7 +12,12 @@ import { ENCRYPTED_REASON, meaningfulTitle, NO_PAGES_REASON, pdfText } from '../
 import { corruptPdf, makePdf, textPage, textPdf, twoColumnPage, wrap } from '../helpers/make-pdf.ts';
 
 const PDFS = resolve(import.meta.dirname, '../../../shared/data/pdfs');
-const realPdf = (name: string) => ({ path: name, bytes: new Uint8Array(readFileSync(join(PDFS, name))) });
+const extracted = new Map<string, ReturnType<typeof extractDocuments>>();
+/** A real PDF's documents (extracted once per test file). */
+function realPdf(name: string) {
+  if (!extracted.has(name)) extracted.set(name, extractDocuments([{ path: name, bytes: new Uint8Array(readFileSync(join(PDFS, name))) }]));
+  return extracted.get(name)!;
+}
 
 const PAGES = [
   'The first page talks about lighthouses on the northern coast.',
@@ -124,7 +129,7 @@ const HAS_PDFTOTEXT = (() => {
 describe('the real PDFs in ../shared/data/pdfs', () => {
   it('libtasn1.pdf: 36 pages; page 12 holds asn1_array2tree and its signature', async () => {
     expect(existsSync(join(PDFS, 'libtasn1.pdf')), `not found: ${PDFS}/libtasn1.pdf`).toBe(true);
-    const got = await extractDocuments([realPdf('libtasn1.pdf')]);
+    const got = await realPdf('libtasn1.pdf');
     expect(got.pages).toBe(36);
     const p12 = got.docs.find((d) => d.id === 'libtasn1.pdf#p12')!;
     expect(p12.title).toBe('libtasn1, p. 12');
@@ -133,7 +138,7 @@ describe('the real PDFs in ../shared/data/pdfs', () => {
   });
 
   it('shared-mime-info-spec.pdf: page 5 says audio/midi has an alias of audio/x-midi', async () => {
-    const got = await extractDocuments([realPdf('shared-mime-info-spec.pdf')]);
+    const got = await realPdf('shared-mime-info-spec.pdf');
     expect(got.pages).toBe(17);
     const hits = got.docs.filter((d) => /audio\/midi has an alias of audio\/x-midi/.test(d.text));
     expect(hits.map((d) => d.id)).toEqual(['shared-mime-info-spec.pdf#p5']);
@@ -142,7 +147,7 @@ describe('the real PDFs in ../shared/data/pdfs', () => {
   it.skipIf(!HAS_PDFTOTEXT)('each page has the words pdftotext finds on it (poppler-utils as an independent reference)', async () => {
     for (const [name, page] of [['libtasn1.pdf', 12], ['shared-mime-info-spec.pdf', 5], ['libtasn1.pdf', 1]] as const) {
       const ref = words(execFileSync('pdftotext', ['-f', String(page), '-l', String(page), join(PDFS, name), '-'], { encoding: 'utf8' }));
-      const got = await extractDocuments([realPdf(name)]);
+      const got = await realPdf(name);
       const ours = new Set(words(got.docs.find((d) => d.meta?.page === page)!.text));
       const found = ref.filter((w) => ours.has(w)).length;
       expect(found / ref.length, `${name} p. ${page}`).toBeGreaterThan(0.9);
