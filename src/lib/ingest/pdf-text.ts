@@ -1,10 +1,8 @@
-/// <reference path="./pdfjs-worker.d.ts" />
 /**
  * A PDF's text, page by page, through pdfjs-dist's legacy build (it runs on Node 20 and in a module worker). The
- * pdf.js worker code runs in this same thread (importing `pdf.worker.mjs` sets `globalThis.pdfjsWorker`, which
- * pdf.js then uses through a loopback port), so no worker URL has to be resolved and nothing touches a DOM. Only
- * text is read: no fonts are loaded, nothing is rendered, eval is off. pdf.js is loaded on the first PDF, so
- * text-only builds never load it.
+ * pdf.js worker code runs in this same thread (`pdfjs.ts`), so no worker URL has to be resolved and nothing touches
+ * a DOM. Only text is read: no fonts are loaded, nothing is rendered, eval is off. pdf.js is loaded on the first
+ * PDF, so text-only builds never load it.
  */
 import { pageText, type PdfTextItem } from './pdf-layout.ts';
 
@@ -37,16 +35,9 @@ export class PdfError extends Error {
 export const ENCRYPTED_REASON = 'encrypted (password-protected) PDF: remove the password and add it again';
 export const NO_PAGES_REASON = 'the PDF has no pages';
 
-type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+type Pdfjs = typeof import('./pdfjs.ts');
 let pdfjs: Promise<Pdfjs> | null = null;
-
-function loadPdfjs(): Promise<Pdfjs> {
-  pdfjs ??= (async () => {
-    await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
-    return import('pdfjs-dist/legacy/build/pdf.mjs');
-  })();
-  return pdfjs;
-}
+const loadPdfjs = (): Promise<Pdfjs> => (pdfjs ??= import('./pdfjs.ts'));
 
 /** Document-information titles that name no document (producers' defaults, file names). */
 const MEANINGLESS_TITLE = /^(untitled|title|document\d*|microsoft word - .*|presentation\d*|slide \d+|\s*)$|\.(docx?|pdf|tex|dvi|ps|rtf|odt|indd|qxd|pages)$/i;
