@@ -198,7 +198,7 @@ describe('IndexedDB local knowledge-base store', () => {
     const a = await record('a');
     const files = new Map(a.files);
     const docs = files.get('docs.parquet')!.slice();
-    docs[docs.length - 20] ^= 1;
+    docs[docs.length - 20] = docs[docs.length - 20]! ^ 1;
     files.set('docs.parquet', docs);
     await expect(checkLocalKbFiles({ ...a, files })).rejects.toThrow(/"a" is damaged \(docs\.parquet does not match its checksum\)/);
     files.delete('docs.parquet');
