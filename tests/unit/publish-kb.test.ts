@@ -44,6 +44,8 @@ afterEach(async () => { await hub.close(); });
 const opts = (a: ArtifactFiles, name: string, over: Partial<PublishOptions> = {}): PublishOptions =>
   ({ repo: REPO, hubUrl: hub.url, token: TOKEN, name, files: a.files, entry: a.entry, retryDelayMs: 1, ...over });
 const idsAt = (rev = 'main') => (JSON.parse(dec(hub.fileAt(REPO, rev, 'index_config.json'))!) as { indexes: Array<{ id: string; path: string }> }).indexes.map((e) => `${e.id}@${e.path}`);
+/** The error a publish fails with (the test fails if it succeeds). */
+const failure = (p: Promise<unknown>): Promise<Error> => p.then(() => { throw new Error('expected the publish to fail'); }, (e: unknown) => e as Error);
 const noToken = () => {
   for (const r of hub.requests) expect(`${r.path}${r.query}`).not.toContain(TOKEN);
 };
@@ -114,7 +116,7 @@ describe('publishLocalKb', () => {
     await expect(publishLocalKb(opts(first, 'field-notes', { token: 'not a token' }))).rejects.toThrow(/must look like hf_/);
     expect(hub.head(REPO)).toBe(head);
     for (const t of [wrong, READ_TOKEN]) {
-      const e = await publishLocalKb(opts(first, 'field-notes', { token: t })).catch((x: unknown) => x as Error);
+      const e = await failure(publishLocalKb(opts(first, 'field-notes', { token: t })));
       expect(e.message).not.toContain(t);
     }
     for (const r of hub.requests) for (const t of [TOKEN, wrong, READ_TOKEN]) expect(`${r.path}${r.query}`).not.toContain(t);
@@ -124,7 +126,7 @@ describe('publishLocalKb', () => {
     await expect(publishLocalKb(opts(first, 'field-notes', { repo: 'tester/nowhere' })))
       .rejects.toThrow(/^tester\/nowhere: no dataset repo tester\/nowhere on 127\.0\.0\.1:\d+: create the dataset repo first/);
     const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
-    const e = await publishLocalKb(opts(first, 'field-notes', { fetch: offline })).catch((x: unknown) => x as Error);
+    const e = await failure(publishLocalKb(opts(first, 'field-notes', { fetch: offline })));
     expect(e.message).toMatch(/could not reach 127\.0\.0\.1:\d+ \(no answer: you seem to be offline/);
     expect(e.message).not.toContain(TOKEN);
     const before = hub.requests.length;
