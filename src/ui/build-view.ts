@@ -7,7 +7,9 @@ import * as v from 'valibot';
 import {
   BUILD_STAGES, LOCAL_KB_NAME, type BuildOrigin, type BuildProgress, type BuildSettings, type BuildStage, type BuildSummary, type LocalKbMeta,
 } from '../lib/build/types.ts';
+import { MAX_DESCRIPTION } from '../lib/build/run-build.ts';
 import { DEFAULT_BM25 } from '../lib/retrieval/bm25.ts';
+import { MAX_TITLE } from '../lib/store/local-kb-store.ts';
 import { DEFAULT_CHUNKING } from '../lib/retrieval/chunk.ts';
 import { formatBytes } from './format.ts';
 
@@ -106,8 +108,7 @@ export type BuildFormCheck =
   | { ok: true; name: string; title: string; description: string; settings: BuildSettings }
   | { ok: false; errors: BuildFormErrors };
 
-export const MAX_TITLE = 200;
-export const MAX_DESCRIPTION = 2000;
+export { MAX_DESCRIPTION, MAX_TITLE };
 export const CHUNK_SIZE_RANGE = [100, 20_000] as const;
 export const K1_MAX = 10;
 
@@ -234,8 +235,9 @@ export function builtAt(iso: string): string {
 
 /** A local knowledge base's line in the list: counts, when it was built, settings, embedder. */
 export function localKbLines(m: LocalKbMeta): string[] {
+  const changed = m.updatedAt !== m.createdAt ? ` · changed ${builtAt(m.updatedAt)}` : '';
   return [
-    `${countsText(m.summary)} · built ${builtAt(m.updatedAt)}`,
+    `${countsText(m.summary)} · built ${builtAt(m.createdAt)}${changed}`,
     `${settingsText(m.settings)} · ${embedderText(m.summary.embedder)}`,
   ];
 }

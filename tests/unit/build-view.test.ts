@@ -61,7 +61,7 @@ describe('the form', () => {
     expect(Object.keys(r.errors).sort()).toEqual(['b', 'chunkSize', 'description', 'embed', 'k1', 'overlap', 'title']);
     expect(r.errors.chunkSize).toMatch(/from 100 to 20,000/);
     expect(r.errors.embed).toMatch(/No embedder is loaded/);
-    expect(r.errors.description).toMatch(/2001 characters; at most 2000/);
+    expect(r.errors.description).toMatch(/2001 characters; at most 1000/);
   });
 
   test('empty number inputs (null) and an overlap not below the size are refused', () => {
@@ -163,7 +163,7 @@ describe('summary and list', () => {
       name: 'manuals', title: 'Manuals', description: '', createdAt: '2026-12-01T16:00:00.000Z', updatedAt: '2026-12-01T16:05:09.000Z',
       settings: { chunking: false, bm25: { k1: 1.2, b: 0.75 }, embed: false }, summary: summary({ pages: 0 }),
     };
-    expect(localKbLines(meta)).toEqual(['40 documents · 152 chunks · built 2026-12-01 16:05 UTC', 'whole documents · BM25 k1 1.2, b 0.75 · BM25 only (no vectors)']);
+    expect(localKbLines(meta)).toEqual(['40 documents · 152 chunks · built 2026-12-01 16:00 UTC · changed 2026-12-01 16:05 UTC', 'whole documents · BM25 k1 1.2, b 0.75 · BM25 only (no vectors)']);
     expect(settingsText({ chunking: { chunkSize: 500, overlap: 50, separators: [] }, bm25: { k1: 0.9, b: 0.4 }, embed: false })).toBe('chunks of 500 characters, 50 overlap · BM25 k1 0.9, b 0.4');
     expect(countsText({ documents: 1, pages: 1, chunks: 1 })).toBe('1 document · 1 page · 1 chunk');
   });

@@ -9,6 +9,7 @@ import * as Comlink from 'comlink';
 import type { BuildProgress, BuildSummary, InputFile } from '../../lib/build/types.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';
+import { requestPersistentStorage } from '../../lib/store/local-kb-store.ts';
 import { startBuildWorker } from '../build-client.ts';
 import { checkBuildForm, defaultBuildForm, stagesFor, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build-view.ts';
 import type { PickedFile } from '../build-files.ts';
@@ -16,16 +17,6 @@ import type { LocalKbsState } from './local-kbs.svelte.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'unknown error';
 
-/** Asks the browser to keep this site's storage (before the first save); whether it is persistent, or null if unknown. */
-async function persistStorage(): Promise<boolean | null> {
-  const storage = typeof navigator === 'undefined' ? undefined : navigator.storage;
-  if (!storage?.persist) return null;
-  try {
-    return (await storage.persisted?.()) === true || (await storage.persist());
-  } catch {
-    return null;
-  }
-}
 
 export interface BuildDeps {
   /** The models worker's loaded list (ModelsState owns it). */
@@ -135,7 +126,7 @@ export class BuildState {
     if (this.status === 'building') return;
     const check = this.validate(source);
     if (!check?.ok) return;
-    const persisted = persistStorage(); // before the worker's first save
+    const persisted = requestPersistentStorage(); // before the worker's first save
     const worker = startBuildWorker();
     this.worker = worker;
     this.status = 'building';

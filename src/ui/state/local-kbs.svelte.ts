@@ -5,7 +5,7 @@
  */
 import type { LocalKbMeta } from '../../lib/build/types.ts';
 import type { LocalKbStore } from '../../lib/store/local-kb-store.ts';
-import { MAX_TITLE } from '../build-view.ts';
+import { MAX_TITLE } from '../../lib/store/local-kb-store.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'unknown error';
 
@@ -35,10 +35,10 @@ export class LocalKbsState {
       this.loaded = true;
       return;
     }
+    this.error = null; // a damaged entry skipped while reading sets it again (the store's onProblem)
     try {
       const list = await this.store.list();
       this.list = [...list].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.name.localeCompare(b.name));
-      this.error = null;
     } catch (e) {
       this.error = `The knowledge bases built in this browser could not be read: ${message(e)}`;
     } finally {
