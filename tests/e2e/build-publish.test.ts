@@ -1,12 +1,15 @@
 /**
- * Build → publish → open by link, in Chromium against the loopback Hub (strict tokens, as huggingface.co): a small
- * knowledge base built in the Build tab from dropped files, Publish without a token says so, with the token set in
+ * Build → export / publish → open by link, in Chromium against the loopback Hub (strict tokens, as huggingface.co): a
+ * small knowledge base built in the Build tab from dropped files, its Export .zip read back, Publish without a token says so, with the token set in
  * Settings it commits to the repo (one commit on parentCommit, index_config.json listing it) and shows the commit and
  * the link pinned at it; the link opened in a FRESH browser (no local knowledge base, no token: a public repo) opens
  * the knowledge base from the Hub and a search finds a known sentence. The token is never in a URL or on the page.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
+import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
+import { readArtifactZip } from '../../src/lib/artifact/zip.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 
@@ -53,6 +56,21 @@ describe('build, publish, open by link', () => {
     const entry = page.locator('[data-testid=publish-kb][data-name=field-notes]');
     await entry.waitFor({ state: 'attached', timeout: 120_000 });
     await entry.locator('summary').click();
+
+    // Export .zip: the download is the artifact zip; it opens (readArtifactZip) to the same documents, and BM25 finds
+    // the sentence in it: what `rag-lab search --kb kb.zip` and `build-index --data kb.zip` read.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('[data-testid=local-kb][data-name=field-notes] [data-testid=local-kb-export]').click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('field-notes.zip');
+    const zip = new Uint8Array(readFileSync((await download.path())!));
+    const source = readArtifactZip(zip, 'field-notes.zip');
+    const [index] = await listIndexes(source);
+    expect(index).toMatchObject({ id: 'field-notes', path: 'field-notes', title: 'Field notes', counts: { documents: 3 } });
+    const opened = await openArtifact(source, index!.path);
+    const top = opened.kb.bm25.search('heron nests island', 1, opened.kb.itemId)[0]!;
+    expect(opened.kb.itemText(top.index)).toContain(SENTENCE);
 
     // No token yet: it says so, and Publish sends nothing.
     await expect.poll(() => entry.locator('[data-testid=publish-no-token]').count()).toBe(1);
