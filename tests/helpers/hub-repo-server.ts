@@ -9,6 +9,7 @@
  *   inlines content and never calls the LFS/Xet endpoints) and `POST /api/datasets/{o}/{n}/commit/{branch}` (ndjson:
  *   a stale `parentCommit` gets 412 with the Hub's message; `file` / `deletedFile` ops make a new commit)
  * - `GET /api/whoami-v2`
+ * - other refs than `main` (`setRef`: e.g. `refs/convert/parquet`, the Hub's parquet conversion) by name and by sha
  * A revision is a branch (`main`) or a commit sha; every commit keeps its snapshot, so a resolve at an old sha serves
  * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
  * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`.
@@ -64,6 +65,12 @@ export interface HubRepoServer {
   head(repo: string, branch?: string): string;
   /** A file at a revision (null if missing). */
   fileAt(repo: string, rev: string, path: string): Uint8Array | null;
+  /**
+   * Points another ref (e.g. `refs/convert/parquet`, where the Hub keeps its parquet conversion) at a new commit of
+   * `files` (no parent; `main` does not move); returns its sha. The revision and tree APIs and resolve serve it by
+   * name (URL-encoded, `refs%2Fconvert%2Fparquet`) and by sha.
+   */
+  setRef(repo: string, ref: string, files: Map<string, Uint8Array>): string;
   /** A commit made "by someone else" (server side): sets (bytes) or deletes (null) files on `main`; returns the sha. */
   commitFiles(repo: string, changes: Map<string, Uint8Array | null>, title?: string): string;
   /** Runs `fn` once, just before the next commit request is checked (to simulate a concurrent writer). */
@@ -108,10 +115,10 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
   let counter = 0;
   let origin = '';
 
-  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string): string => {
+  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string, branch = 'main'): string => {
     const sha = sha1(`${parent ?? ''}\n${title}\n${++counter}\n${[...files.keys()].sort().join('\n')}`);
     repo.commits.set(sha, { sha, parent, title, date: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(), files });
-    repo.branches.set('main', sha);
+    repo.branches.set(branch, sha);
     return sha;
   };
   const resolveRev = (repo: Repo, rev: string): Commit | null => {
@@ -315,6 +322,7 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     },
     head: (name, branch = 'main') => repoOf(name).branches.get(branch)!,
     fileAt: (name, rev, path) => resolveRev(repoOf(name), rev)?.files.get(path) ?? null,
+    setRef: (name, ref, files) => makeCommit(repoOf(name), null, new Map(files), `update ${ref}`, ref),
     commitFiles(name, changes, title = 'concurrent commit') {
       const repo = repoOf(name);
       const head = repo.branches.get('main')!;
