@@ -52,9 +52,8 @@ export function requestOf(info: HubDatasetInfo, f: MappingFields, maxRows: numbe
   };
 }
 
-/** A knowledge-base name suggested from the dataset (`LOCAL_KB_NAME`: lower case, digits, `-_.`). */
-export function suggestedName(info: Pick<HubDatasetInfo, 'dataset' | 'config'>): string {
+/** A knowledge-base title suggested from the dataset (the Build form makes the name from it): "scifact", "ragbench covidqa". */
+export function suggestedTitle(info: Pick<HubDatasetInfo, 'dataset' | 'config'>): string {
   const base = info.dataset.split('/')[1] ?? info.dataset;
-  const raw = info.config === 'default' || info.config === 'corpus' ? base : `${base}-${info.config}`;
-  return raw.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64) || 'hub-dataset';
+  return info.config === 'default' || info.config === 'corpus' ? base : `${base} ${info.config}`;
 }

@@ -1,7 +1,7 @@
 /** The Hub-dataset form's rules (src/ui/hub-dataset-form.ts): the dataset field, the row limit, the mapping check, the request. */
 import { describe, expect, test } from 'vitest';
 import type { HubDatasetInfo } from '../../src/lib/data/hub-dataset.ts';
-import { datasetFieldError, fieldsOf, mappingError, mappingOf, MAX_ROWS, requestOf, rowLimitError, suggestedName } from '../../src/ui/hub-dataset-form.ts';
+import { datasetFieldError, fieldsOf, mappingError, mappingOf, MAX_ROWS, requestOf, rowLimitError, suggestedTitle } from '../../src/ui/hub-dataset-form.ts';
 
 const info: HubDatasetInfo = {
   dataset: 'BeIR/scifact', revision: 'a'.repeat(40), configs: [{ config: 'corpus', splits: ['corpus'] }], config: 'corpus', split: 'corpus',
@@ -37,11 +37,11 @@ describe('the Hub-dataset form', () => {
     expect(mappingError(info, { ...f, text: '' })).toMatch(/^Pick the text column/);
   });
 
-  test('the request is pinned to the commit inspected; a name is suggested', () => {
+  test('the request is pinned to the commit inspected; a title is suggested', () => {
     expect(requestOf(info, { id: '', title: 'title', text: 'text', metadata: [] }, 500)).toEqual({
       dataset: 'BeIR/scifact', config: 'corpus', split: 'corpus', revision: 'a'.repeat(40), columns: { id: null, title: 'title', text: 'text', metadata: [] }, maxRows: 500,
     });
-    expect(suggestedName(info)).toBe('scifact');
-    expect(suggestedName({ dataset: 'o/My Papers', config: 'en' })).toBe('my-papers-en');
+    expect(suggestedTitle(info)).toBe('scifact');
+    expect(suggestedTitle({ dataset: 'rungalileo/ragbench', config: 'covidqa' })).toBe('ragbench covidqa');
   });
 });
