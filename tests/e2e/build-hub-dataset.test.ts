@@ -67,6 +67,8 @@ describe('Build tab: from a Hub dataset', () => {
     expect(await page.locator('[data-testid=build-error]').count()).toBe(0);
     const summary = (await page.locator('[data-testid=build-summary]').innerText());
     expect(summary).toContain(`read the first ${ROWS.toLocaleString('en-US')} of ${corpus.length.toLocaleString('en-US')} rows (the row limit)`);
+    // BEIR layout: the queries and judgements came along (the summary counts the queries).
+    expect(summary).toMatch(/\d+ queries with relevance judgements came along/);
     const reads = hub.requests.slice(before).filter((r) => r.path.includes('/resolve/'));
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.every((r) => r.range !== null && /\/resolve\/[0-9a-f]{40}\//.test(r.path) && !r.auth)).toBe(true);
