@@ -122,6 +122,28 @@ describe('BEIR layout (BeIR/scifact as on the Hub)', () => {
     expect(out.notes.some((n) => /judged documents? (are|is) not in the knowledge base \(the row limit cut the corpus\)/.test(n))).toBe(true);
   });
 
+  test('a BEIR dataset with its own parquet files and a qrels config', async () => {
+    const docs = corpus.slice(0, 40);
+    const qs = scifactQueries().slice(0, 3);
+    hub.addRepo('o/beir-own', new Map([
+      ['corpus/corpus-00000-of-00001.parquet', parquet([{ name: '_id', type: 'STRING', data: docs.map((d) => d._id) }, { name: 'text', type: 'STRING', data: docs.map((d) => d.text) }])],
+      ['queries/queries-00000-of-00001.parquet', parquet([{ name: '_id', type: 'STRING', data: qs.map((q) => q._id) }, { name: 'text', type: 'STRING', data: qs.map((q) => q.text) }])],
+      ['qrels/train-00000-of-00001.parquet', parquet([{ name: 'query-id', type: 'STRING', data: ['x'] }, { name: 'corpus-id', type: 'STRING', data: ['y'] }, { name: 'score', type: 'INT32', data: Int32Array.from([1]) }])],
+      ['qrels/test-00000-of-00001.parquet', parquet([
+        { name: 'query-id', type: 'STRING', data: [qs[0]!._id, qs[0]!._id, qs[1]!._id] },
+        { name: 'corpus-id', type: 'STRING', data: [docs[0]!._id, docs[1]!._id, 'not-in-corpus'] },
+        { name: 'score', type: 'INT32', data: Int32Array.from([1, 2, 1]) },
+      ])],
+    ]));
+    const info = await inspectHubDataset({ dataset: 'o/beir-own' }, opts);
+    expect([info.config, info.split, info.revision]).toEqual(['corpus', 'corpus', hub.head('o/beir-own')]);
+    expect(info.beir).toEqual({ queries: 'o/beir-own:queries/queries', qrels: 'o/beir-own:qrels/test' });
+    const out = await hubDatasetDocuments({ dataset: 'o/beir-own', config: 'corpus', split: 'corpus', maxRows: 100, columns: info.guess }, opts);
+    expect(out.queries).toEqual(qs.map((q) => ({ id: q._id, text: q.text })));
+    expect([...out.qrels!].map(([q, m]) => [q, [...m]])).toEqual([[qs[0]!._id, [[docs[0]!._id, 1], [docs[1]!._id, 2]]], [qs[1]!._id, [['not-in-corpus', 1]]]]);
+    expect(out.notes).toContain('1 judged document is not in the knowledge base');
+  });
+
   test('the queries config alone is not a corpus with judgements', async () => {
     const info = await inspectHubDataset({ dataset: 'BeIR/scifact', config: 'queries' }, opts);
     expect(info.beir).toBeNull();
@@ -220,6 +242,20 @@ describe('tokens and faults', () => {
     }
     hub.faults.push({ kind: 'status', path: '/api/datasets/o/papers/tree', status: 503, times: 2 });
     await expect(inspectHubDataset({ dataset: 'o/papers' }, opts)).resolves.toMatchObject({ rows: 10 });
+  });
+
+  test('a connection that keeps dropping: the host and the file named after the retries', async () => {
+    hub.faults.push({ kind: 'cut', path: 'data/train-00001-of-00002.parquet', afterBytes: 10, times: 50 });
+    try {
+      await expect(hubDatasetDocuments({ dataset: 'o/papers', config: 'default', split: 'train', maxRows: 100, columns: { id: null, title: null, text: 'body', metadata: [] } }, opts))
+        .rejects.toThrow(`no answer from the Hub (${new URL(hub.url).host}) while reading data/train-00001-of-00002.parquet: the connection failed or dropped`);
+    } finally {
+      hub.faults.length = 0;
+    }
+    const gone = await serveHubRepos();
+    const url = gone.url;
+    await gone.close();
+    await expect(inspectHubDataset({ dataset: 'o/papers' }, { ...opts, hubUrl: url, retries: 1 })).rejects.toThrow(/no answer from the Hub \(127\.0\.0\.1:\d+\) while reading o\/papers@main/);
   });
 
   test('cancelled while reading', async () => {

@@ -187,7 +187,7 @@ function statusError(ctx: Ctx, status: number, dataset: string, notFound: string
 function fetchError(ctx: Ctx, e: unknown, what: string): Error {
   if (ctx.signal?.aborted) return ctx.signal.reason instanceof Error ? ctx.signal.reason : (e as Error);
   if (e instanceof HubDatasetError) return e;
-  return new HubDatasetError(`the Hub (${ctx.host}) stopped answering while reading ${what} (${(e as Error).message}, after several tries): check the connection and the Hub URL in Settings, then try again`);
+  return new HubDatasetError(`no answer from the Hub (${ctx.host}) while reading ${what}: the connection failed or dropped (${(e as Error).message}), also when tried again. Check the connection and the Hub URL in Settings, then try again`);
 }
 
 /** GET a Hub API path as JSON; null for a 404 when `allow404`. */
