@@ -10,6 +10,8 @@
  *   a stale `parentCommit` gets 412 with the Hub's message; `file` / `deletedFile` ops make a new commit)
  * - `GET /api/whoami-v2`
  * - other refs than `main` (`setRef`: e.g. `refs/convert/parquet`, the Hub's parquet conversion) by name and by sha
+ * - `GET /api/datasets/{o}/{n}/parquet` (the conversion's files as `{config: {split: [url]}}`, 404 without one) and
+ *   `GET|HEAD /api/datasets/{o}/{n}/parquet/{config}/{split}/{i}.parquet` (302 to the file at the ref's sha)
  * A revision is a branch (`main`) or a commit sha; every commit keeps its snapshot, so a resolve at an old sha serves
  * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
  * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`.
@@ -80,6 +82,8 @@ export interface HubRepoServer {
 
 const API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/(tree|revision|commits|preupload|commit)\/([^/]+)(?:\/(.*))?$/;
 const RESOLVE = /^\/datasets\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/;
+const PARQUET_API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/parquet(?:\/([^/]+)\/([^/]+)\/(\d+)\.parquet)?$/;
+const CONVERT_REF = 'refs/convert/parquet';
 const SHA = /^[0-9a-f]{40}$/;
 const CORS = {
   'Access-Control-Allow-Headers': 'authorization, content-type, range, accept, x-requested-with',
@@ -164,6 +168,34 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     if (path === '/api/whoami-v2') {
       if (!authorized) { send(401, { error: 'Invalid credentials in Authorization header' }); return; }
       send(200, { type: 'user', name: 'tester', fullname: 'Test User', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'test', role: 'write' } } });
+      return;
+    }
+    const pq = PARQUET_API.exec(u.pathname);
+    if (pq) {
+      const name = `${decodeURIComponent(pq[1]!)}/${decodeURIComponent(pq[2]!)}`;
+      const repo = repos.get(name);
+      if (repo?.isPrivate && !authorized) { send(401, { error: 'Invalid username or password.' }); return; }
+      const conv = repo ? resolveRev(repo, CONVERT_REF) : null;
+      if (!conv) { send(404, { error: repo ? 'No parquet conversion' : 'Repository not found' }); return; }
+      const byDir = new Map<string, string[]>();
+      for (const p of [...conv.files.keys()].sort()) {
+        const f = /^([^/]+)\/([^/]+)\/(\d+)\.parquet$/.exec(p);
+        if (f) byDir.set(`${f[1]}/${f[2]}`, [...byDir.get(`${f[1]}/${f[2]}`) ?? [], p]);
+      }
+      if (pq[3]) {
+        const files = byDir.get(`${decodeURIComponent(pq[3])}/${decodeURIComponent(pq[4]!)}`) ?? [];
+        const file = files[Number(pq[5])];
+        if (!file) { send(404, { error: 'Entry not found' }, { 'X-Error-Code': 'EntryNotFound' }); return; }
+        rec.status = 302;
+        res.writeHead(302, { Location: `${origin}/datasets/${name}/resolve/${conv.sha}/${file.split('/').map(encodeURIComponent).join('/')}` }).end();
+        return;
+      }
+      const out: Record<string, Record<string, string[]>> = {};
+      for (const [dir, files] of byDir) {
+        const [config, split] = dir.split('/') as [string, string];
+        (out[config] ??= {})[split] = files.map((_, i) => `${origin}/api/datasets/${name}/parquet/${encodeURIComponent(config)}/${encodeURIComponent(split)}/${i}.parquet`);
+      }
+      send(200, out);
       return;
     }
     const api = API.exec(u.pathname);

@@ -144,6 +144,20 @@ describe('BEIR layout (BeIR/scifact as on the Hub)', () => {
     expect(out.notes).toContain('1 judged document is not in the knowledge base');
   });
 
+  test('the Hub\'s parquet list when the conversion\'s ref cannot be read (URLs that redirect, not pinned)', async () => {
+    addBeirScifact(hub, 'o/listed', { rows: 300 });
+    hub.faults.push({ kind: 'status', path: '/o/listed/revision/refs/convert/parquet', status: 404, times: 2 });
+    const before = hub.requests.length;
+    const info = await inspectHubDataset({ dataset: 'o/listed' }, opts);
+    expect(info.configs).toEqual([{ config: 'corpus', splits: ['corpus'] }, { config: 'queries', splits: ['queries'] }]);
+    expect([info.rows, info.revision]).toEqual([300, hub.head('o/listed')]);
+    expect(info.notes.join(' ')).toMatch(/parquet list .*not pinned/);
+    expect(hub.requests.slice(before).some((r) => r.path === '/api/datasets/o/listed/parquet/corpus/corpus/0.parquet' && r.status === 302)).toBe(true);
+    const out = await hubDatasetDocuments({ dataset: 'o/listed', config: 'corpus', split: 'corpus', maxRows: 100, columns: info.guess }, opts);
+    expect(out.docs.map((d) => d.id)).toEqual(corpus.slice(0, 100).map((d) => d._id));
+    expect(hub.faults.length).toBe(0);
+  });
+
   test('the queries config alone is not a corpus with judgements', async () => {
     const info = await inspectHubDataset({ dataset: 'BeIR/scifact', config: 'queries' }, opts);
     expect(info.beir).toBeNull();

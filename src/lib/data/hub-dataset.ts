@@ -7,8 +7,9 @@
  * Where the parquet files come from (docs/build.md "From a Hub dataset"):
  *   1. the repo's own parquet files at the revision (`{config}/{split}-00000-of-00002.parquet`,
  *      `data/{split}-….parquet`, `{config}/{split}/0000.parquet`, `{split}.parquet`), else
- *   2. the Hub's conversion, the ref `refs/convert/parquet` (`{config}/{split}/0000.parquet`).
- * Each is pinned once to its commit sha (`GET /api/datasets/{ds}/revision/{rev}`) and listed with the tree API at that
+ *   2. the Hub's conversion, the ref `refs/convert/parquet` (`{config}/{split}/0000.parquet`), else
+ *   3. the Hub's list of that conversion, `GET /api/datasets/{ds}/parquet` (URLs that redirect to the files; not pinned).
+ * Each of 1 and 2 is pinned once to its commit sha (`GET /api/datasets/{ds}/revision/{rev}`) and listed with the tree API at that
  * sha (which gives every file's size, so no HEAD); files are read at the sha, so a build reads one immutable state.
  * Shards of a split are read in order until the row limit, one row group (or less) per batch.
  *
@@ -290,11 +291,33 @@ async function discover(ctx: Ctx, dataset: string, revision: string): Promise<La
   const csha = await resolveSha(ctx, dataset, CONVERT_REF, true);
   const conv = csha ? groupSplits(ctx, dataset, csha, await listTree(ctx, dataset, csha), true) : [];
   if (conv.length === 0) {
+    const listed = await parquetListing(ctx, dataset);
+    if (listed.length > 0) {
+      return { dataset, sha, ref: revision, splits: listed, notes: [`${dataset} has no parquet files of its own: read from the Hub's parquet list (${CONVERT_REF}, not pinned to a commit: a conversion made during the build would be read from then on).`] };
+    }
     throw new HubDatasetError(`${dataset} has no parquet files (neither its own nor the Hub's conversion, ${CONVERT_REF}): this app reads datasets as parquet; pick another dataset or wait for the Hub to convert it`);
   }
   const notes = [`${dataset} has no parquet files of its own: read from the Hub's conversion (${CONVERT_REF} at ${csha!.slice(0, 7)}).`];
   for (const s of conv) if (s.partial) notes.push(`${s.config}/${s.split}: the Hub converted only the first part of this split (partial).`);
   return { dataset, sha: csha!, ref: CONVERT_REF, splits: conv, notes };
+}
+
+const ParquetList = v.record(v.string(), v.record(v.string(), v.array(v.pipe(v.string(), v.url()))));
+
+/** The Hub's list of its conversion, `GET /api/datasets/{ds}/parquet` → `{config: {split: [url]}}` (each URL redirects to the file). */
+async function parquetListing(ctx: Ctx, dataset: string): Promise<SplitFiles[]> {
+  const r = await apiJson(ctx, `${apiBase(ctx, dataset)}/parquet`, dataset, '', `the parquet list of ${dataset}`, true);
+  if (!r) return [];
+  const parsed = v.safeParse(ParquetList, r.json);
+  if (!parsed.success) return [];
+  const out: SplitFiles[] = [];
+  for (const [config, splits] of Object.entries(parsed.output)) {
+    for (const [split, urls] of Object.entries(splits)) {
+      const shards = urls.filter((u) => /^https?:/i.test(u)).map((url, i) => ({ path: `${config}/${split}/${i}.parquet`, size: null, url }));
+      if (shards.length > 0) out.push({ config, split, shards, partial: false });
+    }
+  }
+  return out;
 }
 
 function configsOf(layout: Layout): Array<{ config: string; splits: string[] }> {
