@@ -12,10 +12,12 @@ import { RagbenchError, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
 import { poolDocuments } from '../src/lib/data/ragbench-kb.ts';
 import { textFolderDocuments, textFormatOf, TEXT_FOLDER_FIELDS, type TextFile } from '../src/lib/data/text-folder.ts';
+import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
+import { artifactDataPath, loadArtifactData } from './artifact-data.ts';
 import { CliError } from './args.ts';
 import { readText, withFile } from './fs-errors.ts';
 
-export type DataKind = 'beir' | 'ragbench' | 'text';
+export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact';
 
 export interface BuildData {
   kind: DataKind;
@@ -28,6 +30,9 @@ export interface BuildData {
   queries: BeirQuery[] | null;
   qrels: Qrels | null;
   notes: string[];
+  /** Defaults an artifact given as --data carries: its title and its chunking (flags override them). */
+  title?: string;
+  chunking?: ChunkOptions | false;
 }
 
 const RAGBENCH_FILE = /\.(jsonl|ndjson|parquet)$/i;
@@ -122,6 +127,8 @@ const EXPECTED = 'a BEIR folder (corpus.jsonl), a RAGBench subset (.jsonl or .pa
 
 /** Reads `--data` as whichever kind it is (see the module comment). `split`: the BEIR qrels split carried. */
 export async function loadBuildData(path: string, split = 'test'): Promise<BuildData> {
+  const artifact = artifactDataPath(path); // a built knowledge base (.zip or artifact folder), built again
+  if (artifact) return loadArtifactData(artifact);
   const abs = resolve(path);
   if (!existsSync(abs)) throw new CliError(`--data ${path}: not found (expected ${EXPECTED})`);
   try {
