@@ -4,14 +4,15 @@
  * listed with reasons; "Open in Search" finds asn1_array2tree on p. 12; a reload keeps the knowledge base in the
  * picker and a kb=local: link opens it, one that is not here warns and opens SOTU; rename; a cancelled build leaves
  * the saved one untouched; vectors embedded for it in the tab are cached and a build can embed with the loaded
- * embedder; delete removes it from the list, the picker and IndexedDB (its vectors too). Prints the in-browser build
+ * embedder; a folder pick keeps its paths; rebuild with other settings; export .zip; delete removes it from the list, the picker and IndexedDB (its vectors too). Prints the in-browser build
  * time of libtasn1.pdf (36 pages) and of a generated 100-page PDF (no timed assertions).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
+import { unzipSync } from 'fflate';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { textPdf } from '../helpers/make-pdf.ts';
 
@@ -247,6 +248,41 @@ describe('Build tab', () => {
     expect(await stagesSeen()).toContain('embed');
     expect(await page.locator('[data-testid=build-summary-line]').allInnerTexts()).toContain('Vectors: rag-lab/tiny-embedder (q8, 16 dimensions).');
     expect(await entry('small-embedded').locator('[data-testid=local-kb-line]').nth(1).innerText()).toMatch(/vectors: rag-lab\/tiny-embedder/);
+  });
+
+  test('a folder pick keeps the folder paths; rebuild with other settings; export .zip', async () => {
+    await gotoBuild();
+    mkdirSync(join(dir, 'field-notes/sub'), { recursive: true });
+    file('field-notes/a.md', '# A\n\nalpha');
+    file('field-notes/sub/b.txt', 'beta');
+    await page.locator('[data-testid=build-folder-input]').setInputFiles(join(dir, 'field-notes'));
+    await expect.poll(() => page.locator('[data-testid=build-picked]').getAttribute('data-count')).toBe('2');
+    expect((await page.locator('.picked-list li').allTextContents()).sort()).toEqual(['field-notes/a.md', 'field-notes/sub/b.txt']);
+    expect(await page.locator('[data-testid=build-title]').inputValue()).toBe('field-notes');
+    await page.locator('[data-testid=build-clear]').click();
+    expect(await page.locator('[data-testid=build-picked]').count()).toBe(0);
+
+    const line = () => entry('test-manuals').locator('[data-testid=local-kb-line]');
+    const chunks = async () => Number(/(\d+) chunks/.exec(await line().first().innerText())![1]);
+    const before = await chunks();
+    expect(await line().nth(1).innerText()).toBe('chunks of 800 characters, 120 overlap · BM25 k1 0.9, b 0.4 · BM25 only (no vectors)');
+    await page.locator('[data-testid=build-chunk-size]').fill('300');
+    await page.locator('[data-testid=build-overlap]').fill('30');
+    await page.locator('[data-testid=build-k1]').fill('1.2');
+    await entry('test-manuals').locator('[data-testid=local-kb-rebuild]').click();
+    await page.locator('[data-testid=build-summary][data-name=test-manuals]').waitFor({ timeout: 150_000 });
+    await expect.poll(() => line().nth(1).innerText()).toBe('chunks of 300 characters, 30 overlap · BM25 k1 1.2, b 0.4 · BM25 only (no vectors)');
+    expect(await chunks()).toBeGreaterThan(before);
+    expect(await entry('test-manuals').locator('[data-testid=local-kb-title]').innerText()).toBe('Renamed manuals');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), entry('test-manuals').locator('[data-testid=local-kb-export]').click()]);
+    expect(download.suggestedFilename()).toBe('test-manuals.zip');
+    const zip = unzipSync(new Uint8Array(readFileSync((await download.path())!)));
+    expect(Object.keys(zip)).toEqual(expect.arrayContaining(['index_config.json', 'test-manuals/meta.json']));
+    const json = (p: string) => JSON.parse(new TextDecoder().decode(zip[p]!));
+    expect(json('index_config.json').indexes.map((x: { path: string; title: string }) => [x.path, x.title])).toEqual([['test-manuals', 'Renamed manuals']]);
+    // Rebuilt after the rename: its own files carry the new title.
+    expect(json('test-manuals/meta.json').title).toBe('Renamed manuals');
   });
 
   test('delete (confirmed) removes it from the list, the picker and IndexedDB; Search opens the default', async () => {
