@@ -27,8 +27,26 @@ function mostlyControl(text: string): boolean {
   return n > 0 && control / n > MAX_CONTROL_SHARE;
 }
 
+/**
+ * Windows-1252's 0x80–0x9F (WHATWG Encoding; the five unassigned bytes stay C1 controls). Decoded by hand: Node 20's
+ * TextDecoder('windows-1252') reads these bytes as Latin-1 control characters.
+ */
+const CP1252_80_9F = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** Windows-1252 bytes → text (every byte is one character). */
+export function decodeWindows1252(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  const CHUNK = 8192;
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    const codes = Array.from(bytes.subarray(i, i + CHUNK), (b) => (b >= 0x80 && b <= 0x9f ? CP1252_80_9F.charCodeAt(b - 0x80) : b));
+    parts.push(String.fromCharCode(...codes));
+  }
+  return parts.join('');
+}
+
 function text(bytes: Uint8Array, encoding: Encoding, guessed: boolean, fatal = false): Decoded {
-  const t = new TextDecoder(encoding, { fatal, ignoreBOM: false }).decode(bytes);
+  const t = encoding === 'windows-1252' ? decodeWindows1252(bytes) : new TextDecoder(encoding, { fatal, ignoreBOM: false }).decode(bytes);
   return mostlyControl(t) ? { kind: 'binary' } : { kind: 'text', text: t, encoding, guessed };
 }
 

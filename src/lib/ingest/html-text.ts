@@ -27,6 +27,9 @@ export function htmlToText(html: string): HtmlText {
   const out: string[] = [];
   let skip = 0, pre = 0, inTitle = 0, inH1 = 0;
   let title = '', h1: string | null = null, h1Text = '';
+  // The break owed before the next text: 0 none, 1 a line, 2 a paragraph (the largest of those asked for wins).
+  let pending = 0;
+  const brk = (level: number) => { pending = Math.max(pending, level); };
   const parser = new Parser({
     onopentag(name) {
       if (SKIP.has(name)) skip++;
@@ -34,13 +37,18 @@ export function htmlToText(html: string): HtmlText {
       if (name === 'title') inTitle++;
       else if (name === 'pre') pre++;
       if (name === 'h1' && h1 === null) inH1++;
-      if (PARAGRAPH.has(name)) out.push('\n\n');
-      else if (LINE.has(name)) out.push('\n');
+      if (PARAGRAPH.has(name)) brk(2);
+      else if (LINE.has(name)) brk(1);
     },
     ontext(data) {
       if (skip > 0) return;
       if (inTitle > 0) { title += data; return; }
       if (inH1 > 0) h1Text += data;
+      if (pending > 0) {
+        if (!data.trim()) return;
+        if (out.length > 0) out.push(pending === 2 ? '\n\n' : '\n');
+        pending = 0;
+      }
       out.push(pre > 0 ? data : data.replace(/\s+/g, ' '));
     },
     onclosetag(name) {
@@ -49,8 +57,8 @@ export function htmlToText(html: string): HtmlText {
       if (name === 'title') inTitle = Math.max(0, inTitle - 1);
       else if (name === 'pre') pre = Math.max(0, pre - 1);
       if (name === 'h1' && inH1 > 0 && --inH1 === 0 && h1 === null) h1 = collapse(h1Text);
-      if (PARAGRAPH.has(name)) out.push('\n\n');
-      else if (LINE.has(name) && name !== 'br') out.push('\n');
+      if (PARAGRAPH.has(name)) brk(2);
+      else if (LINE.has(name) && name !== 'br') brk(1);
       else if (CELL.has(name)) out.push(' ');
     },
   }, { decodeEntities: true, lowerCaseTags: true });

@@ -135,8 +135,8 @@ export function findGutter(items: readonly PdfTextItem[]): { start: number; end:
   const span = (ls: Box[][]) => [ls.at(-1)![0]!.y, ls[0]![0]!.y] as const;
   const [l0, l1] = span(leftLines), [r0, r1] = span(rightLines);
   if (Math.min(l1, r1) - Math.max(l0, r0) < 0.5 * Math.min(l1 - l0, r1 - r0)) return null;
-  // Prose: a side's lines mostly fill its width (a table's cells do not).
-  const fill = (ls: Box[][], from: number, to: number) => median(ls.map((l) => l.at(-1)!.x1 - l[0]!.x0)) / Math.max(1, to - from);
+  // Prose: a side's lines fill most of its width on average (a table's cells do not).
+  const fill = (ls: Box[][], from: number, to: number) => ls.reduce((sum, l) => sum + l.at(-1)!.x1 - l[0]!.x0, 0) / ls.length / Math.max(1, to - from);
   const leftFrom = Math.min(...left.map((b) => b.x0)), rightTo = Math.max(...right.map((b) => b.x1));
   if (fill(leftLines, leftFrom, start) < 0.6 || fill(rightLines, end, rightTo) < 0.6) return null;
   return { start, end };

@@ -71,9 +71,9 @@ export interface PdfTextOptions {
 /** The text of every page of a PDF (see the module comment). Throws PdfError for a PDF that cannot be read. */
 export async function pdfText(bytes: Uint8Array, opts: PdfTextOptions = {}): Promise<PdfText> {
   const { getDocument } = await loadPdfjs();
-  // pdf.js transfers the buffer it is given (the loopback port clones with transfer): give it a copy.
+  // pdf.js may transfer the buffer it is given (the loopback port clones with transfer): give it a copy.
   const task = getDocument({
-    data: bytes.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, useWorkerFetch: false,
+    data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, useWorkerFetch: false,
     isOffscreenCanvasSupported: false, stopAtErrors: false, verbosity: 0,
   });
   let doc;
