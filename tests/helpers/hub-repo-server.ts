@@ -9,6 +9,9 @@
  *   inlines content and never calls the LFS/Xet endpoints) and `POST /api/datasets/{o}/{n}/commit/{branch}` (ndjson:
  *   a stale `parentCommit` gets 412 with the Hub's message; `file` / `deletedFile` ops make a new commit)
  * - `GET /api/whoami-v2`
+ * - other refs than `main` (`setRef`: e.g. `refs/convert/parquet`, the Hub's parquet conversion) by name and by sha
+ * - `GET /api/datasets/{o}/{n}/parquet` (the conversion's files as `{config: {split: [url]}}`, 404 without one) and
+ *   `GET|HEAD /api/datasets/{o}/{n}/parquet/{config}/{split}/{i}.parquet` (302 to the file at the ref's sha)
  * A revision is a branch (`main`) or a commit sha; every commit keeps its snapshot, so a resolve at an old sha serves
  * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
  * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`.
@@ -64,6 +67,12 @@ export interface HubRepoServer {
   head(repo: string, branch?: string): string;
   /** A file at a revision (null if missing). */
   fileAt(repo: string, rev: string, path: string): Uint8Array | null;
+  /**
+   * Points another ref (e.g. `refs/convert/parquet`, where the Hub keeps its parquet conversion) at a new commit of
+   * `files` (no parent; `main` does not move); returns its sha. The revision and tree APIs and resolve serve it by
+   * name (URL-encoded, `refs%2Fconvert%2Fparquet`) and by sha.
+   */
+  setRef(repo: string, ref: string, files: Map<string, Uint8Array>): string;
   /** A commit made "by someone else" (server side): sets (bytes) or deletes (null) files on `main`; returns the sha. */
   commitFiles(repo: string, changes: Map<string, Uint8Array | null>, title?: string): string;
   /** Runs `fn` once, just before the next commit request is checked (to simulate a concurrent writer). */
@@ -73,6 +82,8 @@ export interface HubRepoServer {
 
 const API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/(tree|revision|commits|preupload|commit)\/([^/]+)(?:\/(.*))?$/;
 const RESOLVE = /^\/datasets\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/;
+const PARQUET_API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/parquet(?:\/([^/]+)\/([^/]+)\/(\d+)\.parquet)?$/;
+const CONVERT_REF = 'refs/convert/parquet';
 const SHA = /^[0-9a-f]{40}$/;
 const CORS = {
   'Access-Control-Allow-Headers': 'authorization, content-type, range, accept, x-requested-with',
@@ -120,10 +131,10 @@ export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<Hu
   let counter = 0;
   let origin = '';
 
-  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string): string => {
+  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string, branch = 'main'): string => {
     const sha = sha1(`${parent ?? ''}\n${title}\n${++counter}\n${[...files.keys()].sort().join('\n')}`);
     repo.commits.set(sha, { sha, parent, title, date: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(), files });
-    repo.branches.set('main', sha);
+    repo.branches.set(branch, sha);
     return sha;
   };
   const resolveRev = (repo: Repo, rev: string): Commit | null => {
@@ -174,6 +185,34 @@ export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<Hu
     if (path === '/api/whoami-v2') {
       if (!authorized) { send(401, { error: 'Invalid credentials in Authorization header' }); return; }
       send(200, { type: 'user', name: 'tester', fullname: 'Test User', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'test', role: 'write' } } });
+      return;
+    }
+    const pq = PARQUET_API.exec(u.pathname);
+    if (pq) {
+      const name = `${decodeURIComponent(pq[1]!)}/${decodeURIComponent(pq[2]!)}`;
+      const repo = repos.get(name);
+      if (repo?.isPrivate && !authorized && !reader) { send(401, { error: 'Invalid username or password.' }); return; }
+      const conv = repo ? resolveRev(repo, CONVERT_REF) : null;
+      if (!conv) { send(404, { error: repo ? 'No parquet conversion' : 'Repository not found' }); return; }
+      const byDir = new Map<string, string[]>();
+      for (const p of [...conv.files.keys()].sort()) {
+        const f = /^([^/]+)\/([^/]+)\/(\d+)\.parquet$/.exec(p);
+        if (f) byDir.set(`${f[1]}/${f[2]}`, [...byDir.get(`${f[1]}/${f[2]}`) ?? [], p]);
+      }
+      if (pq[3]) {
+        const files = byDir.get(`${decodeURIComponent(pq[3])}/${decodeURIComponent(pq[4]!)}`) ?? [];
+        const file = files[Number(pq[5])];
+        if (!file) { send(404, { error: 'Entry not found' }, { 'X-Error-Code': 'EntryNotFound' }); return; }
+        rec.status = 302;
+        res.writeHead(302, { Location: `${origin}/datasets/${name}/resolve/${conv.sha}/${file.split('/').map(encodeURIComponent).join('/')}` }).end();
+        return;
+      }
+      const out: Record<string, Record<string, string[]>> = {};
+      for (const [dir, files] of byDir) {
+        const [config, split] = dir.split('/') as [string, string];
+        (out[config] ??= {})[split] = files.map((_, i) => `${origin}/api/datasets/${name}/parquet/${encodeURIComponent(config)}/${encodeURIComponent(split)}/${i}.parquet`);
+      }
+      send(200, out);
       return;
     }
     const api = API.exec(u.pathname);
@@ -337,6 +376,7 @@ export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<Hu
     },
     head: (name, branch = 'main') => repoOf(name).branches.get(branch)!,
     fileAt: (name, rev, path) => resolveRev(repoOf(name), rev)?.files.get(path) ?? null,
+    setRef: (name, ref, files) => makeCommit(repoOf(name), null, new Map(files), `update ${ref}`, ref),
     commitFiles(name, changes, title = 'concurrent commit') {
       const repo = repoOf(name);
       const head = repo.branches.get('main')!;
