@@ -25,6 +25,8 @@ import {
   IndexedDbLocalKbStore, localVectorKey, MemoryLocalKbStore, type LocalKbRecord, type LocalKbStore,
 } from '../../src/lib/store/local-kb-store.ts';
 import { textPdf } from '../helpers/make-pdf.ts';
+import { addBeirScifact } from '../helpers/hub-dataset-fixtures.ts';
+import { serveHubRepos } from '../helpers/hub-repo-server.ts';
 
 const enc = new TextEncoder();
 const SETTINGS: BuildSettings = { chunking: { ...DEFAULT_CHUNKING }, bm25: DEFAULT_BM25, embed: false };
@@ -220,5 +222,29 @@ describe('what leaves the browser', () => {
     await expect(publishSavedKb(store, { name: 'birds', repo: 'me/kbs', access: { hubUrl: 'http://127.0.0.1:9/', token: 'hf_abcdefghijklmnopqrstuvwxyz' } }, { fetch: fetchSpy })).rejects.toThrow(/is damaged/);
     expect(fetches).toEqual([]); // nothing is sent for a damaged knowledge base
     await expect(exportLocalKb(store, 'gone')).rejects.toThrow('gone is not in this browser any more');
+  });
+});
+
+describe('a Hub dataset source', () => {
+  it('downloads rows from the loopback Hub into a saved knowledge base with its queries and judgements', async () => {
+    const hub = await serveHubRepos({});
+    try {
+      const sha = addBeirScifact(hub);
+      const store = new MemoryLocalKbStore();
+      const events: BuildProgress[] = [];
+      const summary = await runBuild(request({
+        name: 'scifact-300', title: 'SciFact (300 rows)',
+        source: { kind: 'hub-dataset', request: { dataset: 'BeIR/scifact', config: 'corpus', split: 'corpus', maxRows: 300, columns: { id: '_id', title: 'title', text: 'text', metadata: [] } }, access: { hubUrl: hub.url, token: null } },
+      }), { store, onProgress: (p) => events.push(p) });
+      expect(stagesOf(events)).toEqual(['download', 'chunk', 'index', 'calibrate', 'save']);
+      expect(summary).toMatchObject({ documents: 300, origin: { kind: 'hub-dataset', dataset: 'BeIR/scifact', revision: sha, rows: 300 } });
+      expect(summary.queries).toBeGreaterThan(0);
+      expect(summary.stageMs.download).toBeGreaterThan(0);
+      const opened = (await openLocalKb(store, 'scifact-300')).opened;
+      expect(opened.queries?.length).toBe(summary.queries);
+      expect(opened.qrels?.size).toBeGreaterThan(0);
+    } finally {
+      await hub.close();
+    }
   });
 });
