@@ -15,10 +15,12 @@ import type { InputFile, SkippedItem } from '../src/lib/build/types.ts';
 import { extractDocuments } from '../src/lib/ingest/extract.ts';
 import { fileFormatOf } from '../src/lib/ingest/formats.ts';
 import { sizeLimitReason } from '../src/lib/ingest/limits.ts';
+import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
+import { artifactDataPath, loadArtifactData } from './artifact-data.ts';
 import { CliError } from './args.ts';
 import { readText, withFile } from './fs-errors.ts';
 
-export type DataKind = 'beir' | 'ragbench' | 'text';
+export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact';
 
 export interface BuildData {
   kind: DataKind;
@@ -31,6 +33,9 @@ export interface BuildData {
   queries: BeirQuery[] | null;
   qrels: Qrels | null;
   notes: string[];
+  /** Defaults an artifact given as --data carries: its title and its chunking (flags override them). */
+  title?: string;
+  chunking?: ChunkOptions | false;
 }
 
 const RAGBENCH_FILE = /\.(jsonl|ndjson|parquet)$/i;
@@ -158,6 +163,8 @@ const EXPECTED = 'a BEIR folder (corpus.jsonl), a RAGBench subset (.jsonl or .pa
 
 /** Reads `--data` as whichever kind it is (see the module comment). `split`: the BEIR qrels split carried. */
 export async function loadBuildData(path: string, split = 'test'): Promise<BuildData> {
+  const artifact = artifactDataPath(path); // a built knowledge base (.zip or artifact folder), built again
+  if (artifact) return loadArtifactData(artifact);
   const abs = resolve(path);
   if (!existsSync(abs)) throw new CliError(`--data ${path}: not found (expected ${EXPECTED})`);
   try {

@@ -34,6 +34,9 @@ const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
                          a folder of PDF, TXT, MD and HTML files (subfolders too): a document per file, and per
                          page of a PDF (title = first Markdown heading, HTML <title>, PDF title, else the file name);
                          files that cannot be used are listed with the reason
+                         a built knowledge base: a .zip (the Build tab's export) or an artifact folder
+                         [#index-id]: its documents (and queries, qrels) built again with these flags (its
+                         title and chunking unless --title / --chunk / --no-chunk say otherwise)
   --out DIR            the artifact repo folder: writes DIR/<id>/… and adds <id> to DIR/index_config.json
                        (other indexes listed there are kept; an index of the same id is replaced)
   --id ID              index id and folder name (default: from the data's folder or subset name)
@@ -132,8 +135,8 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
   log(`data: ${data.summary}`);
   for (const n of data.notes) log(n);
   const id = values.id ?? data.id;
-  const title = values.title ?? id;
-  const chunking = chunkArg ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
+  const title = values.title ?? data.title ?? id;
+  const chunking = chunkArg ?? data.chunking ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
 
   const kb = KnowledgeBase.build(data.docs, { chunking, bm25: DEFAULT_BM25 }, (stage, done, total) => bar.update(stage, done, total));
   bar.end();

@@ -1,19 +1,40 @@
 /// <reference lib="webworker" />
 /**
  * Build worker: turns files, a Hub dataset or an arXiv query into a knowledge base saved in IndexedDB, exports and
- * publishes saved ones. A thin shell over src/lib/build/. CONTRACT STUB (issue 12): the build-core helper implements it.
+ * publishes saved ones. A thin shell over src/lib/build/ (`runBuild`); the page cancels a build by terminating it.
  */
 import * as Comlink from 'comlink';
+import { embedderFromModels, runBuild } from '../src/lib/build/run-build.ts';
+import { exportLocalKb, publishSavedKb } from '../src/lib/build/saved-kb.ts';
+import { inspectHubDataset } from '../src/lib/data/hub-dataset.ts';
+import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import type { BuildWorkerApi } from './build-api.ts';
+import type { ModelsWorkerApi } from './models-api.ts';
 
-const notYet = async (): Promise<never> => { throw new Error('The build worker is not built yet.'); };
+const store = new IndexedDbLocalKbStore();
+let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 
 const api: BuildWorkerApi = {
-  attachModels() {},
-  build: notYet,
-  inspectHubDataset: notYet,
-  exportZip: notYet,
-  publish: notYet,
+  attachModels(port) {
+    models = Comlink.wrap<ModelsWorkerApi>(port);
+  },
+
+  build(request, onProgress) {
+    return runBuild(request, { store, embedder: () => embedderFromModels(models), onProgress });
+  },
+
+  inspectHubDataset(req, access) {
+    return inspectHubDataset(req, { hubUrl: access.hubUrl, token: access.token });
+  },
+
+  async exportZip(name) {
+    const zip = await exportLocalKb(store, name);
+    return Comlink.transfer(zip, [zip.buffer]);
+  },
+
+  publish(request, onProgress) {
+    return publishSavedKb(store, request, { onProgress });
+  },
 };
 
 Comlink.expose(api);

@@ -9,6 +9,9 @@
  *   inlines content and never calls the LFS/Xet endpoints) and `POST /api/datasets/{o}/{n}/commit/{branch}` (ndjson:
  *   a stale `parentCommit` gets 412 with the Hub's message; `file` / `deletedFile` ops make a new commit)
  * - `GET /api/whoami-v2`
+ * - other refs than `main` (`setRef`: e.g. `refs/convert/parquet`, the Hub's parquet conversion) by name and by sha
+ * - `GET /api/datasets/{o}/{n}/parquet` (the conversion's files as `{config: {split: [url]}}`, 404 without one) and
+ *   `GET|HEAD /api/datasets/{o}/{n}/parquet/{config}/{split}/{i}.parquet` (302 to the file at the ref's sha)
  * A revision is a branch (`main`) or a commit sha; every commit keeps its snapshot, so a resolve at an old sha serves
  * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
  * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`.
@@ -64,6 +67,12 @@ export interface HubRepoServer {
   head(repo: string, branch?: string): string;
   /** A file at a revision (null if missing). */
   fileAt(repo: string, rev: string, path: string): Uint8Array | null;
+  /**
+   * Points another ref (e.g. `refs/convert/parquet`, where the Hub keeps its parquet conversion) at a new commit of
+   * `files` (no parent; `main` does not move); returns its sha. The revision and tree APIs and resolve serve it by
+   * name (URL-encoded, `refs%2Fconvert%2Fparquet`) and by sha.
+   */
+  setRef(repo: string, ref: string, files: Map<string, Uint8Array>): string;
   /** A commit made "by someone else" (server side): sets (bytes) or deletes (null) files on `main`; returns the sha. */
   commitFiles(repo: string, changes: Map<string, Uint8Array | null>, title?: string): string;
   /** Runs `fn` once, just before the next commit request is checked (to simulate a concurrent writer). */
@@ -73,6 +82,8 @@ export interface HubRepoServer {
 
 const API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/(tree|revision|commits|preupload|commit)\/([^/]+)(?:\/(.*))?$/;
 const RESOLVE = /^\/datasets\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/;
+const PARQUET_API = /^\/api\/datasets\/([^/]+)\/([^/]+)\/parquet(?:\/([^/]+)\/([^/]+)\/(\d+)\.parquet)?$/;
+const CONVERT_REF = 'refs/convert/parquet';
 const SHA = /^[0-9a-f]{40}$/;
 const CORS = {
   'Access-Control-Allow-Headers': 'authorization, content-type, range, accept, x-requested-with',
@@ -100,7 +111,19 @@ async function body(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-export async function serveHubRepos(opts: { token?: string; pageSize?: number } = {}): Promise<HubRepoServer> {
+export interface HubRepoServerOptions {
+  /** The token that reads private repos (and, with `strictTokens`, the one that writes). */
+  token?: string;
+  pageSize?: number;
+  /**
+   * As huggingface.co: an Authorization header with an unknown token gets 401 on every request, a preupload or commit
+   * needs a token (401 without one), and a `readTokens` token may read but gets 403 on writes.
+   */
+  strictTokens?: boolean;
+  readTokens?: string[];
+}
+
+export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<HubRepoServer> {
   const repos = new Map<string, Repo>();
   const requests: RepoRequest[] = [];
   const faults: RepoFault[] = [];
@@ -108,10 +131,10 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
   let counter = 0;
   let origin = '';
 
-  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string): string => {
+  const makeCommit = (repo: Repo, parent: string | null, files: Map<string, Uint8Array>, title: string, branch = 'main'): string => {
     const sha = sha1(`${parent ?? ''}\n${title}\n${++counter}\n${[...files.keys()].sort().join('\n')}`);
     repo.commits.set(sha, { sha, parent, title, date: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(), files });
-    repo.branches.set('main', sha);
+    repo.branches.set(branch, sha);
     return sha;
   };
   const resolveRev = (repo: Repo, rev: string): Commit | null => {
@@ -154,9 +177,42 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     if (status) { send(status.status, { error: `Injected HTTP ${status.status}` }); return; }
 
     const authorized = opts.token !== undefined && req.headers.authorization === `Bearer ${opts.token}`;
+    const reader = (opts.readTokens ?? []).some((t) => req.headers.authorization === `Bearer ${t}`);
+    if (opts.strictTokens && req.headers.authorization !== undefined && !authorized && !reader) {
+      send(401, { error: 'Invalid credentials in Authorization header' });
+      return;
+    }
     if (path === '/api/whoami-v2') {
       if (!authorized) { send(401, { error: 'Invalid credentials in Authorization header' }); return; }
       send(200, { type: 'user', name: 'tester', fullname: 'Test User', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'test', role: 'write' } } });
+      return;
+    }
+    const pq = PARQUET_API.exec(u.pathname);
+    if (pq) {
+      const name = `${decodeURIComponent(pq[1]!)}/${decodeURIComponent(pq[2]!)}`;
+      const repo = repos.get(name);
+      if (repo?.isPrivate && !authorized && !reader) { send(401, { error: 'Invalid username or password.' }); return; }
+      const conv = repo ? resolveRev(repo, CONVERT_REF) : null;
+      if (!conv) { send(404, { error: repo ? 'No parquet conversion' : 'Repository not found' }); return; }
+      const byDir = new Map<string, string[]>();
+      for (const p of [...conv.files.keys()].sort()) {
+        const f = /^([^/]+)\/([^/]+)\/(\d+)\.parquet$/.exec(p);
+        if (f) byDir.set(`${f[1]}/${f[2]}`, [...byDir.get(`${f[1]}/${f[2]}`) ?? [], p]);
+      }
+      if (pq[3]) {
+        const files = byDir.get(`${decodeURIComponent(pq[3])}/${decodeURIComponent(pq[4]!)}`) ?? [];
+        const file = files[Number(pq[5])];
+        if (!file) { send(404, { error: 'Entry not found' }, { 'X-Error-Code': 'EntryNotFound' }); return; }
+        rec.status = 302;
+        res.writeHead(302, { Location: `${origin}/datasets/${name}/resolve/${conv.sha}/${file.split('/').map(encodeURIComponent).join('/')}` }).end();
+        return;
+      }
+      const out: Record<string, Record<string, string[]>> = {};
+      for (const [dir, files] of byDir) {
+        const [config, split] = dir.split('/') as [string, string];
+        (out[config] ??= {})[split] = files.map((_, i) => `${origin}/api/datasets/${name}/parquet/${encodeURIComponent(config)}/${encodeURIComponent(split)}/${i}.parquet`);
+      }
+      send(200, out);
       return;
     }
     const api = API.exec(u.pathname);
@@ -165,7 +221,7 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     if (!m) { send(404, { error: 'Not found' }); return; }
     const name = `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`;
     const repo = repos.get(name);
-    if (repo?.isPrivate && !authorized) {
+    if (repo?.isPrivate && !authorized && !reader) {
       send(401, { error: 'Invalid username or password.' }, { 'X-Error-Code': 'RepoNotFound' });
       return;
     }
@@ -217,6 +273,11 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
 
     const [, , , op, revRaw, rest] = m;
     const rev = decodeURIComponent(revRaw!);
+    if (opts.strictTokens && (op === 'preupload' || op === 'commit') && !authorized) {
+      if (reader) send(403, { error: `You don't have the rights to create a commit in dataset ${name}` });
+      else send(401, { error: 'Invalid username or password.' });
+      return;
+    }
     if (op === 'preupload') {
       const payload = JSON.parse((await body(req)).toString('utf8')) as { files: Array<{ path: string }> };
       send(200, { files: payload.files.map((f) => ({ path: f.path, uploadMode: 'regular', shouldIgnore: false })) });
@@ -315,6 +376,7 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     },
     head: (name, branch = 'main') => repoOf(name).branches.get(branch)!,
     fileAt: (name, rev, path) => resolveRev(repoOf(name), rev)?.files.get(path) ?? null,
+    setRef: (name, ref, files) => makeCommit(repoOf(name), null, new Map(files), `update ${ref}`, ref),
     commitFiles(name, changes, title = 'concurrent commit') {
       const repo = repoOf(name);
       const head = repo.branches.get('main')!;

@@ -67,4 +67,16 @@ describe('loopback Hub with @huggingface/hub', () => {
       expect(get.headers.get('access-control-expose-headers')).toContain(h);
     }
   });
+
+  test('another ref (refs/convert/parquet) by name and by sha; main does not move', async () => {
+    const head = hub.head('o/r');
+    const ref = hub.setRef('o/r', 'refs/convert/parquet', new Map([['default/train/0000.parquet', enc('PAR1')]]));
+    expect(hub.head('o/r')).toBe(head);
+    expect((await datasetInfo({ name: 'o/r', revision: 'refs/convert/parquet', hubUrl: hub.url, additionalFields: ['sha'] }) as { sha?: string }).sha).toBe(ref);
+    expect(await (await downloadFile({ repo, path: 'default/train/0000.parquet', revision: ref, hubUrl: hub.url }))!.text()).toBe('PAR1');
+    const files: string[] = [];
+    for await (const f of listFiles({ repo, revision: ref, recursive: true, hubUrl: hub.url })) if (f.type === 'file') files.push(f.path);
+    expect(files).toEqual(['default/train/0000.parquet']);
+    expect(await downloadFile({ repo, path: 'a.txt', revision: ref, hubUrl: hub.url })).toBeNull();
+  });
 });
