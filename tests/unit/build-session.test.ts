@@ -12,7 +12,10 @@ import { FILES } from '../../src/lib/artifact/format.ts';
 import { buildLocalKb } from '../../src/lib/build/build-kb.ts';
 import { localDescriptor, openLocalKb } from '../../src/lib/build/open-local.ts';
 import { checkBuildRequest, embedderFromModels, NO_EMBEDDER, runBuild } from '../../src/lib/build/run-build.ts';
+import { exportLocalKb, publishSavedKb } from '../../src/lib/build/saved-kb.ts';
 import { NO_ARXIV_PROXY, rebuildDocuments, sourceDocuments } from '../../src/lib/build/sources.ts';
+import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
+import { readArtifactZip } from '../../src/lib/artifact/zip.ts';
 import type { BuildProgress, BuildSettings, LocalKbMeta } from '../../src/lib/build/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
@@ -191,5 +194,31 @@ describe('opening a local knowledge base', () => {
     expect(src.queries).toEqual([{ id: 'q', text: 'kingfisher' }]);
     expect(src.qrels?.get('q')?.get('a')).toBe(1);
     expect(src.origin).toEqual(rec.meta.summary.origin);
+  });
+});
+
+describe('what leaves the browser', () => {
+  it('exports a saved knowledge base as a zip that opens as the same artifact; a damaged or missing one is refused', async () => {
+    const store = new MemoryLocalKbStore();
+    await runBuild(request(), { store });
+    const zip = await exportLocalKb(store, 'birds');
+    const source = readArtifactZip(zip, 'birds.zip');
+    const [entry] = await listIndexes(source);
+    expect(entry).toMatchObject({ id: 'birds', path: 'birds', title: 'Birds' });
+    const opened = await openArtifact(source, 'birds');
+    const saved = (await openLocalKb(store, 'birds')).opened;
+    expect(opened.kb.size).toBe(saved.kb.size);
+    for (let i = 0; i < saved.kb.size; i++) expect(opened.kb.itemText(i)).toBe(saved.kb.itemText(i));
+
+    const rec = (await store.get('birds'))!;
+    const chunks = rec.files.get('chunks.parquet')!.slice();
+    chunks[chunks.length - 30] = chunks[chunks.length - 30]! ^ 0xff;
+    await store.put({ ...rec, files: new Map(rec.files).set('chunks.parquet', chunks) });
+    await expect(exportLocalKb(store, 'birds')).rejects.toThrow(/"birds" is damaged \(chunks\.parquet does not match its checksum\)/);
+    const fetches: string[] = [];
+    const fetchSpy = (async (u: string | URL | Request) => { fetches.push(String(u)); return new Response('{}'); }) as typeof fetch;
+    await expect(publishSavedKb(store, { name: 'birds', repo: 'me/kbs', access: { hubUrl: 'http://127.0.0.1:9/', token: 'hf_abcdefghijklmnopqrstuvwxyz' } }, { fetch: fetchSpy })).rejects.toThrow(/is damaged/);
+    expect(fetches).toEqual([]); // nothing is sent for a damaged knowledge base
+    await expect(exportLocalKb(store, 'gone')).rejects.toThrow('gone is not in this browser any more');
   });
 });

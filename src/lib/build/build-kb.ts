@@ -70,7 +70,11 @@ export function usableDocuments(docs: readonly SourceDocument[]): { docs: Source
 export function nothingToIndex(skipped: readonly SkippedItem[], total = skipped.length): string {
   if (total === 0) return 'There is nothing to index: the source gave no documents.';
   const byReason = new Map<string, string[]>();
-  for (const s of skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.path]);
+  for (const s of skipped) {
+    const paths = byReason.get(s.reason);
+    if (paths) paths.push(s.path);
+    else byReason.set(s.reason, [s.path]);
+  }
   const lines = [...byReason].sort((a, b) => b[1].length - a[1].length).slice(0, 10).map(([reason, paths]) => {
     const shown = paths.slice(0, 3).join(', ');
     return `- ${reason}: ${shown}${paths.length > 3 ? ` and ${paths.length - 3} more` : ''}`;
@@ -81,6 +85,8 @@ export function nothingToIndex(skipped: readonly SkippedItem[], total = skipped.
 const PAGE_SUFFIX = /,\s*p\.\s*\d+$/;
 const FILE_EXTENSION = /\.(pdf|txt|md|markdown|html?|text)$/i;
 const EXAMPLE_WORDS = 6;
+/** Documents looked at for examples. */
+const CANDIDATES = 50;
 
 /** A title as a short query: without a PDF page suffix, a file extension and folders, at most six words. */
 function titleQuery(title: string): string {
@@ -100,15 +106,15 @@ function textQuery(text: string): string {
  */
 export function deriveExamples(docs: readonly SourceDocument[], n = DERIVED_EXAMPLES): ExampleQuery[] {
   if (docs.length === 0) return [];
-  const order: number[] = [];
+  // The spread picks, then the first documents: at most CANDIDATES looked at, however large the corpus.
+  const order = new Set<number>();
   const picks = Math.min(docs.length, Math.max(n, 1));
-  for (let k = 0; k < picks; k++) order.push(picks === 1 ? 0 : Math.round((k * (docs.length - 1)) / (picks - 1)));
-  for (let i = 0; i < docs.length && order.length < docs.length; i++) if (!order.includes(i)) order.push(i);
+  for (let k = 0; k < picks; k++) order.add(picks === 1 ? 0 : Math.round((k * (docs.length - 1)) / (picks - 1)));
+  for (let i = 0; i < docs.length && order.size < CANDIDATES; i++) order.add(i);
   const out: string[] = [];
   const add = (q: string) => { if (q.length >= 3 && !out.includes(q) && out.length < n) out.push(q); };
-  // Titles of many documents first, bounded so a corpus of one title does not scan every document.
-  for (const i of order.slice(0, 50)) add(titleQuery(docs[i]!.title));
-  for (const i of order.slice(0, 50)) add(textQuery(docs[i]!.text));
+  for (const i of order) add(titleQuery(docs[i]!.title));
+  for (const i of order) add(textQuery(docs[i]!.text));
   return out.map((query) => ({ query }));
 }
 
