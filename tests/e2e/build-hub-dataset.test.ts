@@ -4,7 +4,8 @@
  * from the shared SciFact in memory, queries, and the `-qrels` sibling). Typing the dataset's page URL and Inspect
  * show the configs, the columns and the guess (BEIR layout recognised); a column that does not exist shows its message
  * and blocks Build; Build reads the rows with range requests through the build worker, and the knowledge base opens in
- * Search and finds a known SciFact sentence. A private dataset without a token gets its message.
+ * Search and finds a known SciFact sentence. A private dataset without a token gets its message; another config
+ * inspects again.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -84,12 +85,18 @@ describe('Build tab: from a Hub dataset', () => {
     expect(await page.locator('[data-testid=hit-title]').first().innerText()).toBe(known.title);
   });
 
-  test('a private dataset without a token, and a name that is not a dataset', async () => {
+  test('a private dataset without a token, another config, and a name that is not a dataset', async () => {
     await page.goto(`${site}?tab=build`);
     await page.locator('[data-testid=hub-dataset]').waitFor({ timeout: 60_000 });
     await inspect(page, 'acme/closed');
     expect(await page.locator('[data-testid=hubds-error]').innerText()).toMatch(/^acme\/closed is private or gated: add a token in Settings/);
     expect(await page.locator('[data-testid=hubds-build]').count()).toBe(0);
+    // Another config inspects again: the queries are not a corpus with judgements.
+    await inspect(page, 'BeIR/scifact');
+    await page.locator('[data-testid=hubds-config]').selectOption('queries');
+    await expect.poll(() => page.locator('[data-testid=hubds-summary]').innerText(), { timeout: 60_000 }).toMatch(/ · queries\/queries · 300 rows/);
+    expect(await page.locator('[data-testid=hubds-beir]').count()).toBe(0);
+    expect(await page.locator('[data-testid=hubds-text]').inputValue()).toBe('text');
     await page.locator('[data-testid=hubds-dataset]').fill('scifact');
     expect(await page.locator('[data-testid=hubds-dataset-error]').innerText()).toMatch(/owner\/name/);
     expect(await page.locator('[data-testid=hubds-inspect]').isDisabled()).toBe(true);

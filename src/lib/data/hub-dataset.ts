@@ -1,5 +1,5 @@
 /**
- * A Hugging Face Hub dataset as a knowledge-base source (Build tab, `rag-lab build-index --hub-dataset`): configs and
+ * A Hugging Face Hub dataset as a knowledge-base source (the Build tab; pure, so a CLI can use it too): configs and
  * splits, the parquet schema with guessed id / title / text / metadata columns, and the rows read as parquet with
  * HTTP range requests (hyparquet), up to a row limit, with progress. BEIR-layout datasets (configs `corpus` and
  * `queries`, judgements in `<dataset>-qrels` or a `qrels` config) bring their queries and qrels along.
