@@ -47,7 +47,7 @@ function fakeEmbedder(dim = 8): TextEmbedder & { calls: Array<{ n: number; kind:
       calls.push({ n: texts.length, kind });
       const out = new Float32Array(texts.length * dim);
       texts.forEach((t, i) => {
-        for (const w of t.toLowerCase().split(/\W+/)) if (w) out[i * dim + ([...w].reduce((a, c) => a + c.charCodeAt(0), 0) % dim)] += 1;
+        for (const w of t.toLowerCase().split(/\W+/)) if (w) { const j = i * dim + ([...w].reduce((a, c) => a + c.charCodeAt(0), 0) % dim); out[j] = out[j]! + 1; }
       });
       return out;
     },

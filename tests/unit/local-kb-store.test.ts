@@ -11,6 +11,7 @@ import type { BuildSettings, LocalKbMeta } from '../../src/lib/build/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { sha256Hex } from '../../src/lib/store/checksum.ts';
 import { STORES } from '../../src/lib/store/db.ts';
+import { quotaFullOn } from '../helpers/failing-db.ts';
 import {
   checkLocalKbFiles, IndexedDbLocalKbStore, LOCAL_KB_STORES, localVectorKey, localVectorPrefix, MemoryLocalKbStore,
   requestPersistentStorage, type LocalKbRecord, type LocalKbStore,
@@ -98,25 +99,7 @@ describe.each(stores)('%s local knowledge-base store', (_name, make) => {
       const real = await made.db();
       await new IndexedDbLocalKbStore({ db: made.db }).put(a);
       // A connection whose files store refuses the write as a full quota would, after the list entry was written.
-      const bound = (o: object, p: string | symbol) => { const x = Reflect.get(o, p) as unknown; return typeof x === 'function' ? x.bind(o) : x; };
-      const failing = new Proxy(real, {
-        get(target, prop) {
-          if (prop !== 'transaction') return bound(target, prop);
-          return (...args: Parameters<IDBPDatabase['transaction']>) => {
-            const tx = target.transaction(...args);
-            return new Proxy(tx, {
-              get(t, p) {
-                if (p !== 'objectStore') return bound(t, p);
-                return (name: string) => {
-                  const s = t.objectStore(name);
-                  if (name !== LOCAL_KB_STORES.files) return s;
-                  return new Proxy(s, { get: (o, q) => (q === 'put' ? () => Promise.reject(new DOMException('quota', 'QuotaExceededError')) : bound(o, q)) });
-                };
-              },
-            });
-          };
-        },
-      });
+      const failing = quotaFullOn(real, LOCAL_KB_STORES.files);
       store = new IndexedDbLocalKbStore({ db: async () => failing });
       check = new IndexedDbLocalKbStore({ db: made.db });
     } else {
@@ -198,7 +181,7 @@ describe('IndexedDB local knowledge-base store', () => {
     const a = await record('a');
     const files = new Map(a.files);
     const docs = files.get('docs.parquet')!.slice();
-    docs[docs.length - 20] ^= 1;
+    docs[docs.length - 20] = docs[docs.length - 20]! ^ 1;
     files.set('docs.parquet', docs);
     await expect(checkLocalKbFiles({ ...a, files })).rejects.toThrow(/"a" is damaged \(docs\.parquet does not match its checksum\)/);
     files.delete('docs.parquet');

@@ -7,7 +7,7 @@
  * `vector-indexes`, keys starting `local:<name>:artifact:`); replacing one removes those of its previous version.
  * `MemoryLocalKbStore` has the same semantics (tests, Node).
  */
-import type { IDBPDatabase, IDBPTransaction } from 'idb';
+import type { IDBPDatabase } from 'idb';
 import * as v from 'valibot';
 import { FILES, IndexEntrySchema, type IndexEntry } from '../artifact/format.ts';
 import { firstIssue, LocalKbMetaSchema } from '../build/schemas.ts';
@@ -15,6 +15,7 @@ import type { LocalKbMeta } from '../build/types.ts';
 import { sha256Hex } from './checksum.ts';
 import { database } from './db.ts';
 import { checkRecord } from './record-schemas.ts';
+import { writeTransaction, type WriteTx } from './write-tx.ts';
 
 export interface LocalKbRecord {
   meta: LocalKbMeta;
@@ -217,22 +218,13 @@ export class IndexedDbLocalKbStore implements LocalKbStore {
   }
 
   /** One read-write transaction over `stores`: committed whole, or aborted whole with the reason in words. */
-  private async write(stores: string[], what: string, body: (tx: IDBPTransaction<unknown, string[], 'readwrite'>) => Promise<void>): Promise<void> {
-    const d = await this.db();
-    const tx = d.transaction(stores, 'readwrite');
-    try {
-      await body(tx);
-      await tx.done;
-    } catch (e) {
-      try { tx.abort(); } catch { /* already finished or aborted */ }
-      await tx.done.catch(() => undefined);
-      throw localKbWriteError(e, what);
-    }
+  private async write(stores: string[], what: string, body: (tx: WriteTx) => Promise<void>): Promise<void> {
+    await writeTransaction(await this.db(), stores, body, (e) => localKbWriteError(e, what));
   }
 }
 
 /** Deletes this knowledge base's cached vectors and vector-index graphs whose key passes `which`. */
-async function deleteCached(tx: IDBPTransaction<unknown, string[], 'readwrite'>, name: string, which: (key: string) => boolean): Promise<void> {
+async function deleteCached(tx: WriteTx, name: string, which: (key: string) => boolean): Promise<void> {
   const prefix = localVectorPrefix(name);
   const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
   await Promise.all(CACHE_STORES.map(async (s) => {
