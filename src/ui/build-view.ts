@@ -150,7 +150,7 @@ export function checkBuildForm(form: BuildForm, opts: { taken: readonly string[]
   const b = valid(B, form.b);
   if (k1 === null) errors.k1 = `k1 must be a number from 0 to ${K1_MAX} (default ${DEFAULT_BM25.k1}).`;
   if (b === null) errors.b = `b must be a number from 0 to 1 (default ${DEFAULT_BM25.b}).`;
-  if (form.embed && !opts.embedder) errors.embed = 'No embedder is loaded: load one in Settings (or the Search tab\'s model panel), or build without vectors.';
+  if (form.embed && !opts.embedder) errors.embed = 'No embedder is loaded: enable the models in the Search tab\'s models panel, or build without vectors.';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, name, title, description, settings: { chunking, bm25: { k1: k1!, b: b! }, embed: form.embed } };
 }

@@ -88,17 +88,12 @@ export class BuildState {
   /** Builds the picked files: read as bytes here, transferred (not copied) to the build worker. */
   async buildFiles(): Promise<void> {
     if (this.files.length === 0 || this.status === 'building') return;
-    if (!this.validate()) return;
+    const check = this.validate();
+    if (!check) return;
     const picked = this.files;
-    let files: InputFile[];
-    try {
-      files = await Promise.all(picked.map(async (f) => ({ path: f.path, bytes: new Uint8Array(await f.file.arrayBuffer()) })));
-    } catch (e) {
-      this.error = `The picked files could not be read (${message(e)}); pick them again.`;
-      this.status = 'error';
-      return;
-    }
-    await this.start({ kind: 'files', files });
+    await this.run(check, 'files', async () => ({
+      kind: 'files', files: await Promise.all(picked.map(async (f) => ({ path: f.path, bytes: new Uint8Array(await f.file.arrayBuffer()) }))),
+    }));
     if (this.status === 'done' && this.files === picked) this.clearFiles();
   }
 
@@ -107,7 +102,7 @@ export class BuildState {
     return this.start({ kind: 'rebuild', name });
   }
 
-  private validate(source?: BuildSource): ReturnType<typeof checkBuildForm> | null {
+  private validate(source?: BuildSource): Extract<ReturnType<typeof checkBuildForm>, { ok: true }> | null {
     const of = source?.kind === 'rebuild' ? this.locals.find(source.name) : null;
     if (source?.kind === 'rebuild' && !of) {
       this.error = `${source.name} is no longer in this browser.`;
@@ -125,12 +120,15 @@ export class BuildState {
   async start(source: BuildSource): Promise<void> {
     if (this.status === 'building') return;
     const check = this.validate(source);
-    if (!check?.ok) return;
+    if (check) await this.run(check, source.kind, async () => source);
+  }
+
+  private async run(check: Extract<ReturnType<typeof checkBuildForm>, { ok: true }>, kind: BuildSource['kind'], source: () => Promise<BuildSource>): Promise<void> {
     const persisted = requestPersistentStorage(); // before the worker's first save
     const worker = startBuildWorker();
     this.worker = worker;
     this.status = 'building';
-    this.running = { name: check.name, title: check.title, source: source.kind, stages: stagesFor(source.kind, check.settings.embed) };
+    this.running = { name: check.name, title: check.title, source: kind, stages: stagesFor(kind, check.settings.embed) };
     this.progress = null;
     this.summary = null;
     this.error = null;
@@ -140,8 +138,10 @@ export class BuildState {
         if (!port) throw new Error('The models worker is not running: load the embedder again, or build without vectors.');
         await worker.api.attachModels(Comlink.transfer(port, [port]));
       }
-      const request: BuildRequest = { name: check.name, title: check.title, description: check.description, source, settings: check.settings };
-      const buffers = source.kind === 'files' ? [...new Set(source.files.map((f) => f.bytes.buffer as ArrayBuffer))] : [];
+      const src = await source();
+      if (this.worker !== worker) return; // cancelled while the files were read
+      const request: BuildRequest = { name: check.name, title: check.title, description: check.description, source: src, settings: check.settings };
+      const buffers = src.kind === 'files' ? [...new Set(src.files.map((f) => f.bytes.buffer as ArrayBuffer))] : [];
       const summary = await worker.api.build(Comlink.transfer(request, buffers), Comlink.proxy((p: BuildProgress) => {
         if (this.worker === worker) this.progress = p;
       }));
@@ -154,7 +154,7 @@ export class BuildState {
       this.onSaved?.(summary.name);
     } catch (e) {
       if (this.worker !== worker) return; // cancelled
-      this.error = `The build failed: ${message(e)} The knowledge bases saved before are unchanged.`;
+      this.error = `The build failed: ${message(e).replace(/[.\s]*$/, '.')} The knowledge bases saved before are unchanged.`;
       this.status = 'error';
     } finally {
       if (this.worker === worker) {
