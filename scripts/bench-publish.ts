@@ -38,7 +38,7 @@ const built = await writeArtifact({ id: 'scifact', title: 'SciFact', fields: [],
 const artifactBytes = [...built.files.values()].reduce((a, b) => a + b.byteLength, 0);
 
 const zipMs: number[] = [], readMs: number[] = [], openMs: number[] = [];
-let zip = new Uint8Array(0);
+let zip: Uint8Array = new Uint8Array(0);
 for (let i = 0; i < runs; i++) {
   const z = await time(() => artifactZip('scifact', built.entry, built.files));
   zip = z.out;
