@@ -14,7 +14,8 @@
  *   `GET|HEAD /api/datasets/{o}/{n}/parquet/{config}/{split}/{i}.parquet` (302 to the file at the ref's sha)
  * A revision is a branch (`main`) or a commit sha; every commit keeps its snapshot, so a resolve at an old sha serves
  * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
- * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`.
+ * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`;
+ * with `strictTokens` an unknown token gets 401 everywhere, a write needs the token, and a `readTokens` one gets 403.
  * Faults for tests: cut a file's connection after N bytes (a number of times), delay, a status (500). Every request
  * is recorded (method, path, range, status, bytes, whether Authorization was present, never the token itself).
  */
