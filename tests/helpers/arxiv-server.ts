@@ -23,7 +23,8 @@ export type Fault =
   | { kind: 'error'; message?: string }
   | { kind: 'empty' }
   | { kind: 'status'; status: 503 | 429 | 500; retryAfter?: string }
-  | { kind: 'html' }
+  /** A proxy's HTML page (default status 200, as a login or error page a proxy serves). */
+  | { kind: 'html'; status?: number }
   | { kind: 'slow'; ms: number };
 
 export interface Recorded {
@@ -129,7 +130,7 @@ export async function startArxivServer(papers: Paper[] = makePapers(250)): Promi
         return;
       }
       if (fault?.kind === 'html') {
-        res.writeHead(502, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>proxy error</body></html>');
+        res.writeHead(fault.status ?? 200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html><html><head><title>Proxy error</title></head><body>upstream failed</body></html>');
         return;
       }
       if (fault?.kind === 'error') { res.writeHead(400, ATOM).end(errorFeedXml(fault.message ?? 'malformed query')); return; }

@@ -239,17 +239,20 @@ class PageReader {
 
   private read(res: Response, body: string, start: number): ArxivFeed {
     const type = (res.headers.get('content-type') ?? 'no content type').split(';')[0]!.trim();
-    let feed: ArxivFeed;
+    let feed: ArxivFeed | null = null;
     try {
-      if (/html/i.test(type)) throw new NotAFeedError('an HTML page');
-      feed = parseArxivFeed(body);
+      if (!/html/i.test(type)) feed = parseArxivFeed(body);
     } catch (e) {
       if (!(e instanceof NotAFeedError)) throw e;
-      const title = /<title[^>]*>([^<]{1,120})/i.exec(body)?.[1]?.trim();
-      throw new ArxivError(`${this.who} did not return an arXiv feed (got ${type}, HTTP ${res.status}${title ? `: "${title}"` : ''}) at start=${start}.`, res.status);
     }
-    if (feed.error !== null) throw new ArxivError(`arXiv refused the query: ${feed.error} (HTTP ${res.status}; search_query=${arxivSearchQuery(this.req.query)}).`, res.status);
-    if (!res.ok) throw new ArxivError(`${this.who} answered HTTP ${res.status} at start=${start}${res.status === 429 || res.status >= 500 ? ` after ${TRIES} tries` : ''}.`, res.status);
+    if (feed?.error != null) throw new ArxivError(`arXiv refused the query: ${feed.error} (HTTP ${res.status}; search_query=${arxivSearchQuery(this.req.query)}).`, res.status);
+    const title = /<title[^>]*>([^<]{1,120})/i.exec(body)?.[1]?.trim();
+    const what = `${type}, HTTP ${res.status}${title ? `: "${title}"` : ''}`;
+    if (!res.ok) {
+      const retried = res.status === 429 || res.status >= 500 ? ` after ${TRIES} tries` : '';
+      throw new ArxivError(`${this.who} answered HTTP ${res.status}${retried} at start=${start}${feed ? '' : ` (${what})`}.`, res.status);
+    }
+    if (!feed) throw new ArxivError(`${this.who} did not return an arXiv feed (got ${what}) at start=${start}.`, res.status);
     return feed;
   }
 }
@@ -285,13 +288,15 @@ export async function arxivDocuments(req: ArxivRequest, opts: ArxivOptions): Pro
   while (start < target()) {
     const size = Math.min(pageSize, target() - start);
     progress(`start=${start}`);
+    // An empty page's total is not trusted over a known one (arXiv's flaky empty pages say totalResults 0).
+    const count = (f: ArxivFeed) => { if (f.total !== null && (total === null || !isEmpty(f))) total = f.total; };
     let feed = await reader.page(start, size);
-    if (feed.total !== null) total = feed.total;
+    count(feed);
     if (isEmpty(feed) && (start === 0 || start < target())) {
-      // arXiv sometimes answers an empty page (even totalResults 0) for a query that has results: ask once more.
+      // arXiv sometimes answers an empty page for a query that has results: ask once more.
       opts.onNotice?.(`arXiv returned an empty page at start=${start}; asking again`);
       feed = await reader.page(start, size);
-      if (feed.total !== null) total = feed.total;
+      count(feed);
     }
     if (isEmpty(feed)) {
       if (read === 0) {
