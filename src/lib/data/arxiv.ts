@@ -279,7 +279,7 @@ export async function arxivDocuments(req: ArxivRequest, opts: ArxivOptions): Pro
   const skipped: SkippedItem[] = [];
   const notes: string[] = [];
   let duplicates = 0;
-  let total: number | null = null;
+  let total = null as number | null;
   let read = 0;
   const target = () => Math.min(request.max, total ?? request.max);
   const progress = (item: string) => opts.onProgress?.({ stage: 'download', done: Math.min(read, target()), total: target(), item } satisfies BuildProgress);
