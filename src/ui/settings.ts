@@ -4,7 +4,7 @@
  * say) are dropped on read.
  */
 import * as v from 'valibot';
-import { arxivProxyProblem } from '../lib/data/arxiv.ts';
+import { arxivProxyProblem } from '../lib/data/arxiv-query.ts';
 import { parseHubId } from '../lib/data/kb-registry.ts';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
 import { autoThreads, defaultDtype } from '../lib/models/env.ts';

@@ -8,36 +8,24 @@
  * `<proxy>?search_query=…&start=…&max_results=…&sortBy=…&sortOrder=…`; the proxy forwards that query string to arXiv
  * and returns arXiv's answer with `Access-Control-Allow-Origin`. Requests carry no credential, cookie or token.
  */
-import * as v from 'valibot';
 import type { BuildProgress, OnBuildProgress, SkippedItem, SourceDocuments } from '../build/types.ts';
 import type { SourceDocument } from './document.ts';
 import type { MetaField } from './kb-source.ts';
 import { hostOf, isNetworkError } from './hub-reach.ts';
 import { NotAFeedError, parseArxivFeed, type ArxivEntry, type ArxivFeed } from './arxiv-atom.ts';
+import { ARXIV_HOSTS, ARXIV_MAX_RESULTS, ARXIV_PAGE_SIZE, ArxivError, arxivPageUrl, arxivSearchQuery, validateArxivRequest, type ArxivRequest } from './arxiv-query.ts';
 
-export const ARXIV_API = 'https://export.arxiv.org/api/query';
+export { ARXIV_API, ARXIV_MAX_RESULTS, ARXIV_PAGE_SIZE, ArxivError, arxivPageUrl, arxivProxyProblem, arxivSearchQuery, validateArxivRequest } from './arxiv-query.ts';
+export type { ArxivRequest } from './arxiv-query.ts';
+
 /** arXiv's rule: no more than one request every 3 seconds (https://info.arxiv.org/help/api/tou.html). */
 export const ARXIV_MIN_INTERVAL_MS = 3000;
-/** Results per request the adapter asks for (arXiv allows up to 2,000; smaller pages fail less). */
-export const ARXIV_PAGE_SIZE = 100;
-/** Most results one build asks for (arXiv: at most 2,000 per request; refine larger queries). */
-export const ARXIV_MAX_RESULTS = 2000;
 /** Authors kept in a document's `authors` field before "et al.". */
 const AUTHORS_SHOWN = 3;
 /** Tries of one page when arXiv (or the proxy) answers 429 or 5xx. */
 const TRIES = 4;
 /** The longest wait for one retry, whatever Retry-After says. */
 const MAX_RETRY_WAIT_MS = 60_000;
-
-export interface ArxivRequest {
-  /** arXiv search_query syntax or plain words ("ti:retrieval AND cat:cs.IR"). */
-  query: string;
-  /** Results wanted (1–2,000). */
-  max: number;
-  sortBy?: 'relevance' | 'lastUpdatedDate' | 'submittedDate';
-  /** Default descending. */
-  sortOrder?: 'ascending' | 'descending';
-}
 
 /** Time for the rate rule; tests pass a fake one (no 3-second waits, the scheduled delays recorded). */
 export interface ArxivClock {
@@ -61,14 +49,6 @@ export interface ArxivOptions {
   onNotice?: (message: string) => void;
 }
 
-/** A failure with a message for the user (arXiv's own message for an error feed). */
-export class ArxivError extends Error {
-  constructor(message: string, readonly status: number | null = null) {
-    super(message);
-    this.name = 'ArxivError';
-  }
-}
-
 /** The metadata fields of an arXiv knowledge base (ids and links are shown, not filtered on). */
 export const ARXIV_FIELDS: readonly MetaField[] = [
   { name: 'year', label: 'Year', type: 'number' },
@@ -80,67 +60,6 @@ export const ARXIV_FIELDS: readonly MetaField[] = [
   { name: 'url', label: 'Abstract page', type: 'string', facet: false },
   { name: 'pdf', label: 'PDF', type: 'string', facet: false },
 ];
-
-const RequestSchema = v.object({
-  query: v.pipe(v.string(), v.trim(), v.minLength(1, 'the query is empty: type words or arXiv fields (ti:, abs:, cat:, au:)'), v.maxLength(1000, 'the query is longer than 1,000 characters')),
-  max: v.pipe(v.number('the number of results must be a number'), v.integer('the number of results must be a whole number'), v.minValue(1, 'ask for at least 1 result'), v.maxValue(ARXIV_MAX_RESULTS, `arXiv gives at most ${ARXIV_MAX_RESULTS.toLocaleString('en-US')} results per request: ask for fewer, or refine the query`)),
-  sortBy: v.optional(v.picklist(['relevance', 'lastUpdatedDate', 'submittedDate'], 'sort by relevance, lastUpdatedDate or submittedDate')),
-  sortOrder: v.optional(v.picklist(['ascending', 'descending'], 'the sort order is ascending or descending')),
-});
-
-/** The request checked (query trimmed), or an ArxivError naming what to fix. */
-export function validateArxivRequest(req: unknown): ArxivRequest {
-  const r = v.safeParse(RequestSchema, req);
-  if (!r.success) throw new ArxivError(`arXiv query: ${r.issues[0]!.message}`);
-  return r.output;
-}
-
-const FIELD = /\b(ti|abs|au|cat|all|co|jr|rn|id):/;
-const BOOLEAN = /(^|[\s)])(AND|OR|ANDNOT)([\s(]|$)/;
-
-/**
- * The `search_query` for the user's text: text already in arXiv's syntax (a field prefix `ti:` `abs:` `au:` `cat:`
- * `all:`…, AND / OR / ANDNOT, parentheses) goes as it is; plain words become `all:word` joined with AND, a "quoted
- * phrase" staying one term.
- */
-export function arxivSearchQuery(text: string): string {
-  const t = text.trim();
-  if (FIELD.test(t) || BOOLEAN.test(t) || /[()]/.test(t)) return t;
-  const terms = t.match(/"[^"]+"|[^\s"]+/g) ?? [];
-  return terms.map((w) => `all:${w}`).join(' AND ');
-}
-
-/** The URL of one page: the endpoint (arXiv or the proxy that replaces it) with the API's parameters. */
-export function arxivPageUrl(endpoint: string, req: ArxivRequest, start: number, size: number): string {
-  const u = new URL(endpoint);
-  u.searchParams.set('search_query', arxivSearchQuery(req.query));
-  u.searchParams.set('start', String(start));
-  u.searchParams.set('max_results', String(size));
-  u.searchParams.set('sortBy', req.sortBy ?? 'relevance');
-  u.searchParams.set('sortOrder', req.sortOrder ?? 'descending');
-  return u.toString();
-}
-
-const ARXIV_HOSTS = /(^|\.)arxiv\.org$/i;
-
-/**
- * Why `url` cannot be the arXiv proxy of Settings, or null when it can: an http(s) URL with no user name or password
- * (nothing secret travels to the proxy), no query or fragment (the API's parameters are appended), and not arXiv
- * itself (it sends no CORS headers, which is why a proxy is needed).
- */
-export function arxivProxyProblem(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'must be an http(s) URL, e.g. https://my-proxy.example/arxiv';
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'must be an http(s) URL';
-  if (u.username || u.password) return 'must not carry a user name or password (nothing secret is sent to the proxy)';
-  if (u.search || u.hash) return 'must not have a query or fragment: the arXiv parameters (?search_query=…) are appended to it';
-  if (ARXIV_HOSTS.test(u.hostname)) return 'is arXiv itself, which sends no CORS headers to browsers: give a proxy that forwards to it';
-  return null;
-}
 
 /** The real clock: `setTimeout`, cancelled by the signal. */
 export const realClock: ArxivClock = {
