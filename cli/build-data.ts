@@ -1,7 +1,7 @@
 /**
  * What `rag-lab build-index --data` reads: a BEIR folder, a RAGBench subset (a .jsonl / .parquet file, or a folder of
- * them for one subset), or a folder of .txt / .md files, told apart by what the path holds. Node side only: it reads
- * the files and hands their text to the pure parsers in src/lib/data/.
+ * them for one subset), or a folder of PDF / TXT / MD / HTML files, told apart by what the path holds. Node side
+ * only: it reads the files and hands them to the pure parsers in src/lib/data/ and src/lib/ingest/.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
@@ -12,11 +12,16 @@ import type { MetaField } from '../src/lib/data/kb-source.ts';
 import { RagbenchError, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
 import { poolDocuments } from '../src/lib/data/ragbench-kb.ts';
-import { textFolderDocuments, textFormatOf, TEXT_FOLDER_FIELDS, type TextFile } from '../src/lib/data/text-folder.ts';
+import type { InputFile, SkippedItem } from '../src/lib/build/types.ts';
+import { extractDocuments } from '../src/lib/ingest/extract.ts';
+import { fileFormatOf } from '../src/lib/ingest/formats.ts';
+import { sizeLimitReason } from '../src/lib/ingest/limits.ts';
+import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
+import { artifactDataPath, loadArtifactData } from './artifact-data.ts';
 import { CliError } from './args.ts';
 import { readText, withFile } from './fs-errors.ts';
 
-export type DataKind = 'beir' | 'ragbench' | 'text' | 'arxiv';
+export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv';
 
 export interface BuildData {
   kind: DataKind;
@@ -29,6 +34,9 @@ export interface BuildData {
   queries: BeirQuery[] | null;
   qrels: Qrels | null;
   notes: string[];
+  /** Defaults an artifact given as --data carries: its title and its chunking (flags override them). */
+  title?: string;
+  chunking?: ChunkOptions | false;
   /** First queries the knowledge base suggests (arXiv: the query when it is plain words). */
   examples?: ExampleQuery[];
 }
@@ -107,24 +115,59 @@ async function loadRagbench(path: string, files: string[]): Promise<BuildData> {
   };
 }
 
-function loadTextFolder(dir: string, rels: string[]): BuildData {
-  const files: TextFile[] = rels.filter((r) => textFormatOf(r)).map((r) => ({ path: r.split('\\').join('/'), text: readText(join(dir, r)) }));
-  const got = textFolderDocuments(files, dir);
+/** At most this many skipped files are listed on stderr, one a line (the count is always given). */
+const MAX_LISTED = 50;
+
+/**
+ * A folder of PDF, TXT, MD and HTML files, through the same `extractDocuments` as the Build tab (so the same files
+ * give the same documents and chunks). Other files are counted, not read; a file over the size limit is not read.
+ */
+async function loadFiles(dir: string, rels: string[]): Promise<BuildData> {
+  const files: InputFile[] = [];
+  const tooLarge: SkippedItem[] = [];
+  const ignored: string[] = [];
+  for (const rel of rels) {
+    const path = rel.split('\\').join('/');
+    const format = fileFormatOf(path);
+    if (!format) { ignored.push(path); continue; }
+    const abs = join(dir, rel);
+    const reason = sizeLimitReason(format, withFile(abs, () => statSync(abs)).size);
+    if (reason) { tooLarge.push({ path, reason }); continue; }
+    files.push({ path, bytes: withFile(abs, () => readFileSync(abs)) });
+  }
+  const got = await extractDocuments(files);
+  const skipped = [...tooLarge, ...got.skipped].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const notes: string[] = [];
-  const ignored = rels.length - files.length;
-  if (ignored > 0) notes.push(`ignored ${ignored} files that are not .txt or .md`);
-  if (got.empty.length > 0) notes.push(`skipped ${got.empty.length} empty files: ${got.empty.slice(0, 5).join(', ')}${got.empty.length > 5 ? ', …' : ''}`);
-  const md = got.docs.filter((d) => d.meta?.format === 'md').length;
+  if (ignored.length > 0) notes.push(`ignored ${ignored.length} files that are not PDF, TXT, MD or HTML files: ${ignored.slice(0, 5).join(', ')}${ignored.length > 5 ? ', …' : ''}`);
+  if (skipped.length > 0) {
+    notes.push(`skipped ${skipped.length} files:`);
+    for (const s of skipped.slice(0, MAX_LISTED)) notes.push(`  ${s.path}: ${s.reason}`);
+    if (skipped.length > MAX_LISTED) notes.push(`  … and ${skipped.length - MAX_LISTED} more`);
+  }
+  notes.push(...got.notes);
+  if (got.docs.length === 0) {
+    throw new CliError(`--data ${dir}: none of its ${files.length + tooLarge.length} PDF, TXT, MD or HTML files could be used (${skipped.slice(0, 3).map((s) => `${s.path}: ${s.reason}`).join('; ')}${skipped.length > 3 ? '; …' : ''})`);
+  }
+  const count = (format: string) => got.docs.filter((d) => d.meta?.format === format).length;
+  const pdfFiles = new Set(got.docs.filter((d) => d.meta?.format === 'pdf').map((d) => d.meta!.file)).size;
+  const parts = [
+    ...(pdfFiles > 0 ? [`${count('pdf')} PDF pages from ${pdfFiles} PDF${pdfFiles === 1 ? '' : 's'}`] : []),
+    ...(count('html') > 0 ? [`${count('html')} HTML`] : []),
+    ...(count('md') > 0 ? [`${count('md')} Markdown`] : []),
+    ...(count('txt') > 0 ? [`${count('txt')} plain text`] : []),
+  ];
   return {
-    kind: 'text', id: idOf(basename(dir)), docs: got.docs, fields: [...TEXT_FOLDER_FIELDS], queries: null, qrels: null, notes,
-    summary: `text folder ${dir} (${got.docs.length} documents: ${md} Markdown, ${got.docs.length - md} plain text)`,
+    kind: 'text', id: idOf(basename(dir)), docs: got.docs, fields: got.fields, queries: null, qrels: null, notes,
+    summary: `text folder ${dir} (${got.docs.length} documents: ${parts.join(', ')})`,
   };
 }
 
-const EXPECTED = 'a BEIR folder (corpus.jsonl), a RAGBench subset (.jsonl or .parquet, or a folder of them) or a folder of .txt / .md files';
+const EXPECTED = 'a BEIR folder (corpus.jsonl), a RAGBench subset (.jsonl or .parquet, or a folder of them) or a folder of PDF, TXT, MD or HTML files';
 
 /** Reads `--data` as whichever kind it is (see the module comment). `split`: the BEIR qrels split carried. */
 export async function loadBuildData(path: string, split = 'test'): Promise<BuildData> {
+  const artifact = artifactDataPath(path); // a built knowledge base (.zip or artifact folder), built again
+  if (artifact) return loadArtifactData(artifact);
   const abs = resolve(path);
   if (!existsSync(abs)) throw new CliError(`--data ${path}: not found (expected ${EXPECTED})`);
   try {
@@ -134,10 +177,10 @@ export async function loadBuildData(path: string, split = 'test'): Promise<Build
     }
     if (existsSync(join(abs, 'corpus.jsonl'))) return loadBeir(abs, split);
     const rels = walk(abs);
-    if (rels.some((r) => textFormatOf(r))) return loadTextFolder(abs, rels);
+    if (rels.some((r) => fileFormatOf(r))) return await loadFiles(abs, rels);
     const tables = rels.filter((r) => RAGBENCH_FILE.test(r)).map((r) => join(abs, r));
     if (tables.length > 0) return await loadRagbench(abs, tables);
-    throw new CliError(`--data ${path}: unknown data kind: ${rels.length === 0 ? 'the folder is empty' : `none of its ${rels.length} files is corpus.jsonl, .jsonl, .parquet, .txt or .md`} (expected ${EXPECTED})`);
+    throw new CliError(`--data ${path}: unknown data kind: ${rels.length === 0 ? 'the folder is empty' : `none of its ${rels.length} files is corpus.jsonl, .jsonl, .parquet, .pdf, .txt, .md or .html`} (expected ${EXPECTED})`);
   } catch (e) {
     if (e instanceof DataError) throw new CliError(e.message);
     throw e;

@@ -1,6 +1,6 @@
 /**
  * `rag-lab build-index`: builds a knowledge-base artifact (format v1, docs/index-format.md) from a BEIR folder, a
- * RAGBench subset or a folder of .txt/.md files, writes `<out>/<id>/…` and updates `<out>/index_config.json`, and with
+ * RAGBench subset or a folder of PDF/TXT/MD/HTML files, writes `<out>/<id>/…` and updates `<out>/index_config.json`, and with
  * `--push` uploads both to a Hub dataset repo. The same core (KnowledgeBase, embedItems, writeArtifact) as the browser.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,12 @@ const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
   --data PATH          what to index, detected from what the path holds:
                          a BEIR folder (corpus.jsonl; queries.jsonl and qrels/<split>.tsv travel with the artifact)
                          a RAGBench subset: <subset>.jsonl or .parquet, or a folder of one subset's files
-                         a folder of .txt / .md files (subfolders too; title = first Markdown heading or file name)
+                         a folder of PDF, TXT, MD and HTML files (subfolders too): a document per file, and per
+                         page of a PDF (title = first Markdown heading, HTML <title>, PDF title, else the file name);
+                         files that cannot be used are listed with the reason
+                         a built knowledge base: a .zip (the Build tab's export) or an artifact folder
+                         [#index-id]: its documents (and queries, qrels) built again with these flags (its
+                         title and chunking unless --title / --chunk / --no-chunk say otherwise)
   --arxiv QUERY        index arXiv papers (titles and abstracts, arXiv ids and links as metadata) found by QUERY:
                        plain words (each must match: all:word AND …) or arXiv's syntax (ti:, abs:, au:, cat:,
                        AND / OR / ANDNOT), e.g. "ti:retrieval AND cat:cs.IR"; one request every 3 seconds
@@ -160,8 +165,8 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
   log(`data: ${data.summary}`);
   for (const n of data.notes) log(n);
   const id = values.id ?? data.id;
-  const title = values.title ?? id;
-  const chunking = chunkArg ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
+  const title = values.title ?? data.title ?? id;
+  const chunking = chunkArg ?? data.chunking ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
 
   const kb = KnowledgeBase.build(data.docs, { chunking, bm25: DEFAULT_BM25 }, (stage, done, total) => bar.update(stage, done, total));
   bar.end();

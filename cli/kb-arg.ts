@@ -3,6 +3,7 @@
  *   sotu                               the embedded State of the Union corpus (indexed now)
  *   <folder>[#index-id]                an artifact folder: index_config.json (pick an index with #id when it lists
  *                                      several), one index folder with meta.json, or a seed-A folder
+ *   <file>.zip[#index-id]              the same folder as a .zip (the Build tab's export)
  *   hub:owner/repo[@revision][#index]  an artifact repo on the Hub (HF_ENDPOINT, default https://huggingface.co),
  *                                      files cached under ~/.cache/rag-lab/artifacts
  *   <BEIR folder>                      (only where a command allows it: ask) a folder with corpus.jsonl, indexed now
@@ -22,6 +23,7 @@ import type { VectorIndexChoice } from '../src/lib/retrieval/vector-index.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
+import { zipFileSource } from './artifact-data.ts';
 import { folderArtifactCache } from './artifact-file-cache.ts';
 import { CliError } from './args.ts';
 import { folderSource } from './folder-source.ts';
@@ -34,11 +36,13 @@ import { ensureIndexedDb } from './vector-files.ts';
 export type KbArg =
   | { kind: 'sotu' }
   | { kind: 'folder'; dir: string; index: string | null }
+  | { kind: 'zip'; file: string; index: string | null }
   | { kind: 'hub'; repo: string; revision: string | null; index: string | null }
   | { kind: 'beir'; dir: string };
 
-export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id] | hub:owner/repo[@revision][#index-id]
-                     (an artifact folder holds index_config.json, or meta.json, as build-index writes it)
+export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id] | <kb.zip>[#index-id] | hub:owner/repo[@revision][#index-id]
+                     (an artifact folder holds index_config.json, or meta.json, as build-index writes it; a .zip
+                     holds that folder, as the Build tab exports it)
   --token-env VAR    for a private Hub repo: read the hf_ token from the environment variable VAR`;
 
 const REPO = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
@@ -73,7 +77,10 @@ export function parseKbArg(value: string, opts: { allowBeir?: boolean; flag?: st
   if (!existsSync(dir)) {
     throw new CliError(`${flag} ${path}: not found (give sotu, an artifact folder, hub:owner/repo${opts.allowBeir ? ' or a BEIR folder with corpus.jsonl' : ''})`);
   }
-  if (!statSync(dir).isDirectory()) throw new CliError(`${flag} ${path}: is a file, not a folder (an artifact folder holds index_config.json or meta.json)`);
+  if (!statSync(dir).isDirectory()) {
+    if (/\.zip$/i.test(dir)) return { kind: 'zip', file: dir, index };
+    throw new CliError(`${flag} ${path}: is a file, not a folder or a .zip (an artifact folder holds index_config.json or meta.json)`);
+  }
   const artifact = existsSync(join(dir, 'index_config.json')) || existsSync(join(dir, 'meta.json'));
   if (!artifact && existsSync(join(dir, 'corpus.jsonl'))) {
     if (opts.allowBeir && index === null) return { kind: 'beir', dir };
@@ -185,10 +192,14 @@ export async function openKb(values: { kb?: string | undefined; 'token-env'?: st
   }
   let source: FileSource;
   let label: string;
-  if (arg.kind === 'folder') {
+  if (arg.kind === 'folder' || arg.kind === 'zip') {
     if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
-    source = folderSource(arg.dir);
-    label = arg.dir;
+    try {
+      source = arg.kind === 'zip' ? zipFileSource(arg.file) : folderSource(arg.dir);
+    } catch (e) {
+      return artifactFault(e);
+    }
+    label = source.label;
   } else {
     const token = tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo');
     try {

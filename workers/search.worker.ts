@@ -18,6 +18,8 @@ import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { ModelSpec, TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense, type DenseSetup } from '../src/lib/store/dense-loader.ts';
 import { artifacts } from './artifact-adapter.ts';
+import { openLocalKb } from '../src/lib/build/open-local.ts';
+import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { embedderMismatch } from '../src/lib/artifact/attach.ts';
 import type { LoadedModel, ModelsWorkerApi } from './models-api.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
@@ -205,6 +207,18 @@ async function hubVectors(open: OpenKb, req: Omit<Extract<KbOpenRequest, { kind:
   return opened.dense;
 }
 
+/**
+ * A knowledge base built in this browser: its artifact files from IndexedDB, opened like any artifact (vectors
+ * embedded here are cached under `local:<name>:artifact:<sha of meta.json>`, which deleting it removes).
+ */
+async function openLocal(name: string, onProgress: (p: LoadProgress) => void): Promise<OpenKb> {
+  const t0 = performance.now();
+  const local = await openLocalKb(localKbs(), name, { open: artifacts.openArtifact, onProgress: fileProgress(onProgress) });
+  return fromArtifact(local.opened, local.descriptor, local.descriptor.id, null, performance.now() - t0, local.source, '');
+}
+let localStore: IndexedDbLocalKbStore | null = null;
+const localKbs = () => (localStore ??= new IndexedDbLocalKbStore());
+
 const api: SearchWorkerApi = {
   async open(request, onProgress) {
     let next: OpenKb;
@@ -212,7 +226,7 @@ const api: SearchWorkerApi = {
       if (request.id !== sotuDescriptor.id) throw new Error(`Unknown embedded knowledge base "${request.id}".`);
       next = await openEmbedded(request.baseUrl, onProgress);
     } else if (request.kind === 'local') {
-      throw new Error(`Knowledge bases built in this browser cannot be opened yet (${request.name}).`);
+      next = await openLocal(request.name, onProgress);
     } else {
       const ref = { kind: 'hub' as const, repo: request.repo, revision: request.revision, path: request.path };
       const t0 = performance.now();

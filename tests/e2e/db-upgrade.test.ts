@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { DB_VERSION } from '../../src/lib/store/db.ts';
 
 const site = inject('siteUrl');
 let browser: Browser;
@@ -35,7 +36,7 @@ describe('IndexedDB upgrades across tabs', () => {
     await expect.poll(() => page.locator('[data-testid=cache-note]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/newer version of RAG Lab .* reload this tab/);
   });
 
-  test('the upgrade from version 5 (before saved reports) keeps what was stored and adds the report stores', async () => {
+  test('the upgrade from version 5 (before saved reports) keeps what was stored and adds the report and local knowledge-base stores', async () => {
     const fresh = await launchBrowser();
     try {
       const p = await fresh.context.newPage();
@@ -72,8 +73,8 @@ describe('IndexedDB upgrades across tabs', () => {
         };
         r.onerror = () => reject(r.error);
       }));
-      expect(after.version).toBe(6);
-      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies']));
+      expect(after.version).toBe(DB_VERSION);
+      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files']));
       expect(after.kept).toEqual(['result', 'transform']);
     } finally {
       await fresh.close();

@@ -100,7 +100,19 @@ async function body(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-export async function serveHubRepos(opts: { token?: string; pageSize?: number } = {}): Promise<HubRepoServer> {
+export interface HubRepoServerOptions {
+  /** The token that reads private repos (and, with `strictTokens`, the one that writes). */
+  token?: string;
+  pageSize?: number;
+  /**
+   * As huggingface.co: an Authorization header with an unknown token gets 401 on every request, a preupload or commit
+   * needs a token (401 without one), and a `readTokens` token may read but gets 403 on writes.
+   */
+  strictTokens?: boolean;
+  readTokens?: string[];
+}
+
+export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<HubRepoServer> {
   const repos = new Map<string, Repo>();
   const requests: RepoRequest[] = [];
   const faults: RepoFault[] = [];
@@ -154,6 +166,11 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     if (status) { send(status.status, { error: `Injected HTTP ${status.status}` }); return; }
 
     const authorized = opts.token !== undefined && req.headers.authorization === `Bearer ${opts.token}`;
+    const reader = (opts.readTokens ?? []).some((t) => req.headers.authorization === `Bearer ${t}`);
+    if (opts.strictTokens && req.headers.authorization !== undefined && !authorized && !reader) {
+      send(401, { error: 'Invalid credentials in Authorization header' });
+      return;
+    }
     if (path === '/api/whoami-v2') {
       if (!authorized) { send(401, { error: 'Invalid credentials in Authorization header' }); return; }
       send(200, { type: 'user', name: 'tester', fullname: 'Test User', orgs: [], auth: { type: 'access_token', accessToken: { displayName: 'test', role: 'write' } } });
@@ -165,7 +182,7 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
     if (!m) { send(404, { error: 'Not found' }); return; }
     const name = `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`;
     const repo = repos.get(name);
-    if (repo?.isPrivate && !authorized) {
+    if (repo?.isPrivate && !authorized && !reader) {
       send(401, { error: 'Invalid username or password.' }, { 'X-Error-Code': 'RepoNotFound' });
       return;
     }
@@ -217,6 +234,11 @@ export async function serveHubRepos(opts: { token?: string; pageSize?: number } 
 
     const [, , , op, revRaw, rest] = m;
     const rev = decodeURIComponent(revRaw!);
+    if (opts.strictTokens && (op === 'preupload' || op === 'commit') && !authorized) {
+      if (reader) send(403, { error: `You don't have the rights to create a commit in dataset ${name}` });
+      else send(401, { error: 'Invalid username or password.' });
+      return;
+    }
     if (op === 'preupload') {
       const payload = JSON.parse((await body(req)).toString('utf8')) as { files: Array<{ path: string }> };
       send(200, { files: payload.files.map((f) => ({ path: f.path, uploadMode: 'regular', shouldIgnore: false })) });

@@ -70,7 +70,7 @@ describe('rag-lab build-index', () => {
     expect(config.indexes[2]!.counts).toEqual({ documents: 2, chunks: 2 });
     const meta = JSON.parse(readFileSync(join(out, 'notes/meta.json'), 'utf8'));
     expect(meta.chunking).toMatchObject({ size: 200, overlap: 20 });
-    expect(meta.fields.map((f: { name: string }) => f.name)).toEqual(['format']);
+    expect(meta.fields.map((f: { name: string }) => f.name)).toEqual(['file', 'format']);
 
     // Rebuilding an index replaces its entry in place; the others stay.
     r = await cli(['build-index', '--data', notes, '--out', out, '--id', 'notes', '--no-chunk', '--title', 'Notes v2']);

@@ -75,7 +75,7 @@ describe('loadBuildData', () => {
     const got = await loadBuildData(dir);
     expect(got.kind).toBe('text');
     expect(got.docs.map((d) => [d.id, d.title])).toEqual([['a.md', 'Alpha'], ['sub/b.txt', 'b']]);
-    expect(got.fields.map((f) => f.name)).toEqual(['format']);
+    expect(got.fields.map((f) => f.name)).toEqual(['file', 'format']);
     expect(got.notes.join(' ')).toMatch(/ignored 1 files/);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_KB, hubEntry, kbConfigKey, kbFromLink, kbIdOf, parseHubId, parseHubRef, parseStoredKbs, repoFromInput, storedKbs,
+  DEFAULT_KB, hubEntry, kbConfigKey, localEntry, kbFromLink, kbIdOf, parseHubId, parseHubRef, parseStoredKbs, repoFromInput, storedKbs,
 } from '../../src/lib/data/kb-registry.ts';
 import { facetsOf } from '../../src/lib/data/kb-source.ts';
 import { sotuDescriptor, sotuDocuments } from '../../src/lib/data/sotu.ts';
@@ -63,6 +63,18 @@ describe('Hub references from a form, a link or storage', () => {
     expect(fresh.warnings).toEqual([]);
     expect(fresh.entry.ref).toEqual({ kind: 'hub', repo: 'other/repo', revision: 'v1', path: 'idx' });
     expect(fresh.entry.title).toBe('other/repo/idx');
+  });
+
+  it('opens a local:<name> link from the listed entry (with its title), or a placeholder KbState checks; refuses a bad name', () => {
+    const mine = localEntry('manuals', 'My manuals');
+    expect(mine).toEqual({ id: 'local:manuals', title: 'My manuals', description: 'Built in this browser (Build tab).', ref: { kind: 'local', name: 'manuals' } });
+    expect(kbFromLink('local:manuals', [DEFAULT_KB, mine])).toEqual({ entry: mine, warnings: [] });
+    expect(kbFromLink('local:other', [DEFAULT_KB, mine])).toEqual({ entry: localEntry('other'), warnings: [] });
+    const bad = kbFromLink('local:../Etc');
+    expect(bad.entry).toBe(DEFAULT_KB);
+    expect(bad.warnings).toEqual(['The knowledge base "local:../Etc" in the link is not a valid local name (lower-case letters, digits, . _ -); opening State of the Union addresses.']);
+    // Local entries are never written to the stored Hub list.
+    expect(parseStoredKbs(storedKbs([mine])).entries).toEqual([]);
   });
 
   it('reads back the stored added entries and drops invalid records with a warning', () => {

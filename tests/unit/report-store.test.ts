@@ -10,6 +10,7 @@ import { MemoryReportStore } from '../../src/lib/reports/memory-store.ts';
 import type { ReportStore } from '../../src/lib/reports/store-types.ts';
 import type { ReportTextSource } from '../../src/lib/reports/meta.ts';
 import { IndexedDbReportStore, getRawReportRecord, putRawReportRecord, REPORT_STORES, reportWriteError } from '../../src/lib/store/report-store.ts';
+import { quotaFullOn } from '../helpers/failing-db.ts';
 import { testReport as makeReport, validateRow } from '../helpers/reports.ts';
 import type { BuildReportInput } from '../../src/lib/reports/build.ts';
 
@@ -139,25 +140,7 @@ describe('IndexedDB report store: damaged records', () => {
     const db = freshDb();
     const real = await db();
     // A connection whose body store refuses the write as a full quota would, after the list entry was written.
-    const bound = (o: object, p: string | symbol) => { const x = Reflect.get(o, p) as unknown; return typeof x === 'function' ? x.bind(o) : x; };
-    const failing = new Proxy(real, {
-      get(target, prop) {
-        if (prop !== 'transaction') return bound(target, prop);
-        return (...args: Parameters<IDBPDatabase['transaction']>) => {
-          const tx = target.transaction(...args);
-          return new Proxy(tx, {
-            get(t, p) {
-              if (p !== 'objectStore') return bound(t, p);
-              return (name: string) => {
-                const s = t.objectStore(name);
-                if (name !== REPORT_STORES.body) return s;
-                return new Proxy(s, { get: (o, q) => (q === 'put' ? () => Promise.reject(new DOMException('quota', 'QuotaExceededError')) : bound(o, q)) });
-              };
-            },
-          });
-        };
-      },
-    });
+    const failing = quotaFullOn(real, REPORT_STORES.body);
     const store = new IndexedDbReportStore({ db: async () => failing });
     await expect(store.put(testReport({ id: 'report-full' }), 'run')).rejects.toThrow(/storage quota is full\. Nothing was changed/);
     expect(await new IndexedDbReportStore({ db }).list()).toEqual([]);

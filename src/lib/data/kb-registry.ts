@@ -5,6 +5,7 @@
  * (valibot); an unknown or malformed one gets a warning and the default knowledge base, like other link parameters.
  */
 import * as v from 'valibot';
+import { LOCAL_KB_NAME } from '../build/types.ts';
 import { blankWarning, isBlank } from '../link-params.ts';
 import type { KbSourceRef } from './kb-source.ts';
 import { sotuDescriptor } from './sotu.ts';
@@ -68,6 +69,11 @@ export function hubEntry(ref: HubKbRef, title?: string, description?: string): K
   return { id: kbIdOf(ref), title: title || where, description: description || `Index artifact from the Hub dataset ${ref.repo} at ${ref.revision}.`, ref };
 }
 
+/** A picker entry for a knowledge base built in this browser (`local:<name>`); without a title, its name. */
+export function localEntry(name: string, title?: string, description?: string): KbEntry {
+  return { id: kbIdOf({ kind: 'local', name }), title: title || name, description: description || 'Built in this browser (Build tab).', ref: { kind: 'local', name } };
+}
+
 export type KbRefResult = { ok: true; ref: HubKbRef } | { ok: false; message: string };
 
 /** Validates a Hub reference from a form, storage or a link; the message says what is wrong. */
@@ -107,6 +113,12 @@ export function kbFromLink(raw: string | null, known: readonly KbEntry[] = EMBED
   const id = raw.trim();
   const found = known.find((k) => k.id === id);
   if (found) return { entry: found, warnings: [] };
+  if (id.startsWith('local:')) {
+    // Not listed (yet): opening it says whether this browser has it (KbState checks the local list).
+    const name = id.slice(6);
+    if (LOCAL_KB_NAME.test(name)) return { entry: localEntry(name), warnings: [] };
+    return fallback(`The knowledge base ${quote(id)} in the link is not a valid local name (lower-case letters, digits, . _ -); opening ${DEFAULT_KB.title}.`);
+  }
   if (id.startsWith('hub:')) {
     const r = parseHubId(id);
     if (r.ok) return { entry: known.find((k) => k.id === kbIdOf(r.ref)) ?? hubEntry(r.ref), warnings: [] };

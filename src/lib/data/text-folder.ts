@@ -61,7 +61,8 @@ export function firstMarkdownHeading(text: string): string | null {
   return null;
 }
 
-const fileTitle = (path: string) => (path.split('/').pop() ?? path).replace(/\.[^.]+$/, '');
+/** The file name without folders and extension ("notes/Report 2024.md" → "Report 2024"). */
+export const fileTitle = (path: string) => (path.split('/').pop() ?? path).replace(/\.[^.]+$/, '');
 
 /** The documents of a folder's files (see the module comment). Throws DataError when none is usable. */
 export function textFolderDocuments(files: readonly TextFile[], folder = 'the folder'): TextFolderDocuments {

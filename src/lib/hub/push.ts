@@ -29,6 +29,8 @@ export interface PushOptions {
   /** Merges this push's entry into the current index_config.json (null when the repo has none). */
   updateIndexConfig?: (current: Uint8Array | null) => Uint8Array;
   signal?: AbortSignal;
+  /** The message (after `repo: `) for a 401/403 on the head read or the commit; default: the generic ones below. */
+  denied?: (status: number) => string;
 }
 
 const INDEX_CONFIG = 'index_config.json';
@@ -90,6 +92,12 @@ export async function commitAtHead(o: CommitAtHeadOptions): Promise<{ commit: st
   }
 }
 
+/** The caller's message for a refused token, when it gave one. */
+function deniedError(e: unknown, opts: PushOptions): ArtifactError | null {
+  if (!opts.denied || !(e instanceof HubApiError) || (e.statusCode !== 401 && e.statusCode !== 403)) return null;
+  return new ArtifactError(opts.repo, opts.denied(e.statusCode));
+}
+
 export async function pushFiles(opts: PushOptions): Promise<{ commit: string; attempts: number }> {
   checkHubToken(opts.token);
   if (!opts.token) throw new Error('Pushing to the Hub needs a Hugging Face token with write access (hf_…).');
@@ -107,11 +115,13 @@ export async function pushFiles(opts: PushOptions): Promise<{ commit: string; at
       }
       return { title: opts.title, operations };
     },
-    headError: (e) => hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} on ${host}: create the dataset repo first (on the Hub: New → Dataset), then push again`),
+    headError: (e) => deniedError(e, opts) ?? hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} on ${host}: create the dataset repo first (on the Hub: New → Dataset), then push again`),
     commitError: (e, attempts) => {
       if (e instanceof HubApiError && e.statusCode === 412) {
         return new ArtifactError(opts.repo, `other commits kept landing on ${opts.repo} while pushing (${attempts} tries): push again later`);
       }
+      const denied = deniedError(e, opts);
+      if (denied) return denied;
       if (e instanceof HubApiError && (e.statusCode === 401 || e.statusCode === 403)) {
         return new ArtifactError(opts.repo, `${host} refused the commit (HTTP ${e.statusCode}): the token needs write access to ${opts.repo}`);
       }

@@ -9,7 +9,7 @@
  * Records are checked when read back: a list entry of the wrong shape, a body whose checksum or report schema does
  * not hold, is skipped (the list shows the others) and reported through `onProblem`, never passed on.
  */
-import type { IDBPDatabase, IDBPTransaction } from 'idb';
+import type { IDBPDatabase } from 'idb';
 import * as v from 'valibot';
 import { newReportId, parseReportText, serializeReport, type Report } from '../reports/format.ts';
 import { byCreated, bySaved, reportMeta, ReportMetaSchema, type ReportTextSource } from '../reports/meta.ts';
@@ -17,6 +17,7 @@ import type { ReportMeta, ReportOrigin, ReportStore } from '../reports/store-typ
 import { sha256Hex } from './checksum.ts';
 import { database } from './db.ts';
 import { checkRecord } from './record-schemas.ts';
+import { writeTransaction, type WriteTx } from './write-tx.ts';
 
 /** Bump when the record layout changes. */
 export const REPORT_RECORD_VERSION = 1;
@@ -167,17 +168,8 @@ export class IndexedDbReportStore implements ReportStore, ReportTextSource {
   }
 
   /** One read-write transaction over `stores`: committed whole, or aborted whole with the reason in words. */
-  private async write(stores: string[], what: string, body: (tx: IDBPTransaction<unknown, string[], 'readwrite'>) => Promise<void>): Promise<void> {
-    const d = await this.db();
-    const tx = d.transaction(stores, 'readwrite');
-    try {
-      await body(tx);
-      await tx.done;
-    } catch (e) {
-      try { tx.abort(); } catch { /* already finished or aborted */ }
-      await tx.done.catch(() => undefined);
-      throw reportWriteError(e, what);
-    }
+  private async write(stores: string[], what: string, body: (tx: WriteTx) => Promise<void>): Promise<void> {
+    await writeTransaction(await this.db(), stores, body, (e) => reportWriteError(e, what));
   }
 }
 

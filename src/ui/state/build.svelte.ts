@@ -1,10 +1,31 @@
 /**
- * The Build tab's state: the form (name, title, chunking, BM25, embedder), the build running in the build worker
- * (progress per stage, cancel), its summary, and the knowledge bases built in this browser (rename, rebuild, delete).
- * CONTRACT STUB (issue 12): the UI helper implements it. The Hub-dataset and arXiv forms call `start(source)` with
- * their source; the form's name, title and settings come from here.
+ * The Build tab's state: the picked files, the form (title → name, description, chunking, BM25, embedding with the
+ * loaded embedder), the build running in the build worker (progress per stage, cancel = terminate, nothing saved),
+ * its summary, and actions on the knowledge bases built here (rebuild, export). The list itself belongs to
+ * LocalKbsState. The Hub-dataset and arXiv forms call `start(source)` with their source; the form's title,
+ * description and settings come from here.
  */
-import type { BuildSource, HubAccess } from '../../../workers/build-api.ts';
+import * as Comlink from 'comlink';
+import type { BuildProgress, BuildSummary, InputFile } from '../../lib/build/types.ts';
+import type { LoadedModel } from '../../../workers/models-api.ts';
+import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';
+import { requestPersistentStorage } from '../../lib/store/local-kb-store.ts';
+import { startBuildWorker } from '../build-client.ts';
+import { checkBuildForm, defaultBuildForm, stagesFor, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build-view.ts';
+import type { PickedFile } from '../build-files.ts';
+import type { LocalKbsState } from './local-kbs.svelte.ts';
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'unknown error';
+
+
+export interface BuildDeps {
+  /** The models worker's loaded list (ModelsState owns it). */
+  loadedModels: () => LoadedModel[];
+  /** A fresh port to the models worker (for embedding at build time). */
+  modelsPort: () => MessagePort | null;
+}
+
+type BuildWorker = ReturnType<typeof startBuildWorker>;
 
 export class BuildState {
   status = $state<'idle' | 'building' | 'done' | 'error' | 'cancelled'>('idle');
@@ -13,8 +34,158 @@ export class BuildState {
   /** The arXiv proxy URL from Settings ('' = none set). */
   arxivProxy: () => string = () => '';
 
+  /** Files picked or dropped, not built yet (duplicates allowed: extraction names them). */
+  files = $state.raw<PickedFile[]>([]);
+  /** Folders or files of a drop that could not be read. */
+  pickProblems = $state.raw<string[]>([]);
+  form = $state<BuildForm>(defaultBuildForm());
+  /** The title was filled in from the picked files or a source (replaced by the next suggestion until edited). */
+  private titleSuggested = '';
+  formErrors = $state.raw<BuildFormErrors>({});
+  /** The build running or last run: its name, title and the stages it goes through. */
+  running = $state.raw<{ name: string; title: string; source: BuildSource['kind']; stages: ReturnType<typeof stagesFor> } | null>(null);
+  progress = $state.raw<BuildProgress | null>(null);
+  summary = $state.raw<BuildSummary | null>(null);
+  /** Whether the browser keeps stored data (asked before the first save), null: it did not say. */
+  persistent = $state<boolean | null>(null);
+  error = $state<string | null>(null);
+  /** What an action on a saved knowledge base (export) said. */
+  actionError = $state<string | null>(null);
+  exporting = $state<string | null>(null);
+  /** Called when a build saved a knowledge base (App reopens it if it is open in Search). */
+  onSaved: ((name: string) => void) | null = null;
+
+  private worker: BuildWorker | null = null;
+
+  constructor(readonly locals: LocalKbsState, private readonly deps: BuildDeps) {}
+
+  /** The embedder the models worker has loaded (the form's "Embed with …"), or null. */
+  readonly embedder = $derived.by(() => this.deps.loadedModels().find((m) => m.task === 'embedder') ?? null);
+  readonly filesBytes = $derived(this.files.reduce((n, f) => n + f.file.size, 0));
+  /** What the form's title and settings give (name, errors), for the form to show while typing. */
+  readonly check = $derived.by(() => checkBuildForm(this.form, { taken: this.locals.names, embedder: this.embedder?.spec.id ?? null }));
+
+  /** Sets the title from a source (picked files, a dataset id, an arXiv query) unless the user typed one. */
+  suggestTitle(title: string): void {
+    if (this.form.title.trim() === '' || this.form.title === this.titleSuggested) {
+      this.form.title = title;
+      this.titleSuggested = title;
+    }
+  }
+
+  addFiles(files: readonly PickedFile[], problems: readonly string[] = []): void {
+    this.files = [...this.files, ...files];
+    this.pickProblems = [...problems];
+    this.suggestTitle(titleFromFiles(this.files.map((f) => f.path)));
+  }
+
+  clearFiles(): void {
+    this.files = [];
+    this.pickProblems = [];
+    if (this.form.title === this.titleSuggested) this.suggestTitle('');
+  }
+
+  /** Builds the picked files: read as bytes here, transferred (not copied) to the build worker. */
+  async buildFiles(): Promise<void> {
+    if (this.files.length === 0 || this.status === 'building') return;
+    const check = this.validate();
+    if (!check) return;
+    const picked = this.files;
+    await this.run(check, 'files', async () => ({
+      kind: 'files', files: await Promise.all(picked.map(async (f) => ({ path: f.path, bytes: new Uint8Array(await f.file.arrayBuffer()) }))),
+    }));
+    if (this.status === 'done' && this.files === picked) this.clearFiles();
+  }
+
+  /** Builds a saved knowledge base again from its documents, with the form's current settings. */
+  rebuild(name: string): Promise<void> {
+    return this.start({ kind: 'rebuild', name });
+  }
+
+  private validate(source?: BuildSource): Extract<ReturnType<typeof checkBuildForm>, { ok: true }> | null {
+    const of = source?.kind === 'rebuild' ? this.locals.find(source.name) : null;
+    if (source?.kind === 'rebuild' && !of) {
+      this.error = `${source.name} is no longer in this browser.`;
+      this.status = 'error';
+      return null;
+    }
+    const check = checkBuildForm(this.form, {
+      taken: this.locals.names, embedder: this.embedder?.spec.id ?? null, fixed: of ? { name: of.name, title: of.title, description: of.description } : undefined,
+    });
+    this.formErrors = check.ok ? {} : check.errors;
+    return check.ok ? check : null;
+  }
+
   /** Builds a knowledge base from `source` with the form's name, title and settings. */
-  async start(_source: BuildSource): Promise<void> {
-    throw new Error('The Build tab is not built yet.');
+  async start(source: BuildSource): Promise<void> {
+    if (this.status === 'building') return;
+    const check = this.validate(source);
+    if (check) await this.run(check, source.kind, async () => source);
+  }
+
+  private async run(check: Extract<ReturnType<typeof checkBuildForm>, { ok: true }>, kind: BuildSource['kind'], source: () => Promise<BuildSource>): Promise<void> {
+    const persisted = requestPersistentStorage(); // before the worker's first save
+    const worker = startBuildWorker();
+    this.worker = worker;
+    this.status = 'building';
+    this.running = { name: check.name, title: check.title, source: kind, stages: stagesFor(kind, check.settings.embed) };
+    this.progress = null;
+    this.summary = null;
+    this.error = null;
+    try {
+      if (check.settings.embed) {
+        const port = this.deps.modelsPort();
+        if (!port) throw new Error('The models worker is not running: load the embedder again, or build without vectors.');
+        await worker.api.attachModels(Comlink.transfer(port, [port]));
+      }
+      const src = await source();
+      if (this.worker !== worker) return; // cancelled while the files were read
+      const request: BuildRequest = { name: check.name, title: check.title, description: check.description, source: src, settings: check.settings };
+      const buffers = src.kind === 'files' ? [...new Set(src.files.map((f) => f.bytes.buffer as ArrayBuffer))] : [];
+      const summary = await worker.api.build(Comlink.transfer(request, buffers), Comlink.proxy((p: BuildProgress) => {
+        if (this.worker === worker) this.progress = p;
+      }));
+      if (this.worker !== worker) return;
+      this.persistent = await persisted;
+      this.summary = summary;
+      this.status = 'done';
+      this.form.replace = false;
+      await this.locals.reload();
+      this.onSaved?.(summary.name);
+    } catch (e) {
+      if (this.worker !== worker) return; // cancelled
+      this.error = `The build failed: ${message(e).replace(/[.\s]*$/, '.')} The knowledge bases saved before are unchanged.`;
+      this.status = 'error';
+    } finally {
+      if (this.worker === worker) {
+        worker.terminate();
+        this.worker = null;
+      }
+    }
+  }
+
+  /** Stops the build: the worker is terminated before it saves, so nothing is written. */
+  cancel(): void {
+    if (!this.worker) return;
+    this.worker.terminate();
+    this.worker = null;
+    this.status = 'cancelled';
+    this.progress = null;
+  }
+
+  /** A saved knowledge base as a .zip of its artifact folder (null when it failed: `actionError` says why). */
+  async exportZip(name: string): Promise<Uint8Array | null> {
+    const worker = startBuildWorker();
+    this.exporting = name;
+    this.actionError = null;
+    try {
+      return await worker.api.exportZip(name);
+    } catch (e) {
+      this.actionError = `${name} could not be exported: ${message(e)}`;
+      return null;
+    } finally {
+      worker.terminate();
+      this.exporting = null;
+    }
   }
 }

@@ -7,8 +7,9 @@
 import * as Comlink from 'comlink';
 import { sotuDescriptor } from '../../lib/data/sotu.ts';
 import {
-  DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
+  DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, localEntry, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
 } from '../../lib/data/kb-registry.ts';
+import type { LocalKbMeta } from '../../lib/build/types.ts';
 import { modeTable } from '../../lib/models/readiness.ts';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
@@ -59,8 +60,15 @@ export class KbState {
   error = $state<string | null>(null);
   /** The knowledge base that is open (or being opened first). */
   entry = $state.raw<KbEntry>(DEFAULT_KB);
-  /** What the picker offers: the embedded knowledge bases, then the Hub ones the user added. */
-  entries = $state.raw<KbEntry[]>([...EMBEDDED_KBS]);
+  /** The Hub knowledge bases the user added (kept in localStorage). */
+  private hubEntries = $state.raw<KbEntry[]>([]);
+  /**
+   * What the picker offers: the embedded knowledge bases, those built in this browser (derived from the local list,
+   * which LocalKbsState owns), then the Hub ones the user added.
+   */
+  readonly entries = $derived.by((): KbEntry[] => [
+    ...EMBEDDED_KBS, ...this.locals.list.map((m) => localEntry(m.name, m.title, m.description || undefined)), ...this.hubEntries,
+  ]);
   /** Another knowledge base being opened while `entry` stays open. */
   pending = $state.raw<{ entry: KbEntry; progress: LoadProgress | null } | null>(null);
   /** Why the last switch failed (the open knowledge base stayed open). */
@@ -92,10 +100,11 @@ export class KbState {
   /** Called when a knowledge base opened (the Search state fits its filters to the facets). */
   onOpened: ((info: KbInfo) => void) | null = null;
 
-  constructor() {
+  /** `locals`: the knowledge bases built in this browser (LocalKbsState), listed in the picker. */
+  constructor(private readonly locals: { readonly list: readonly LocalKbMeta[] } = { list: [] }) {
     if (typeof localStorage === 'undefined') return;
     const { entries, warning } = parseStoredKbs(localStorage.getItem(USER_KBS_KEY));
-    this.entries = [...EMBEDDED_KBS, ...entries];
+    this.hubEntries = entries;
     if (warning) this.warnings = [warning];
   }
 
@@ -125,6 +134,12 @@ export class KbState {
     const ref = entry.ref;
     if (ref.kind === 'embedded') return { kind: 'embedded', id: ref.id, baseUrl: document.baseURI };
     if (ref.kind === 'hub') return { kind: 'hub', repo: ref.repo, revision: ref.revision, path: ref.path, ...this.hubAccess() };
+    if (ref.kind === 'local') {
+      if (!this.locals.list.some((m) => m.name === ref.name)) {
+        throw new Error('it is not in this browser (a knowledge base built in the Build tab stays in the browser that built it, until deleted).');
+      }
+      return { kind: 'local', name: ref.name };
+    }
     throw new Error(`${entry.title}: this kind of knowledge base (${ref.kind}) cannot be opened in the browser.`);
   }
 
@@ -133,6 +148,8 @@ export class KbState {
    * and replaces it only once ready; a failure keeps the open one and says why in `switchError`.
    */
   async open(entry: KbEntry = this.entry): Promise<void> {
+    // A link's local:<name> is a placeholder until the local list is read: open the listed entry (its title).
+    if (entry.ref.kind === 'local') entry = this.entries.find((e) => e.id === entry.id) ?? entry;
     const switching = this.status === 'ready' && this.client !== null;
     this.pendingClient?.terminate();
     this.pendingClient = null;
@@ -192,9 +209,9 @@ export class KbState {
   /** Keeps a Hub knowledge base that opened in the picker's list (and in localStorage). */
   private remember(entry: KbEntry): void {
     if (entry.ref.kind !== 'hub' || this.entries.some((e) => e.id === entry.id)) return;
-    this.entries = [...this.entries, entry];
+    this.hubEntries = [...this.hubEntries, entry];
     try {
-      localStorage.setItem(USER_KBS_KEY, storedKbs(this.entries));
+      localStorage.setItem(USER_KBS_KEY, storedKbs(this.hubEntries));
     } catch { /* the list is kept for this tab */ }
   }
 

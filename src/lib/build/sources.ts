@@ -1,0 +1,65 @@
+/**
+ * What the build worker reads documents from (`BuildSource`, workers/build-api.ts) → `SourceDocuments`: dropped
+ * files through the ingest code, a Hub dataset, an arXiv query through the user's proxy, or a knowledge base already
+ * built here (rebuilt with other settings: its documents, queries and judgements read back from its artifact).
+ */
+import type { BuildSource } from '../../../workers/build-api.ts';
+import { memorySource } from '../artifact/memory-source.ts';
+import { openArtifact } from '../artifact/read.ts';
+import { arxivDocuments } from '../data/arxiv.ts';
+import { hubDatasetDocuments } from '../data/hub-dataset.ts';
+import { extractDocuments } from '../ingest/extract.ts';
+import { localKbId, missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
+import type { OnBuildProgress, SourceDocuments } from './types.ts';
+
+export interface SourceOptions {
+  /** The knowledge bases saved here (for `rebuild`). */
+  store: LocalKbStore;
+  signal?: AbortSignal;
+  onProgress?: OnBuildProgress;
+  fetch?: typeof fetch;
+}
+
+export const NO_ARXIV_PROXY = 'arXiv cannot be called from a browser tab directly (it sends no CORS headers): set an arXiv proxy URL in Settings first, or build with the CLI (rag-lab build-index --arxiv).';
+
+/** The documents of a saved knowledge base, with its queries and judgements, as a source for a new build. */
+export async function rebuildDocuments(record: LocalKbRecord, opts: { signal?: AbortSignal; onProgress?: OnBuildProgress } = {}): Promise<SourceDocuments> {
+  const name = record.meta.name;
+  const source = memorySource(record.files, localKbId(name));
+  opts.onProgress?.({ stage: 'extract', done: 0, total: 1, item: name });
+  const opened = await openArtifact(source, '', { dense: 'none', ...(opts.signal ? { signal: opts.signal } : {}) });
+  opts.onProgress?.({ stage: 'extract', done: 1, total: 1, item: name });
+  const previous = record.meta.summary;
+  const notes = [...opened.notes];
+  if (previous.skippedCount > 0) notes.push(`Rebuilt from the ${opened.kb.docs.length} documents of "${record.meta.title}"; the ${previous.skippedCount} inputs its first build skipped are not part of it.`);
+  return {
+    docs: [...opened.kb.docs],
+    fields: opened.descriptor.fields,
+    pages: previous.pages,
+    skipped: [],
+    notes,
+    ...(opened.descriptor.examples.length ? { examples: opened.descriptor.examples } : {}),
+    ...(opened.queries ? { queries: opened.queries } : {}),
+    ...(opened.qrels ? { qrels: opened.qrels } : {}),
+    origin: previous.origin,
+  };
+}
+
+export async function sourceDocuments(source: BuildSource, opts: SourceOptions): Promise<SourceDocuments> {
+  const common = { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) };
+  const fetcher = opts.fetch ? { fetch: opts.fetch } : {};
+  switch (source.kind) {
+    case 'files':
+      return extractDocuments(source.files, common);
+    case 'hub-dataset':
+      return hubDatasetDocuments(source.request, { hubUrl: source.access.hubUrl, token: source.access.token, ...fetcher, ...common });
+    case 'arxiv':
+      if (!source.proxyUrl.trim()) throw new Error(NO_ARXIV_PROXY);
+      return arxivDocuments(source.request, { endpoint: source.proxyUrl.trim(), ...fetcher, ...common });
+    case 'rebuild': {
+      const record = await opts.store.get(source.name);
+      if (!record) throw new Error(missingMessage(source.name));
+      return rebuildDocuments(record, common);
+    }
+  }
+}
