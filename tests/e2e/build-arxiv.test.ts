@@ -38,6 +38,14 @@ describe('Build from arXiv', () => {
     await why.waitFor();
     expect(await why.innerText()).toMatch(/no CORS headers.*Settings.*rag-lab build-index --arxiv "QUERY" --max N/s);
     expect(await page.locator('[data-testid=arxiv-build]').isDisabled()).toBe(true);
+    // The form and the Settings field fit a narrow screen (nothing scrolls sideways at 400 px).
+    await page.setViewportSize({ width: 400, height: 800 });
+    const width = () => page.evaluate(() => document.documentElement.scrollWidth);
+    expect(await width()).toBeLessThanOrEqual(400);
+    await tab('Settings');
+    expect(await width()).toBeLessThanOrEqual(400);
+    await tab('Build');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   test('Settings: arXiv itself is refused, the warning is shown; a proxy URL is saved', async () => {
