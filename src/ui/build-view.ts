@@ -75,6 +75,12 @@ export function titleFromFiles(paths: readonly string[]): string {
   return paths.length === 1 ? first : `${first} and ${paths.length - 1} more`;
 }
 
+/** A title for a remote source when the user typed none: the dataset's id, or "arXiv: <query>" (at most 80 characters). */
+export function titleForSource(source: { kind: 'hub-dataset'; request: { dataset: string } } | { kind: 'arxiv'; request: { query: string } } | { kind: 'files' | 'rebuild' }): string {
+  const t = source.kind === 'hub-dataset' ? source.request.dataset.trim() : source.kind === 'arxiv' ? `arXiv: ${source.request.query.trim().replace(/\s+/g, ' ')}` : '';
+  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+}
+
 /** "3 files, 1.2 MB". */
 export function filesLine(count: number, bytes: number): string {
   return `${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'}, ${formatBytes(bytes)}`;

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { LOCAL_KB_NAME, type BuildSummary, type LocalKbMeta } from '../../src/lib/build/types.ts';
 import {
   buildProgressText, checkBuildForm, countsText, defaultBuildForm, filesLine, formatDuration, localKbLines, nameFromTitle, persistenceText,
-  settingsText, skippedHeading, stagePercent, stagesFor, stageStates, summaryLines, titleFromFiles,
+  settingsText, skippedHeading, stagePercent, stagesFor, stageStates, summaryLines, titleForSource, titleFromFiles,
 } from '../../src/ui/build-view.ts';
 
 const summary = (over: Partial<BuildSummary> = {}): BuildSummary => ({
@@ -32,6 +32,16 @@ describe('names and titles', () => {
     expect(titleFromFiles(['a.md', 'b.txt', 'c.html'])).toBe('a and 2 more');
     expect(titleFromFiles(['docs/a.md', 'b.txt'])).toBe('a and 1 more');
     expect(titleFromFiles(['.env'])).toBe('.env');
+  });
+
+  test('a remote source suggests the dataset id or the arXiv query, shortened', () => {
+    expect(titleForSource({ kind: 'hub-dataset', request: { dataset: ' BeIR/scifact ' } })).toBe('BeIR/scifact');
+    expect(titleForSource({ kind: 'arxiv', request: { query: 'ti:retrieval   AND cat:cs.IR' } })).toBe('arXiv: ti:retrieval AND cat:cs.IR');
+    const long = titleForSource({ kind: 'arxiv', request: { query: 'x'.repeat(200) } });
+    expect(long.length).toBe(80);
+    expect(long.endsWith('…')).toBe(true);
+    expect(nameFromTitle(long)).toMatch(LOCAL_KB_NAME);
+    expect(titleForSource({ kind: 'files' })).toBe('');
   });
 
   test('the picked files line counts and sums', () => {

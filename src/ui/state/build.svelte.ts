@@ -11,7 +11,7 @@ import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';
 import { requestPersistentStorage } from '../../lib/store/local-kb-store.ts';
 import { startBuildWorker } from '../build-client.ts';
-import { checkBuildForm, defaultBuildForm, stagesFor, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build-view.ts';
+import { checkBuildForm, defaultBuildForm, stagesFor, titleForSource, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build-view.ts';
 import type { PickedFile } from '../build-files.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 
@@ -113,12 +113,17 @@ export class BuildState {
       taken: this.locals.names, embedder: this.embedder?.spec.id ?? null, fixed: of ? { name: of.name, title: of.title, description: of.description } : undefined,
     });
     this.formErrors = check.ok ? {} : check.errors;
-    return check.ok ? check : null;
+    if (check.ok) return check;
+    // Said where the build was asked for too (the Hub-dataset and arXiv forms are below the settings).
+    this.error = `Check the name and settings above: ${Object.values(check.errors).join(' ')}`;
+    this.status = 'error';
+    return null;
   }
 
   /** Builds a knowledge base from `source` with the form's name, title and settings. */
   async start(source: BuildSource): Promise<void> {
     if (this.status === 'building') return;
+    if (source.kind === 'hub-dataset' || source.kind === 'arxiv') this.suggestTitle(titleForSource(source));
     const check = this.validate(source);
     if (check) await this.run(check, source.kind, async () => source);
   }
