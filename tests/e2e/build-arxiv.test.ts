@@ -73,6 +73,7 @@ describe('Build from arXiv', () => {
     arxiv.faults.push({ kind: 'empty' }); // arXiv's flaky empty first page: asked again
     await page.locator('[data-testid=arxiv-query]').fill('transformers');
     expect(await page.locator('[data-testid=arxiv-sent]').innerText()).toBe('Sent to arXiv as: all:transformers');
+    expect(await page.locator('[data-testid=build-title]').inputValue()).toBe('arXiv: transformers'); // suggested while typing
     await page.locator('[data-testid=build-title]').fill('arXiv transformers');
     await page.locator('[data-testid=arxiv-max]').fill('120');
     await page.locator('[data-testid=arxiv-build]').click();
