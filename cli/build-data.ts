@@ -5,8 +5,9 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
+import { ARXIV_API, ArxivError, arxivDocuments, type ArxivOptions, type ArxivRequest } from '../src/lib/data/arxiv.ts';
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import type { SourceDocument } from '../src/lib/data/document.ts';
+import type { ExampleQuery, SourceDocument } from '../src/lib/data/document.ts';
 import type { MetaField } from '../src/lib/data/kb-source.ts';
 import { RagbenchError, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
@@ -20,7 +21,7 @@ import { artifactDataPath, loadArtifactData } from './artifact-data.ts';
 import { CliError } from './args.ts';
 import { readText, withFile } from './fs-errors.ts';
 
-export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact';
+export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv';
 
 export interface BuildData {
   kind: DataKind;
@@ -36,6 +37,8 @@ export interface BuildData {
   /** Defaults an artifact given as --data carries: its title and its chunking (flags override them). */
   title?: string;
   chunking?: ChunkOptions | false;
+  /** First queries the knowledge base suggests (arXiv: the query when it is plain words). */
+  examples?: ExampleQuery[];
 }
 
 const RAGBENCH_FILE = /\.(jsonl|ndjson|parquet)$/i;
@@ -182,4 +185,31 @@ export async function loadBuildData(path: string, split = 'test'): Promise<Build
     if (e instanceof DataError) throw new CliError(e.message);
     throw e;
   }
+}
+
+/** A default index id for an arXiv query: `arxiv-` and its words ("ti:rag AND cat:cs.IR" → arxiv-ti-rag-and-cat-cs-ir). */
+export function arxivIndexId(query: string): string {
+  return `arxiv-${query.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`.slice(0, 64).replace(/-+$/, '');
+}
+
+/**
+ * `--arxiv QUERY --max N`: papers from the arXiv API (Node has no CORS, so it is called directly, one request every
+ * 3 seconds), as the Build tab reads them through its proxy: the same `arxivDocuments`.
+ */
+export async function loadArxivData(req: ArxivRequest, opts: Partial<ArxivOptions> = {}): Promise<BuildData> {
+  const endpoint = opts.endpoint ?? ARXIV_API;
+  let got;
+  try {
+    got = await arxivDocuments(req, { ...opts, endpoint });
+  } catch (e) {
+    if (e instanceof ArxivError) throw new CliError(`--arxiv: ${e.message}`);
+    throw e;
+  }
+  const notes = [...got.notes, ...got.skipped.slice(0, 5).map((s) => `skipped ${s.path}: ${s.reason}`)];
+  if (got.skipped.length > 5) notes.push(`skipped ${got.skipped.length - 5} more entries`);
+  return {
+    kind: 'arxiv', id: arxivIndexId(req.query), docs: got.docs, fields: got.fields, queries: null, qrels: null, notes,
+    ...(got.examples ? { examples: got.examples } : {}),
+    summary: `arXiv query "${req.query}" on ${new URL(endpoint).host} (${got.docs.length} papers)`,
+  };
 }

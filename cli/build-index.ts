@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { ARXIV_API, ARXIV_MAX_RESULTS, type ArxivRequest } from '../src/lib/data/arxiv.ts';
 import { FILES, parseIndexConfig, parseJsonBytes, type IndexConfig } from '../src/lib/artifact/format.ts';
 import { ArtifactError } from '../src/lib/artifact/types.ts';
 import { addToIndexConfig, indexConfigBytes, writeArtifact, type ArtifactInput } from '../src/lib/artifact/write.ts';
@@ -19,7 +20,7 @@ import { HNSW_DEFAULTS, HnswIndex } from '../src/lib/retrieval/hnsw.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { buildVectorIndex } from '../src/lib/retrieval/vector-index.ts';
 import { CliError, parse } from './args.ts';
-import { loadBuildData, type BuildData } from './build-data.ts';
+import { loadArxivData, loadBuildData, type BuildData } from './build-data.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
@@ -27,6 +28,7 @@ import { ProgressBar } from './progress-bar.ts';
 import { ensureIndexedDb } from './vector-files.ts';
 
 const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
+       rag-lab build-index --arxiv "QUERY" --max N --out <dir> [options]
 
   --data PATH          what to index, detected from what the path holds:
                          a BEIR folder (corpus.jsonl; queries.jsonl and qrels/<split>.tsv travel with the artifact)
@@ -37,6 +39,12 @@ const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
                          a built knowledge base: a .zip (the Build tab's export) or an artifact folder
                          [#index-id]: its documents (and queries, qrels) built again with these flags (its
                          title and chunking unless --title / --chunk / --no-chunk say otherwise)
+  --arxiv QUERY        index arXiv papers (titles and abstracts, arXiv ids and links as metadata) found by QUERY:
+                       plain words (each must match: all:word AND …) or arXiv's syntax (ti:, abs:, au:, cat:,
+                       AND / OR / ANDNOT), e.g. "ti:retrieval AND cat:cs.IR"; one request every 3 seconds
+  --max N              with --arxiv: papers wanted, 1–${ARXIV_MAX_RESULTS} (default 200)
+  --arxiv-sort S       with --arxiv: relevance | lastUpdatedDate | submittedDate (default relevance)
+  --arxiv-endpoint URL with --arxiv: the API endpoint (default ${ARXIV_API})
   --out DIR            the artifact repo folder: writes DIR/<id>/… and adds <id> to DIR/index_config.json
                        (other indexes listed there are kept; an index of the same id is replaced)
   --id ID              index id and folder name (default: from the data's folder or subset name)
@@ -76,6 +84,19 @@ const writeBytes = (path: string, bytes: Uint8Array) => withFile(path, () => wri
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const REPO = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
 
+const SORTS = ['relevance', 'lastUpdatedDate', 'submittedDate'] as const;
+
+/** `--arxiv`, `--max`, `--arxiv-sort`, checked (the endpoint is checked by arxivDocuments). */
+function arxivRequest(values: { arxiv?: string; max?: string; 'arxiv-sort'?: string }): ArxivRequest {
+  const query = values.arxiv!.trim();
+  if (!query) throw new CliError('--arxiv needs a query: words, or arXiv fields such as "ti:retrieval AND cat:cs.IR"');
+  const max = values.max === undefined ? 200 : Number(values.max);
+  if (!Number.isInteger(max) || max < 1 || max > ARXIV_MAX_RESULTS) throw new CliError(`--max must be a whole number from 1 to ${ARXIV_MAX_RESULTS} (arXiv gives at most ${ARXIV_MAX_RESULTS} results per request), got "${values.max}"`);
+  const sort = values['arxiv-sort'];
+  if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) throw new CliError(`--arxiv-sort must be ${SORTS.join(', ')}, got "${sort}"`);
+  return { query, max, ...(sort ? { sortBy: sort as ArxivRequest['sortBy'] } : {}) };
+}
+
 /** Reads and validates an existing `<out>/index_config.json`, or null when there is none. */
 function readIndexConfig(path: string): IndexConfig | null {
   if (!existsSync(path)) return null;
@@ -102,10 +123,14 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     split: { type: 'string', default: 'test' }, chunk: { type: 'string' }, 'no-chunk': { type: 'boolean', default: false },
     int8: { type: 'boolean', default: false }, hnsw: { type: 'boolean', default: false },
     push: { type: 'string' }, 'token-env': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    arxiv: { type: 'string' }, max: { type: 'string' }, 'arxiv-sort': { type: 'string' }, 'arxiv-endpoint': { type: 'string' },
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
-  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  if (values.data !== undefined && values.arxiv !== undefined) throw new CliError('give --data or --arxiv, not both');
+  const arxiv = values.arxiv !== undefined ? arxivRequest(values) : null;
+  for (const flag of ['max', 'arxiv-sort', 'arxiv-endpoint'] as const) if (!arxiv && values[flag] !== undefined) throw new CliError(`--${flag} goes with --arxiv`);
+  if (!values.data && !arxiv) throw new CliError(`--data (or --arxiv) is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required (the folder that holds index_config.json and one folder per index)\n\n${HELP}`);
   if (values.chunk !== undefined && values['no-chunk']) throw new CliError('give --chunk SIZE/OVERLAP or --no-chunk, not both');
   const chunkArg = values.chunk !== undefined ? parseChunkArg(values.chunk) : values['no-chunk'] ? false : null;
@@ -131,7 +156,12 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     rate: (stage, done, ms) => (stage === 'embed' && ms > 0 ? `${(done / (ms / 1000)).toFixed(1)} passages/s` : null),
   });
 
-  const data: BuildData = await loadBuildData(values.data, values.split);
+  const data: BuildData = arxiv
+    ? await loadArxivData(arxiv, {
+      ...(values['arxiv-endpoint'] !== undefined ? { endpoint: values['arxiv-endpoint'] } : {}),
+      onProgress: (p) => bar.update('download', p.done, p.total), onNotice: log,
+    }).finally(() => bar.end())
+    : await loadBuildData(values.data!, values.split);
   log(`data: ${data.summary}`);
   for (const n of data.notes) log(n);
   const id = values.id ?? data.id;
@@ -173,7 +203,8 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
   try {
     built = await writeArtifact({
       id, title, fields: data.fields, kb,
-      ...(values.description !== undefined ? { description: values.description } : {}),
+      ...(values.description !== undefined ? { description: values.description } : arxiv ? { description: `arXiv: ${arxiv.query} (${data.docs.length} papers)` } : {}),
+      ...(data.examples ? { examples: data.examples } : {}),
       ...(dense ? { dense } : {}),
       ...(data.queries ? { queries: data.queries } : {}),
       ...(data.qrels ? { qrels: data.qrels } : {}),

@@ -4,6 +4,7 @@
  * say) are dropped on read.
  */
 import * as v from 'valibot';
+import { arxivProxyProblem } from '../lib/data/arxiv-query.ts';
 import { parseHubId } from '../lib/data/kb-registry.ts';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
 import { autoThreads, defaultDtype } from '../lib/models/env.ts';
@@ -52,6 +53,11 @@ export const SettingsSchema = v.object({
   sotuVectors: v.pipe(v.string(), v.maxLength(300), v.check((s) => s === '' || parseHubId(`hub:${s}`).ok, 'must be empty or owner/name, optionally @revision')),
   /** Hugging Face dataset viewer (rows API) the Benchmark tab loads RAGBench from. */
   datasetsHost: HostUrl,
+  /**
+   * The proxy the Build tab calls arXiv through (arXiv sends no CORS headers): it replaces
+   * https://export.arxiv.org/api/query, so requests go to `<proxy>?search_query=…`. Empty (the default): off.
+   */
+  arxivProxy: v.pipe(v.string(), v.maxLength(500), v.check((s) => s === '' || arxivProxyProblem(s) === null, 'must be empty (off) or an http(s) URL with no user name, password, query or fragment, and not arXiv itself')),
   /** Load the models and embed the corpus when the app opens. */
   autoLoadModels: v.boolean(),
   /** CPU threads for WASM models: 'auto' (see autoThreads) or a count; more than 1 needs cross-origin isolation. */
@@ -74,6 +80,7 @@ const defaults: Settings = {
   hubUrl: 'https://huggingface.co/',
   sotuVectors: '',
   datasetsHost: DATASET_VIEWER,
+  arxivProxy: '',
   autoLoadModels: false,
   threads: 'auto',
   isolationShim: true,
@@ -132,3 +139,6 @@ export function sotuVectorsRepo(setting: string): { repo: string; revision: stri
   const r = setting ? parseHubId(`hub:${setting}`) : null;
   return r?.ok ? { repo: r.ref.repo, revision: r.ref.revision } : null;
 }
+
+/** Shown next to the arXiv proxy setting. */
+export const ARXIV_PROXY_WARNING = 'The proxy sees every arXiv query you make and the answers; use one you run or trust. No key or token is sent to it.';

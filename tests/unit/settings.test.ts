@@ -3,6 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings, withDevice } from '../../src/ui/settings.ts';
 
 describe('settings', () => {
+  it('arxivProxy: empty (off) by default; an http(s) URL without credentials, query or fragment, not arXiv itself', () => {
+    expect(DEFAULT_SETTINGS.arxivProxy).toBe('');
+    for (const arxivProxy of ['', 'https://proxy.example/arxiv', 'http://127.0.0.1:8787/']) expect(validateSettings({ ...DEFAULT_SETTINGS, arxivProxy }).ok).toBe(true);
+    for (const arxivProxy of ['proxy.example', 'https://u:hf_x@proxy.example/', 'https://proxy.example/?token=hf_x', 'https://export.arxiv.org/api/query', 'javascript:alert(1)']) {
+      const r = validateSettings({ ...DEFAULT_SETTINGS, arxivProxy });
+      expect(r.ok, arxivProxy).toBe(false);
+      if (!r.ok) expect(r.message).toMatch(/^arxivProxy: /);
+    }
+    const stored = parseSettings(JSON.stringify({ ...DEFAULT_SETTINGS, arxivProxy: 'https://proxy.example/?key=1', threads: 2 }));
+    expect(stored.settings.arxivProxy).toBe('');
+    expect(stored.settings.threads).toBe(2);
+    expect(stored.warning).toMatch(/arxivProxy/);
+  });
+
   it('missing fields take their defaults (settings saved before a field existed keep working)', () => {
     const { threads: _t, isolationShim: _i, ...older } = structuredClone(DEFAULT_SETTINGS);
     const { settings, warning } = parseSettings(JSON.stringify({ ...older, autoLoadModels: true }));
