@@ -316,7 +316,7 @@ describe('push to the Hub and read back', () => {
     r = await cli(['build-index', '--data', beir, '--out', out, '--id', 'third', '--push', 'me/kb', '--token-env', 'RAG_LAB_TEST_HF'], env);
     hub.faults.length = 0;
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/other commits kept landing on me\/kb while pushing \(\d+ tries\): push again later/);
+    expect(r.stderr).toMatch(/other commits kept landing on me\/kb while pushing \(\d+ tries\): try again later/);
     expect(r.stdout + r.stderr).not.toContain('hf_testWRITEtoken123');
   }, 300_000);
 });

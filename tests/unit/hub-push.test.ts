@@ -74,7 +74,7 @@ describe('pushFiles', () => {
     const busy = () => { hub.commitFiles(REPO, new Map([[`x${n++}.json`, enc('{}')]])); hub.beforeNextCommit(busy); };
     hub.beforeNextCommit(busy);
     await expect(pushFiles({ repo: REPO, files: new Map([['mine/meta.json', enc('{}')]]), hubUrl: hub.url, token: TOKEN, title: 't', retries: 2, retryDelayMs: 1 }))
-      .rejects.toThrow(`${REPO}: other commits kept landing on ${REPO} while pushing (3 tries): push again later`);
+      .rejects.toThrow(`${REPO}: other commits kept landing on ${REPO} while pushing (3 tries): try again later`);
     expect(hub.fileAt(REPO, 'main', 'mine/meta.json')).toBeNull();
   });
 

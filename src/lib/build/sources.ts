@@ -7,6 +7,7 @@ import type { BuildSource } from '../../../workers/build-api.ts';
 import { memorySource } from '../artifact/memory-source.ts';
 import { openArtifact } from '../artifact/read.ts';
 import { arxivDocuments } from '../data/arxiv.ts';
+import { arxivProxyProblem } from '../data/arxiv-query.ts';
 import { hubDatasetDocuments } from '../data/hub-dataset.ts';
 import { extractDocuments } from '../ingest/extract.ts';
 import { localKbId, missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
@@ -53,9 +54,14 @@ export async function sourceDocuments(source: BuildSource, opts: SourceOptions):
       return extractDocuments(source.files, common);
     case 'hub-dataset':
       return hubDatasetDocuments(source.request, { hubUrl: source.access.hubUrl, token: source.access.token, ...fetcher, ...common });
-    case 'arxiv':
-      if (!source.proxyUrl.trim()) throw new Error(NO_ARXIV_PROXY);
-      return arxivDocuments(source.request, { endpoint: source.proxyUrl.trim(), ...fetcher, ...common });
+    case 'arxiv': {
+      const proxy = source.proxyUrl.trim();
+      if (!proxy) throw new Error(NO_ARXIV_PROXY);
+      // Settings checks the proxy when it is typed; a request from elsewhere meets the same rule here.
+      const problem = arxivProxyProblem(proxy);
+      if (problem) throw new Error(`The arXiv proxy URL ${problem}.`);
+      return arxivDocuments(source.request, { endpoint: proxy, ...fetcher, ...common });
+    }
     case 'rebuild': {
       const record = await opts.store.get(source.name);
       if (!record) throw new Error(missingMessage(source.name));

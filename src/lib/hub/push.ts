@@ -115,17 +115,17 @@ export async function pushFiles(opts: PushOptions): Promise<{ commit: string; at
       }
       return { title: opts.title, operations };
     },
-    headError: (e) => deniedError(e, opts) ?? hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} on ${host}: create the dataset repo first (on the Hub: New → Dataset), then push again`),
+    headError: (e) => deniedError(e, opts) ?? hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} on ${host}: create the dataset repo first (on the Hub: New → Dataset), then try again`),
     commitError: (e, attempts) => {
       if (e instanceof HubApiError && e.statusCode === 412) {
-        return new ArtifactError(opts.repo, `other commits kept landing on ${opts.repo} while pushing (${attempts} tries): push again later`);
+        return new ArtifactError(opts.repo, `other commits kept landing on ${opts.repo} while pushing (${attempts} tries): try again later`);
       }
       const denied = deniedError(e, opts);
       if (denied) return denied;
       if (e instanceof HubApiError && (e.statusCode === 401 || e.statusCode === 403)) {
         return new ArtifactError(opts.repo, `${host} refused the commit (HTTP ${e.statusCode}): the token needs write access to ${opts.repo}`);
       }
-      return hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} (or no branch main) on ${host}: create the dataset repo first, then push again`);
+      return hubCallError(e, opts.repo, opts.repo, hubUrl, `no dataset repo ${opts.repo} (or no branch main) on ${host}: create the dataset repo first, then try again`);
     },
   });
   return { commit: out.commit!, attempts: out.attempts };
