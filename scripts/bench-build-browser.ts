@@ -41,6 +41,9 @@ try {
       walls.push(wall);
       const lines = await page.locator('[data-testid=build-summary-line]').allInnerTexts();
       await page.locator('[data-testid=build-open-search]').click();
+      // The open knowledge base (SOTU) keeps answering until the new one is ready: wait for the switch.
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('kb') === 'local:harbour-log', null, { timeout: 120_000 });
+      await page.locator('[data-testid=kb-pending]').waitFor({ state: 'detached', timeout: 120_000 });
       await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
       await page.locator('[data-testid=query]').fill('lighthouse keeper forty seven ships');
       await page.locator('[data-testid=search-button]').click();
