@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { launchBrowser, useSettings, type Browser } from '../helpers/browser.ts';
 import { addBeirScifact, scifactCorpus } from '../helpers/hub-dataset-fixtures.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 
@@ -26,10 +26,7 @@ beforeAll(async () => {
   addBeirScifact(hub, 'acme/closed', { private: true, rows: 50 });
   browser = await launchBrowser();
   page = await browser.context.newPage();
-  await page.addInitScript((url) => {
-    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, hubUrl: url }));
-  }, hub.url);
+  await useSettings(page, { hubUrl: hub.url });
 });
 afterAll(async () => { await browser?.close(); await hub?.close(); });
 

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { addToIndexConfig, indexConfigBytes, writeArtifact } from '../../src/lib/artifact/write.ts';
 import type { SourceDocument } from '../../src/lib/data/document.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
-import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { launchBrowser, useSettings, type Browser } from '../helpers/browser.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 
 const site = inject('siteUrl');
@@ -45,10 +45,7 @@ beforeAll(async () => {
   hub.addRepo('acme/pieces', await files());
   browser = await launchBrowser();
   page = await browser.context.newPage();
-  await page.addInitScript((url) => {
-    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, hubUrl: url }));
-  }, hub.url);
+  await useSettings(page, { hubUrl: hub.url });
 });
 afterAll(async () => { await browser?.close(); await hub?.close(); });
 

@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -62,4 +62,12 @@ export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; 
       if (cspViolations.length > 0) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
+}
+
+/** Merges `patch` into the stored settings (`rag-lab:settings`) before every page load of `page`, before the app starts. */
+export async function useSettings(page: Page, patch: Record<string, unknown>): Promise<void> {
+  await page.addInitScript((p: Record<string, unknown>) => {
+    const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+    localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, ...p }));
+  }, patch);
 }

@@ -123,7 +123,8 @@ export class BuildState {
   /** Builds a knowledge base from `source` with the form's name, title and settings. */
   async start(source: BuildSource): Promise<void> {
     if (this.status === 'building') return;
-    if (source.kind === 'hub-dataset' || source.kind === 'arxiv') this.suggestTitle(titleForSource(source));
+    // A title the source's form already suggested (e.g. "scifact" at Inspect) stays; an empty one gets a default.
+    if ((source.kind === 'hub-dataset' || source.kind === 'arxiv') && !this.form.title.trim()) this.suggestTitle(titleForSource(source));
     const check = this.validate(source);
     if (check) await this.run(check, source.kind, async () => source);
   }
