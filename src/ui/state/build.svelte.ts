@@ -17,7 +17,6 @@ import type { LocalKbsState } from './local-kbs.svelte.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'unknown error';
 
-
 export interface BuildDeps {
   /** The models worker's loaded list (ModelsState owns it). */
   loadedModels: () => LoadedModel[];
