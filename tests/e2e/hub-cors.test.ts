@@ -73,7 +73,11 @@ describe('Hub source and push in the browser, cross-origin', () => {
     expect(preflights.every((r) => r.origin === new URL(site.url).origin && !r.auth)).toBe(true);
     expect(preflights.some((r) => r.path === '/api/datasets/o/secret/commit/main')).toBe(true);
     const gets = hub.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/kb/x.bin'));
-    expect(gets.map((r) => r.range)).toEqual([null, expect.stringMatching(/^bytes=\d+-$/)]);
+    // The first read has no range; the resume asks from the byte the cut stopped at, never from 0 again. (Chromium's
+    // HTTP cache may split the resume into a one-byte validation range and the rest: both start there.)
+    expect(gets[0]?.range).toBeNull();
+    expect(gets.length).toBeGreaterThan(1);
+    expect(gets.slice(1).every((r) => /^bytes=70000-(\d+)?$/.test(r.range ?? ''))).toBe(true);
     expect(hub.requests.filter((r) => r.method !== 'OPTIONS').every((r) => r.auth)).toBe(true);
     const commit = hub.requests.find((r) => r.method === 'POST' && r.path.endsWith('/commit/main'));
     expect(commit?.parentCommit).toBe(out.sha);
