@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BuildProgress } from '../../src/lib/build/types.ts';
 import {
-  ArxivError, arxivDocuments, arxivPageUrl, arxivProxyProblem, arxivSearchQuery, realClock, retryAfterMs, validateArxivRequest,
+  ArxivError, arxivDocuments, arxivPageUrl, arxivProxyProblem, arxivSearchQuery, realClock, validateArxivRequest,
   type ArxivClock, type ArxivOptions,
 } from '../../src/lib/data/arxiv.ts';
 import { makePapers, startArxivServer, type ArxivServer } from '../helpers/arxiv-server.ts';
@@ -77,14 +77,6 @@ describe('arXiv query and URL', () => {
     expect(arxivProxyProblem('https://u:p@proxy.example/')).toMatch(/user name or password/);
     expect(arxivProxyProblem('https://proxy.example/?key=abc')).toMatch(/query or fragment/);
     expect(arxivProxyProblem('https://export.arxiv.org/api/query')).toMatch(/arXiv itself/);
-  });
-
-  it('Retry-After: seconds or an HTTP date, in ms from now', () => {
-    expect(retryAfterMs('7', 0)).toBe(7000);
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
-    expect(retryAfterMs('soon', now)).toBeNull();
-    expect(retryAfterMs(null, now)).toBeNull();
   });
 });
 

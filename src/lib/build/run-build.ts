@@ -90,12 +90,13 @@ export async function runBuild(request: BuildRequest, deps: RunBuildDeps): Promi
 
   const t1 = performance.now();
   deps.onProgress?.({ stage: 'save', done: 1, total: 2, item: 'browser storage' });
-  const previous = await deps.store.get(req.name).catch(() => null);
+  // Only the list entry is needed (its creation date), not the previous version's files.
+  const previous = (await deps.store.list().catch(() => [])).find((m) => m.name === req.name) ?? null;
   const now = new Date().toISOString();
   const summary = built.summary;
   const meta: LocalKbMeta = {
     name: req.name, title: req.title, description: req.description ?? '',
-    createdAt: previous?.meta.createdAt ?? now, updatedAt: now, settings: req.settings, summary,
+    createdAt: previous?.createdAt ?? now, updatedAt: now, settings: req.settings, summary,
   };
   deps.signal?.throwIfAborted();
   await deps.store.put({ meta, entry: built.entry, files: built.files });

@@ -8,6 +8,7 @@
  * `<proxy>?search_query=…&start=…&max_results=…&sortBy=…&sortOrder=…`; the proxy forwards that query string to arXiv
  * and returns arXiv's answer with `Access-Control-Allow-Origin`. Requests carry no credential, cookie or token.
  */
+import { parseRetryAfter, sleep } from '../llm/retry.ts';
 import type { BuildProgress, OnBuildProgress, SkippedItem, SourceDocuments } from '../build/types.ts';
 import type { SourceDocument } from './document.ts';
 import type { MetaField } from './kb-source.ts';
@@ -61,28 +62,8 @@ export const ARXIV_FIELDS: readonly MetaField[] = [
   { name: 'pdf', label: 'PDF', type: 'string', facet: false },
 ];
 
-/** The real clock: `setTimeout`, cancelled by the signal. */
-export const realClock: ArxivClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => new Promise<void>((ok, fail) => {
-    if (signal?.aborted) return fail(signal.reason);
-    const t = setTimeout(() => { signal?.removeEventListener('abort', stop); ok(); }, ms);
-    const stop = () => { clearTimeout(t); fail(signal!.reason); };
-    signal?.addEventListener('abort', stop, { once: true });
-  }),
-};
-
-/**
- * Seconds of a `Retry-After` header (a number of seconds or an HTTP date), as milliseconds from `now`; null when
- * absent or unreadable.
- */
-export function retryAfterMs(header: string | null, now: number): number | null {
-  if (!header) return null;
-  const s = header.trim();
-  if (/^\d+$/.test(s)) return Number(s) * 1000;
-  const at = Date.parse(s);
-  return Number.isFinite(at) ? Math.max(0, at - now) : null;
-}
+/** The real clock: `setTimeout`, cancelled by the signal (the project's one `sleep`). */
+export const realClock: ArxivClock = { now: () => Date.now(), sleep };
 
 /** "2021-01-04T18:59:59Z" → 2021; null when unreadable. */
 const yearOf = (iso: string | null) => (iso && /^\d{4}-/.test(iso) ? Number(iso.slice(0, 4)) : null);
@@ -147,7 +128,7 @@ class PageReader {
       const body = await res.text();
       this.lastAt = this.clock.now();
       if ((res.status === 429 || res.status >= 500) && attempt < TRIES) {
-        const after = retryAfterMs(res.headers.get('retry-after'), this.clock.now());
+        const after = parseRetryAfter(res.headers, this.clock.now());
         retryWait = Math.min(MAX_RETRY_WAIT_MS, Math.max(this.interval, after ?? this.interval * 2 ** (attempt - 1)));
         this.opts.onNotice?.(`${this.who} answered HTTP ${res.status} at start=${start}; trying again in ${Math.round(retryWait / 1000)} s (try ${attempt + 1} of ${TRIES})`);
         continue;

@@ -3,6 +3,7 @@
  * document and its text are all in memory at the same time); the CLI uses the same ones so both give the same
  * documents. A file over a limit is skipped with a reason that names the limit; the others are used.
  */
+import { formatBytes } from '../format-bytes.ts';
 import type { FileFormat } from './formats.ts';
 
 export interface IngestLimits {
@@ -16,22 +17,16 @@ export interface IngestLimits {
   maxFiles: number;
 }
 
-const MB = 1024 * 1024;
+/** Decimal units, as `formatBytes` shows them (and browsers show file sizes). */
+const MB = 1_000_000;
 
 /** 100 MB a PDF, 20 MB a text file, 1 GB and 20,000 files in all. */
 export const DEFAULT_INGEST_LIMITS: Readonly<IngestLimits> = Object.freeze({
   maxPdfBytes: 100 * MB,
   maxTextBytes: 20 * MB,
-  maxTotalBytes: 1024 * MB,
+  maxTotalBytes: 1000 * MB,
   maxFiles: 20_000,
 });
-
-/** "100 MB", "20 MB", "512 KB", "900 bytes". */
-export function formatBytes(n: number): string {
-  if (n >= MB) return `${Number((n / MB).toFixed(1))} MB`;
-  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KB`;
-  return `${n} bytes`;
-}
 
 /** Why a file of this format and size is not taken on its own, or null when it fits. */
 export function sizeLimitReason(format: FileFormat, size: number, limits: IngestLimits = DEFAULT_INGEST_LIMITS): string | null {
