@@ -248,6 +248,16 @@ async function runValidate(config: BenchConfig, apiKey: string | null, ctl: Abor
 }
 
 const api: BenchWorkerApi = {
+  // CONTRACT STUBS (issue 13): the bench helper implements these three.
+  async runRetrieval() {
+    throw new Error('not implemented');
+  },
+  async loadBeirFiles() {
+    throw new Error('not implemented');
+  },
+  async fusionCandidates() {
+    throw new Error('not implemented');
+  },
   attachModels(port) {
     models = Comlink.wrap<ModelsWorkerApi>(port);
   },

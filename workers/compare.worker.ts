@@ -5,6 +5,7 @@
  * second compare worker), the bootstrap half of the table runs here and the randomization half there, at once.
  */
 import * as Comlink from 'comlink';
+import { analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
 import { mergeTables, prepareCompare } from '../src/lib/reports/compare.ts';
 import { pairedTable } from '../src/lib/reports/paired-stats.ts';
 import type { CompareHelperApi, CompareWorkerApi } from './compare-api.ts';
@@ -21,6 +22,13 @@ const api: CompareWorkerApi = {
   },
   serveAsHelper(port) {
     Comlink.expose(helperApi, port);
+  },
+  analyze: async (report, opts) => {
+    try {
+      return analyzeRetrievalReport(report, opts);
+    } catch (e) {
+      return { ok: false, message: `The analysis failed: ${(e as Error).message || String(e)}` };
+    }
   },
   compare: async (reports, opts) => {
     try {
