@@ -42,18 +42,25 @@ export function rmse(pred: readonly (number | null | undefined)[], gold: readonl
   return Math.sqrt(s / m.pred.length);
 }
 
-/** Average ranks (1-based) with ties sharing the mean of the ranks they span. */
+/**
+ * Average ranks (1-based) with ties sharing the mean of the ranks they span: a value's rank is (lo + hi + 1) / 2,
+ * lo / hi = how many values are < / ≤ it (binary searches in a sorted typed copy: no comparator, fast enough to
+ * run inside a 10,000-resample bootstrap). Values must not be NaN.
+ */
 export function averageRanks(xs: readonly number[]): number[] {
-  const order = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]!);
-  const ranks = new Array<number>(xs.length);
-  for (let i = 0; i < order.length;) {
-    let j = i;
-    while (j + 1 < order.length && xs[order[j + 1]!] === xs[order[i]!]) j++;
-    const r = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) ranks[order[k]!] = r;
-    i = j + 1;
+  const s = Float64Array.from(xs).sort();
+  return xs.map((x) => (countBelow(s, x, false) + countBelow(s, x, true) + 1) / 2);
+}
+
+/** How many values of the sorted `s` are < x (or ≤ x with `orEqual`). */
+function countBelow(s: Float64Array, x: number, orEqual: boolean): number {
+  let lo = 0, hi = s.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (s[mid]! < x || (orEqual && s[mid] === x)) lo = mid + 1;
+    else hi = mid;
   }
-  return ranks;
+  return lo;
 }
 
 /**
