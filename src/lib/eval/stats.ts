@@ -43,24 +43,25 @@ export function rmse(pred: readonly (number | null | undefined)[], gold: readonl
 }
 
 /**
- * Average ranks (1-based) with ties sharing the mean of the ranks they span: a value's rank is (lo + hi + 1) / 2,
- * lo / hi = how many values are < / ≤ it (binary searches in a sorted typed copy: no comparator, fast enough to
- * run inside a 10,000-resample bootstrap). Values must not be NaN.
+ * Average ranks (1-based) with ties sharing the mean of the ranks they span: a sorted typed copy gives each distinct
+ * value's mean rank, and each value finds its own by binary search (no comparator sort: fast enough to run inside a
+ * 10,000-resample bootstrap). Values must not be NaN.
  */
 export function averageRanks(xs: readonly number[]): number[] {
   const s = Float64Array.from(xs).sort();
-  return xs.map((x) => (countBelow(s, x, false) + countBelow(s, x, true) + 1) / 2);
-}
-
-/** How many values of the sorted `s` are < x (or ≤ x with `orEqual`). */
-function countBelow(s: Float64Array, x: number, orEqual: boolean): number {
-  let lo = 0, hi = s.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (s[mid]! < x || (orEqual && s[mid] === x)) lo = mid + 1;
-    else hi = mid;
+  const values: number[] = [], ranks: number[] = [];
+  for (let i = 0; i < s.length;) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[i]) j++;
+    values.push(s[i]!);
+    ranks.push((i + j) / 2 + 1);
+    i = j + 1;
   }
-  return lo;
+  return xs.map((x) => {
+    let lo = 0, hi = values.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (values[mid]! < x) lo = mid + 1; else hi = mid; }
+    return ranks[lo]!;
+  });
 }
 
 /**
