@@ -113,10 +113,10 @@ describe('Analysis of a retrieval report', () => {
     const nqc = expected.h1.find((r) => r.predictor === 'nqc')!;
     await page.locator('[data-testid=h1-row][data-id="nqc.dense"]').click();
     await expect.poll(() => page.locator('[data-testid=h1-pick]').inputValue()).toBe('nqc.dense');
-    await expect.poll(() => scatter.locator('.gtitle').innerText().catch(() => '')).toContain(`r = ${nqc.pearson_r!.toFixed(3)}`);
+    await expect.poll(() => scatter.locator('.gtitle').textContent().catch(() => '')).toContain(`r = ${nqc.pearson_r!.toFixed(3)}`);
     // …and so does the select (keyboard).
     await page.locator('[data-testid=h1-pick]').selectOption('entropy.sparse.cdf');
-    await expect.poll(() => scatter.locator('.gtitle').innerText().catch(() => '')).toContain(`r = ${ent.pearson_r!.toFixed(3)}`);
+    await expect.poll(() => scatter.locator('.gtitle').textContent().catch(() => '')).toContain(`r = ${ent.pearson_r!.toFixed(3)}`);
 
     // The H2 filter keeps the pairs with the mode.
     await page.locator('[data-testid=h2-filter]').selectOption('hybrid_calibrated');
