@@ -16,7 +16,7 @@ type Worker = ReturnType<typeof startAnalysisWorker>;
 /**
  * Analyses already computed in this page, by a SHA-256 of what the analysis reads (the rows, the seed, the options;
  * not the title or notes): reopening a report shows its analysis at once. A full SciFact run (300
- * queries, 7 modes, 20 predictors) takes 20–55 s in the worker on a loaded 2-core machine (docs/analysis.md "Cost"), mostly H1.s resamples.
+ * queries, 7 modes, 20 predictors) takes 20–55 s in the worker on a loaded 2-core machine (docs/analysis.md "Cost"), mostly H1's resamples.
  */
 const done = new Map<string, RetrievalAnalysis>();
 const DONE_MAX = 8;
