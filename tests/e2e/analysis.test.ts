@@ -165,4 +165,12 @@ describe('Analysis of a retrieval report', () => {
     expect(await page.locator('[data-testid=h1-table]').count()).toBe(0);
     expect(await page.locator('[data-testid=h2-row]').count()).toBe(1);
   });
+
+  test('at 400 px the analysis and the simulator scroll inside their own boxes, the page not sideways', async () => {
+    await open('e2e-analysis-1');
+    await page.locator('[data-testid=analysis-scatter][data-rendered=true]').waitFor();
+    await page.setViewportSize({ width: 400, height: 800 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
 });
