@@ -26,6 +26,8 @@ export class AnalysisState {
   result = $state.raw<RetrievalAnalysis | null>(null);
   running = $state(false);
   error = $state<string | null>(null);
+  /** Why the report is not analysed (a share link's summary holds only some rows), or null. */
+  skipped = $state<string | null>(null);
   /** The H1 row (h1RowId) the scatter shows. */
   picked = $state<string | null>(null);
   /** H2 shows the pairs with this mode ('' : every pair). */
@@ -57,6 +59,10 @@ export class AnalysisState {
     this.report = report;
     this.result = null;
     this.error = null;
+    this.skipped = report.truncated
+      ? `No analysis: this is a summary of the report (${report.rows.length} of ${report.truncated.rows} rows, chosen as the worst), and correlations or mode comparisons on it would mislead. Open the full report file to see H1 and H2.`
+      : null;
+    if (this.skipped) { this.running = false; return; }
     this.running = true;
     try {
       const key = await doneKey(report, opts);
