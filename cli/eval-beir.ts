@@ -6,12 +6,12 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import { evaluateBeir, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
-import type { IrScores } from '../src/lib/eval/ir-metrics.ts';
+import { beirEvalResult, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
+import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
+import { retrievalReport, runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
-import { buildReport } from '../src/lib/reports/build.ts';
-import { serializeReport, type ReportRow } from '../src/lib/reports/format.ts';
-import { finiteOrNull, reportEnvironment, retrievalReportRow } from '../src/lib/reports/from-run.ts';
+import { serializeReport } from '../src/lib/reports/format.ts';
+import { reportEnvironment } from '../src/lib/reports/from-run.ts';
 import { DEFAULT_BM25 } from '../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
@@ -38,9 +38,11 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
                     (--k1, --b and --chunk apply to --data; an artifact keeps the settings it was built with)
   --run-out FILE    write the rankings as a TREC run file
   --json            print one JSON object on the last line of stdout
-  --report-out FILE write each mode's run as a RAG Lab report (format v1, kind retrieval: per-query scores and top
-                    10 ids, the summary with 95% bootstrap intervals); with several modes FILE gets -<mode> before
-                    .json (run.json → run-sparse.json, run-dense.json); the files written are named on stderr
+  --report-out FILE write the run as ONE RAG Lab report (format v1, kind retrieval) holding every mode: a row per
+                    (mode, query) with the IR scores, query_ms, the query's predictors and the top 10 ids; the
+                    summary per mode with 95% bootstrap intervals (rag-lab analyze reads it for H1 / H2)
+  --no-predictors   skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC,
+                    WIG; computed per query on lists of ${QPP_DEFAULTS.listDepth} by default)
   --index KIND      vector index: auto | exact | int8 | hnsw (default auto)
 ${MODEL_HELP}
 `;
@@ -82,6 +84,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string', default: 'sparse' }, split: { type: 'string', default: 'test' },
     k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
     'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    'no-predictors': { type: 'boolean', default: false },
     index: { type: 'string', default: 'auto' },
     ...KB_ARGS,
     ...MODEL_ARGS,
@@ -103,8 +106,8 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const need = { dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) };
   // Output paths are checked before any work, so a typo does not cost the run.
   if (values['run-out']) checkOutputFile(values['run-out'], '--run-out');
-  const reportFiles = values['report-out'] ? reportPaths(values['report-out'], modes) : null;
-  if (reportFiles) for (const f of reportFiles.values()) checkOutputFile(f, '--report-out');
+  const reportFile = values['report-out'] ?? null;
+  if (reportFile) checkOutputFile(reportFile, '--report-out');
   checkModelArgs(values, need);
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
   const dataDir = values.data ? resolve(values.data) : null;
@@ -159,46 +162,45 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const unloaded: Partial<Record<RetrievalMode, string>> = {};
   for (const m of modes) { const why = missingModel(m, models.failed); if (why) unloaded[m] = why; }
   const runLines: string[] = [];
-  const perQuery = new Map<RetrievalMode, ReportRow[]>();
-  const result = await evaluateBeir(kb, queries, qrels, {
-    dataset, modes: modes.filter((m) => !unloaded[m]), depth: 100, search: {}, models: models.search,
-    ...(values['run-out'] ? { runLines } : {}),
-    ...(reportFiles ? { onQuery: (mode: RetrievalMode, q: BeirQuery, ranked: readonly string[], scores: IrScores) => {
-      let rows = perQuery.get(mode);
-      if (!rows) perQuery.set(mode, (rows = []));
-      rows.push(retrievalReportRow(dataset, q, scores, ranked));
-    } } : {}),
+  const depth = 100;
+  const predictors = !values['no-predictors'];
+  const candidateK = kb.options.chunking !== false ? depth * 10 : depth;
+  const embedder = need.dense ? values.embedder ?? DEFAULT_MODELS.embedder : null;
+  const reranker = need.reranker ? values.reranker ?? DEFAULT_MODELS['cross-encoder'] : null;
+  const config = {
+    kind: 'retrieval', modes, dataset, kb: values.kb ? source.label : null, depth, candidateK,
+    split: values.split, k1: values.kb ? null : k1, b: values.kb ? null : b, chunk: values.kb ? null : values.chunk, index: values.index,
+    embedder, reranker, dtype: values.dtype,
+    predictors, qpp: predictors ? { ...QPP_DEFAULTS, entropyK: candidateK } : null,
+  };
+  const dataHash = (await sha256Hex(source.hashText)).slice(0, 16);
+  const configHash = (await sha256Hex(JSON.stringify(['retrieval', 2, dataHash, config]))).slice(0, 24);
+  const run = await runRetrievalBenchmark({
+    kb, queries, qrels, dataset, modes: modes.filter((m) => !unloaded[m]), models: models.search, depth,
+    predictors, configHash, ...(values['run-out'] ? { runLines } : {}),
   });
-  result.skipped = { ...unloaded, ...result.skipped };
+  run.skipped = [...Object.entries(unloaded).map(([mode, reason]) => ({ mode: mode as RetrievalMode, reason })), ...run.skipped];
+  for (const n of run.notes) log(n);
+  const result = beirEvalResult(run);
   if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
-  if (reportFiles) {
-    const settings = {
-      split: values.split, k1: values.kb ? null : k1, b: values.kb ? null : b, chunk: values.kb ? null : values.chunk, index: values.index,
-      embedder: need.dense ? values.embedder ?? DEFAULT_MODELS.embedder : null, reranker: need.reranker ? values.reranker ?? DEFAULT_MODELS['cross-encoder'] : null, dtype: values.dtype,
-    };
-    const dataHash = (await sha256Hex(source.hashText)).slice(0, 16);
-    for (const [mode, file] of reportFiles) {
-      const rows = perQuery.get(mode);
-      if (!rows || !result.modes[mode]) continue;
-      const config = { kind: 'retrieval', mode, dataset, kb: values.kb ? source.label : null, depth: 100, ...settings };
-      const report = buildReport({
-        kind: 'retrieval', evaluator: mode, config,
-        configHash: (await sha256Hex(JSON.stringify(['retrieval', 1, dataHash, config]))).slice(0, 24),
-        data: { dataset, revision: values.kb ? /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null : null, subsets: [values.split], source: values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
-        seed: 0, n: null, rows,
-        environment: reportEnvironment({
-          runtime: 'node', agent: `node ${process.version} (${process.platform})`,
-          models: [
-            ...(MODES[mode].needsDense && settings.embedder ? [{ task: 'embedder', id: settings.embedder, dtype: values.dtype, device: 'cpu' }] : []),
-            ...(MODES[mode].needsReranker && settings.reranker ? [{ task: 'cross-encoder', id: settings.reranker, dtype: values.dtype, device: 'cpu' }] : []),
-          ],
-        }, null, null),
-        runNotes: [...source.notes],
-        extra: { queries: result.queries, mean_ms: finiteOrNull(result.modes[mode]!.mean_ms), p95_ms: finiteOrNull(result.modes[mode]!.p95_ms) },
-      });
-      writeText(file, serializeReport(report));
-      process.stderr.write(`report written to ${file} (${mode}, ${rows.length} queries)\n`);
-    }
+  if (reportFile && run.modes.length === 0) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
+  else if (reportFile) {
+    const report = retrievalReport(run, {
+      config,
+      configHash,
+      data: { dataset, revision: values.kb ? /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null : null, subsets: [values.split], source: values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
+      seed: 0,
+      environment: reportEnvironment({
+        runtime: 'node', agent: `node ${process.version} (${process.platform})`,
+        models: [
+          ...(embedder ? [{ task: 'embedder', id: embedder, dtype: values.dtype, device: 'cpu' }] : []),
+          ...(reranker ? [{ task: 'cross-encoder', id: reranker, dtype: values.dtype, device: 'cpu' }] : []),
+        ],
+      }, null, null),
+      runNotes: [...source.notes],
+    });
+    writeText(reportFile, serializeReport(report));
+    process.stderr.write(`report written to ${reportFile} (${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries)\n`);
   }
   if (values.json) console.log(JSON.stringify(result));
   else console.log(formatTable(result));
@@ -208,13 +210,6 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     const ran = Object.keys(result.modes).length;
     throw new CliError(ran === 0 ? 'no mode could run' : `${skipped.length} of ${modes.length} modes skipped (${skipped.map(([m]) => m).join(', ')}); the results of the others are above`);
   }
-}
-
-/** The report file of each mode: FILE itself for one mode, else FILE with -<mode> before .json (or at the end). */
-export function reportPaths(file: string, modes: readonly RetrievalMode[]): Map<RetrievalMode, string> {
-  if (modes.length === 1) return new Map([[modes[0]!, file]]);
-  const m = /^(.*?)(\.json)?$/i.exec(file)!;
-  return new Map(modes.map((mode) => [mode, `${m[1]}-${mode}${m[2] ?? ''}`]));
 }
 
 export function formatTable(r: BeirEvalResult): string {

@@ -1,8 +1,7 @@
-/** Report rows from runs (src/lib/reports/from-run.ts) and eval-beir's report file names. */
+/** Report rows from runs (src/lib/reports/from-run.ts). */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { reportPaths } from '../../cli/eval-beir.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import type { PipelineRowResult } from '../../src/lib/eval/ragbench-pipeline.ts';
 import { baselineEntries, finiteOrNull, pipelineReportRow, retrievalReportRow, validateReportRow } from '../../src/lib/reports/from-run.ts';
@@ -35,25 +34,21 @@ describe('report rows', () => {
     expect('error' in pipelineReportRow('emanual', { ...base, status: 'rejected' })).toBe(false);
   });
 
-  test('retrieval: the top 10 ids, the IR scores, the dataset as group', () => {
+  test('retrieval: key mode:query, the mode as group, the top 10 ids, the IR scores, query_ms and the predictors', () => {
     const ids = Array.from({ length: 30 }, (_, i) => `d${i}`);
-    const r = retrievalReportRow('scifact', { id: '1', text: 'query' }, { 'ndcg@10': 0.5, 'mrr@10': 1, 'p@3': 1 / 3, 'p@5': 0.2, 'r@5': 0.5, 'r@100': 1 }, ids);
+    const r = retrievalReportRow('dense', { id: '1', text: 'query' }, { 'ndcg@10': 0.5, 'mrr@10': 1, 'p@3': 1 / 3, 'p@5': 0.2, 'r@5': 0.5, 'r@100': 1 }, ids,
+      { queryMs: 1.5, predictors: { 'qpp.nqc.dense': 0.25, 'qpp.entropy.dense.cdf': NaN } });
+    expect(v.safeParse(ReportRowSchema, r).success).toBe(true);
     expect(r.retrieved).toEqual(ids.slice(0, 10));
-    expect(r).toMatchObject({ key: '1', group: 'scifact', question: 'query', answer: '' });
+    expect(r).toMatchObject({ key: 'dense:1', group: 'dense', question: 'query', answer: '' });
     expect(r.scores['p@3']).toBeCloseTo(1 / 3, 12);
+    expect(r.scores).toMatchObject({ query_ms: 1.5, 'qpp.nqc.dense': 0.25, 'qpp.entropy.dense.cdf': null });
+    expect(retrievalReportRow('sparse', { id: '1', text: 'q' }, { 'ndcg@10': 0, 'mrr@10': 0, 'p@3': 0, 'p@5': 0, 'r@5': 0, 'r@100': 0 }, []).scores.query_ms).toBeNull();
   });
 
   test('baselines: one entry per evaluator and figure, NaN as null', () => {
     const b = baselineEntries('emanual', { ragas: { auroc: 0.6, rmse_relevance: 0.2 }, trulens: { auroc: NaN, rmse_relevance: 0.3 }, gpt3: { auroc: 0.5, rmse_relevance: 0.1, rmse_utilization: 0.4 } });
     expect(b).toHaveLength(7);
     expect(b).toContainEqual({ group: 'emanual', evaluator: 'trulens', metric: 'auroc', value: null });
-  });
-});
-
-describe('eval-beir report paths', () => {
-  test('one mode: the file itself; several: -<mode> before .json, or at the end', () => {
-    expect([...reportPaths('out/r.json', ['sparse']).values()]).toEqual(['out/r.json']);
-    expect(Object.fromEntries(reportPaths('out/r.json', ['sparse', 'dense']))).toEqual({ sparse: 'out/r-sparse.json', dense: 'out/r-dense.json' });
-    expect(Object.fromEntries(reportPaths('out/r', ['sparse', 'rrf']))).toEqual({ sparse: 'out/r-sparse', rrf: 'out/r-rrf' });
   });
 });

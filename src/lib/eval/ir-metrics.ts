@@ -38,6 +38,9 @@ export function recallAt(run: readonly string[], rel: Judgements, k: number): nu
   return hits / total;
 }
 
+/** The per-query metrics, in the order tables show them. */
+export const IR_METRIC_IDS = ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100'] as const;
+
 export interface IrScores {
   'ndcg@10': number;
   'mrr@10': number;
@@ -60,7 +63,7 @@ export function irScores(run: readonly string[], rel: Judgements): IrScores {
 
 /** Mean of each metric over queries; NaN (no data, `null` in JSON) when there is no query. */
 export function meanScores(all: readonly IrScores[]): IrScores {
-  const keys = ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100'] as const;
+  const keys = IR_METRIC_IDS;
   const out = Object.fromEntries(keys.map((k) => [k, all.length === 0 ? NaN : 0])) as unknown as IrScores;
   if (all.length === 0) return out;
   for (const s of all) for (const k of keys) out[k] += s[k];

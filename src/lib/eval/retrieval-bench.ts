@@ -9,15 +9,23 @@
  * Queries without judgements are skipped and counted; a mode that cannot run is listed with its reason, never
  * zero-filled.
  *
- * CONTRACT STUB (issue 13): signatures fixed; the session helper implements the bodies.
+ * Order: modes in MODE_IDS order, each over every judged query. The predictors are per query (they read the query's
+ * BM25 list and dense list, not a mode's fusion), computed once and put on every mode's row of the query; the query
+ * vector is embedded once per query for the predictors and all dense modes. A row found in the cache is used as is
+ * (and counted); a cache that cannot read or write a row costs a recomputation or a note, never the run.
  */
 import type { BeirQuery, Qrels } from '../data/beir.ts';
+import { buildReport } from '../reports/build.ts';
 import type { JsonValue, Report, ReportRow } from '../reports/format.ts';
+import { finiteOrNull, retrievalReportRow } from '../reports/from-run.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import type { RetrievalMode } from '../retrieval/modes.ts';
-import type { SearchModels, SearchOptions } from '../retrieval/search.ts';
-import type { IrScores } from './ir-metrics.ts';
-import type { QppOptions } from './qpp.ts';
+import { MODE_IDS, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
+import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type SearchOptions } from '../retrieval/search.ts';
+import { IR_METRIC_IDS, irScores, meanScores, type IrScores } from './ir-metrics.ts';
+import { QPP_DEFAULTS, queryPredictors, type QppOptions } from './qpp.ts';
+import { sampleRows } from './ragbench-validate.ts';
+import { mean, percentile } from './stats.ts';
+import { trecRunLines } from './trec-run.ts';
 
 export const retrievalRowKey = (mode: RetrievalMode, queryId: string): string => `${mode}:${queryId}`;
 
@@ -76,9 +84,152 @@ export interface RetrievalRun {
   notes: string[];
 }
 
+/** A cached row that failed its checks (checksum, shape, key): the run computes the row again and says why. */
+export class InvalidCachedRow extends Error {
+  constructor(readonly reason: string) { super(reason); this.name = 'InvalidCachedRow'; }
+}
+
+/** The score field of a row's latency (non-model stages, ms). */
+export const QUERY_MS = 'query_ms';
+
+/** Counts and the first message of one kind of cache trouble, for one note. */
+class Trouble {
+  count = 0;
+  first = '';
+  add(msg: string) { if (this.count++ === 0) this.first = msg; }
+  note(what: string): string[] { return this.count ? [`${this.count} ${what} (first: ${this.first})`] : []; }
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The encoder with each query text embedded once: the predictors and every dense mode share the vector. */
+function sharedEncoder(encoder: QueryEncoder | null | undefined): QueryEncoder | null {
+  if (!encoder) return null;
+  const vectors = new Map<string, Promise<Float32Array>>();
+  return {
+    embedQuery(text) {
+      let p = vectors.get(text);
+      if (!p) {
+        p = encoder.embedQuery(text);
+        vectors.set(text, p);
+        p.catch(() => vectors.delete(text));
+      }
+      return p;
+    },
+  };
+}
+
+/** The IR scores a row carries (a cached row's null → NaN, as ir-metrics would give). */
+const rowIrScores = (row: ReportRow): IrScores =>
+  Object.fromEntries(IR_METRIC_IDS.map((k) => [k, row.scores[k] ?? NaN])) as unknown as IrScores;
+
+const hasPredictors = (row: ReportRow) => Object.keys(row.scores).some((k) => k.startsWith('qpp.'));
+
 export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise<RetrievalRun> {
-  void input;
-  throw new Error('not implemented');
+  const { kb, qrels, cache, signal } = input;
+  const depth = input.depth ?? 100;
+  const judgedAll = input.queries.filter((q) => qrels.has(q.id));
+  const judged = input.maxQueries == null ? judgedAll : sampleRows(judgedAll, Math.max(0, input.maxQueries), input.seed ?? 0);
+  const unjudged = input.queries.length - judgedAll.length;
+  const modes = MODE_IDS.filter((m) => input.modes.includes(m));
+  // Chunked: over-fetch chunks so `depth` distinct documents survive dedup.
+  const candidateK = input.search?.candidateK ?? (kb.options.chunking !== false ? depth * 10 : depth);
+  const encoder = sharedEncoder(input.models.encoder);
+  const models: SearchModels = { ...input.models, encoder };
+  const caps = capabilitiesOf(kb, models);
+  const qpp: QppOptions = { ...QPP_DEFAULTS, ...input.qpp, entropyK: input.qpp?.entropyK ?? candidateK };
+  let predictorsOn = input.predictors ?? true;
+  const predictorCache = new Map<string, Record<string, number | null>>();
+  const notes: string[] = [];
+  const readFailed = new Trouble(), invalid = new Trouble(), putFailed = new Trouble();
+  let stale = 0;
+  // A TREC run needs every ranking to depth, which a cached row (top 10 ids) does not keep.
+  const readCache = cache && !input.runLines ? cache : null;
+  if (cache && input.runLines) notes.push('cached rows were not read: the TREC run file needs every ranking to its full depth');
+
+  /** The query's predictors: from a row of it already made (this run or the cache), else computed once. */
+  const predictorsOf = async (q: BeirQuery): Promise<Record<string, number | null>> => {
+    const known = predictorCache.get(q.id);
+    if (known) return known;
+    let out: Record<string, number | null> = {};
+    try {
+      const terms = kb.bm25.queryTerms(q.text);
+      const sparse = terms.length > 0 ? kb.bm25.search(terms, qpp.listDepth, kb.itemId) : [];
+      const dense = kb.dense && encoder ? kb.dense.search(await encoder.embedQuery(q.text), qpp.listDepth, kb.itemId) : null;
+      out = queryPredictors(kb, terms, { sparse, dense }, qpp);
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      predictorsOn = false;
+      notes.push(`the query performance predictors could not be computed (${message(e)}); the rows have none`);
+    }
+    predictorCache.set(q.id, out);
+    return out;
+  };
+
+  const rows: ReportRow[] = [];
+  const summaries: RetrievalModeSummary[] = [];
+  const skipped: RetrievalRun['skipped'] = [];
+  for (const mode of modes) {
+    const avail = modeAvailability(mode, caps);
+    if (!avail.available) { skipped.push({ mode, reason: avail.reason }); continue; }
+    const modeRows: ReportRow[] = [];
+    const perQuery: IrScores[] = [];
+    const latencies: number[] = [];
+    let cached = 0;
+    let unavailable: string | null = null;
+    for (let i = 0; i < judged.length; i++) {
+      signal?.throwIfAborted();
+      const q = judged[i]!;
+      const key = retrievalRowKey(mode, q.id);
+      let row: ReportRow | undefined;
+      if (readCache) {
+        try {
+          row = await readCache.get(input.configHash, key);
+          // A row made without predictors does not serve a run that wants them.
+          if (row && predictorsOn && !hasPredictors(row)) { row = undefined; stale++; }
+        } catch (e) {
+          row = undefined;
+          if (e instanceof InvalidCachedRow) invalid.add(`${key}: ${e.reason}`);
+          else readFailed.add(message(e));
+        }
+      }
+      if (row) {
+        cached++;
+        if (predictorsOn && !predictorCache.has(q.id)) {
+          predictorCache.set(q.id, Object.fromEntries(Object.entries(row.scores).filter(([k]) => k.startsWith('qpp.'))));
+        }
+      } else {
+        const out = await search(kb, q.text, { candidateK, ...input.search, mode, topK: depth, dedup: true, rejectThreshold: 0 }, models);
+        if (out.status === 'unavailable') { unavailable = out.reason; break; }
+        const hits = out.hits.map((h) => ({ id: h.docId, score: h.score }));
+        const ranked = hits.map((h) => h.id);
+        input.runLines?.push(...trecRunLines(q.id, hits, `rag-lab-${mode}`));
+        const predictors = predictorsOn ? await predictorsOf(q) : {};
+        row = retrievalReportRow(mode, q, irScores(ranked, qrels.get(q.id)!), ranked, { queryMs: out.telemetry?.queryMs ?? null, predictors });
+        if (cache) {
+          try { await cache.put(input.configHash, key, row); } catch (e) { putFailed.add(message(e)); }
+        }
+      }
+      modeRows.push(row);
+      perQuery.push(rowIrScores(row));
+      const ms = row.scores[QUERY_MS];
+      if (typeof ms === 'number') latencies.push(ms);
+      input.onProgress?.({ mode, done: i + 1, total: judged.length, cached });
+    }
+    if (unavailable !== null) { skipped.push({ mode, reason: unavailable }); continue; }
+    rows.push(...modeRows);
+    summaries.push({
+      mode, queries: modeRows.length, means: meanScores(perQuery),
+      mean_ms: finiteOrNull(mean(latencies)), p95_ms: finiteOrNull(percentile(latencies, 95)), cached,
+    });
+  }
+  notes.push(
+    ...invalid.note('cached rows failed their checks and were computed again'),
+    ...readFailed.note('cached rows could not be read and were computed again'),
+    ...(stale ? [`${stale} cached rows had no predictors and were computed again`] : []),
+    ...putFailed.note('rows could not be cached (the run is complete; a rerun computes them again)'),
+  );
+  return { dataset: input.dataset, judged: judged.length, unjudged, rows, modes: summaries, skipped, notes };
 }
 
 export interface RetrievalReportContext {
@@ -90,10 +241,30 @@ export interface RetrievalReportContext {
   title?: string;
   createdAt?: string;
   runNotes?: string[];
+  /** The sample size asked for (maxQueries), null for all. Default null. */
+  n?: number | null;
 }
 
 /** The run as one retrieval report (see the module comment); evaluator = the mode when one ran, else 'modes'. */
 export function retrievalReport(run: RetrievalRun, ctx: RetrievalReportContext): Report {
-  void run; void ctx;
-  throw new Error('not implemented');
+  const notes = [
+    ...(ctx.runNotes ?? []),
+    ...(run.unjudged > 0 ? [`${run.unjudged} queries without judgements were skipped`] : []),
+    ...run.skipped.map((s) => `${s.mode}: skipped: ${s.reason}`),
+    ...run.notes,
+  ];
+  return buildReport({
+    kind: 'retrieval', evaluator: run.modes.length === 1 ? run.modes[0]!.mode : 'modes',
+    config: ctx.config, configHash: ctx.configHash, data: ctx.data, environment: ctx.environment,
+    seed: ctx.seed ?? 0, n: ctx.n ?? null, rows: run.rows,
+    ...(ctx.title !== undefined ? { title: ctx.title } : {}),
+    ...(ctx.createdAt !== undefined ? { createdAt: ctx.createdAt } : {}),
+    runNotes: notes,
+    extra: {
+      queries: run.judged, unjudged: run.unjudged,
+      modes: run.modes.map((m) => ({ mode: m.mode, queries: m.queries, mean_ms: finiteOrNull(m.mean_ms), p95_ms: finiteOrNull(m.p95_ms) })),
+      skipped_modes: Object.fromEntries(run.skipped.map((s) => [s.mode, s.reason])),
+    },
+  });
 }
+

@@ -6,7 +6,9 @@
  *   validate: key `${subset}:${ragbenchRowKey(row)}`, answer = the dataset's response, contexts = its documents,
  *     scores = the four TRACe predictions, gold = RAGBench's labels, reference = the baseline evaluators' columns;
  *   pipeline: key `${subset}:${id}`, our answer, status, retrieved chunk ids, TRACe + `recall` / `relevant_recall`;
- *   retrieval: key = query id, group = dataset, scores = the per-query IR metrics, retrieved = the top 10 ids.
+ *   retrieval: key `${mode}:${queryId}`, group = mode, scores = the per-query IR metrics, `query_ms` and the query's
+ *     `qpp.*` predictors, retrieved = the top 10 ids (eval/retrieval-bench.ts; older single-mode reports used key =
+ *     query id, group = dataset, and stay readable).
  */
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
 import type { IrScores } from '../eval/ir-metrics.ts';
@@ -56,11 +58,19 @@ export function pipelineReportRow(subset: string, r: PipelineRowResult): ReportR
   };
 }
 
-/** One judged query of a retrieval run. */
-export function retrievalReportRow(dataset: string, query: { id: string; text: string }, scores: IrScores, retrieved: readonly string[]): ReportRow {
+/** One judged query of a retrieval run in one mode: its IR scores, latency (non-model stages) and predictors. */
+export function retrievalReportRow(
+  mode: string, query: { id: string; text: string }, scores: IrScores, retrieved: readonly string[],
+  extra: { queryMs: number | null; predictors: Readonly<Record<string, number | null>> } = { queryMs: null, predictors: {} },
+): ReportRow {
   return {
-    key: query.id, group: dataset, question: query.text, answer: '', retrieved: retrieved.slice(0, 10),
-    scores: Object.fromEntries(Object.entries(scores).map(([k, x]) => [k, finiteOrNull(x)])), gold: {},
+    key: `${mode}:${query.id}`, group: mode, question: query.text, answer: '', retrieved: retrieved.slice(0, 10),
+    scores: {
+      ...Object.fromEntries(Object.entries(scores).map(([k, x]) => [k, finiteOrNull(x)])),
+      query_ms: finiteOrNull(extra.queryMs),
+      ...Object.fromEntries(Object.entries(extra.predictors).map(([k, x]) => [k, finiteOrNull(x)])),
+    },
+    gold: {},
   };
 }
 
