@@ -16,3 +16,12 @@ export function startCompareWorker(): { api: Comlink.Remote<CompareWorkerApi>; t
   void api.attachHelper(Comlink.transfer(channel.port1, [channel.port1]));
   return { api, terminate: () => { worker.terminate(); second.terminate(); } };
 }
+
+/**
+ * One compare worker for seed B's analysis of a report (`analyze`: H1 intervals and H2's 10,000 resamples and
+ * permutations run there, never on the main thread). It has no helper: `analyze` runs on one thread.
+ */
+export function startAnalysisWorker(): { api: Comlink.Remote<CompareWorkerApi>; terminate(): void } {
+  const worker = start();
+  return { api: Comlink.wrap<CompareWorkerApi>(worker), terminate: () => worker.terminate() };
+}

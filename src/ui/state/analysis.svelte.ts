@@ -1,0 +1,78 @@
+/**
+ * The one owner of a shown retrieval report's analysis (RetrievalAnalysis.svelte): seed B's H1 and H2
+ * (src/lib/eval/analysis.ts) computed in a compare worker — never on the main thread: 10,000 bootstrap resamples
+ * per H1 row and per H2 pair, and 10,000 permutations — with its running flag, the result or an error in words, the
+ * H1 row the scatter shows and the H2 filter. A new report while one is analysed terminates that worker and starts a
+ * fresh one, so only the latest report's analysis is shown.
+ */
+import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
+import type { Report } from '../../lib/reports/format.ts';
+import { h1RowId } from '../analysis-view.ts';
+import { startAnalysisWorker } from '../compare-client.ts';
+
+type Worker = ReturnType<typeof startAnalysisWorker>;
+
+export class AnalysisState {
+  report = $state.raw<Report | null>(null);
+  result = $state.raw<RetrievalAnalysis | null>(null);
+  running = $state(false);
+  error = $state<string | null>(null);
+  /** The H1 row (h1RowId) the scatter shows. */
+  picked = $state<string | null>(null);
+  /** H2 shows the pairs with this mode ('' : every pair). */
+  mode = $state('');
+  private worker: Worker | null = null;
+  private run = 0;
+
+  constructor(private readonly start: () => Worker = startAnalysisWorker) {}
+
+  get pickedRow(): H1Row | null {
+    return this.result?.h1.find((r) => h1RowId(r) === this.picked) ?? null;
+  }
+
+  /** The picked row's points (one per query; a pass over the report's rows, cheap enough here). */
+  get points(): { x: number[]; y: number[]; keys: string[] } | null {
+    const row = this.pickedRow;
+    return row && this.report && this.result ? h1Points(this.report, row, this.result.metric) : null;
+  }
+
+  /** Analyses `report` in the compare worker (the latest call wins). */
+  async analyze(report: Report, opts: Partial<AnalysisOptions> = {}): Promise<void> {
+    const run = ++this.run;
+    if (this.running) this.stopWorker();
+    this.report = report;
+    this.result = null;
+    this.error = null;
+    this.running = true;
+    try {
+      this.worker ??= this.start();
+      const out = await this.worker.api.analyze(report, opts);
+      if (run !== this.run) return;
+      if (!out.ok) { this.error = out.message; return; }
+      this.result = out;
+      // The scatter starts at the first row with a correlation (the picked one when it is still there).
+      if (!out.h1.some((r) => h1RowId(r) === this.picked)) {
+        const first = out.h1.find((r) => r.pearson_r !== null) ?? out.h1[0];
+        this.picked = first ? h1RowId(first) : null;
+      }
+      if (this.mode && !out.modes.includes(this.mode)) this.mode = '';
+    } catch (e) {
+      if (run !== this.run) return;
+      this.error = `The analysis could not be computed: ${(e as Error).message || String(e)}`;
+    } finally {
+      if (run === this.run) this.running = false;
+    }
+  }
+
+  private stopWorker(): void {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+
+  /** The view went away: an analysis in flight is dropped and the worker ends. */
+  dispose(): void {
+    this.run++;
+    this.running = false;
+    this.stopWorker();
+  }
+}
