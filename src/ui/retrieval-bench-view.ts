@@ -1,11 +1,10 @@
 /**
  * What the Benchmark tab's retrieval part shows, computed without the DOM: the modes to choose from with their
  * availability (from the models worker's loaded list), the knowledge bases that can be benchmarked, the max-queries
- * field's check, the progress line and the run's queries for the α simulator (a picked folder's paths: build-files.ts).
+ * field's check and the progress line (a picked folder's paths: build-files.ts; the α simulator's queries: alpha-sim-view.ts).
  */
 import type { KbEntry } from '../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../lib/build/types.ts';
-import type { Report } from '../lib/reports/format.ts';
 import { MODE_IDS, MODES, modeAvailability, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
 
@@ -14,7 +13,7 @@ export interface ModeChoice { mode: RetrievalMode; label: string; description: s
 const LOAD_EMBEDDER = 'needs an embedding model: load one under Settings → Models';
 const LOAD_RERANKER = 'needs a cross-encoder: load one under Settings → Models';
 
-/** Every mode in seed B's order, available or disabled with what to load. */
+/** Every mode in MODE_IDS order, available or disabled with what to load. */
 export function modeChoices(loaded: ReadonlyArray<{ task: string }>): ModeChoice[] {
   const caps = {
     dense: loaded.some((m) => m.task === 'embedder'), reranker: loaded.some((m) => m.task === 'cross-encoder'),
@@ -26,7 +25,7 @@ export function modeChoices(loaded: ReadonlyArray<{ task: string }>): ModeChoice
   });
 }
 
-/** The chosen modes that can run now, in seed B's order (a chosen mode whose model was unloaded is left out). */
+/** The chosen modes that can run now, in MODE_IDS order (a chosen mode whose model was unloaded is left out). */
 export function runnableModes(chosen: readonly RetrievalMode[], choices: readonly ModeChoice[]): RetrievalMode[] {
   return choices.filter((c) => c.available && chosen.includes(c.mode)).map((c) => c.mode);
 }
@@ -67,23 +66,4 @@ export function progressText(p: RetrievalBenchProgress | null): string {
   if (p.phase === 'load') return `Loading (${p.stage}) ${p.done} / ${p.total}`;
   if (p.phase === 'embed') return `Embedding the documents ${p.done} / ${p.total}`;
   return `${MODES[p.mode].label} (${p.mode}): ${p.done} / ${p.total} queries${p.cached > 0 ? ` (${p.cached} cached)` : ''}`;
-}
-
-/** The query id of a multi-mode retrieval row key `${mode}:${queryId}` (an old single-mode key is the id itself). */
-export function queryIdOfKey(key: string): string {
-  const i = key.indexOf(':');
-  return i > 0 && (MODE_IDS as readonly string[]).includes(key.slice(0, i)) ? key.slice(i + 1) : key;
-}
-
-/** The run's queries for the α simulator's picker, once each, in the report's order. */
-export function simulatorQueries(r: Report): Array<{ id: string; text: string }> {
-  const seen = new Set<string>();
-  const out: Array<{ id: string; text: string }> = [];
-  for (const row of r.rows) {
-    const id = queryIdOfKey(row.key);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push({ id, text: row.question });
-  }
-  return out;
 }
