@@ -180,11 +180,16 @@ export async function runRetrieval(c: RetrievalBenchConfig, token: string | null
   const m = await modelsFor(l, c.modes, models, signal, onProgress);
   const candidateK = l.kb.options.chunking === false ? RETRIEVAL_DEPTH : RETRIEVAL_DEPTH * 10;
   const dataHash = l.kbKey;
-  const settings = { depth: RETRIEVAL_DEPTH, split: c.split, embedder: m.ids['embedder'] ?? null, reranker: m.ids['reranker'] ?? null };
+  const predictors = c.predictors ?? true;
+  // What decides a row's values: the data and knowledge base (content key, its settings), the models, depth and pool.
+  const settings = {
+    depth: RETRIEVAL_DEPTH, candidateK, split: c.split, kbOptions: JSON.parse(JSON.stringify(l.kb.options)) as JsonValue,
+    embedder: m.ids['embedder'] ?? null, reranker: m.ids['reranker'] ?? null,
+  };
   const configHash = (await sha256Hex(JSON.stringify(['retrieval-bench', 1, dataHash, settings]))).slice(0, 24);
   const run = await runRetrievalBenchmark({
     kb: l.kb, queries: l.queries, qrels: l.qrels, dataset: l.dataset, modes: c.modes, models: m.search, depth: RETRIEVAL_DEPTH,
-    maxQueries: c.maxQueries, seed: c.seed, configHash, cache: rowCache, signal,
+    maxQueries: c.maxQueries, seed: c.seed, configHash, cache: rowCache, signal, predictors,
     onProgress: (p) => onProgress({ phase: 'run', ...p }),
   });
   const have = models ? await models.loaded() : [];
@@ -195,7 +200,7 @@ export async function runRetrieval(c: RetrievalBenchConfig, token: string | null
   }, null, null);
   const config: Record<string, JsonValue> = {
     kind: 'retrieval', source: sourceConfig(c), modes: [...c.modes], split: c.split, maxQueries: c.maxQueries, seed: c.seed,
-    depth: RETRIEVAL_DEPTH, candidateK, dataset: l.dataset, kb: l.data.kb, embedder: settings.embedder, reranker: settings.reranker,
+    depth: RETRIEVAL_DEPTH, candidateK, dataset: l.dataset, kb: l.data.kb, embedder: settings.embedder, reranker: settings.reranker, predictors,
   };
   const report = retrievalReport(run, {
     config, configHash, environment, seed: c.seed, runNotes: [...l.notes, ...m.notes],

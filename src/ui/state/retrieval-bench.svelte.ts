@@ -33,6 +33,8 @@ export class RetrievalBenchState {
   maxQueries = $state('');
   seed = $state(0);
   split = $state('test');
+  /** Per-query predictors for the analysis (H1); off makes a run a little faster. */
+  predictors = $state(true);
   running = $state(false);
   progress = $state.raw<RetrievalBenchProgress | null>(null);
   result = $state.raw<RetrievalBenchResult | null>(null);
@@ -101,7 +103,7 @@ export class RetrievalBenchState {
       if (!this.folder || this.folder.error !== null) return { ok: false, message: 'Pick a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) first.' };
       source = { kind: 'files' };
     }
-    return { ok: true, config: { source, modes, split: this.split.trim() || 'test', maxQueries: max.value, seed: this.seed } };
+    return { ok: true, config: { source, modes, split: this.split.trim() || 'test', maxQueries: max.value, seed: this.seed, predictors: this.predictors } };
   }
 
   async run(): Promise<void> {
