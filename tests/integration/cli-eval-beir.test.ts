@@ -108,36 +108,58 @@ describe('rag-lab eval-beir', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  test('--report-out: one retrieval report per mode (FILE-<mode>.json), figures equal to --json, path checked before work', async () => {
+  test('--report-out: ONE retrieval report with every mode (groups = modes, predictors on each row), figures equal to --json, path checked before work', async () => {
     const data = scifactSubset({ queries: 20, others: 200, parent: tempDir('rag-lab-scifact-report-') });
     const out = tempDir('rag-lab-beir-report-');
     const file = join(out, 'run.json');
-    const r = await cli(['eval-beir', '--data', data, '--modes', 'sparse,dense', '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/tiny-embedder',
+    const modes = ['sparse', 'dense', 'hybrid_calibrated'];
+    const r = await cli(['eval-beir', '--data', data, '--modes', modes.join(','), '--models-dir', FIXTURE_MODELS, '--embedder', 'rag-lab/tiny-embedder',
       '--no-cache', '--json', '--report-out', file]);
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
-    for (const mode of ['sparse', 'dense']) {
-      const path = join(out, `run-${mode}.json`);
-      expect(r.stderr).toContain(`report written to ${path}`);
-      const parsed = parseReportText(readFileSync(path, 'utf8'));
-      if (!parsed.ok) throw new Error(parsed.message);
-      const rep = parsed.report;
-      expect(rep).toMatchObject({ kind: 'retrieval', evaluator: mode, data: { dataset: 'scifact-subset', subsets: ['test'], source: 'local' } });
-      expect(rep.environment.runtime).toBe('node');
-      expect(rep.environment.models.map((m) => m.task)).toEqual(mode === 'dense' ? ['embedder'] : []);
-      expect(rep.rows).toHaveLength(20);
-      for (const row of rep.rows) {
-        expect(row.group).toBe('scifact-subset');
-        expect(row.retrieved!.length).toBeLessThanOrEqual(10);
-        expect(row.question.length).toBeGreaterThan(0);
-      }
+    expect(Object.keys(json).sort()).toEqual(['dataset', 'modes', 'queries', 'skipped']);
+    expect(r.stderr).toContain(`report written to ${file}`);
+    const parsed = parseReportText(readFileSync(file, 'utf8'));
+    if (!parsed.ok) throw new Error(parsed.message);
+    const rep = parsed.report;
+    expect(rep).toMatchObject({ kind: 'retrieval', evaluator: 'modes', data: { dataset: 'scifact-subset', subsets: ['test'], source: 'local' } });
+    expect(rep.config).toMatchObject({ modes, depth: 100, candidateK: 100, split: 'test', chunk: false, index: 'auto', embedder: 'rag-lab/tiny-embedder', predictors: true });
+    expect(rep.environment.runtime).toBe('node');
+    expect(rep.environment.models.map((m) => m.task)).toEqual(['embedder']);
+    expect(rep.rows).toHaveLength(60);
+    expect([...new Set(rep.rows.map((row) => row.group))]).toEqual(modes);
+    expect(rep.summary.extra).toMatchObject({ queries: 20, unjudged: 0, skipped_modes: {} });
+    for (const row of rep.rows) {
+      expect(row.key).toBe(`${row.group}:${row.key.split(':')[1]}`);
+      expect(row.retrieved!.length).toBeLessThanOrEqual(10);
+      expect(row.question.length).toBeGreaterThan(0);
+      for (const f of ['qpp.entropy.sparse.raw', 'qpp.entropy.dense.cdf', 'qpp.alpha.fusion.raw', 'qpp.nqc.sparse', 'qpp.wig.dense', 'qpp.clarity.sparse']) expect(f in row.scores, `${row.key} ${f}`).toBe(true);
+      expect(typeof row.scores['query_ms']).toBe('number');
+    }
+    for (const mode of modes) {
       for (const k of ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100']) {
-        const m = rep.summary.metrics.find((x) => x.id === k && x.group === null)!;
+        const m = rep.summary.metrics.find((x) => x.id === k && x.group === mode)!;
         expect(m.value, `${mode} ${k}`).toBeCloseTo(json.modes[mode][k], 10);
         expect(m.n).toBe(20);
       }
+      const ms = (rep.summary.extra['modes'] as Array<Record<string, unknown>>).find((x) => x['mode'] === mode)!;
+      expect(ms['mean_ms']).toBeCloseTo(json.modes[mode].mean_ms, 10);
     }
-    expect(existsSync(file)).toBe(false);
+    // The predictors describe the query, not the mode: the same on each mode's row of a query.
+    const q = rep.rows[0]!.key.split(':')[1];
+    const qpp = (row: (typeof rep.rows)[number]) => Object.entries(row.scores).filter(([k]) => k.startsWith('qpp.'));
+    const rowsOfQ = rep.rows.filter((row) => row.key.endsWith(`:${q}`));
+    expect(rowsOfQ).toHaveLength(3);
+    for (const row of rowsOfQ) expect(qpp(row)).toEqual(qpp(rowsOfQ[0]!));
+    // --no-predictors: the same figures, rows without qpp fields.
+    const plain = join(out, 'plain.json');
+    const np = await cli(['eval-beir', '--data', data, '--modes', 'sparse', '--no-predictors', '--json', '--report-out', plain]);
+    expect(np.code, np.stderr).toBe(0);
+    expect(JSON.parse(np.stdout.trim().split('\n').at(-1)!).modes.sparse).toMatchObject({ 'ndcg@10': json.modes.sparse['ndcg@10'] });
+    const pr = parseReportText(readFileSync(plain, 'utf8'));
+    if (!pr.ok) throw new Error(pr.message);
+    expect(pr.report.evaluator).toBe('sparse');
+    expect(pr.report.rows.every((row) => Object.keys(row.scores).every((k) => !k.startsWith('qpp.')))).toBe(true);
     // A report path in a folder that does not exist fails before anything is indexed.
     const bad = await cli(['eval-beir', '--data', data, '--report-out', join(out, 'no-such-dir', 'r.json')]);
     expect(bad.code).toBe(2);
