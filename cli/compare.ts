@@ -30,8 +30,8 @@ export function readReport(path: string): Report {
   return parsed.report;
 }
 
-/** Columns padded to their widest cell. */
-function table(rows: string[][]): string[] {
+/** Columns padded to their widest cell (the last column unpadded). */
+export function table(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, [...c].length); });
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length))).join('  ').trimEnd());

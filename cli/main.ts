@@ -5,6 +5,7 @@ import { fsErrorLine } from './fs-errors.ts';
 import { guardOutput } from './terminal.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
+  analyze: { run: (argv) => import('./analyze.ts').then((m) => m.analyzeCommand(argv)), help: 'Seed B\'s analysis of a retrieval report: H1 (predictors vs NDCG@10) and H2 (paired tests between modes)' },
   ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
   'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: 'Build a knowledge-base artifact (BEIR, RAGBench, .txt/.md folder) and optionally push it to the Hub' },
   compare: { run: (argv) => import('./compare.ts').then((m) => m.compareCommand(argv)), help: 'Compare saved reports: Δ vs a baseline with paired tests, W/T/L, config differences' },

@@ -8,6 +8,8 @@ import type { Calibration } from '../lib/retrieval/calibrate.ts';
 /** The entropy sliders' top: H of a uniform distribution over 100 candidates, log2(100) ≈ 6.64 bits. */
 export const H_MAX = Math.log2(100);
 export const H_STEP = 0.01;
+/** Where the sliders start: half the range, on a step. */
+export const H_START = Number((H_MAX / 2).toFixed(2));
 
 /** At most this many queries are listed in the picker at once (the search narrows them). */
 export const QUERY_LIST_LIMIT = 200;

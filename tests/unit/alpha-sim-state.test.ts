@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { FusionCandidates } from '../../src/lib/eval/alpha-sim.ts';
-import { barPercent, clampAlpha, filterQueries, goldRankText, H_MAX, reportQueries, simulationAlpha } from '../../src/ui/alpha-sim-view.ts';
+import { barPercent, clampAlpha, filterQueries, goldRankText, H_MAX, H_START, reportQueries, simulationAlpha } from '../../src/ui/alpha-sim-view.ts';
 
 const queries = [
   { id: 'q1', text: 'Vitamin D deficiency and bone loss' },
@@ -63,6 +63,7 @@ describe('which α the simulation runs at', () => {
 
 test('text and bars', () => {
   expect(H_MAX).toBeCloseTo(6.643856, 6);
+  expect(H_START).toBe(3.32);
   expect(goldRankText(3)).toBe('rank 3');
   expect(goldRankText(null)).toBe('not in the candidates');
   expect(barPercent(0.4321)).toBe(43.2);

@@ -3,15 +3,28 @@
  * fusion of one query's candidates re-ranked at any α, with the gold documents' positions and NDCG@10.
  *   α = H_dense / (H_dense + H_sparse + ε) (entropy.ts);  score = α·sparse_cal + (1 − α)·dense_cal (fusion.ts)
  *
- * CONTRACT STUB (issue 13): signatures fixed; the simulator helper implements the bodies.
+ * The candidates are what search.ts's hybrid fuse sees in one retrieval round: the union of BM25's and the dense
+ * index's top candidateK items, each with both scores computed exactly, calibrated over the union (cdf falls back to
+ * minmax without a corpus table). Re-fusing them at the hybrid_calibrated mode's α (`modeAlpha`) gives that mode's
+ * ranking (search.ts's pool doubling aside: with dedup it can widen the pool when the top candidates are chunks of
+ * few documents, which whole-document BEIR knowledge bases never need).
  */
-import type { Calibration } from '../retrieval/calibrate.ts';
+import { calibrate, CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
+import { dedupByDocument } from '../retrieval/dedup.ts';
+import { entropyAlpha } from '../retrieval/entropy.ts';
+import { linearFusion } from '../retrieval/fusion.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { ndcgAt } from './ir-metrics.ts';
+import { candidateEntropy, effectiveCalibration } from './qpp.ts';
 
 /** α and the two weights for the sliders: BM25 weight = α, dense weight = 1 − α. */
 export function sliderWeights(hDense: number, hSparse: number): { alpha: number; sparse: number; dense: number } {
-  void hDense; void hSparse;
-  throw new Error('not implemented');
+  if (!(hDense >= 0 && hSparse >= 0 && Number.isFinite(hDense) && Number.isFinite(hSparse))) {
+    throw new RangeError(`sliderWeights: entropies must be finite and ≥ 0 (H_dense=${hDense}, H_sparse=${hSparse})`);
+  }
+  // α = H_dense / (H_dense + H_sparse + ε): both 0 gives α = 0 (all weight on dense)
+  const alpha = entropyAlpha(hDense, hSparse);
+  return { alpha, sparse: alpha, dense: 1 - alpha };
 }
 
 export interface FusionCandidate {
@@ -32,8 +45,17 @@ export interface FusionCandidates {
   candidates: FusionCandidate[];
   /** Graded relevance of the query's judged documents. */
   gold: Record<string, number>;
-  /** H_sparse, H_dense and α per calibration, as the hybrid_calibrated mode computes them. */
+  /**
+   * H_sparse, H_dense and α per calibration: the entropy of each retriever's own top-candidateK scores under that
+   * calibration (cdf → minmax without a table), the same numbers as the report's `qpp.entropy.*` / `qpp.alpha.fusion.*`
+   * fields of a run with entropyK = candidateK. An empty list counts H = 0, as in search.ts.
+   */
   entropy: Record<Calibration, { sparse: number; dense: number; alpha: number }>;
+  /**
+   * The α the hybrid_calibrated mode fuses with, whatever its calibration: search.ts takes H of the raw candidate
+   * scores, so this is `entropy.raw.alpha`. Re-fusing at it under a calibration gives that mode's ranking.
+   */
+  modeAlpha: number;
   candidateK: number;
 }
 
@@ -41,8 +63,36 @@ export interface FusionCandidates {
 export function fusionCandidates(
   kb: KnowledgeBase, query: { id: string; text: string }, qvec: Float32Array, judgements: ReadonlyMap<string, number>, candidateK: number,
 ): FusionCandidates {
-  void kb; void query; void qvec; void judgements; void candidateK;
-  throw new Error('not implemented');
+  if (!kb.dense) throw new Error('The α simulator needs the knowledge base\'s dense vectors; this one has only BM25.');
+  if (!Number.isInteger(candidateK) || candidateK < 1) throw new RangeError(`fusionCandidates: candidateK must be a whole number ≥ 1, got ${candidateK}`);
+  const terms = kb.bm25.queryTerms(query.text);
+  const sparseHits = terms.length > 0 ? kb.bm25.search(terms, candidateK, kb.itemId) : [];
+  const denseHits = kb.dense.search(qvec, candidateK, kb.itemId);
+  // As search.ts fuse: the union in list order, both scores for every candidate.
+  const union = [...new Set([...sparseHits.map((h) => h.index), ...denseHits.map((h) => h.index)])];
+  const sparse = terms.length > 0 ? kb.bm25.scoreItems(terms, union) : union.map(() => 0);
+  const dense = kb.dense.scoreItems(qvec, union);
+  const cal = {} as Record<Calibration, { sparse: number[]; dense: number[] }>;
+  const entropy = {} as FusionCandidates['entropy'];
+  for (const c of CALIBRATIONS) {
+    cal[c] = {
+      sparse: calibrate(effectiveCalibration(c, kb.sparseCdf), sparse, kb.sparseCdf ?? undefined),
+      dense: calibrate(effectiveCalibration(c, kb.denseCdf), dense, kb.denseCdf ?? undefined),
+    };
+    const hs = candidateEntropy(c, sparseHits.map((h) => h.score), kb.sparseCdf) ?? 0;
+    const hd = candidateEntropy(c, denseHits.map((h) => h.score), kb.denseCdf) ?? 0;
+    entropy[c] = { sparse: hs, dense: hd, alpha: entropyAlpha(hd, hs) };
+  }
+  const candidates = union.map((item, i): FusionCandidate => {
+    const doc = kb.docOf(item);
+    const perCal = {} as FusionCandidate['cal'];
+    for (const c of CALIBRATIONS) perCal[c] = { sparse: cal[c].sparse[i]!, dense: cal[c].dense[i]! };
+    return { id: kb.itemId(item), docId: doc.id, title: doc.title, sparse: sparse[i]!, dense: dense[i]!, cal: perCal };
+  });
+  return {
+    queryId: query.id, query: query.text, candidates, gold: Object.fromEntries(judgements), entropy,
+    modeAlpha: entropy.raw.alpha, candidateK,
+  };
 }
 
 export interface SimulatedFusion {
@@ -55,6 +105,20 @@ export interface SimulatedFusion {
 
 /** Re-fuses the candidates at `alpha` under `calibration` (pure and fast: runs on every slider move). */
 export function simulateFusion(c: FusionCandidates, alpha: number, calibration: Calibration): SimulatedFusion {
-  void c; void alpha; void calibration;
-  throw new Error('not implemented');
+  if (!(alpha >= 0 && alpha <= 1)) throw new RangeError(`simulateFusion: α must be in [0, 1], got ${alpha}`);
+  const cs = c.candidates;
+  const fused = linearFusion(cs.map((x) => x.cal[calibration].sparse), cs.map((x) => x.cal[calibration].dense), alpha);
+  // search.ts byScoreThenId: score descending, then item id ascending; then the best item of each document
+  const order = cs.map((x, i) => ({ x, score: fused[i]! }))
+    .sort((a, b) => (a.score !== b.score ? b.score - a.score : a.x.id < b.x.id ? -1 : a.x.id > b.x.id ? 1 : 0));
+  const docs = dedupByDocument(order, (h) => h.x.docId);
+  const ranking = docs.map((h) => h.x.docId);
+  const gold = new Map(Object.entries(c.gold));
+  const rankOf = new Map(ranking.map((d, i) => [d, i + 1]));
+  return {
+    top: docs.slice(0, 10).map((h, i) => ({ rank: i + 1, docId: h.x.docId, title: h.x.title, score: h.score, gold: gold.get(h.x.docId) ?? null })),
+    ndcg10: ndcgAt(ranking, gold, 10),
+    goldRanks: [...gold].sort(([da, ga], [db, gb]) => gb - ga || (da < db ? -1 : da > db ? 1 : 0))
+      .map(([docId, grade]) => ({ docId, grade, rank: rankOf.get(docId) ?? null })),
+  };
 }

@@ -2,24 +2,152 @@
  * Correlations between a predictor and a per-query metric (QPP evaluation, H1): Pearson r with its two-sided
  * p-value (t = r·sqrt((n−2)/(1−r²)), Student t with n−2 df), Spearman ρ (Pearson of average ranks), Kendall τ-b,
  * and a seeded percentile-bootstrap interval of any of them (pairs resampled with replacement).
- * Undefined values (fewer than 3 pairs, a constant side) are null, never NaN.
- *
- * CONTRACT STUB (issue 13): signatures fixed; the qpp helper implements the bodies.
+ * Undefined values (fewer than 3 pairs, a constant side, a value that is not finite) are null, never NaN; arrays of
+ * different lengths are a caller's bug and throw.
  */
+import { percentileInterval } from '../reports/paired-stats.ts';
+import { seededRandom } from '../random.ts';
+import { averageRanks, pearson as pearsonR } from './stats.ts';
 
+/** The pairs, checked: same length (else throws), at least 3 and all finite (else null). */
+function usable(x: readonly number[], y: readonly number[]): boolean {
+  if (x.length !== y.length) throw new Error(`correlation: ${x.length} predictor values but ${y.length} metric values`);
+  if (x.length < 3) return false;
+  for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i]) || !Number.isFinite(y[i])) return false;
+  return true;
+}
+
+/** ln Γ(x) for x > 0: Lanczos (Godfrey's g = 607/128, 15 terms; relative error about 1e-15), reflection below ½. */
+const LANCZOS_G = 607 / 128;
+const LANCZOS = [0.99999999999999709182, 57.156235665862923517, -59.597960355475491248, 14.136097974741747174,
+  -0.49191381609762019978, 0.33994649984811888699e-4, 0.46523628927048575665e-4, -0.98374475304879564677e-4,
+  0.15808870322491248884e-3, -0.21026444172410488319e-3, 0.21743961811521264320e-3, -0.16431810653676389022e-3,
+  0.84418223983852743293e-4, -0.26190838401581408670e-4, 0.36899182659531622704e-5];
+export function logGamma(x: number): number {
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z = x - 1;
+  let a = LANCZOS[0]!;
+  for (let i = 1; i < LANCZOS.length; i++) a += LANCZOS[i]! / (z + i);
+  const t = z + LANCZOS_G + 0.5;
+  // ln Γ(z+1) = ½ ln 2π + (z + ½) ln t − t + ln A(z)
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Continued fraction of I_x(a, b) by the modified Lentz method (Numerical Recipes `betacf`). */
+function betaContinuedFraction(x: number, a: number, b: number): number {
+  const TINY = 1e-300, EPS = 1e-16;
+  const qab = a + b, qap = a + 1, qam = a - 1;
+  let c = 1, d = 1 - (qab * x) / qap;
+  if (Math.abs(d) < TINY) d = TINY;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 10_000; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((qam + m2) * (a + m2));
+    d = 1 + aa * d; if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c; if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d; h *= d * c;
+    aa = (-(a + m) * (qab + m) * x) / ((a + m2) * (qap + m2));
+    d = 1 + aa * d; if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c; if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < EPS) break;
+  }
+  return h;
+}
+
+/**
+ * The regularised incomplete beta function I_x(a, b) = B(x; a, b) / B(a, b), x ∈ [0, 1], a, b > 0: the continued
+ * fraction where it converges fast (x < (a+1)/(a+b+2)), else through I_x(a, b) = 1 − I_{1−x}(b, a).
+ */
+export function incompleteBeta(x: number, a: number, b: number): number {
+  if (!(a > 0 && b > 0) || !(x >= 0 && x <= 1)) throw new Error(`incompleteBeta: need x in [0, 1] and a, b > 0 (x=${x}, a=${a}, b=${b})`);
+  if (x === 0 || x === 1) return x;
+  // front = x^a (1−x)^b / B(a, b)
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return (front * betaContinuedFraction(x, a, b)) / a;
+  return 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
+}
+
+/** Two-sided p of Student's t with `df` degrees of freedom: P(|T| ≥ |t|) = I_{df/(df+t²)}(df/2, 1/2). */
+export function studentTwoSidedP(t: number, df: number): number {
+  if (!(df > 0)) throw new Error(`studentTwoSidedP: need df > 0, got ${df}`);
+  if (!Number.isFinite(t)) return Number.isNaN(t) ? NaN : 0;
+  return incompleteBeta(df / (df + t * t), df / 2, 0.5);
+}
+
+/** Pearson r and its two-sided p (t = r·sqrt((n−2)/(1−r²)), n−2 df; p = 0 when |r| = 1); null when undefined. */
 export function pearson(x: readonly number[], y: readonly number[]): { r: number; p: number } | null {
-  void x; void y;
-  throw new Error('not implemented');
+  if (!usable(x, y)) return null;
+  const raw = pearsonR(x, y);
+  if (Number.isNaN(raw)) return null; // a constant side
+  const r = Math.max(-1, Math.min(1, raw));
+  const df = x.length - 2;
+  if (Math.abs(r) === 1) return { r, p: 0 };
+  return { r, p: studentTwoSidedP(r * Math.sqrt(df / (1 - r * r)), df) };
 }
 
+/** Spearman ρ = Pearson r of the average ranks (ties share the mean of the ranks they span); null when undefined. */
 export function spearman(x: readonly number[], y: readonly number[]): number | null {
-  void x; void y;
-  throw new Error('not implemented');
+  if (!usable(x, y)) return null;
+  return pearson(averageRanks(x), averageRanks(y))?.r ?? null;
 }
 
+/** Dense 1-based ranks of `xs` in the order `order` gives (equal values share a rank). */
+function denseRanks(xs: readonly number[], order: readonly number[]): Int32Array {
+  const out = new Int32Array(xs.length);
+  let rank = 0;
+  order.forEach((i, k) => {
+    if (k === 0 || xs[i] !== xs[order[k - 1]!]) rank++;
+    out[i] = rank;
+  });
+  return out;
+}
+
+/** Σ t(t−1)/2 over runs of equal values in `v` read in `order` (pairs tied in v). */
+function tiedPairs(order: readonly number[], same: (i: number, j: number) => boolean): number {
+  let total = 0, run = 1;
+  for (let k = 1; k <= order.length; k++) {
+    if (k < order.length && same(order[k - 1]!, order[k]!)) run++;
+    else { total += (run * (run - 1)) / 2; run = 1; }
+  }
+  return total;
+}
+
+/**
+ * Kendall τ-b = (n_c − n_d) / sqrt((n_0 − n_x)(n_0 − n_y)), n_0 = n(n−1)/2, n_x / n_y = pairs tied in x / y (a pair
+ * tied in both counts in both); null when undefined. Knight's O(n log n) algorithm as scipy's `kendalltau`: sort by
+ * (x, y), count discordant pairs with a Fenwick tree over y's ranks.
+ */
 export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
-  void x; void y;
-  throw new Error('not implemented');
+  if (!usable(x, y)) return null;
+  const n = x.length;
+  const byY = [...x.keys()].sort((i, j) => y[i]! - y[j]!);
+  const ry = denseRanks(y, byY);
+  const byXY = [...x.keys()].sort((i, j) => x[i]! - x[j]! || ry[i]! - ry[j]!);
+  const rx = denseRanks(x, byXY);
+  // Discordant pairs: for each x-tie group, earlier items (smaller x) with a larger y rank.
+  const maxY = ry.reduce((a, b) => Math.max(a, b), 0);
+  const tree = new Float64Array(maxY + 1);
+  let dis = 0;
+  for (let i = 0, k = 0; i < n;) {
+    while (k < n && rx[byXY[k]!] === rx[byXY[i]!]) {
+      dis += i;
+      for (let idx = ry[byXY[k]!]!; idx > 0; idx &= idx - 1) dis -= tree[idx]!;
+      k++;
+    }
+    for (; i < k; i++) for (let idx = ry[byXY[i]!]!; idx <= maxY; idx += idx & -idx) tree[idx]!++;
+  }
+  const n0 = (n * (n - 1)) / 2;
+  const xTies = tiedPairs(byXY, (i, j) => rx[i] === rx[j]);
+  const yTies = tiedPairs(byY, (i, j) => ry[i] === ry[j]);
+  const bothTies = tiedPairs(byXY, (i, j) => rx[i] === rx[j] && ry[i] === ry[j]);
+  if (xTies === n0 || yTies === n0) return null; // a constant side
+  // n_c − n_d = (n_0 − n_x − n_y + n_xy) − 2·n_d: the pairs tied in neither, less twice the discordant ones
+  const conMinusDis = n0 - xTies - yTies + bothTies - 2 * dis;
+  return Math.max(-1, Math.min(1, conMinusDis / Math.sqrt((n0 - xTies) * (n0 - yTies))));
 }
 
 export interface CorrelationCiOptions { iterations: number; seed: number; level: number }
@@ -31,6 +159,21 @@ export function correlationCi(
   stat: (x: readonly number[], y: readonly number[]) => number | null,
   opts: Partial<CorrelationCiOptions> = {},
 ): [number, number] | null {
-  void x; void y; void stat; void opts;
-  throw new Error('not implemented');
+  const o: CorrelationCiOptions = { ...CORRELATION_CI_DEFAULTS, ...opts };
+  if (x.length !== y.length) throw new Error(`correlationCi: ${x.length} predictor values but ${y.length} metric values`);
+  if (!Number.isInteger(o.iterations) || o.iterations < 1) throw new Error(`correlationCi: iterations must be a whole number ≥ 1, got ${o.iterations}`);
+  if (!(o.level > 0 && o.level < 1)) throw new Error(`correlationCi: level must be in (0, 1), got ${o.level}`);
+  const n = x.length;
+  if (n === 0) return null;
+  const rand = seededRandom(o.seed);
+  const values = new Float64Array(o.iterations);
+  const xs = new Array<number>(n), ys = new Array<number>(n);
+  for (let b = 0; b < o.iterations; b++) {
+    for (let i = 0; i < n; i++) {
+      const j = Math.floor(rand() * n);
+      xs[i] = x[j]!; ys[i] = y[j]!;
+    }
+    values[b] = stat(xs, ys) ?? NaN;
+  }
+  return percentileInterval(values, o.level);
 }

@@ -184,9 +184,14 @@ export interface QueryLists {
   dense: readonly Scored[] | null;
 }
 
-/** Entropy of a candidate list under a calibration, cdf falling back to minmax without a table (search.ts calibrateSide). */
+/** The calibration a retriever's scores get: cdf falls back to minmax without a corpus table (search.ts calibrateSide). */
+export function effectiveCalibration(calibration: Calibration, table: CdfTable | null): Calibration {
+  return calibration === 'cdf' && !table ? 'minmax' : calibration;
+}
+
+/** Entropy of a candidate list under a calibration, cdf falling back to minmax without a table. */
 export function candidateEntropy(calibration: Calibration, scores: readonly number[], table: CdfTable | null): number | null {
-  return entropyUnder(calibration === 'cdf' && !table ? 'minmax' : calibration, scores, table);
+  return entropyUnder(effectiveCalibration(calibration, table), scores, table);
 }
 
 /**

@@ -9,13 +9,14 @@
  */
 import { simulateFusion, sliderWeights, type FusionCandidates, type SimulatedFusion } from '../../lib/eval/alpha-sim.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
-import { clampAlpha, H_MAX, simulationAlpha } from '../alpha-sim-view.ts';
+import { clampAlpha, H_START, simulationAlpha } from '../alpha-sim-view.ts';
 
 export type LoadCandidates = (queryId: string) => Promise<FusionCandidates>;
 
 export class AlphaSimState {
-  hDense = $state(H_MAX / 2);
-  hSparse = $state(H_MAX / 2);
+  /** Both start at 3.32 bits (half the range, on the sliders' 0.01 step): α ≈ ½. */
+  hDense = $state(H_START);
+  hSparse = $state(H_START);
   /** α = H_dense / (H_dense + H_sparse + ε); BM25 weight α, dense weight 1 − α. */
   readonly weights = $derived(sliderWeights(this.hDense, this.hSparse));
 

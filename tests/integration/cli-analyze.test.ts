@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analysisJson, analyzeRetrievalReport } from '../../src/lib/eval/analysis.ts';
+import { serializeReport } from '../../src/lib/reports/format.ts';
+import { runCli } from '../helpers/cli.ts';
+import { testReport, validateRow } from '../helpers/reports.ts';
+import { multiModeReport, spread } from '../helpers/retrieval-reports.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rag-lab-analyze-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, text: string) => { const p = join(dir, name); writeFileSync(p, text); return p; };
+
+const ndcg = spread(24, 1);
+const report = multiModeReport(
+  { sparse: ndcg, dense: spread(24, 2), rrf: ndcg, hybrid_calibrated: spread(24, 3) },
+  (i) => ({ 'qpp.entropy.sparse.raw': -ndcg[i]!, 'qpp.entropy.sparse.cdf': 1, 'qpp.nqc.dense': i % 5, 'qpp.alpha.fusion.raw': (i * 13) % 7 }),
+  { seed: 5, extra: { skipped_modes: { hybrid_fixed_rerank: 'no reranker model' } } },
+);
+const REPORT = file('multi.json', serializeReport(report));
+const opts = ['--iterations', '800', '--permutations', '600'];
+
+describe('rag-lab analyze', () => {
+  it('--json: analysisJson of analyzeRetrievalReport on the last line of stdout; tables and warnings on stderr', async () => {
+    const r = await runCli(['analyze', '--report', REPORT, '--json', ...opts]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const expected = analyzeRetrievalReport(report, { iterations: 800, permutations: 600 });
+    if (!expected.ok) throw new Error(expected.message);
+    expect(JSON.parse(lines.at(-1)!)).toEqual(JSON.parse(JSON.stringify(analysisJson(expected))));
+    const j = JSON.parse(lines.at(-1)!);
+    expect(j.queries).toBe(24);
+    expect(j.h2).toHaveLength(6);
+    expect(j.h2.find((h: { a: string; b: string }) => h.a === 'sparse' && h.b === 'rrf')).toMatchObject({ delta: 0, p_value: 1, wins: 0, ties: 24, losses: 0 });
+    expect(j.h1[0]).toMatchObject({ predictor: 'entropy', retriever: 'sparse', calibration: 'raw' });
+    expect(j.h1[0].pearson_r).toBeCloseTo(-1, 12);
+    expect(r.stderr).toMatch(/^H1: predictors vs per-query ndcg@10/m);
+    expect(r.stderr).toMatch(/warning: Modes that could not run .*hybrid_fixed_rerank \(no reranker model\)/);
+  });
+
+  it('prints the H1 table (n, r, CI, p, Spearman, Kendall, expected sign, note) and the H2 table (Δ, CI, p boot, p rand, W/T/L)', async () => {
+    const r = await runCli(['analyze', '--report', REPORT, ...opts, '--seed', '9']);
+    expect(r.code).toBe(0);
+    const a = analyzeRetrievalReport(report, { iterations: 800, permutations: 600, seed: 9 });
+    if (!a.ok) throw new Error(a.message);
+    expect(r.stdout).toMatch(/800 bootstrap resamples, 600 permutations, seed 9/);
+    const nqc = a.h1.find((x) => x.predictor === 'nqc')!;
+    const nqcLine = r.stdout.split('\n').find((l) => l.trimStart().startsWith('nqc'))!;
+    expect(nqcLine).toMatch(new RegExp(`nqc\\s+dense\\s+—\\s+24\\s+[+−]${Math.abs(nqc.pearson_r!).toFixed(3)}\\s+\\[`));
+    expect(nqcLine).toMatch(/\+$/);
+    const constant = r.stdout.split('\n').find((l) => /entropy\s+sparse\s+cdf/.test(l))!;
+    expect(constant).toMatch(/n\/a.*the predictor is the same on all 24 queries/);
+    const pair = a.h2.find((x) => x.a === 'sparse' && x.b === 'dense')!;
+    const pairLine = r.stdout.split('\n').find((l) => /^\s+sparse\s+dense\s/.test(l))!;
+    expect(pairLine).toContain(`${pair.wins}/${pair.ties}/${pair.losses}`);
+    expect(pairLine).toContain(Math.abs(pair.delta!).toFixed(4));
+    expect(r.stderr).toMatch(/warning: Modes that could not run/);
+  });
+
+  it('bad input: missing file, not JSON, another kind, no --report, bad flags → one line, exit 2', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--report', join(dir, 'nope.json')], /nope\.json/],
+      [['--report', file('bad.json', '{"rows": [')], /bad\.json.*not JSON/],
+      [['--report', file('validate.json', serializeReport(testReport([validateRow(0, 0.4, true)])))], /validate\.json: This is a ragbench-validate report/],
+      [[], /--report FILE is required/],
+      [['--report', REPORT, '--iterations', '1.5'], /--iterations must be an integer/],
+      [['--report', REPORT, '--metric', 'ndcg@3'], /multi\.json: No row of this report has a number for ndcg@3/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(['analyze', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stdout).toBe('');
+    }
+  });
+});
