@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analysisJson, analyzeRetrievalReport } from '../../src/lib/eval/analysis.ts';
-import { serializeReport } from '../../src/lib/reports/format.ts';
-import { runCli } from '../helpers/cli.ts';
+import { parseReportText, serializeReport } from '../../src/lib/reports/format.ts';
+import { scifactSubset } from '../helpers/beir-subset.ts';
+import { ROOT, runCli } from '../helpers/cli.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 import { multiModeReport, spread } from '../helpers/retrieval-reports.ts';
 
@@ -75,5 +76,29 @@ describe('rag-lab analyze', () => {
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stdout).toBe('');
     }
+  });
+
+  it('end to end: eval-beir --report-out (5 modes, a SciFact subset, fixture models) then analyze --json', async () => {
+    const data = scifactSubset({ queries: 20, others: 200, parent: dir });
+    const out = join(dir, 'scifact-run.json');
+    const modes = ['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated'];
+    const ev = await runCli(['eval-beir', '--data', data, '--modes', modes.join(','), '--models-dir', join(ROOT, 'tests/fixtures/models'),
+      '--embedder', 'rag-lab/tiny-embedder', '--no-cache', '--json', '--report-out', out]);
+    expect(ev.code, ev.stderr).toBe(0);
+    const r = await runCli(['analyze', '--report', out, '--json', ...opts]);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(j.queries).toBe(20);
+    expect(j.h2.map((h: { a: string; b: string }) => `${h.a}-${h.b}`)).toEqual(modes.flatMap((a, i) => modes.slice(i + 1).map((b) => `${a}-${b}`)));
+    for (const h of j.h2) expect(h.wins + h.ties + h.losses).toBe(20);
+    const rows = j.h1.map((h: { predictor: string; retriever: string; calibration: string | null }) => `${h.predictor}.${h.retriever}.${h.calibration}`);
+    expect(rows).toEqual(expect.arrayContaining(['entropy.sparse.raw', 'entropy.dense.cdf', 'wig.sparse.null', 'nqc.dense.null', 'alpha.hybrid_calibrated.raw']));
+    expect(new Set(j.h1.map((h: { retriever: string }) => h.retriever))).toEqual(new Set(['sparse', 'dense', 'hybrid_calibrated']));
+    const parsed = parseReportText(readFileSync(out, 'utf8'));
+    if (!parsed.ok) throw new Error(parsed.message);
+    const a = analyzeRetrievalReport(parsed.report, { iterations: 800, permutations: 600 });
+    if (!a.ok) throw new Error(a.message);
+    expect(j).toEqual(JSON.parse(JSON.stringify(analysisJson(a))));
+    expect(r.stdout).not.toMatch(/NaN/);
   });
 });

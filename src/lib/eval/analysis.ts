@@ -2,7 +2,8 @@
  * Seed B's analysis of a retrieval report (multi-mode, rows `${mode}:${queryId}`, group = mode, per-query IR
  * metrics and the `qpp.*` predictor fields of qpp.ts):
  *   H1: every predictor vs per-query NDCG@10 of the retriever it reads (sparse → mode sparse, dense → mode dense,
- *       α → hybrid_calibrated): Pearson r and p, Spearman, Kendall τ-b, each with a bootstrap interval;
+ *       α → hybrid_calibrated): Pearson r and p, Spearman, Kendall τ-b, each with a bootstrap interval
+ *       (correlationCi's resamples, computed by counts in correlation-boot.ts);
  *   H2: every pair of modes on per-query NDCG@10 with the Compare statistics (src/lib/reports/paired-stats.ts:
  *       paired bootstrap, 10,000 resamples, seeded; randomization test; win/tie/loss).
  * Queries are paired by query id across modes; queries a mode lacks are left out of that pair, and said.
@@ -12,7 +13,8 @@ import type { Report, ReportRow } from '../reports/format.ts';
 import { pairedTable, winTieLoss, type Column } from '../reports/paired-stats.ts';
 import { COMPARE_DEFAULTS, COMPARE_MAX_DRAWS } from '../reports/compare.ts';
 import { MIN_ROWS } from '../reports/summary-stats.ts';
-import { correlationCi, kendallTauB, pearson, spearman } from './correlation.ts';
+import { kendallTauB, pearson, spearman } from './correlation.ts';
+import { correlationIntervals } from './correlation-boot.ts';
 import { parsePredictorField, predictorField, QPP_PREDICTORS, type PredictorKey, type QppRetriever } from './qpp.ts';
 import { mean } from './stats.ts';
 
@@ -156,12 +158,12 @@ function h1Row(k: PredictorKey, mode: string, pts: { x: number[]; y: number[] },
   if (isConstant(x)) return { ...row, note: `the predictor is the same on all ${x.length} queries: no correlation (n/a)` };
   if (isConstant(y)) return { ...row, note: `${metric} of ${mode} is the same on all ${x.length} queries: no correlation (n/a)` };
   const p = pearson(x, y);
-  const r = (a: readonly number[], b: readonly number[]) => pearson(a, b)?.r ?? null;
-  const iv = (stat: (a: readonly number[], b: readonly number[]) => number | null) => (ci.iterations > 0 ? finitePair(correlationCi(x, y, stat, ci)) : null);
+  // correlationCi's resamples (the same seed), all three statistics from one pass of resample counts.
+  const iv = ci.iterations > 0 ? correlationIntervals(x, y, ci) : { pearson: null, spearman: null, kendall: null };
   return {
     ...row,
     pearson_r: finite(p?.r), p_value: finite(p?.p), spearman: finite(spearman(x, y)), kendall: finite(kendallTauB(x, y)),
-    ci95: iv(r), spearman_ci95: iv(spearman), kendall_ci95: iv(kendallTauB),
+    ci95: finitePair(iv.pearson), spearman_ci95: finitePair(iv.spearman), kendall_ci95: finitePair(iv.kendall),
     note: x.length < MIN_ROWS ? `${queriesWord(x.length)}: the interval is wide` : null,
   };
 }
