@@ -2,7 +2,7 @@
  * The bench worker's retrieval benchmark (runRetrieval / loadBeirFiles / fusionCandidates of bench-api.ts): where the
  * BEIR dataset comes from (a Hub dataset in the BEIR layout, a knowledge-base artifact that carries queries and
  * qrels, a picked folder), the dense side and reranker from the models worker, then `runRetrievalBenchmark` (the
- * CLI's session, src/lib/eval/retrieval-bench.ts) with the IndexedDB row cache and its report. The last run's
+ * CLI's session, src/lib/eval/retrieval-bench.ts) with the IndexedDB row cache (store/retrieval-cache.ts) and its report. The last run's
  * knowledge base, queries and judgements stay here for the α simulator.
  */
 import type * as Comlink from 'comlink';
@@ -13,9 +13,9 @@ import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/da
 import { hubDatasetDocuments, inspectHubDataset, MAX_ROWS } from '../src/lib/data/hub-dataset.ts';
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
 import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
-import { retrievalReport, runRetrievalBenchmark, type RetrievalRowCache } from '../src/lib/eval/retrieval-bench.ts';
+import { retrievalReport, runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
 import type { SourceDocument } from '../src/lib/data/document.ts';
-import type { JsonValue, ReportRow } from '../src/lib/reports/format.ts';
+import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportEnvironment } from '../src/lib/reports/from-run.ts';
 import { DEFAULT_BM25 } from '../src/lib/retrieval/bm25.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
@@ -24,6 +24,7 @@ import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
+import { indexedDbRetrievalRowCache } from '../src/lib/store/retrieval-cache.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
@@ -54,13 +55,6 @@ let folderHash: string | null = null;
 let last: LastRun | null = null;
 let localStore: IndexedDbLocalKbStore | null = null;
 const localKbs = () => (localStore ??= new IndexedDbLocalKbStore());
-
-/** The rows computed in this worker, by config hash and row key (until the IndexedDB cache lands it is memory). */
-const memoryRows = new Map<string, ReportRow>();
-export const rowCache: RetrievalRowCache = {
-  get: async (h, k) => memoryRows.get(`${h}\u0000${k}`),
-  put: async (h, k, row) => { memoryRows.set(`${h}\u0000${k}`, row); },
-};
 
 export async function loadBeirFiles(files: Array<{ path: string; file: File }>, split = 'test'): Promise<BeirFilesReport> {
   try {
@@ -189,7 +183,7 @@ export async function runRetrieval(c: RetrievalBenchConfig, token: string | null
   const configHash = (await sha256Hex(JSON.stringify(['retrieval-bench', 1, dataHash, settings]))).slice(0, 24);
   const run = await runRetrievalBenchmark({
     kb: l.kb, queries: l.queries, qrels: l.qrels, dataset: l.dataset, modes: c.modes, models: m.search, depth: RETRIEVAL_DEPTH,
-    maxQueries: c.maxQueries, seed: c.seed, configHash, cache: rowCache, signal, predictors,
+    maxQueries: c.maxQueries, seed: c.seed, configHash, cache: indexedDbRetrievalRowCache, signal, predictors,
     onProgress: (p) => onProgress({ phase: 'run', ...p }),
   });
   const have = models ? await models.loaded() : [];
