@@ -7,10 +7,20 @@
  */
 import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
 import type { Report } from '../../lib/reports/format.ts';
+import { sha256Hex } from '../../lib/store/checksum.ts';
 import { h1RowId } from '../analysis-view.ts';
 import { startAnalysisWorker } from '../compare-client.ts';
 
 type Worker = ReturnType<typeof startAnalysisWorker>;
+
+/**
+ * Analyses already computed in this page, by a SHA-256 of what the analysis reads (the rows, the seed, the options;
+ * not the title or notes): reopening a report shows its analysis at once. A full SciFact run (300
+ * queries, 7 modes, 20 predictors) takes 20–55 s in the worker on a loaded 2-core machine (docs/analysis.md "Cost"), mostly H1's resamples.
+ */
+const done = new Map<string, RetrievalAnalysis>();
+const DONE_MAX = 8;
+const doneKey = (r: Report, opts: Partial<AnalysisOptions>) => sha256Hex(JSON.stringify([r.kind, r.seed, r.rows, opts]));
 
 export class AnalysisState {
   report = $state.raw<Report | null>(null);
@@ -45,10 +55,18 @@ export class AnalysisState {
     this.error = null;
     this.running = true;
     try {
-      this.worker ??= this.start();
-      const out = await this.worker.api.analyze(report, opts);
+      const key = await doneKey(report, opts);
       if (run !== this.run) return;
-      if (!out.ok) { this.error = out.message; return; }
+      let out = done.get(key);
+      if (!out) {
+        this.worker ??= this.start();
+        const res = await this.worker.api.analyze(report, opts);
+        if (run !== this.run) return;
+        if (!res.ok) { this.error = res.message; return; }
+        out = res;
+        done.set(key, out);
+        if (done.size > DONE_MAX) done.delete(done.keys().next().value!);
+      }
       this.result = out;
       // The scatter starts at the first row with a correlation (the picked one when it is still there).
       if (!out.h1.some((r) => h1RowId(r) === this.picked)) {
