@@ -5,7 +5,8 @@
  * seeded random unit vectors (384-d; cost only, the dense numbers mean nothing). Retrieval of the lists is not
  * timed; the first clarity call builds the doc-major forward index of the postings (timed apart, once per index).
  * Beside the cost it prints a sanity figure: each BM25 predictor's Pearson r (p), Spearman and Kendall against BM25's
- * per-query NDCG@10, with a 1,000-resample interval of r (seed 0) — the sparse half of H1, no model needed.
+ * per-query NDCG@10, with a 1,000-resample interval of r (seed 0) — the sparse half of H1, no model needed — and
+ * what one 10,000-resample `correlationCi` of 300 pairs costs per statistic.
  * Prints one JSON object to stdout; progress to stderr.
  *
  * Options: --scifact DIR (default ../shared/data/scifact next to the repo), --reps N (timed passes, default 3,
@@ -18,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
 import { clarity, QPP_DEFAULTS, queryPredictors, type QueryLists } from '../src/lib/eval/qpp.ts';
-import { correlationCi, kendallTauB, pearson, spearman } from '../src/lib/eval/correlation.ts';
+import { correlationCi, kendallTauB, pearson, pearsonR, spearman } from '../src/lib/eval/correlation.ts';
 import { ndcgAt } from '../src/lib/eval/ir-metrics.ts';
 import { mean, percentile } from '../src/lib/eval/stats.ts';
 import { seededRandom } from '../src/lib/random.ts';
@@ -98,12 +99,21 @@ const h1Sparse = Object.keys(fields[0]!).map((field) => {
   return { field, n: x.length, pearson_r: round(r?.r), p_value: r ? Number(r.p.toPrecision(3)) : null, spearman: round(spearman(x, y)), kendall: round(kendallTauB(x, y)), ci95: ci?.map(round) ?? null };
 });
 
+log('timing correlationCi (10,000 resamples of the 300 pairs) …');
+const ciX = fields.map((f) => f['qpp.nqc.sparse'] ?? 0);
+const timeCi = (stat: (a: readonly number[], b: readonly number[]) => number | null) => {
+  const a = performance.now();
+  correlationCi(ciX, ndcg, stat);
+  return Math.round(performance.now() - a);
+};
+const ciMs = { pearson: timeCi(pearsonR), spearman: timeCi(spearman), kendall: timeCi(kendallTauB) };
+
 const out = {
   dataset: 'scifact', documents: docs.length, queries: queries.length, list_depth: depth, entropy_k: entropyK,
   mean_sparse_list: mean(prepared.map((p) => p.sparse.length)),
   kb_build_ms: buildMs, forward_index_ms: forwardIndexMs,
   sparse_only: sparseOnly, sparse_and_dense_random: both,
-  bm25_ndcg10: round(mean(ndcg)), h1_sparse: h1Sparse,
+  bm25_ndcg10: round(mean(ndcg)), h1_sparse: h1Sparse, correlation_ci_10000_ms: ciMs,
   cpu: cpus()[0]?.model ?? 'unknown', node: process.version,
 };
 process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

@@ -126,6 +126,14 @@ describe('clarity', () => {
     expect(clarity(data, list([A, 2], [B, 1]), 100, 2)).toBeCloseTo(want, TOL);
   });
 
+  it('breaks ties at the term cut by index order (term ids: cat 0, dog 1, fish 2, frog 3)', () => {
+    // b alone: cat ½, fish ½ tie; terms = 1 keeps cat → p(cat) = 1 → ln(1 / (1/3)) = ln 3
+    expect(clarity(data, list([B, 1]), 100, 1)).toBeCloseTo(Math.log(3), TOL);
+    // c alone: frog ½, dog ¼, fish ¼; terms = 2 keeps frog and dog → ⅔·ln((2/3)/(2/9)) + ⅓·ln((1/3)/(2/9))
+    expect(clarity(data, list([C, 1]), 100, 2)).toBeCloseTo((2 / 3) * Math.log(3) + (1 / 3) * Math.log(1.5), TOL);
+    expect(clarity(data, list([C, 1]), 100, 0)).toBeNull();
+  });
+
   it('reads only the top clarityK items; negative weights count 0; all-zero weights give null', () => {
     // k = 1: doc a alone → cat ⅔, dog ⅓ → ⅔·ln 2 + ⅓·ln((1/3)/(2/9))
     const aOnly = (2 / 3) * Math.log(2) + (1 / 3) * Math.log(3 / 2);

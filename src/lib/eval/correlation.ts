@@ -7,7 +7,7 @@
  */
 import { percentileInterval } from '../reports/paired-stats.ts';
 import { seededRandom } from '../random.ts';
-import { averageRanks, pearson as pearsonR } from './stats.ts';
+import { averageRanks } from './stats.ts';
 
 /** The pairs, checked: same length (else throws), at least 3 and all finite (else null). */
 function usable(x: readonly number[], y: readonly number[]): boolean {
@@ -35,13 +35,14 @@ export function logGamma(x: number): number {
 
 /** Continued fraction of I_x(a, b) by the modified Lentz method (Numerical Recipes `betacf`). */
 function betaContinuedFraction(x: number, a: number, b: number): number {
-  const TINY = 1e-300, EPS = 1e-16;
+  // EPS a little above the double spacing near 1 (1.1e-16), else |del − 1| can stall above it for every iteration.
+  const TINY = 1e-300, EPS = 3e-16;
   const qab = a + b, qap = a + 1, qam = a - 1;
   let c = 1, d = 1 - (qab * x) / qap;
   if (Math.abs(d) < TINY) d = TINY;
   d = 1 / d;
   let h = d;
-  for (let m = 1; m <= 10_000; m++) {
+  for (let m = 1; m <= 1000; m++) {
     const m2 = 2 * m;
     let aa = (m * (b - m) * x) / ((qam + m2) * (a + m2));
     d = 1 + aa * d; if (Math.abs(d) < TINY) d = TINY;
@@ -78,12 +79,26 @@ export function studentTwoSidedP(t: number, df: number): number {
   return incompleteBeta(df / (df + t * t), df / 2, 0.5);
 }
 
+/** Pearson r = Σ dx·dy / √(Σ dx² · Σ dy²) (deviations from the means), clamped to [−1, 1]; null when undefined. */
+export function pearsonR(x: readonly number[], y: readonly number[]): number | null {
+  if (!usable(x, y)) return null;
+  const n = x.length;
+  let mx = 0, my = 0;
+  for (let i = 0; i < n; i++) { mx += x[i]!; my += y[i]!; }
+  mx /= n; my /= n;
+  let sxy = 0, sxx = 0, syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = x[i]! - mx, dy = y[i]! - my;
+    sxy += dx * dy; sxx += dx * dx; syy += dy * dy;
+  }
+  if (sxx === 0 || syy === 0) return null; // a constant side
+  return Math.max(-1, Math.min(1, sxy / Math.sqrt(sxx * syy)));
+}
+
 /** Pearson r and its two-sided p (t = r·sqrt((n−2)/(1−r²)), n−2 df; p = 0 when |r| = 1); null when undefined. */
 export function pearson(x: readonly number[], y: readonly number[]): { r: number; p: number } | null {
-  if (!usable(x, y)) return null;
-  const raw = pearsonR(x, y);
-  if (Number.isNaN(raw)) return null; // a constant side
-  const r = Math.max(-1, Math.min(1, raw));
+  const r = pearsonR(x, y);
+  if (r === null) return null;
   const df = x.length - 2;
   if (Math.abs(r) === 1) return { r, p: 0 };
   return { r, p: studentTwoSidedP(r * Math.sqrt(df / (1 - r * r)), df) };
@@ -92,62 +107,67 @@ export function pearson(x: readonly number[], y: readonly number[]): { r: number
 /** Spearman ρ = Pearson r of the average ranks (ties share the mean of the ranks they span); null when undefined. */
 export function spearman(x: readonly number[], y: readonly number[]): number | null {
   if (!usable(x, y)) return null;
-  return pearson(averageRanks(x), averageRanks(y))?.r ?? null;
+  return pearsonR(averageRanks(x), averageRanks(y));
 }
 
-/** Dense 1-based ranks of `xs` in the order `order` gives (equal values share a rank). */
-function denseRanks(xs: readonly number[], order: readonly number[]): Int32Array {
-  const out = new Int32Array(xs.length);
-  let rank = 0;
-  order.forEach((i, k) => {
-    if (k === 0 || xs[i] !== xs[order[k - 1]!]) rank++;
-    out[i] = rank;
-  });
-  return out;
-}
-
-/** Σ t(t−1)/2 over runs of equal values in `v` read in `order` (pairs tied in v). */
-function tiedPairs(order: readonly number[], same: (i: number, j: number) => boolean): number {
-  let total = 0, run = 1;
-  for (let k = 1; k <= order.length; k++) {
-    if (k < order.length && same(order[k - 1]!, order[k]!)) run++;
-    else { total += (run * (run - 1)) / 2; run = 1; }
+/** Dense 1-based ranks (equal values share one; no gaps) and Σ t(t−1)/2 over groups of t equal values. */
+function denseRanks(xs: readonly number[]): { ranks: Float64Array; max: number; tiedPairs: number } {
+  const sorted = Float64Array.from(xs).sort();
+  const unique: number[] = [];
+  let tied = 0, run = 1;
+  for (let k = 0; k < sorted.length; k++) {
+    if (k > 0 && sorted[k] === sorted[k - 1]) { run++; continue; }
+    tied += (run * (run - 1)) / 2; run = 1;
+    unique.push(sorted[k]!);
   }
-  return total;
+  tied += (run * (run - 1)) / 2;
+  const ranks = new Float64Array(xs.length);
+  xs.forEach((x, i) => {
+    let lo = 0, hi = unique.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (unique[mid]! < x) lo = mid + 1; else hi = mid; }
+    ranks[i] = lo + 1;
+  });
+  return { ranks, max: unique.length, tiedPairs: tied };
 }
 
 /**
  * Kendall τ-b = (n_c − n_d) / sqrt((n_0 − n_x)(n_0 − n_y)), n_0 = n(n−1)/2, n_x / n_y = pairs tied in x / y (a pair
- * tied in both counts in both); null when undefined. Knight's O(n log n) algorithm as scipy's `kendalltau`: sort by
- * (x, y), count discordant pairs with a Fenwick tree over y's ranks.
+ * tied in both counts in both); null when undefined. Knight's O(n log n) algorithm as scipy's `kendalltau`: order
+ * by (x, y), count the discordant pairs with a Fenwick tree over y's ranks. Sorts are numeric sorts of typed arrays
+ * (each item's x rank, y rank and position packed in one exact integer key), so it runs inside a bootstrap;
+ * up to 200,000 pairs.
  */
 export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
   if (!usable(x, y)) return null;
   const n = x.length;
-  const byY = [...x.keys()].sort((i, j) => y[i]! - y[j]!);
-  const ry = denseRanks(y, byY);
-  const byXY = [...x.keys()].sort((i, j) => x[i]! - x[j]! || ry[i]! - ry[j]!);
-  const rx = denseRanks(x, byXY);
-  // Discordant pairs: for each x-tie group, earlier items (smaller x) with a larger y rank.
-  const maxY = ry.reduce((a, b) => Math.max(a, b), 0);
-  const tree = new Float64Array(maxY + 1);
-  let dis = 0;
+  if (n > 200_000) throw new Error(`kendallTauB: at most 200,000 pairs, got ${n}`);
+  const rx = denseRanks(x), ry = denseRanks(y);
+  const n0 = (n * (n - 1)) / 2;
+  if (rx.tiedPairs === n0 || ry.tiedPairs === n0) return null; // a constant side
+  // key = (rank_x · (maxY + 1) + rank_y) · n + i: sorting the keys orders by (x, y), and the key gives i back
+  const span = ry.max + 1;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = (rx.ranks[i]! * span + ry.ranks[i]!) * n + i;
+  keys.sort();
+  const tree = new Float64Array(ry.max + 1);
+  let dis = 0, bothTies = 0, run = 1;
+  const xyOf = (k: number) => Math.floor(keys[k]! / n);
   for (let i = 0, k = 0; i < n;) {
-    while (k < n && rx[byXY[k]!] === rx[byXY[i]!]) {
+    // one group of equal x: each item is discordant with the earlier items (smaller x) of larger y rank
+    const gx = Math.floor(xyOf(i) / span);
+    while (k < n && Math.floor(xyOf(k) / span) === gx) {
       dis += i;
-      for (let idx = ry[byXY[k]!]!; idx > 0; idx &= idx - 1) dis -= tree[idx]!;
+      for (let idx = xyOf(k) % span; idx > 0; idx &= idx - 1) dis -= tree[idx]!;
+      if (k > i && xyOf(k) === xyOf(k - 1)) run++;
+      else { bothTies += (run * (run - 1)) / 2; run = 1; }
       k++;
     }
-    for (; i < k; i++) for (let idx = ry[byXY[i]!]!; idx <= maxY; idx += idx & -idx) tree[idx]!++;
+    for (; i < k; i++) for (let idx = xyOf(i) % span; idx <= ry.max; idx += idx & -idx) tree[idx]!++;
   }
-  const n0 = (n * (n - 1)) / 2;
-  const xTies = tiedPairs(byXY, (i, j) => rx[i] === rx[j]);
-  const yTies = tiedPairs(byY, (i, j) => ry[i] === ry[j]);
-  const bothTies = tiedPairs(byXY, (i, j) => rx[i] === rx[j] && ry[i] === ry[j]);
-  if (xTies === n0 || yTies === n0) return null; // a constant side
+  bothTies += (run * (run - 1)) / 2;
   // n_c − n_d = (n_0 − n_x − n_y + n_xy) − 2·n_d: the pairs tied in neither, less twice the discordant ones
-  const conMinusDis = n0 - xTies - yTies + bothTies - 2 * dis;
-  return Math.max(-1, Math.min(1, conMinusDis / Math.sqrt((n0 - xTies) * (n0 - yTies))));
+  const conMinusDis = n0 - rx.tiedPairs - ry.tiedPairs + bothTies - 2 * dis;
+  return Math.max(-1, Math.min(1, conMinusDis / Math.sqrt((n0 - rx.tiedPairs) * (n0 - ry.tiedPairs))));
 }
 
 export interface CorrelationCiOptions { iterations: number; seed: number; level: number }

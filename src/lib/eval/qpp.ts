@@ -137,6 +137,20 @@ function forwardIndex(data: Bm25Data): ForwardIndex {
 }
 
 /**
+ * The `m` ids of `ids` with the largest `weight` (equal weights: lower id first), in no particular order. A numeric
+ * sort of the weights finds the cut-off (no comparator sort over thousands of terms); ties at the cut-off go by id.
+ */
+function heaviest(ids: number[], weight: Float64Array, m: number): number[] {
+  if (ids.length <= m) return ids;
+  if (m === 0) return [];
+  const w = Float64Array.from(ids, (t) => weight[t]!).sort();
+  const cut = w[w.length - m]!;
+  const out = ids.filter((t) => weight[t]! > cut);
+  const atCut = ids.filter((t) => weight[t] === cut).sort((a, b) => a - b);
+  return out.concat(atCut.slice(0, m - out.length));
+}
+
+/**
  * Clarity of a ranked list of the knowledge base's items (QPP4CS): RM1 p(w|q) ∝ Σ_{d ∈ top k} max(0, s(d))·tf(w,d)/|d|,
  * the top `terms` terms kept and renormalised, then Σ_w p(w|q)·ln(p(w|q)/p_coll(w)). Null when the list is empty,
  * every weight is 0, or the top items hold no tokens.
@@ -161,8 +175,7 @@ export function clarity(bm25: Bm25Data, items: readonly Scored[], k: number, ter
     }
     if (seen.length === 0) return null;
     // The top `terms` terms by weight (ties: lower term id first), renormalised to sum 1.
-    seen.sort((a, b) => (acc[b]! - acc[a]!) || a - b);
-    const kept = seen.slice(0, Math.max(0, Math.floor(terms)));
+    const kept = heaviest(seen, acc, Math.max(0, Math.floor(terms)));
     let z = 0;
     for (const t of kept) z += acc[t]!;
     if (!(z > 0)) return null;
