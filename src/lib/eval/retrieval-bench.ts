@@ -29,7 +29,11 @@ import { trecRunLines } from './trec-run.ts';
 
 export const retrievalRowKey = (mode: RetrievalMode, queryId: string): string => `${mode}:${queryId}`;
 
-/** Rows already computed, by config hash and row key (IndexedDB in the tab, memory or files in Node). */
+/**
+ * Rows already computed, by config hash and row key (IndexedDB in the tab, memory or files in Node). `get` may throw
+ * `InvalidCachedRow` (a record that failed its checks) or any error (storage unreadable): the run computes the row
+ * again and notes it; a `put` that throws is a note too.
+ */
 export interface RetrievalRowCache {
   get(configHash: string, key: string): Promise<ReportRow | undefined>;
   put(configHash: string, key: string, row: ReportRow): Promise<void>;
