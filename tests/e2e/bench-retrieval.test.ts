@@ -185,6 +185,10 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     expect(await run()).toBeNull();
     expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('10');
     expect(await page.locator('[data-testid=report-dataset]').innerText()).toMatch(/BeIR\/scifact/);
+    // At 400 px the settings wrap and the report's tables scroll in their own boxes: the page does not scroll sideways.
+    await page.setViewportSize({ width: 400, height: 800 });
+    // (the charts redraw at the new width on the window's resize event)
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 }).toBeLessThanOrEqual(400);
     expect(browser.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 300_000);
 });
