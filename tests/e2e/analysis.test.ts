@@ -165,4 +165,21 @@ describe('Analysis of a retrieval report', () => {
     expect(await page.locator('[data-testid=h1-table]').count()).toBe(0);
     expect(await page.locator('[data-testid=h2-row]').count()).toBe(1);
   });
+
+  test("a share link's summary (some rows only) is not analysed, and says why", async () => {
+    const part: Report = { ...withPredictors, id: 'e2e-analysis-3', rows: withPredictors.rows.slice(0, 30), truncated: { rows: withPredictors.rows.length } };
+    await importFile('part.json', part);
+    await page.locator('[data-testid=report-item][data-id=e2e-analysis-3] [data-testid=report-open]').click();
+    await page.locator('[data-testid=report-opened][data-id=e2e-analysis-3] [data-testid=analysis][data-status=skipped]').waitFor();
+    expect(await page.locator('[data-testid=analysis-skipped]').innerText()).toContain(`30 of ${withPredictors.rows.length} rows`);
+    expect(await page.locator('[data-testid=h1-table], [data-testid=h2-table]').count()).toBe(0);
+  });
+
+  test('at 400 px the analysis and the simulator scroll inside their own boxes, the page not sideways', async () => {
+    await open('e2e-analysis-1');
+    await page.locator('[data-testid=analysis-scatter][data-rendered=true]').waitFor();
+    await page.setViewportSize({ width: 400, height: 800 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
 });

@@ -10,8 +10,7 @@ import type { Report } from '../../lib/reports/format.ts';
 import { sha256Hex } from '../../lib/store/checksum.ts';
 import { h1RowId } from '../analysis-view.ts';
 import { startAnalysisWorker } from '../compare-client.ts';
-
-type Worker = ReturnType<typeof startAnalysisWorker>;
+import { WorkerSlot } from '../worker-slot.ts';
 
 /**
  * Analyses already computed in this page, by a SHA-256 of what the analysis reads (the rows, the seed, the options;
@@ -27,14 +26,14 @@ export class AnalysisState {
   result = $state.raw<RetrievalAnalysis | null>(null);
   running = $state(false);
   error = $state<string | null>(null);
+  /** Why the report is not analysed (a share link's summary holds only some rows), or null. */
+  skipped = $state<string | null>(null);
   /** The H1 row (h1RowId) the scatter shows. */
   picked = $state<string | null>(null);
   /** H2 shows the pairs with this mode ('' : every pair). */
   mode = $state('');
-  private worker: Worker | null = null;
+  private readonly worker = new WorkerSlot(startAnalysisWorker);
   private run = 0;
-
-  constructor(private readonly start: () => Worker = startAnalysisWorker) {}
 
   get pickedRow(): H1Row | null {
     return this.result?.h1.find((r) => h1RowId(r) === this.picked) ?? null;
@@ -46,21 +45,31 @@ export class AnalysisState {
     return row && this.report && this.result ? h1Points(this.report, row, this.result.metric) : null;
   }
 
+  /** The view went away: an analysis in flight is dropped and the worker ends. */
+  dispose(): void {
+    this.run++;
+    this.running = false;
+    this.worker.stop();
+  }
+
   /** Analyses `report` in the compare worker (the latest call wins). */
   async analyze(report: Report, opts: Partial<AnalysisOptions> = {}): Promise<void> {
     const run = ++this.run;
-    if (this.running) this.stopWorker();
+    if (this.running) this.worker.stop();
     this.report = report;
     this.result = null;
     this.error = null;
+    this.skipped = report.truncated
+      ? `No analysis: this is a summary of the report (${report.rows.length} of ${report.truncated.rows} rows, chosen as the worst), and correlations or mode comparisons on it would mislead. Open the full report file to see H1 and H2.`
+      : null;
+    if (this.skipped) { this.running = false; return; }
     this.running = true;
     try {
       const key = await doneKey(report, opts);
       if (run !== this.run) return;
       let out = done.get(key);
       if (!out) {
-        this.worker ??= this.start();
-        const res = await this.worker.api.analyze(report, opts);
+        const res = await this.worker.get().api.analyze(report, opts);
         if (run !== this.run) return;
         if (!res.ok) { this.error = res.message; return; }
         out = res;
@@ -80,17 +89,5 @@ export class AnalysisState {
     } finally {
       if (run === this.run) this.running = false;
     }
-  }
-
-  private stopWorker(): void {
-    this.worker?.terminate();
-    this.worker = null;
-  }
-
-  /** The view went away: an analysis in flight is dropped and the worker ends. */
-  dispose(): void {
-    this.run++;
-    this.running = false;
-    this.stopWorker();
   }
 }

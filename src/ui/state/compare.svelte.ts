@@ -8,9 +8,8 @@ import type { Report } from '../../lib/reports/format.ts';
 import type { ReportMeta } from '../../lib/reports/store-types.ts';
 import { startCompareWorker } from '../compare-client.ts';
 import { whyNotPickable, type QuestionQuery } from '../compare-view.ts';
+import { WorkerSlot } from '../worker-slot.ts';
 import type { ReportsState } from './reports.svelte.ts';
-
-type Worker = ReturnType<typeof startCompareWorker>;
 
 export class CompareState {
   /** Picked report ids, in the order picked. */
@@ -25,7 +24,7 @@ export class CompareState {
   onlyDiff = $state(true);
   /** The question whose answers are shown side by side. */
   openKey = $state<string | null>(null);
-  private worker: Worker | null = null;
+  private readonly worker = new WorkerSlot(startCompareWorker);
   private run = 0;
 
   constructor(readonly reports: ReportsState) {}
@@ -67,12 +66,12 @@ export class CompareState {
     this.picked = this.picked.filter((id) => this.reports.list.some((m) => m.id === id));
     if (this.baselineId && !this.picked.includes(this.baselineId)) this.baselineId = this.picked[0] ?? null;
     if (this.picked.length < 2) {
-      this.stopWorker();
+      this.worker.stop();
       this.result = null;
       this.running = false;
       return;
     }
-    if (this.running) this.stopWorker();
+    if (this.running) this.worker.stop();
     this.running = true;
     try {
       const reports: Report[] = [];
@@ -83,8 +82,7 @@ export class CompareState {
       }
       if (run !== this.run) return;
       this.loaded = new Map(reports.map((r) => [r.id, r]));
-      this.worker ??= startCompareWorker();
-      const result = await this.worker.api.compare(reports, { baselineId: this.baselineId ?? undefined });
+      const result = await this.worker.get().api.compare(reports, { baselineId: this.baselineId ?? undefined });
       if (run !== this.run) return;
       this.result = result;
       if (result.ok) {
@@ -101,15 +99,10 @@ export class CompareState {
     }
   }
 
-  private stopWorker(): void {
-    this.worker?.terminate();
-    this.worker = null;
-  }
-
   /** The tab closed: a comparison in flight is dropped (the next pick or open runs it again). */
   dispose(): void {
     this.run++;
     this.running = false;
-    this.stopWorker();
+    this.worker.stop();
   }
 }
