@@ -229,6 +229,20 @@ describe('queryPredictors', () => {
     expect(Object.values(f).every((v) => v === null || Number.isFinite(v))).toBe(true);
   });
 
+  it('defaults to QPP4CS\'s depths: list 1000, NQC k 100, WIG k 5, clarity 100 items / 100 terms, entropy 100', () => {
+    expect(QPP_DEFAULTS).toEqual({ listDepth: 1000, entropyK: 100, nqcK: 100, wigK: 5, clarityK: 100, clarityTerms: 100 });
+    const kb = animalKb(0);
+    // a synthetic 1,200-long list over the 8 items (scores falling, items repeating): only depths are under test
+    const long: Scored[] = Array.from({ length: 1200 }, (_, i) => ({ index: i % 8, score: 1200 - i + (i % 7) * 0.3 }));
+    const scores = long.map((s) => s.score);
+    const f = queryPredictors(kb, ['cat'], { sparse: long, dense: null });
+    expect(f['qpp.nqc.sparse']).toBe(nqc(scores.slice(0, 1000), 100, true));
+    expect(f['qpp.nqc.sparse']).not.toBe(nqc(scores.slice(0, 1000), 150, true));
+    expect(f['qpp.wig.sparse']).toBe(wig(scores.slice(0, 1000), 5, 1));
+    expect(f['qpp.entropy.sparse.raw']).toBe(entropyUnder('raw', scores.slice(0, 100), null));
+    expect(f['qpp.clarity.sparse']).toBe(clarity(kb.bm25.toData(), long, 100, 100));
+  });
+
   it('cuts the list at listDepth, reads entropyK for entropy and the whole list for the rest', () => {
     const kb = animalKb(0);
     const terms = kb.bm25.queryTerms('cat dog fish');

@@ -17,12 +17,13 @@ function usable(x: readonly number[], y: readonly number[]): boolean {
   return true;
 }
 
-/** ln Γ(x) for x > 0: Lanczos (Godfrey's g = 607/128, 15 terms; relative error about 1e-15), reflection below ½. */
+/** Godfrey's Lanczos coefficients (g = 607/128, 15 terms). */
 const LANCZOS_G = 607 / 128;
 const LANCZOS = [0.99999999999999709182, 57.156235665862923517, -59.597960355475491248, 14.136097974741747174,
   -0.49191381609762019978, 0.33994649984811888699e-4, 0.46523628927048575665e-4, -0.98374475304879564677e-4,
   0.15808870322491248884e-3, -0.21026444172410488319e-3, 0.21743961811521264320e-3, -0.16431810653676389022e-3,
   0.84418223983852743293e-4, -0.26190838401581408670e-4, 0.36899182659531622704e-5];
+/** ln Γ(x) for x > 0 by Lanczos (relative error about 1e-15), by reflection below ½. */
 export function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z = x - 1;
