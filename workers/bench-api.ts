@@ -157,6 +157,8 @@ export interface RetrievalBenchConfig {
   /** At most this many judged queries (seeded sample); null: all. */
   maxQueries: number | null;
   seed: number;
+  /** Compute the per-query predictors (qpp.ts) for the analysis; default true. */
+  predictors?: boolean;
 }
 
 export type RetrievalBenchProgress =

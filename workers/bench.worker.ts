@@ -4,7 +4,8 @@
  * dataset viewer as fallback) and runs the benchmark session (src/lib/eval/session.ts, the same as the CLI's):
  * validate mode scores rows with the chosen evaluator (results cached per row in IndexedDB, so a reload or crash
  * resumes), pipeline mode runs the Ask tab's pipeline on the subset's questions. Each run comes back with its
- * report v1 (environment from the models worker's loaded models and the browser's user agent).
+ * report v1 (environment from the models worker's loaded models and the browser's user agent). The retrieval
+ * benchmark on BEIR datasets (runRetrieval, loadBeirFiles, fusionCandidates) is in bench-retrieval.ts.
  */
 import * as Comlink from 'comlink';
 import { formatIssue, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
@@ -31,6 +32,7 @@ import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
 import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, LocalFileReport, PipelineView } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
+import * as retrieval from './bench-retrieval.ts';
 
 const loaded = new Map<string, { rows: RagbenchRow[]; source: 'hub' | 'viewer' }>();
 /** Subsets loaded from local files, by subset name. */
@@ -248,15 +250,24 @@ async function runValidate(config: BenchConfig, apiKey: string | null, ctl: Abor
 }
 
 const api: BenchWorkerApi = {
-  // CONTRACT STUBS (issue 13): the bench helper implements these three.
-  async runRetrieval() {
-    throw new Error('not implemented');
+  async runRetrieval(config, token, onProgress) {
+    controller?.abort();
+    const ctl = new AbortController();
+    controller = ctl;
+    try {
+      return await retrieval.runRetrieval(config, token, models, ctl.signal, onProgress);
+    } catch (e) {
+      if (ctl.signal.aborted) throw new Error('The run was cancelled. Finished rows are kept and a new run resumes from them.');
+      throw new Error(redactSecrets((e as Error).message || String(e), [token]));
+    } finally {
+      if (controller === ctl) controller = null;
+    }
   },
-  async loadBeirFiles() {
-    throw new Error('not implemented');
+  loadBeirFiles(files) {
+    return retrieval.loadBeirFiles(files);
   },
-  async fusionCandidates() {
-    throw new Error('not implemented');
+  fusionCandidates(queryId) {
+    return retrieval.fusionCandidates(queryId, models);
   },
   attachModels(port) {
     models = Comlink.wrap<ModelsWorkerApi>(port);

@@ -92,6 +92,8 @@ export interface SummaryRowView {
   cells: Record<string, SummaryCell | undefined>;
   /** `${evaluator}:${metric}` → the baseline's figure. */
   baselines: Record<string, number | null | undefined>;
+  /** Mean and p95 latency (ms) of the row's mode, in `SummaryTable.latency` order (multi-mode retrieval reports). */
+  latency?: Array<number | null>;
 }
 
 /** Counts a kind's summary shows next to N, from the rows of a group. */
@@ -105,7 +107,26 @@ export interface SummaryTable {
   columns: SummaryColumn[];
   counts: Array<{ label: string; title: string }>;
   rows: SummaryRowView[];
+  /** What a group is: subset, dataset, or (a multi-mode retrieval report) mode. */
+  groupLabel: string;
+  /** Latency columns (a multi-mode retrieval report: mean and p95 ms per mode from summary.extra.modes), else empty. */
+  latency: Array<{ label: string; title: string }>;
 }
+
+/** Per-mode latency of a multi-mode retrieval report (summary.extra.modes), by mode; null for any other report. */
+export function modeLatency(r: Report): Map<string, { mean_ms: number | null; p95_ms: number | null }> | null {
+  const modes = r.kind === 'retrieval' ? r.summary.extra['modes'] : undefined;
+  if (!Array.isArray(modes)) return null;
+  const out = new Map<string, { mean_ms: number | null; p95_ms: number | null }>();
+  for (const m of modes) {
+    if (!m || typeof m !== 'object' || Array.isArray(m) || typeof m['mode'] !== 'string') continue;
+    out.set(m['mode'], { mean_ms: numOrNull(m['mean_ms']), p95_ms: numOrNull(m['p95_ms']) });
+  }
+  return out;
+}
+
+/** The groups' name: "mode" in a multi-mode retrieval report, "dataset" in an old one, "subset" otherwise. */
+export const groupLabelOf = (r: Report): string => (r.kind !== 'retrieval' ? 'subset' : modeLatency(r) ? 'mode' : 'dataset');
 
 /** The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups. */
 export function summaryTable(r: Report): SummaryTable {
@@ -126,6 +147,7 @@ export function summaryTable(r: Report): SummaryTable {
   const named = groups.filter((g): g is string => g !== null);
   const order: Array<string | null> = named.length === 0 ? [null] : named.length === 1 ? [named[0]!] : [...named, null];
   const counts = r.truncated ? [] : KIND_COUNTS[r.kind];
+  const latency = modeLatency(r);
   const rows = order.map((group): SummaryRowView => {
     const figures = r.summary.metrics.filter((m) => m.group === group);
     const groupRows = group === null ? r.rows : r.rows.filter((x) => x.group === group);
@@ -139,9 +161,13 @@ export function summaryTable(r: Report): SummaryTable {
       rows: r.truncated ? Math.max(0, ...figures.map((m: SummaryMetric) => m.n)) : groupRows.length,
       counts: counts.map((c) => c.count(groupRows)),
       cells, baselines,
+      ...(latency ? { latency: [latency.get(group ?? '')?.mean_ms ?? null, latency.get(group ?? '')?.p95_ms ?? null] } : {}),
     };
   });
-  return { columns, counts: counts.map(({ label, title }) => ({ label, title })), rows };
+  return {
+    columns, counts: counts.map(({ label, title }) => ({ label, title })), rows, groupLabel: groupLabelOf(r),
+    latency: latency ? [{ label: 'mean ms', title: 'mean query latency (non-model stages), ms' }, { label: 'p95 ms', title: '95th percentile of the query latency (non-model stages), ms' }] : [],
+  };
 }
 
 /** Warnings as lines: "group: message" (a group's), or the message alone (pooled). */
@@ -165,8 +191,10 @@ export type RowColumn =
 const FIELD_ORDER: Record<ReportKind, readonly string[]> = {
   'ragbench-validate': ['relevance', 'adherence', 'utilization', 'completeness'],
   'ragbench-pipeline': ['recall', 'relevant_recall', 'relevance', 'utilization', 'adherence', 'completeness'],
-  retrieval: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5'],
+  retrieval: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'query_ms'],
 };
+/** Score fields the rows table leaves out: the retrieval report's per-query predictors (the analysis shows them). */
+const hiddenField = (kind: ReportKind, k: string) => kind === 'retrieval' && k.startsWith('qpp.');
 /** The field whose |score − gold| gets its own column (validate: how far the adherence verdict is off). */
 const GAP_FIELD: Partial<Record<ReportKind, string>> = { 'ragbench-validate': 'adherence' };
 
@@ -176,13 +204,13 @@ export function rowColumns(r: Report): RowColumn[] {
   const goldKeys: string[] = [];
   let status = false;
   for (const row of r.rows) {
-    for (const k of Object.keys(row.scores)) if (!scoreKeys.includes(k)) scoreKeys.push(k);
+    for (const k of Object.keys(row.scores)) if (!scoreKeys.includes(k) && !hiddenField(r.kind, k)) scoreKeys.push(k);
     for (const k of Object.keys(row.gold)) if (!goldKeys.includes(k)) goldKeys.push(k);
     if (row.status !== undefined) status = true;
   }
   const pref = FIELD_ORDER[r.kind];
   const fields = [...pref.filter((k) => scoreKeys.includes(k)), ...scoreKeys.filter((k) => !pref.includes(k))];
-  const cols: RowColumn[] = [{ kind: 'group', id: 'group', label: r.kind === 'retrieval' ? 'dataset' : 'subset' }, { kind: 'question', id: 'question', label: 'question' }];
+  const cols: RowColumn[] = [{ kind: 'group', id: 'group', label: groupLabelOf(r) }, { kind: 'question', id: 'question', label: 'question' }];
   if (status) cols.push({ kind: 'status', id: 'status', label: 'status' });
   for (const k of fields) {
     cols.push({ kind: 'score', id: `score:${k}`, key: k, label: k });
@@ -225,7 +253,8 @@ export function cellText(kind: ReportKind, row: ReportRow, c: RowColumn): string
   }
   const v = cellValue(kind, row, c);
   if (c.kind === 'question') return row.question.length > 90 ? `${row.question.slice(0, 90)}…` : row.question;
-  return typeof v === 'number' ? fmt(v, c.kind === 'score' && kind === 'retrieval' ? 3 : 2) : v ?? 'N/A';
+  const digits = c.kind === 'score' && kind === 'retrieval' ? (c.key === 'query_ms' ? 1 : 3) : 2;
+  return typeof v === 'number' ? fmt(v, digits) : v ?? 'N/A';
 }
 
 export interface RowSort { column: string; desc: boolean }

@@ -1,0 +1,132 @@
+/**
+ * The Benchmark tab's retrieval benchmark (BEIR): the one owner of its source, modes, progress and result.
+ * It runs in its OWN bench worker (not BenchState's): the worker keeps one AbortController and the last run's
+ * knowledge base for the α simulator, so a RAGBench run and a retrieval run neither cancel each other nor share
+ * memory; the worker gets its own models-worker port, reconnected when the models worker restarts.
+ */
+import * as Comlink from 'comlink';
+import type { FusionCandidates } from '../../lib/eval/alpha-sim.ts';
+import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
+import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../../../workers/bench-api.ts';
+import { startBenchWorker } from '../bench-client.ts';
+import { pickedFromList } from '../build-files.ts';
+import { kbChoices, modeChoices, parseMaxQueries, runnableModes, type KbChoice, type ModeChoice } from '../retrieval-bench-view.ts';
+import type { LocalKbsState } from './local-kbs.svelte.ts';
+import type { KbState } from './kb.svelte.ts';
+import type { ModelsState } from './models.svelte.ts';
+
+export type RetrievalSourceKind = RetrievalSource['kind'];
+
+export class RetrievalBenchState {
+  /** Which benchmark the Benchmark tab shows (RAGBench is BenchState's). */
+  view = $state<'ragbench' | 'retrieval'>('ragbench');
+  sourceKind = $state<RetrievalSourceKind>('hub-dataset');
+  /** Hub dataset id (owner/name), BEIR layout. */
+  dataset = $state('BeIR/scifact');
+  /** The chosen knowledge base's entry id (kbChoices). */
+  kbId = $state('');
+  /** What the picked folder holds (or why it was refused). */
+  folder = $state.raw<BeirFilesReport | null>(null);
+  loadingFolder = $state(false);
+  modes = $state<RetrievalMode[]>(['sparse']);
+  /** The max-queries field as typed (blank: all). */
+  maxQueries = $state('');
+  seed = $state(0);
+  split = $state('test');
+  /** Per-query predictors for the analysis (H1); off makes a run a little faster. */
+  predictors = $state(true);
+  running = $state(false);
+  progress = $state.raw<RetrievalBenchProgress | null>(null);
+  result = $state.raw<RetrievalBenchResult | null>(null);
+  error = $state<string | null>(null);
+  /** Hub URL and token from Settings (App sets it; never from a link). */
+  access: () => { hubUrl: string; token: string | null } = () => ({ hubUrl: 'https://huggingface.co', token: null });
+  private client = startBenchWorker();
+
+  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState) {
+    const attach = () => {
+      const port = models.port();
+      return this.client.api.attachModels(Comlink.transfer(port, [port]));
+    };
+    void attach();
+    models.onRestart(attach);
+  }
+
+  /** Every mode with its availability from the loaded models (ModelsState owns readiness). */
+  get modeChoices(): ModeChoice[] {
+    return modeChoices(this.models.loaded);
+  }
+
+  get kbChoices(): KbChoice[] {
+    return kbChoices(this.locals.list, this.kb.entries);
+  }
+
+  toggleMode(mode: RetrievalMode, on: boolean): void {
+    this.modes = on ? [...new Set([...this.modes, mode])] : this.modes.filter((m) => m !== mode);
+  }
+
+  /** A `webkitdirectory` pick: parsed in the worker (documents, queries, judged queries, or the error). */
+  async pickFolder(files: FileList | readonly File[] | null): Promise<void> {
+    const picked = pickedFromList(files);
+    if (picked.length === 0) return;
+    this.loadingFolder = true;
+    this.error = null;
+    try {
+      this.folder = await this.client.api.loadBeirFiles(picked);
+      if (this.folder.error === null && !this.folder.splits.includes(this.split)) this.split = this.folder.splits[0] ?? 'test';
+    } catch (e) {
+      this.folder = { documents: 0, queries: 0, judged: 0, splits: [], issues: [], error: (e as Error).message || String(e) };
+    } finally {
+      this.loadingFolder = false;
+    }
+  }
+
+  /** The run's config, or what is missing in words. */
+  config(): { ok: true; config: RetrievalBenchConfig } | { ok: false; message: string } {
+    const max = parseMaxQueries(this.maxQueries);
+    if (!max.ok) return max;
+    const modes = runnableModes(this.modes, this.modeChoices);
+    if (modes.length === 0) return { ok: false, message: 'Choose at least one mode that can run (the disabled ones say what to load).' };
+    if (!Number.isInteger(this.seed)) return { ok: false, message: 'The seed must be a whole number.' };
+    const { hubUrl } = this.access();
+    let source: RetrievalSource;
+    if (this.sourceKind === 'hub-dataset') {
+      if (!this.dataset.trim()) return { ok: false, message: 'Type a Hub dataset id (owner/name, e.g. BeIR/scifact).' };
+      source = { kind: 'hub-dataset', dataset: this.dataset.trim(), revision: null, hubUrl };
+    } else if (this.sourceKind === 'kb') {
+      const c = this.kbChoices.find((x) => x.entry.id === this.kbId && !x.disabled);
+      if (!c) return { ok: false, message: 'Choose a knowledge base that carries queries and qrels.' };
+      const ref = c.entry.ref;
+      if (ref.kind !== 'hub' && ref.kind !== 'local') return { ok: false, message: 'Choose a knowledge base that carries queries and qrels.' };
+      source = { kind: 'kb', ref, hubUrl };
+    } else {
+      if (!this.folder || this.folder.error !== null) return { ok: false, message: 'Pick a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) first.' };
+      source = { kind: 'files' };
+    }
+    return { ok: true, config: { source, modes, split: this.split.trim() || 'test', maxQueries: max.value, seed: this.seed, predictors: this.predictors } };
+  }
+
+  async run(): Promise<void> {
+    const c = this.config();
+    if (!c.ok) { this.error = c.message; return; }
+    this.error = null;
+    this.running = true;
+    this.progress = null;
+    try {
+      // The token goes to the worker only for the Hub of Settings (the worker sends it nowhere else).
+      const token = c.config.source.kind === 'files' || (c.config.source.kind === 'kb' && c.config.source.ref.kind === 'local') ? null : this.access().token;
+      this.result = await this.client.api.runRetrieval(c.config, token, Comlink.proxy((p: RetrievalBenchProgress) => { this.progress = p; }));
+    } catch (e) {
+      this.error = (e as Error).message || String(e);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  cancel(): void {
+    void this.client.api.cancel();
+  }
+
+  /** The α simulator's real-query loader: the last run's candidates of one query (the worker embeds the query). */
+  readonly loadCandidates = (queryId: string): Promise<FusionCandidates> => this.client.api.fusionCandidates(queryId);
+}

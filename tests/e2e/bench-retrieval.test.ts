@@ -1,0 +1,194 @@
+/**
+ * The Benchmark tab's retrieval benchmark (BEIR) in the built site, loopback only: a local SciFact subset folder
+ * (written to a temp dir from ../shared) picked with the directory input and run in sparse and the dense modes with
+ * the fixture embedder; the summary shows every mode, the report is saved as a draft, and its per-mode NDCG@10 equals
+ * `rag-lab eval-beir` on the same folder with the same modes (to 1e-9). A run cancelled midway leaves the tab usable
+ * and the rerun takes rows from the cache; a Hub artifact without queries gets the message; the α simulator ranks a
+ * real query; a BEIR dataset on the loopback Hub runs.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Report } from '../../src/lib/reports/format.ts';
+import type { RetrievalMode } from '../../src/lib/retrieval/modes.ts';
+import { scifactSubset } from '../helpers/beir-subset.ts';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { runCli } from '../helpers/cli.ts';
+import { addBeirScifact } from '../helpers/hub-dataset-fixtures.ts';
+import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
+import { fixtureSettings } from '../helpers/models-page.ts';
+
+const site = inject('siteUrl');
+const modelHost = inject('hubUrl');
+const MODELS_DIR = resolve(import.meta.dirname, '../fixtures/models');
+const MODES: readonly RetrievalMode[] = ['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated'];
+let tmp: string;
+let small: string;
+let big: string;
+let hub: HubRepoServer;
+let browser: Browser;
+let page: Page;
+let cli: Promise<Record<string, Record<string, number>>>;
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'rag-lab-e2e-rb-'));
+  small = scifactSubset({ queries: 12, others: 60, name: 'scifact-small', parent: tmp });
+  big = scifactSubset({ queries: 120, others: 200, name: 'scifact-big', parent: tmp });
+  // The CLI on the same folder with the same modes and the fixture embedder (q8, as the page loads it).
+  cli = runCli(['eval-beir', '--data', small, '--modes', MODES.join(','), '--models-dir', MODELS_DIR, '--embedder', 'rag-lab/tiny-embedder',
+    '--dtype', 'q8', '--no-cache', '--no-predictors', '--json']).then((r) => {
+    if (r.code !== 0) throw new Error(r.stderr);
+    return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { modes: Record<string, Record<string, number>> }).modes;
+  });
+  cli.catch(() => {});
+  // A knowledge base without queries (built from two text files) as a Hub artifact, and BeIR/scifact as parquet.
+  const docs = join(tmp, 'docs');
+  mkdirSync(docs);
+  writeFileSync(join(docs, 'a.txt'), 'Alpha particles are helium nuclei.\n');
+  writeFileSync(join(docs, 'b.txt'), 'Beta decay emits electrons.\n');
+  const built = await runCli(['build-index', '--data', docs, '--out', join(tmp, 'plain'), '--id', 'plain', '--title', 'Plain texts']);
+  expect(built.code, built.stderr).toBe(0);
+  hub = await serveHubRepos();
+  hub.addRepo('test-owner/plain', join(tmp, 'plain'));
+  addBeirScifact(hub, 'BeIR/scifact', { rows: 300 });
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  const settings = { ...JSON.parse(fixtureSettings(modelHost)) as Record<string, unknown>, hubUrl: `${hub.url}/` };
+  const kbs = [{ ref: { kind: 'hub', repo: 'test-owner/plain', revision: 'main', path: 'plain' }, title: 'Plain texts', description: 'no queries' }];
+  await page.addInitScript(([s, k]) => {
+    localStorage.setItem('rag-lab:settings', s);
+    localStorage.setItem('rag-lab:knowledge-bases', k);
+  }, [JSON.stringify(settings), JSON.stringify(kbs)] as const);
+  await page.goto(`${site}?tab=benchmark&bench=retrieval`);
+  // The fixture embedder loads on start: the dense modes become available.
+  await page.locator('[data-testid=rb-mode-dense]:not([disabled])').waitFor({ timeout: 150_000 });
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+  await hub?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+async function pickFolder(dir: string, judged: number) {
+  await page.locator('[data-testid=rb-source-files]').check();
+  await page.locator('[data-testid=rb-folder]').setInputFiles(dir);
+  await page.locator(`[data-testid=rb-folder-info][data-judged="${judged}"]`).waitFor({ timeout: 60_000 });
+}
+
+async function setModes(modes: readonly RetrievalMode[]) {
+  for (const m of ['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'] as const) {
+    const box = page.locator(`[data-testid=rb-mode-${m}]`);
+    if (modes.includes(m)) await box.check();
+    else if (await box.isChecked()) await box.uncheck();
+  }
+}
+
+/** Clicks Run and waits for the result or the error; returns the error text (null on a result). */
+async function run(): Promise<string | null> {
+  await page.locator('[data-testid=rb-run]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=rb-run]:not([disabled])') && document.querySelector('[data-testid=rb-result], [data-testid=rb-error]'), null, { timeout: 300_000 });
+  const err = page.locator('[data-testid=rb-error]');
+  return (await err.count()) ? err.innerText() : null;
+}
+
+/** The retrieval reports saved in this browser (the Reports tab's store), newest first. */
+const savedReports = () => page.evaluate(() => new Promise<string[]>((done, fail) => {
+  const r = indexedDB.open('rag-lab');
+  r.onerror = () => fail(r.error);
+  r.onsuccess = () => {
+    const all = r.result.transaction('report-bodies').objectStore('report-bodies').getAll();
+    all.onsuccess = () => { r.result.close(); done((all.result as Array<{ text: string }>).map((x) => x.text)); };
+  };
+})).then((texts) => texts.map((t) => JSON.parse(t) as Report).filter((x) => x.kind === 'retrieval').sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
+
+describe('retrieval benchmark in the Benchmark tab', () => {
+  test('a local folder in sparse and the dense modes: every mode in the table, saved, NDCG@10 equal to eval-beir', async () => {
+    await pickFolder(small, 12);
+    expect(await page.locator('[data-testid=rb-folder-info]').innerText()).toMatch(/12 judged/);
+    await setModes(MODES);
+    const t0 = Date.now();
+    expect(await run()).toBeNull();
+    console.log(`bench-retrieval e2e: 12 queries × ${MODES.length} modes (embedding 71 documents, predictors on) in ${Date.now() - t0} ms`);
+    const groups = await page.locator('[data-testid=summary-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-group')));
+    expect(groups).toEqual([...MODES, '']);
+    expect(await page.locator('[data-testid=report-summary] thead').innerText()).toMatch(/mode[\s\S]*p95 ms/);
+    expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('12');
+    await expect.poll(async () => (await savedReports()).length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const report = (await savedReports())[0]!;
+    expect(report.draft).toBe(true);
+    expect(report.data).toMatchObject({ dataset: 'scifact-small', source: 'local', subsets: ['test'] });
+    const want = await cli;
+    for (const mode of MODES) {
+      const got = report.summary.metrics.find((m) => m.group === mode && m.id === 'ndcg@10');
+      expect(got, mode).toBeDefined();
+      expect(Math.abs(got!.value! - want[mode]!['ndcg@10']!), mode).toBeLessThan(1e-9);
+      expect(report.rows.filter((r) => r.group === mode)).toHaveLength(12);
+    }
+    // The predictors are on the rows (for the analysis) but not columns of the rows table; latency is.
+    expect(Object.keys(report.rows[0]!.scores).some((k) => k.startsWith('qpp.'))).toBe(true);
+    const heads = await page.locator('[data-testid=bench-rows] thead th').allInnerTexts();
+    expect(heads.some((h) => h.startsWith('qpp.'))).toBe(false);
+    expect(heads.some((h) => h.includes('query_ms'))).toBe(true);
+  }, 400_000);
+
+  test('the α simulator ranks a real query of the run', async () => {
+    const sim = page.locator('[data-testid=alpha-sim]');
+    await sim.waitFor();
+    expect(await sim.getAttribute('data-real')).toBe('yes');
+    const select = sim.locator('[data-testid=sim-query]');
+    const values = await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+    expect(values.length).toBe(12);
+    await select.selectOption(values[0]!);
+    await expect.poll(() => sim.locator('[data-testid=sim-top-row]').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(await sim.locator('[data-testid=sim-error]').count()).toBe(0);
+    expect(Number(await sim.locator('[data-testid=sim-ndcg]').innerText())).toBeGreaterThanOrEqual(0);
+  }, 120_000);
+
+  test('cancel midway leaves the tab usable, and the rerun takes rows from the cache', async () => {
+    await pickFolder(big, 120);
+    await setModes(['sparse', 'dense', 'hybrid_calibrated']);
+    await page.locator('[data-testid=rb-run]').click();
+    // Cancelled once rows are being computed (the embeddings are done).
+    await page.waitForFunction(() => {
+      const p = document.querySelector('[data-testid=rb-progress]');
+      return !!p && p.getAttribute('data-mode') !== '' || !!document.querySelector('[data-testid=rb-result][data-judged="120"], [data-testid=rb-error]');
+    }, null, { timeout: 300_000 });
+    await page.locator('[data-testid=rb-cancel]').click();
+    await page.locator('[data-testid=rb-run]:not([disabled])').waitFor({ timeout: 60_000 });
+    expect(await page.locator('[data-testid=rb-error]').innerText()).toMatch(/The run was cancelled/);
+    const t0 = Date.now();
+    expect(await run()).toBeNull();
+    expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('120');
+    // Some of the 3 × 120 rows came from the cancelled run, the rest were computed now.
+    const cached = Number(await page.locator('[data-testid=rb-result]').getAttribute('data-cached'));
+    expect(cached).toBeGreaterThan(0);
+    expect(cached).toBeLessThan(360);
+    console.log(`bench-retrieval e2e: rerun after cancel, ${cached} of 360 rows from the cache, ${Date.now() - t0} ms`);
+  }, 600_000);
+
+  test('a knowledge base without queries and qrels gets the message', async () => {
+    await page.locator('[data-testid=rb-source-kb]').check();
+    const select = page.locator('[data-testid=rb-kb]');
+    const value = await select.locator('option', { hasText: 'Plain texts' }).getAttribute('value');
+    await select.selectOption(value!);
+    await setModes(['sparse']);
+    expect(await run()).toMatch(/Plain texts carries no queries and qrels: build it from a BEIR dataset/);
+  }, 120_000);
+
+  test('a BEIR dataset on the Hub (parquet): its queries and qrels come along', async () => {
+    await page.locator('[data-testid=rb-source-hub]').check();
+    await page.locator('[data-testid=rb-dataset]').fill('BeIR/scifact');
+    await page.locator('[data-testid=rb-max]').fill('10');
+    await setModes(['sparse']);
+    expect(await run()).toBeNull();
+    expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('10');
+    expect(await page.locator('[data-testid=report-dataset]').innerText()).toMatch(/BeIR\/scifact/);
+    // At 400 px the settings wrap and the report's tables scroll in their own boxes: the page does not scroll sideways.
+    await page.setViewportSize({ width: 400, height: 800 });
+    // (the charts redraw at the new width on the window's resize event)
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 }).toBeLessThanOrEqual(400);
+    expect(browser.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }, 300_000);
+});

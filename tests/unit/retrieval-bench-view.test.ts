@@ -1,0 +1,96 @@
+/** The Benchmark tab's retrieval part (src/ui/retrieval-bench-view.ts) and the report view of a multi-mode retrieval report. */
+import { describe, expect, it } from 'vitest';
+import type { LocalKbMeta } from '../../src/lib/build/types.ts';
+import { DEFAULT_KB, hubEntry, localEntry } from '../../src/lib/data/kb-registry.ts';
+import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
+import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/report-view.ts';
+import { kbChoices, modeChoices, parseMaxQueries, progressText, runnableModes } from '../../src/ui/retrieval-bench-view.ts';
+import { multiModeReport, singleModeReport } from '../helpers/retrieval-reports.ts';
+
+describe('modes', () => {
+  it('offers every mode; without models only sparse, each other one says what to load', () => {
+    const c = modeChoices([]);
+    expect(c.map((x) => x.mode)).toEqual(MODE_IDS);
+    expect(c.filter((x) => x.available).map((x) => x.mode)).toEqual(['sparse']);
+    expect(c.find((x) => x.mode === 'dense')!.reason).toMatch(/embedding model: load one under Settings → Models/);
+  });
+  it('an embedder opens the dense and fusion modes, a cross-encoder the rerank ones', () => {
+    const dense = modeChoices([{ task: 'embedder' }]);
+    expect(dense.filter((x) => !x.available).map((x) => x.mode)).toEqual(['hybrid_fixed_rerank', 'hybrid_calibrated_rerank']);
+    expect(dense.find((x) => x.mode === 'hybrid_fixed_rerank')!.reason).toMatch(/cross-encoder/);
+    expect(modeChoices([{ task: 'embedder' }, { task: 'cross-encoder' }]).every((x) => x.available)).toBe(true);
+  });
+  it('runs the chosen modes that can run, in MODE_IDS order', () => {
+    expect(runnableModes(['rrf', 'dense', 'sparse'], modeChoices([{ task: 'embedder' }]))).toEqual(['sparse', 'dense', 'rrf']);
+    expect(runnableModes(['dense', 'sparse'], modeChoices([]))).toEqual(['sparse']);
+  });
+});
+
+describe('max queries', () => {
+  it('blank is all; a whole number ≥ 1 is kept; anything else says what to type', () => {
+    expect(parseMaxQueries('  ')).toEqual({ ok: true, value: null });
+    expect(parseMaxQueries('25')).toEqual({ ok: true, value: 25 });
+    for (const bad of ['0', '-3', '2.5', 'ten']) {
+      const r = parseMaxQueries(bad);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.message).toContain(`got "${bad}"`);
+    }
+  });
+});
+
+describe('knowledge bases', () => {
+  const meta = (name: string, queries: number) => ({ name, title: name, summary: { queries } }) as unknown as LocalKbMeta;
+  it('lists local ones with queries first, Hub artifacts, local ones without queries disabled; never the embedded one', () => {
+    const locals = [meta('plain', 0), meta('sci', 300)];
+    const hub = hubEntry({ kind: 'hub', repo: 'me/kb', revision: 'main', path: 'scifact' });
+    const c = kbChoices(locals, [DEFAULT_KB, localEntry('plain'), localEntry('sci'), hub]);
+    expect(c.map((x) => [x.entry.id, x.queries, x.disabled])).toEqual([
+      [localEntry('sci').id, 300, null], [hub.id, null, null], [localEntry('plain').id, 0, 'no queries: build it from a BEIR dataset'],
+    ]);
+  });
+});
+
+describe('progress', () => {
+  it('says the phase and counts', () => {
+    expect(progressText(null)).toBe('Starting…');
+    expect(progressText({ phase: 'load', stage: 'corpus.parquet', done: 3, total: 10 })).toBe('Loading (corpus.parquet) 3 / 10');
+    expect(progressText({ phase: 'embed', done: 5, total: 40 })).toBe('Embedding the documents 5 / 40');
+    expect(progressText({ phase: 'run', mode: 'sparse', done: 4, total: 9, cached: 2 })).toBe('BM25 (sparse): 4 / 9 queries (2 cached)');
+    expect(progressText({ phase: 'run', mode: 'dense', done: 1, total: 9, cached: 0 })).toBe('Dense (dense): 1 / 9 queries');
+  });
+});
+
+describe('report view of a multi-mode retrieval report', () => {
+  const extra = { queries: 3, unjudged: 1, modes: [{ mode: 'sparse', queries: 3, mean_ms: 1.25, p95_ms: 2.5 }, { mode: 'dense', queries: 3, mean_ms: 0.5, p95_ms: null }], skipped_modes: {} };
+  const r = multiModeReport({ sparse: [1, 0.5, 0], dense: [0.25, 0.25, 1] }, (i) => ({ 'qpp.nqc.sparse': i, 'qpp.alpha.fusion.raw': 0.5 }), { extra });
+
+  it('is a mode × metric table with mean and p95 latency from summary.extra.modes', () => {
+    expect(groupLabelOf(r)).toBe('mode');
+    expect(modeLatency(r)!.get('sparse')).toEqual({ mean_ms: 1.25, p95_ms: 2.5 });
+    const t = summaryTable(r);
+    expect(t.groupLabel).toBe('mode');
+    expect(t.latency.map((c) => c.label)).toEqual(['mean ms', 'p95 ms']);
+    expect(t.rows.map((x) => [x.group, x.rows, x.latency])).toEqual([['sparse', 3, [1.25, 2.5]], ['dense', 3, [0.5, null]], [null, 6, [null, null]]]);
+    // mean NDCG@10 per mode: sparse (1 + 0.5 + 0)/3 = 0.5, dense (0.25 + 0.25 + 1)/3 = 0.5
+    expect(t.rows[0]!.cells['ndcg@10']!.value).toBeCloseTo(0.5, 12);
+    expect(t.rows[1]!.cells['ndcg@10']!.value).toBeCloseTo(0.5, 12);
+    expect(t.columns.map((c) => c.id)).not.toContain('query_ms');
+  });
+
+  it('rows: mode column, the IR metrics then query_ms, no qpp.* columns', () => {
+    const cols = rowColumns(r);
+    expect(cols[0]).toMatchObject({ kind: 'group', label: 'mode' });
+    const scores = cols.filter((c) => c.kind === 'score').map((c) => (c.kind === 'score' ? c.key : ''));
+    expect(scores).toEqual(['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'query_ms']);
+    const ms = cols.find((c) => c.id === 'score:query_ms')!;
+    expect(cellText('retrieval', r.rows[0]!, ms)).toBe('1.0');
+  });
+
+  it('an old single-mode report keeps its dataset label and has no latency columns', () => {
+    const old = singleModeReport('sparse', [1, 0]);
+    expect(groupLabelOf(old)).toBe('dataset');
+    expect(modeLatency(old)).toBeNull();
+    expect(summaryTable(old).latency).toEqual([]);
+    expect(rowColumns(old)[0]).toMatchObject({ label: 'dataset' });
+  });
+});
