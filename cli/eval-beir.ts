@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
+import { analysisJson, analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
 import { beirEvalResult, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
 import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
 import { retrievalReport, runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
@@ -17,6 +18,7 @@ import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
+import { analysisText } from './analyze.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
 import { attachKbDense, KB_ARGS, modelArgsFor, openKb, type CliKb } from './kb-arg.ts';
@@ -37,7 +39,9 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
                     (--k1, --b and --chunk apply to --data; an artifact keeps the settings it was built with)
   --run-out FILE    write the rankings as a TREC run file
-  --json            print one JSON object on the last line of stdout
+  --json            print one JSON object on the last line of stdout (with --analyze, its "analysis" key holds
+                    rag-lab analyze --json's object)
+  --analyze         also print seed B's analysis of the run (H1, H2: what rag-lab analyze prints for its report)
   --report-out FILE write the run as ONE RAG Lab report (format v1, kind retrieval) holding every mode: a row per
                     (mode, query) with the IR scores, query_ms, the query's predictors and the top 10 ids; the
                     summary per mode with 95% bootstrap intervals (rag-lab analyze reads it for H1 / H2)
@@ -83,7 +87,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, modes: { type: 'string', default: 'sparse' }, split: { type: 'string', default: 'test' },
     k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
-    'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, analyze: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     'no-predictors': { type: 'boolean', default: false },
     index: { type: 'string', default: 'auto' },
     ...KB_ARGS,
@@ -184,8 +188,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const result = beirEvalResult(run);
   if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
   if (reportFile && run.modes.length === 0) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
-  else if (reportFile) {
-    const report = retrievalReport(run, {
+  const report = run.modes.length > 0 && (reportFile || values.analyze) ? retrievalReport(run, {
       config,
       configHash,
       data: { dataset, revision: values.kb ? /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null : null, subsets: [values.split], source: values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
@@ -198,12 +201,20 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
         ],
       }, null, null),
       runNotes: [...source.notes],
-    });
+    }) : null;
+  if (reportFile && report) {
     writeText(reportFile, serializeReport(report));
     process.stderr.write(`report written to ${reportFile} (${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries)\n`);
   }
-  if (values.json) console.log(JSON.stringify(result));
+  // --analyze: seed B's H1 and H2 of this run (rag-lab analyze's code and tables), so one command gives all three.
+  const analysis = report && values.analyze ? analyzeRetrievalReport(report) : null;
+  if (analysis && !analysis.ok) process.stderr.write(`no analysis: ${analysis.message}\n`);
+  const analysed = analysis?.ok ? analysis : null;
+  if (values.json) console.log(JSON.stringify(analysed ? { ...result, analysis: analysisJson(analysed) } : result));
   else console.log(formatTable(result));
+  // As rag-lab analyze does: the tables on stdout, or on stderr when stdout carries the JSON line.
+  if (analysed && report) log(['', ...analysisText(analysed, report)].join('\n'));
+  if (analysed) for (const w of analysed.warnings) process.stderr.write(`warning: ${w}\n`);
   const skipped = Object.entries(result.skipped);
   for (const [mode, reason] of skipped) process.stderr.write(`${mode}: skipped: ${reason}\n`);
   if (skipped.length > 0) {

@@ -78,13 +78,17 @@ describe('rag-lab analyze', () => {
     }
   });
 
-  it('end to end: eval-beir --report-out (5 modes, a SciFact subset, fixture models) then analyze --json', async () => {
+  it('end to end: eval-beir --report-out --analyze (5 modes, a SciFact subset, fixture models), then analyze --json', async () => {
     const data = scifactSubset({ queries: 20, others: 200, parent: dir });
     const out = join(dir, 'scifact-run.json');
     const modes = ['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated'];
     const ev = await runCli(['eval-beir', '--data', data, '--modes', modes.join(','), '--models-dir', join(ROOT, 'tests/fixtures/models'),
-      '--embedder', 'rag-lab/tiny-embedder', '--no-cache', '--json', '--report-out', out]);
+      '--embedder', 'rag-lab/tiny-embedder', '--no-cache', '--json', '--analyze', '--report-out', out]);
     expect(ev.code, ev.stderr).toBe(0);
+    // One command: the seven-mode table's JSON keeps its keys, and "analysis" is analyze --json's object of the same run.
+    const evJson = JSON.parse(ev.stdout.trim().split('\n').at(-1)!);
+    expect(Object.keys(evJson.modes)).toEqual(modes);
+    expect(ev.stderr).toMatch(/H1: predictors vs per-query ndcg@10/);
     const r = await runCli(['analyze', '--report', out, '--json', ...opts]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
@@ -99,6 +103,9 @@ describe('rag-lab analyze', () => {
     const a = analyzeRetrievalReport(parsed.report, { iterations: 800, permutations: 600 });
     if (!a.ok) throw new Error(a.message);
     expect(j).toEqual(JSON.parse(JSON.stringify(analysisJson(a))));
+    const full = analyzeRetrievalReport(parsed.report);
+    if (!full.ok) throw new Error(full.message);
+    expect(evJson.analysis).toEqual(JSON.parse(JSON.stringify(analysisJson(full))));
     expect(r.stdout).not.toMatch(/NaN/);
   });
 });
