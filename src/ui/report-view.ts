@@ -128,7 +128,7 @@ export function modeLatency(r: Report): Map<string, { mean_ms: number | null; p9
 /** The groups' name: "mode" in a multi-mode retrieval report, "dataset" in an old one, "subset" otherwise. */
 export const groupLabelOf = (r: Report): string => (r.kind !== 'retrieval' ? 'subset' : modeLatency(r) ? 'mode' : 'dataset');
 
-/** The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups. */
+/** The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups (not modes). */
 export function summaryTable(r: Report): SummaryTable {
   const defs = REPORT_METRICS[r.kind];
   const known = new Set(defs.map((m) => m.id));
@@ -145,9 +145,10 @@ export function summaryTable(r: Report): SummaryTable {
   const groups: Array<string | null> = [];
   for (const m of r.summary.metrics) if (!groups.includes(m.group)) groups.push(m.group);
   const named = groups.filter((g): g is string => g !== null);
-  const order: Array<string | null> = named.length === 0 ? [null] : named.length === 1 ? [named[0]!] : [...named, null];
-  const counts = r.truncated ? [] : KIND_COUNTS[r.kind];
   const latency = modeLatency(r);
+  // A multi-mode retrieval report's groups are modes: a figure pooled over modes means nothing, so there is no "all" row.
+  const order: Array<string | null> = named.length === 0 ? [null] : named.length === 1 || latency ? named : [...named, null];
+  const counts = r.truncated ? [] : KIND_COUNTS[r.kind];
   const rows = order.map((group): SummaryRowView => {
     const figures = r.summary.metrics.filter((m) => m.group === group);
     const groupRows = group === null ? r.rows : r.rows.filter((x) => x.group === group);

@@ -112,7 +112,7 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     expect(await run()).toBeNull();
     console.log(`bench-retrieval e2e: 12 queries × ${MODES.length} modes (embedding 71 documents, predictors on) in ${Date.now() - t0} ms`);
     const groups = await page.locator('[data-testid=summary-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-group')));
-    expect(groups).toEqual([...MODES, '']);
+    expect(groups).toEqual([...MODES]);
     expect(await page.locator('[data-testid=report-summary] thead').innerText()).toMatch(/mode[\s\S]*p95 ms/);
     expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('12');
     await expect.poll(async () => (await savedReports()).length, { timeout: 30_000 }).toBeGreaterThan(0);
