@@ -6,6 +6,7 @@ import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
 import { REPORT_KINDS, type Report, type ReportRow } from '../../src/lib/reports/format.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { syntheticReport } from '../helpers/synthetic-reports.ts';
+import { multiModeReport, singleModeReport, spread } from '../helpers/retrieval-reports.ts';
 
 const fast = { iterations: 300, permutations: 300 };
 
@@ -116,6 +117,18 @@ describe('compareReports', () => {
     expect(r.warnings.join('\n')).toMatch(/"A" has 112 rows the others lack/);
     expect(r.warnings.join('\n')).toMatch(/only 8 of its 300 rows/);
     expect(r.warnings.join('\n')).toMatch(/N = 8 shared rows/);
+  });
+
+  it('multi-mode retrieval reports: a warning that the figures pool every mode (none for single-mode ones)', () => {
+    const a = multiModeReport({ sparse: spread(12, 1), dense: spread(12, 2) });
+    const b = { ...multiModeReport({ sparse: spread(12, 3), dense: spread(12, 4) }), id: 'second-report' };
+    const r = compareReports([a, b], fast);
+    if (!r.ok) throw new Error(r.message);
+    expect(r.sharedRows).toBe(24);
+    expect(r.warnings.some((w) => /hold 2 modes \(sparse, dense\): each figure pools/.test(w))).toBe(true);
+    const one = compareReports([singleModeReport('sparse', spread(12, 1)), singleModeReport('dense', spread(12, 2), { id: 'dense-report' })], fast);
+    if (!one.ok) throw new Error(one.message);
+    expect(one.warnings.some((w) => /modes/.test(w))).toBe(false);
   });
 
   it('NaN metrics become null, never NaN (one class only: AUROC undefined)', () => {

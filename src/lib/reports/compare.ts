@@ -145,6 +145,13 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
     if (extra > 0) warnings.push(`Report ${nameOf(r)} has ${rowsWord(extra)} the others lack: left out.`);
     if (r.truncated) warnings.push(`Report ${nameOf(r)} holds only ${r.rows.length} of its ${r.truncated.rows} rows (a summary, e.g. from a share link): the comparison uses those.`);
   });
+  if (kind === 'retrieval') {
+    // Multi-mode retrieval reports (rows `${mode}:${query}`, group = mode): the figures below pool every mode's rows.
+    const modes = [...new Set(shared.map((k) => byKey[b]!.get(k)!.group))];
+    if (modes.length > 1 && shared.every((k) => k.startsWith(`${byKey[b]!.get(k)!.group}:`))) {
+      warnings.push(`These retrieval reports hold ${modes.length} modes (${modes.join(', ')}): each figure pools the rows of every mode. Per-mode Δ is in the questions table (by mode); seed B's per-mode tests are the report's H2 (rag-lab analyze).`);
+    }
+  }
   if (shared.length < MIN_ROWS) warnings.push(`N = ${shared.length} shared rows: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
   if (settings.iterations === 0) warnings.push('Bootstrap iterations are 0: no intervals and no bootstrap p.');
   if (settings.permutations === 0) warnings.push('Permutations are 0: no randomization p and no significance marks.');
