@@ -119,6 +119,15 @@ describe('analyzeRetrievalReport: H1', () => {
     expect(JSON.stringify(a)).not.toMatch(/NaN/);
   });
 
+  it('a metric that is off its most common value on few queries (NDCG@10 > 0 on 2 of 30): r is given, with a note', () => {
+    const y = Array.from({ length: 30 }, (_, i) => (i === 3 ? 0.5 : i === 17 ? 1 : 0));
+    const r = ok(analyzeRetrievalReport(multiModeReport({ dense: y }, (i) => ({ 'qpp.nqc.dense': (i * 7) % 11 })), FAST));
+    expect(r.h1[0]!.pearson_r).not.toBeNull();
+    expect(r.h1[0]!.note).toMatch(/ndcg@10 of dense differs from its most common value on only 2 queries/);
+    const spreadOut = ok(analyzeRetrievalReport(multiModeReport({ dense: spread(30, 4) }, (i) => ({ 'qpp.nqc.dense': (i * 7) % 11 })), FAST));
+    expect(spreadOut.h1[0]!.note).toBeNull();
+  });
+
   it('fewer than 3 pairs: null with a note; a missing mode: the predictor left out with a warning', () => {
     const r = ok(analyzeRetrievalReport(multiModeReport({ sparse: [0.1, 0.5], rrf: [0.2, 0.3] }, (i) => ({ 'qpp.wig.sparse': i, 'qpp.nqc.dense': i, 'qpp.alpha.fusion.cdf': i })), FAST));
     expect(r.h1).toHaveLength(1);

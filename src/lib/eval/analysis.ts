@@ -164,8 +164,18 @@ function h1Row(k: PredictorKey, mode: string, pts: { x: number[]; y: number[] },
     ...row,
     pearson_r: finite(p?.r), p_value: finite(p?.p), spearman: finite(spearman(x, y)), kendall: finite(kendallTauB(x, y)),
     ci95: finitePair(iv.pearson), spearman_ci95: finitePair(iv.spearman), kendall_ci95: finitePair(iv.kendall),
-    note: x.length < MIN_ROWS ? `${queriesWord(x.length)}: the interval is wide` : null,
+    note: x.length < MIN_ROWS ? `${queriesWord(x.length)}: the interval is wide`
+      : offMode(y) < MIN_ROWS ? `${metric} of ${mode} differs from its most common value on only ${queriesWord(offMode(y))}: r and its interval rest on those (many resamples have no spread)`
+        : null,
   };
+}
+
+/** How many values differ from the most common one (e.g. queries with NDCG@10 above 0 when most are 0). */
+function offMode(ys: readonly number[]): number {
+  const counts = new Map<number, number>();
+  let top = 0;
+  for (const y of ys) { const c = (counts.get(y) ?? 0) + 1; counts.set(y, c); if (c > top) top = c; }
+  return ys.length - top;
 }
 
 function clampDraws(x: number | undefined, fallback: number): number {
