@@ -165,10 +165,13 @@ function h1Row(k: PredictorKey, mode: string, pts: { x: number[]; y: number[] },
     pearson_r: finite(p?.r), p_value: finite(p?.p), spearman: finite(spearman(x, y)), kendall: finite(kendallTauB(x, y)),
     ci95: finitePair(iv.pearson), spearman_ci95: finitePair(iv.spearman), kendall_ci95: finitePair(iv.kendall),
     note: x.length < MIN_ROWS ? `${queriesWord(x.length)}: the interval is wide`
-      : offMode(y) < MIN_ROWS ? `${metric} of ${mode} differs from its most common value on only ${queriesWord(offMode(y))}: r and its interval rest on those (many resamples have no spread)`
+      : few(offMode(y), y.length) ? `only ${queriesWord(offMode(y))} of ${y.length} have ${metric} off its most common value: r rests on them`
         : null,
   };
 }
+
+/** Too few to carry a correlation: fewer than MIN_ROWS and under a quarter of the n values. */
+const few = (off: number, n: number) => off < MIN_ROWS && off * 4 < n;
 
 /** How many values differ from the most common one (e.g. queries with NDCG@10 above 0 when most are 0). */
 function offMode(ys: readonly number[]): number {
