@@ -41,15 +41,24 @@ export class RetrievalBenchState {
   error = $state<string | null>(null);
   /** Hub URL and token from Settings (App sets it; never from a link). */
   access: () => { hubUrl: string; token: string | null } = () => ({ hubUrl: 'https://huggingface.co', token: null });
-  private client = startBenchWorker();
+  /** Started on first use (a folder pick or a run), not when the page opens. */
+  private started: ReturnType<typeof startBenchWorker> | null = null;
 
   constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState) {
-    const attach = () => {
-      const port = models.port();
-      return this.client.api.attachModels(Comlink.transfer(port, [port]));
-    };
-    void attach();
-    models.onRestart(attach);
+    models.onRestart(() => { if (this.started) void this.attach(this.started); });
+  }
+
+  private attach(c: ReturnType<typeof startBenchWorker>): Promise<void> {
+    const port = this.models.port();
+    return c.api.attachModels(Comlink.transfer(port, [port]));
+  }
+
+  private get client(): ReturnType<typeof startBenchWorker> {
+    if (!this.started) {
+      this.started = startBenchWorker();
+      void this.attach(this.started);
+    }
+    return this.started;
   }
 
   /** Every mode with its availability from the loaded models (ModelsState owns readiness). */
@@ -124,7 +133,7 @@ export class RetrievalBenchState {
   }
 
   cancel(): void {
-    void this.client.api.cancel();
+    if (this.started) void this.started.api.cancel();
   }
 
   /** The α simulator's real-query loader: the last run's candidates of one query (the worker embeds the query). */
