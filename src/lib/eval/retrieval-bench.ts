@@ -17,7 +17,7 @@
 import type { BeirQuery, Qrels } from '../data/beir.ts';
 import { buildReport } from '../reports/build.ts';
 import type { JsonValue, Report, ReportRow } from '../reports/format.ts';
-import { finiteOrNull, retrievalReportRow } from '../reports/from-run.ts';
+import { finiteOrNull, retrievalReportRow, retrievalRowKey } from '../reports/from-run.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODE_IDS, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
 import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type SearchOptions } from '../retrieval/search.ts';
@@ -27,7 +27,7 @@ import { sampleRows } from './ragbench-validate.ts';
 import { mean, percentile } from './stats.ts';
 import { trecRunLines } from './trec-run.ts';
 
-export const retrievalRowKey = (mode: RetrievalMode, queryId: string): string => `${mode}:${queryId}`;
+export { retrievalRowKey };
 
 /**
  * Rows already computed, by config hash and row key (IndexedDB in the tab, memory or files in Node). `get` may throw

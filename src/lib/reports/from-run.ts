@@ -58,13 +58,16 @@ export function pipelineReportRow(subset: string, r: PipelineRowResult): ReportR
   };
 }
 
+/** A retrieval row's key: the same (mode, query) has the same key in every run, so Compare pairs it. */
+export const retrievalRowKey = (mode: string, queryId: string): string => `${mode}:${queryId}`;
+
 /** One judged query of a retrieval run in one mode: its IR scores, latency (non-model stages) and predictors. */
 export function retrievalReportRow(
   mode: string, query: { id: string; text: string }, scores: IrScores, retrieved: readonly string[],
   extra: { queryMs: number | null; predictors: Readonly<Record<string, number | null>> } = { queryMs: null, predictors: {} },
 ): ReportRow {
   return {
-    key: `${mode}:${query.id}`, group: mode, question: query.text, answer: '', retrieved: retrieved.slice(0, 10),
+    key: retrievalRowKey(mode, query.id), group: mode, question: query.text, answer: '', retrieved: retrieved.slice(0, 10),
     scores: {
       ...Object.fromEntries(Object.entries(scores).map(([k, x]) => [k, finiteOrNull(x)])),
       query_ms: finiteOrNull(extra.queryMs),
