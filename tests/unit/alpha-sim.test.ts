@@ -98,13 +98,14 @@ describe('fusionCandidates on a toy knowledge base', () => {
     for (const q of ['cat dog', 'owl lion bear', 'mouse']) {
       it(`at modeAlpha ranks as hybrid_calibrated does, for every calibration (${label}, "${q}")`, async () => {
         const kb = toyKb(cdfQueries, denseCdf);
-        const c = fusionCandidates(kb, { id: 'q1', text: q }, QVEC, QRELS, K);
-        expect(c.candidates.length).toBeGreaterThan(K);
-        expect(new Set(c.candidates.map((x) => x.id)).size).toBe(c.candidates.length);
-        for (const cal of CALIBRATIONS as Calibration[]) {
-          const r = await search(kb, q, { mode: 'hybrid_calibrated', calibration: cal, candidateK: K, topK: 10, dedup: true, rejectThreshold: 0 }, models);
+        for (const [cal, basis] of CALIBRATIONS.flatMap((x) => [[x, 'calibrated'], [x, 'raw']] as const)) {
+          const c = fusionCandidates(kb, { id: 'q1', text: q }, QVEC, QRELS, K, { calibration: cal, basis });
+          expect(c.candidates.length).toBeGreaterThan(K);
+          expect(new Set(c.candidates.map((x) => x.id)).size).toBe(c.candidates.length);
+          const r = await search(kb, q, { mode: 'hybrid_calibrated', calibration: cal, entropyBasis: basis, candidateK: K, topK: 10, dedup: true, rejectThreshold: 0 }, models);
           if (r.status !== 'ok') throw new Error(`search: ${r.status}`);
           expect(c.modeAlpha).toBe(r.telemetry.alpha);
+          expect(c.modeAlpha).toBe(c.entropy[basis === 'raw' ? 'raw' : cal].alpha);
           const sim = simulateFusion(c, c.modeAlpha, cal);
           expect(sim.top.map((t) => t.docId)).toEqual(docIds(r));
           sim.top.forEach((t, i) => expect(t.score).toBeCloseTo(r.hits[i]!.score, 12));
@@ -138,8 +139,11 @@ describe('fusionCandidates on a toy knowledge base', () => {
       expect(c.entropy[cal].dense).toBe(f[`qpp.entropy.dense.${cal}`]);
       expect(c.entropy[cal].alpha).toBe(f[`qpp.alpha.fusion.${cal}`]);
     }
-    expect(c.modeAlpha).toBe(c.entropy.raw.alpha);
+    // the default run: cdf calibration, seed B's calibrated entropy
+    expect(c).toMatchObject({ calibration: 'cdf', basis: 'calibrated' });
+    expect(c.modeAlpha).toBe(c.entropy.cdf.alpha);
     expect(c.entropy.cdf.alpha).not.toBe(c.entropy.raw.alpha);
+    expect(fusionCandidates(kb, { id: 'q1', text: q }, QVEC, QRELS, K, { basis: 'raw' }).modeAlpha).toBe(c.entropy.raw.alpha);
     expect(c.gold).toEqual({ d03: 2, d07: 1, d11: 1, d20: 0 });
     expect(c).toMatchObject({ queryId: 'q1', query: q, candidateK: K });
     const scored = kb.bm25.scoreItems(terms, [0, 5]);

@@ -278,7 +278,7 @@ describe('queryPredictors', () => {
     expect(f['qpp.alpha.fusion.raw']).toBeCloseTo(1, 6);
   });
 
-  it('α.raw is the α of the hybrid_calibrated mode on the same candidate lists', async () => {
+  it('α.<c> is the α of the hybrid_calibrated mode under calibration c (α.raw: entropy basis raw) on the same candidate lists', async () => {
     const K = 5;
     for (const q of ['cat dog', 'fish frog', 'tiger bear owl', 'lion']) {
       for (const cdfQueries of [0, 50]) {
@@ -286,10 +286,14 @@ describe('queryPredictors', () => {
         const terms = kb.bm25.queryTerms(q);
         const lists = { sparse: kb.bm25.search(terms, K, kb.itemId), dense: kb.dense!.search(QVEC, K, kb.itemId) };
         const f = queryPredictors(kb, terms, lists, { entropyK: K });
-        const r = await search(kb, q, { mode: 'hybrid_calibrated', candidateK: K, topK: 5 }, { encoder: { embedQuery: async () => QVEC } });
-        if (r.status !== 'ok' && r.status !== 'rejected') throw new Error(`search: ${r.status}`);
-        expect(r.telemetry.candidates.sparse).toBe(lists.sparse.length); // no pool doubling: the same lists
-        expect(f['qpp.alpha.fusion.raw']).toBe(r.telemetry.alpha);
+        for (const calibration of CALIBRATIONS) {
+          for (const entropyBasis of ['calibrated', 'raw'] as const) {
+            const r = await search(kb, q, { mode: 'hybrid_calibrated', calibration, entropyBasis, candidateK: K, topK: 5 }, { encoder: { embedQuery: async () => QVEC } });
+            if (r.status !== 'ok' && r.status !== 'rejected') throw new Error(`search: ${r.status}`);
+            expect(r.telemetry.candidates.sparse).toBe(lists.sparse.length); // no pool doubling: the same lists
+            expect(f[`qpp.alpha.fusion.${entropyBasis === 'raw' ? 'raw' : calibration}`]).toBe(r.telemetry.alpha);
+          }
+        }
       }
     }
   });

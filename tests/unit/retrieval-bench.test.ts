@@ -173,7 +173,7 @@ describe('runRetrievalBenchmark', () => {
     expect([...enc.calls.entries()]).toEqual(sample.map((q) => [q.text, 1]));
   });
 
-  test.skipIf(!QPP_READY)('predictors: the same qpp fields on every mode row of a query; α.raw on a hybrid_calibrated row is the α it fused with', async () => {
+  test.skipIf(!QPP_READY)('predictors: the same qpp fields on every mode row of a query; α.cdf (the run calibration) on a hybrid_calibrated row is the α it fused with', async () => {
     const enc = countingEncoder();
     const run = await runRetrievalBenchmark(input({ predictors: true, models: { encoder: enc }, modes: ['sparse', 'dense', 'hybrid_calibrated'] }));
     expect(run.notes).toEqual([]);
@@ -186,7 +186,7 @@ describe('runRetrievalBenchmark', () => {
       const text = QUERIES.find((x) => x.id === q)!.text;
       const out = await search(kb, text, { mode: 'hybrid_calibrated', topK: 5, candidateK: 5, dedup: true, rejectThreshold: 0 }, { encoder: countingEncoder() });
       const hc = rows.find((r) => r.group === 'hybrid_calibrated')!;
-      expect(hc.scores['qpp.alpha.fusion.raw']).toBeCloseTo(out.telemetry!.alpha!, 12);
+      expect(hc.scores['qpp.alpha.fusion.cdf']).toBeCloseTo(out.telemetry!.alpha!, 12);
       expect(enc.calls.get(text)).toBe(1);
     }
   });

@@ -274,9 +274,29 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.telemetry.alpha).toBe(0.2);
   });
 
-  it('hybrid_calibrated: entropy-weighted α over min-max scores when there are no CDF tables', async () => {
+  it('hybrid_calibrated (seed B): H over each retriever\'s own min-max-calibrated candidates when there are no CDF tables', async () => {
     const { kb, models } = withDense(makeKb(0));
     const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated' }, models));
+    // BM25's own list [b 1.45083288, a 0.47000363] → minmax [1, 0] → p = [1, 0] → H_sparse = 0
+    // dense's own list [a 1, c 0.70710678, b 0] → minmax [1, 0.70710678, 0] → p = [0.58578644, 0.41421356, 0]
+    //   → H_dense = 0.58578644·0.77155307 + 0.41421356·1.27155307 = 0.97866008
+    // α = 0.97866008 / (0.97866008 + 0 + 1e-9) = 0.999999999
+    expect(r.telemetry.hSparse).toBe(0);
+    expect(r.telemetry.hDense).toBeCloseTo(0.97866008, 6);
+    expect(r.telemetry.alpha).toBeCloseTo(0.999999999, 9);
+    expect(r.telemetry.entropy).toEqual({ basis: 'calibrated', sparse: 'minmax', dense: 'minmax', k: 20 });
+    expect(r.telemetry.calibration).toMatchObject({ requested: 'cdf', sparse: 'minmax', dense: 'minmax' });
+    expect(r.telemetry.calibration.note).toMatch(/BM25.*dense/s);
+    // fused over the union's minmax scores: b = α·1 ≈ 1; a = α·0.32395435 + (1 − α)·1 ≈ 0.32395435; c = (1 − α)·0.707 ≈ 0
+    expect(r.hits.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(r.hits[0]!.score).toBeCloseTo(1, 6);
+    expect(r.hits[1]!.score).toBeCloseTo(0.32395435, 6);
+    expect(r.hits[2]!.score).toBeCloseTo(0, 6);
+  });
+
+  it('hybrid_calibrated with entropy basis raw: H of the raw candidate scores (the analysis variant)', async () => {
+    const { kb, models } = withDense(makeKb(0));
+    const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', entropyBasis: 'raw' }, models));
     // H_sparse of raw BM25 [1.45083288, 0.47000363]: p = [0.75531305, 0.24468695]
     //   = 0.75531305·0.40484667 + 0.24468695·2.03099267 = 0.30578... + 0.49696... = 0.80274802
     // H_dense of raw cosine [1, 0.70710678, 0]: p = [0.58578644, 0.41421356, 0]
@@ -286,8 +306,7 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.telemetry.hSparse).toBeCloseTo(0.80274802, 6);
     expect(r.telemetry.hDense).toBeCloseTo(0.97866008, 6);
     expect(r.telemetry.alpha).toBeCloseTo(ALPHA, 6);
-    expect(r.telemetry.calibration).toMatchObject({ requested: 'cdf', sparse: 'minmax', dense: 'minmax' });
-    expect(r.telemetry.calibration.note).toMatch(/BM25.*dense/s);
+    expect(r.telemetry.entropy).toEqual({ basis: 'raw', sparse: 'raw', dense: 'raw', k: 20 });
     // a = α·0.32395435 + (1 − α)·1 = 0.62859780; b = α·1 = 0.54937444; c = (1 − α)·0.70710678 = 0.31864039
     expect(r.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
     expect(r.hits[0]!.score).toBeCloseTo(0.6285978, 6);
@@ -297,34 +316,54 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     expect(r.telemetry.confidence).toBeCloseTo(1, 6);
   });
 
-  it('hybrid_calibrated with CDF tables on both sides', async () => {
+  it('hybrid_calibrated with CDF tables on both sides: H of the CDF-calibrated candidates', async () => {
     const { kb, models } = withDense(makeKb(0));
     kb.data.sparseCdf = buildCdf([[0.2, 0.5, 1.0, 2.0]]);
     kb.denseCdf = buildCdf([[0, 0.5, 1]]);
     const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated' }, models));
     // sparse CDF: a 0.47 → 1/4, b 1.45 → 3/4, c 0 → 0; dense CDF: a 1 → 3/3, b 0 → 1/3, c 0.707 → 2/3
-    // α unchanged (entropy of raw scores) = 0.54937444
-    // a = α·0.25 + (1 − α)·1 = 0.13734361 + 0.45062556 = 0.58796917
-    // b = α·0.75 + (1 − α)/3 = 0.41203083 + 0.15020852 = 0.56223935
-    // c = (1 − α)·2/3 = 0.30041704
+    // H_sparse = H([3/4, 1/4]) = 0.81127812 (BM25's own list b, a)
+    // H_dense = H([1, 2/3, 1/3] / 2) = 0.5 + (1/3)·log2 3 + (1/6)·log2 6 = 1.45914792 (dense's own list a, c, b)
+    // α = 1.45914792 / (1.45914792 + 0.81127812) = 0.64267582
+    // a = α·0.25 + (1 − α)·1 = 0.51799314; b = α·0.75 + (1 − α)/3 = 0.60111492; c = (1 − α)·2/3 = 0.23821612
+    expect(r.telemetry.hSparse).toBeCloseTo(0.81127812, 7);
+    expect(r.telemetry.hDense).toBeCloseTo(1.45914792, 7);
+    expect(r.telemetry.alpha).toBeCloseTo(0.64267582, 7);
     expect(r.telemetry.calibration).toEqual({ requested: 'cdf', sparse: 'cdf', dense: 'cdf' });
+    expect(r.telemetry.entropy).toEqual({ basis: 'calibrated', sparse: 'cdf', dense: 'cdf', k: 20 });
     expect(byId(r.hits, 'a').sparseCal).toBe(0.25);
     expect(byId(r.hits, 'b').denseCal).toBeCloseTo(1 / 3, 12);
     expect(byId(r.hits, 'c').denseCal).toBeCloseTo(2 / 3, 12);
-    expect(r.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
-    expect(r.hits[0]!.score).toBeCloseTo(0.58796917, 6);
-    expect(r.hits[1]!.score).toBeCloseTo(0.56223935, 6);
-    expect(r.hits[2]!.score).toBeCloseTo(0.30041704, 6);
+    expect(r.hits.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(r.hits[0]!.score).toBeCloseTo(0.60111492, 6);
+    expect(r.hits[1]!.score).toBeCloseTo(0.51799314, 6);
+    expect(r.hits[2]!.score).toBeCloseTo(0.23821612, 6);
+  });
+
+  it('hybrid_calibrated takes H over the top candidateK only; growPool false keeps exactly candidateK candidates', async () => {
+    const { kb, models } = withDense(makeKb(0));
+    const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', candidateK: 1, topK: 3, growPool: false }, models));
+    // one candidate per retriever: BM25 b, dense a → each H of one item = 0 → α = 0 / (0 + 0 + ε) = 0
+    expect(r.telemetry.candidates).toMatchObject({ sparse: 1, dense: 1, fused: 2 });
+    expect(r.telemetry.hSparse).toBe(0);
+    expect(r.telemetry.hDense).toBe(0);
+    expect(r.telemetry.alpha).toBe(0);
+    const grown = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', candidateK: 1, topK: 3 }, models));
+    expect(grown.telemetry.candidates.fused).toBe(3);
   });
 
   it('hybrid_calibrated with z-scores: the confidence comes from the top item, not the unbounded fused score', async () => {
     const { kb, models } = withDense(makeKb());
     const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', calibration: 'zscore', rejectThreshold: 0.99 }, models));
-    // z(BM25) a −0.282, b 1.342, c −1.060; z(cos) a 1.027, b −1.355, c 0.329; α 0.549 → a 0.308, b 0.126, c −0.434
-    expect(r.hits[0]!.id).toBe('a');
-    // min(idf share of the best BM25 item b = 1, cosine of the top a = 1) = 1, so even 0.99 passes
-    expect(r.telemetry.confidence).toBeCloseTo(1, 6);
-    expect(r.status).toBe('ok');
+    // H of the z-scored own lists (softmax: negative values): BM25 [b, a] → z [1, −1] → H_sparse 0.52706534;
+    //   dense [a, c, b] → z [1.027, 0.329, −1.356] → H_dense 1.18374379; α = 0.69192043
+    // union z(BM25) a −0.282, b 1.341, c −1.059; z(cos) a 1.027, b −1.356, c 0.329 → a 0.121, b 0.510, c −0.632
+    expect(r.telemetry.alpha).toBeCloseTo(0.69192043, 7);
+    expect(r.hits.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(r.hits[0]!.score).toBeCloseTo(0.51026618, 6);
+    // min(idf share of the best BM25 item b = 1, cosine of the top b = 0) = 0: rejected although its fused score is 0.51
+    expect(r.telemetry.confidence).toBeCloseTo(0, 6);
+    expect(r.status).toBe('rejected');
   });
 
   it('hybrid_fixed_rerank: reorders by reranker logits; confidence = sigmoid(top logit)', async () => {

@@ -5,17 +5,18 @@
  *
  * The candidates are what search.ts's hybrid fuse sees in one retrieval round: the union of BM25's and the dense
  * index's top candidateK items, each with both scores computed exactly, calibrated over the union (cdf falls back to
- * minmax without a corpus table). Re-fusing them at the hybrid_calibrated mode's α (`modeAlpha`) gives that mode's
+ * minmax without a corpus table); the entropies are each retriever's own top-candidateK list, calibrated (seed B).
+ * Re-fusing them at the hybrid_calibrated mode's α (`modeAlpha`) gives that mode's
  * ranking (search.ts's pool doubling aside: with dedup it can widen the pool when the top candidates are chunks of
  * few documents, which whole-document BEIR knowledge bases never need).
  */
 import { calibrate, CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
 import { dedupByDocument } from '../retrieval/dedup.ts';
-import { entropyAlpha } from '../retrieval/entropy.ts';
+import { candidateEntropy, DEFAULT_ENTROPY_BASIS, effectiveCalibration, entropyAlpha, entropyCalibration, type EntropyBasis } from '../retrieval/entropy.ts';
 import { linearFusion } from '../retrieval/fusion.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { DEFAULT_SEARCH } from '../retrieval/search-types.ts';
 import { ndcgAt } from './ir-metrics.ts';
-import { candidateEntropy, effectiveCalibration } from './qpp.ts';
 
 /** α and the two weights for the sliders: BM25 weight = α, dense weight = 1 − α. */
 export function sliderWeights(hDense: number, hSparse: number): { alpha: number; sparse: number; dense: number } {
@@ -52,17 +53,24 @@ export interface FusionCandidates {
    */
   entropy: Record<Calibration, { sparse: number; dense: number; alpha: number }>;
   /**
-   * The α the hybrid_calibrated mode fuses with, whatever its calibration: search.ts takes H of the raw candidate
-   * scores, so this is `entropy.raw.alpha`. Re-fusing at it under a calibration gives that mode's ranking.
+   * The α the hybrid_calibrated mode fused with in the run: `entropy[calibration].alpha` with entropy basis
+   * 'calibrated' (seed B: H of the calibrated scores), `entropy.raw.alpha` with basis 'raw'. Re-fusing at it under
+   * `calibration` gives that mode's ranking.
    */
   modeAlpha: number;
+  /** The run's calibration and entropy basis (what `modeAlpha` is for). */
+  calibration: Calibration;
+  basis: EntropyBasis;
   candidateK: number;
 }
 
 /** The candidates of one query (needs the knowledge base's dense side and the query vector). */
 export function fusionCandidates(
   kb: KnowledgeBase, query: { id: string; text: string }, qvec: Float32Array, judgements: ReadonlyMap<string, number>, candidateK: number,
+  run: { calibration?: Calibration; basis?: EntropyBasis } = {},
 ): FusionCandidates {
+  const calibration = run.calibration ?? DEFAULT_SEARCH.calibration;
+  const basis = run.basis ?? DEFAULT_ENTROPY_BASIS;
   if (!kb.dense) throw new Error('The α simulator needs the knowledge base\'s dense vectors; this one has only BM25.');
   if (!Number.isInteger(candidateK) || candidateK < 1) throw new RangeError(`fusionCandidates: candidateK must be a whole number ≥ 1, got ${candidateK}`);
   const terms = kb.bm25.queryTerms(query.text);
@@ -91,7 +99,7 @@ export function fusionCandidates(
   });
   return {
     queryId: query.id, query: query.text, candidates, gold: Object.fromEntries(judgements), entropy,
-    modeAlpha: entropy.raw.alpha, candidateK,
+    modeAlpha: entropy[entropyCalibration(basis, calibration)].alpha, calibration, basis, candidateK,
   };
 }
 

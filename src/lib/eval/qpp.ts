@@ -14,11 +14,12 @@
  * → null), maximum-likelihood document models tf/|d| without smoothing, the BM25 analyzer's tokens (its postings),
  * and ties among terms broken by term id (index order). α_c = H_dense,c / (H_dense,c + H_sparse,c + ε); cdf without
  * the knowledge base's table falls back to minmax (as search.ts calibrateSide does); an empty list's H is 0 in α,
- * as in search.ts, so α.raw is the α the hybrid_calibrated mode uses on the same candidate lists.
+ * as in search.ts, so α.<c> is the α the hybrid_calibrated mode uses under calibration c (entropy basis
+ * 'calibrated', seed B's) on the same candidate lists, and α.raw the one it uses with entropy basis 'raw'.
  */
 import type { Bm25Data } from '../retrieval/bm25.ts';
-import { calibrate, CALIBRATIONS, type Calibration, type CdfTable } from '../retrieval/calibrate.ts';
-import { entropy, entropyAlpha } from '../retrieval/entropy.ts';
+import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
+import { candidateEntropy, effectiveCalibration, entropyAlpha, entropyUnder } from '../retrieval/entropy.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { Scored } from '../retrieval/topk.ts';
 
@@ -57,11 +58,7 @@ export function parsePredictorField(field: string): PredictorKey | null {
   return { predictor: m[1] as QppPredictor, retriever: m[2] as QppRetriever, calibration: (m[3] as Calibration | undefined) ?? null };
 }
 
-/** H of the calibrated top-k scores; null for an empty list, or cdf without a table. */
-export function entropyUnder(calibration: Calibration, scores: readonly number[], table: CdfTable | null): number | null {
-  if (scores.length === 0 || (calibration === 'cdf' && !table)) return null;
-  return entropy(calibrate(calibration, scores, table ?? undefined));
-}
+export { candidateEntropy, effectiveCalibration, entropyUnder };
 
 function meanOf(xs: readonly number[], n = xs.length): number {
   let s = 0;
@@ -195,16 +192,6 @@ export function clarity(bm25: Bm25Data, items: readonly Scored[], k: number, ter
 export interface QueryLists {
   sparse: readonly Scored[] | null;
   dense: readonly Scored[] | null;
-}
-
-/** The calibration a retriever's scores get: cdf falls back to minmax without a corpus table (search.ts calibrateSide). */
-export function effectiveCalibration(calibration: Calibration, table: CdfTable | null): Calibration {
-  return calibration === 'cdf' && !table ? 'minmax' : calibration;
-}
-
-/** Entropy of a candidate list under a calibration, cdf falling back to minmax without a table. */
-export function candidateEntropy(calibration: Calibration, scores: readonly number[], table: CdfTable | null): number | null {
-  return entropyUnder(effectiveCalibration(calibration, table), scores, table);
 }
 
 /**

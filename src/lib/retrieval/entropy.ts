@@ -1,7 +1,12 @@
 /**
  * Shannon entropy of a score list and the entropy-derived fusion weight. A flat (high-entropy) score list means
  * the retriever cannot tell its candidates apart, so the other retriever gets more weight.
+ *
+ * Seed B, step 4: "For each retriever's calibrated score distribution over candidate documents, I compute Shannon
+ * entropy" — `calibratedEntropy` takes H of a retriever's own top candidate_k scores after the run's calibration
+ * (basis 'calibrated', the default); basis 'raw' takes H of the raw scores (kept as a named analysis variant).
  */
+import { calibrate, type Calibration, type CdfTable } from './calibrate.ts';
 
 /** Default ε in α = H_dense / (H_dense + H_sparse + ε). */
 export const ALPHA_EPSILON = 1e-9;
@@ -31,4 +36,54 @@ export function entropy(scores: readonly number[]): number {
 /** α = H_dense / (H_dense + H_sparse + ε): the weight of the sparse scores in calibrated fusion. */
 export function entropyAlpha(hDense: number, hSparse: number, epsilon = ALPHA_EPSILON): number {
   return hDense / (hDense + hSparse + epsilon);
+}
+
+/** What the entropy of calibrated fusion is taken over: the calibrated scores (seed B, the default) or the raw ones. */
+export type EntropyBasis = 'calibrated' | 'raw';
+export const ENTROPY_BASES: readonly EntropyBasis[] = ['calibrated', 'raw'];
+export const DEFAULT_ENTROPY_BASIS: EntropyBasis = 'calibrated';
+
+export function isEntropyBasis(x: unknown): x is EntropyBasis {
+  return x === 'calibrated' || x === 'raw';
+}
+
+/** The calibration a retriever's scores get: cdf falls back to minmax without a corpus table (search.ts calibrateSide). */
+export function effectiveCalibration(calibration: Calibration, table: CdfTable | null): Calibration {
+  return calibration === 'cdf' && !table ? 'minmax' : calibration;
+}
+
+/** H of the calibrated scores; null for an empty list, or cdf without a table. */
+export function entropyUnder(calibration: Calibration, scores: readonly number[], table: CdfTable | null): number | null {
+  if (scores.length === 0 || (calibration === 'cdf' && !table)) return null;
+  return entropy(calibrate(calibration, scores, table ?? undefined));
+}
+
+/** Entropy of a candidate list under a calibration, cdf falling back to minmax without a table. */
+export function candidateEntropy(calibration: Calibration, scores: readonly number[], table: CdfTable | null): number | null {
+  return entropyUnder(effectiveCalibration(calibration, table), scores, table);
+}
+
+/** The calibration H is taken under for a basis: the run's calibration, or raw. */
+export function entropyCalibration(basis: EntropyBasis, calibration: Calibration): Calibration {
+  return basis === 'raw' ? 'raw' : calibration;
+}
+
+/**
+ * The α of calibrated fusion for one query, from each retriever's own top-candidate_k scores (best first):
+ *   H_side = H(calibrate_c(top candidate_k scores of side))  (c = the run's calibration, or raw for basis 'raw')
+ *   α = H_dense / (H_dense + H_sparse + ε)
+ * An empty list counts H = 0.
+ */
+export function fusionEntropy(
+  basis: EntropyBasis, calibration: Calibration, candidateK: number,
+  sparse: readonly number[], dense: readonly number[], tables: { sparse: CdfTable | null; dense: CdfTable | null },
+): { hSparse: number; hDense: number; alpha: number; calibration: { sparse: Calibration; dense: Calibration } } {
+  const c = entropyCalibration(basis, calibration);
+  const k = Math.max(0, Math.floor(candidateK));
+  const hSparse = candidateEntropy(c, sparse.slice(0, k), tables.sparse) ?? 0;
+  const hDense = candidateEntropy(c, dense.slice(0, k), tables.dense) ?? 0;
+  return {
+    hSparse, hDense, alpha: entropyAlpha(hDense, hSparse),
+    calibration: { sparse: effectiveCalibration(c, tables.sparse), dense: effectiveCalibration(c, tables.dense) },
+  };
 }

@@ -7,135 +7,17 @@
  */
 import { calibrate, type Calibration, type CdfTable } from './calibrate.ts';
 import { dedupByDocument } from './dedup.ts';
-import { entropy, entropyAlpha } from './entropy.ts';
-import { compileFilters, type MetaFilter } from './filter.ts';
-import { FIXED_ALPHA, linearFusion, reciprocalRankFusion, RRF_K } from './fusion.ts';
+import { fusionEntropy } from './entropy.ts';
+import { compileFilters } from './filter.ts';
+import { linearFusion, reciprocalRankFusion } from './fusion.ts';
 import type { KnowledgeBase } from './knowledge-base.ts';
 import { MODES, modeAvailability, type Capabilities, type RetrievalMode } from './modes.ts';
 import { checkConfidence, idfCoverage, rejectThresholdFor, supportedConfidence } from './rejection.ts';
-import type { RerankCache, RerankModelKey } from './rerank-cache.ts';
+import type { SearchHit, SearchModels, SearchOptions, SearchOutcome, SearchTelemetry, StageName, StageTiming } from './search-types.ts';
+import { DEFAULT_SEARCH } from './search-types.ts';
 import type { Scored } from './topk.ts';
 
-export interface SearchOptions {
-  /** Default 'sparse'. */
-  mode: RetrievalMode;
-  /** Results returned. Default 5. */
-  topK: number;
-  /** Candidates taken from each retriever before fusion. Default 20. */
-  candidateK: number;
-  /** Calibration for the calibrated modes (and the shown sparse calibration). Default 'cdf'. */
-  calibration: Calibration;
-  /** Reject when the best result's confidence is below this (0 disables). Default null: the mode's default (`DEFAULT_REJECT_THRESHOLDS`). */
-  rejectThreshold: number | null;
-  /** Keep only the best chunk of each document. Default true. */
-  dedup: boolean;
-  /** RRF constant. Default 60. */
-  rrfK: number;
-  /** Sparse weight in fixed linear fusion. Default 0.5. */
-  alpha: number;
-  /** Metadata filters. Default none. */
-  filters: readonly MetaFilter[];
-  /**
-   * Text to embed for the dense side instead of the query (HyDE: a hypothetical answer passage). BM25 always
-   * uses the query. Default: the query.
-   */
-  denseQuery?: string;
-}
-
-export const DEFAULT_SEARCH: Readonly<SearchOptions> = Object.freeze({
-  mode: 'sparse',
-  topK: 5,
-  candidateK: 20,
-  calibration: 'cdf',
-  rejectThreshold: null,
-  dedup: true,
-  rrfK: RRF_K,
-  alpha: FIXED_ALPHA,
-  filters: [],
-});
-
-/** Embeds a query (models issue). */
-export interface QueryEncoder {
-  embedQuery(query: string): Promise<Float32Array>;
-}
-
-/** Scores (query, passage) pairs; higher = more relevant (raw logits). */
-export interface Reranker {
-  rerank(query: string, passages: readonly string[]): Promise<number[]>;
-  /** The model behind the scores; without it, scores are not cached. */
-  model?: RerankModelKey;
-}
-
-export interface SearchModels {
-  encoder?: QueryEncoder | null;
-  reranker?: Reranker | null;
-  /** Scores already computed, reused for the same (model, query, chunk). */
-  rerankCache?: RerankCache | null;
-}
-
-export interface SearchHit {
-  rank: number;
-  item: number;
-  id: string;
-  docId: string;
-  /** The score the ranking is by. */
-  score: number;
-  sparse: number | null;
-  dense: number | null;
-  sparseCal: number | null;
-  denseCal: number | null;
-  rerank: number | null;
-}
-
-export type StageName = 'analyze' | 'sparse' | 'embed' | 'dense' | 'fuse' | 'rerank' | 'dedup' | 'reject';
-
-export interface StageTiming {
-  stage: StageName;
-  ms: number;
-  /** Model inference (excluded from query latency). */
-  model?: boolean;
-}
-
-export interface SearchTelemetry {
-  mode: RetrievalMode;
-  queryTerms: string[];
-  stages: StageTiming[];
-  /** Wall time of all non-model stages (ms). */
-  queryMs: number;
-  /** Wall time of model stages (ms). */
-  modelMs: number;
-  /**
-   * Stages still to run after this outcome: empty in a final outcome; ['rerank', 'dedup', 'reject'] in the first
-   * outcome of a rerank mode (fused order, deduplicated, not yet judged for rejection).
-   */
-  pending: StageName[];
-  /** From the start of the search to the first outcome (ms). */
-  timeToFirstMs: number;
-  /** From the start of the search to the reranked outcome (ms); null until then and in modes without rerank. */
-  timeToRerankedMs: number | null;
-  /** Pairs the cross-encoder scored for this search and pairs whose score came from the cache (rerank modes). */
-  rerankPairs: { scored: number; cached: number } | null;
-  candidates: { sparse: number; dense: number; fused: number; afterDedup: number; returned: number };
-  /** Documents passing the metadata filters, when filters are set. */
-  filteredDocs: number | null;
-  alpha: number | null;
-  hSparse: number | null;
-  hDense: number | null;
-  calibration: { requested: Calibration; sparse: Calibration | null; dense: Calibration | null; note?: string };
-  confidence: number | null;
-  rejectionNote?: string;
-  /**
-   * The models behind the model stages, as their runtime reports them (set by the caller that owns the models:
-   * the search worker), with the reason when one runs elsewhere than asked (e.g. WebGPU lost, now WASM).
-   */
-  models?: { stage: 'embed' | 'rerank'; id: string; device: string; dtype: string; fallback: string | null }[];
-}
-
-export type SearchOutcome =
-  | { status: 'ok'; hits: SearchHit[]; telemetry: SearchTelemetry }
-  | { status: 'rejected'; reason: string; hits: SearchHit[]; telemetry: SearchTelemetry }
-  | { status: 'empty'; reason: string; hits: []; telemetry: SearchTelemetry | null }
-  | { status: 'unavailable'; reason: string; hits: []; telemetry: null };
+export * from './search-types.ts';
 
 export const EMPTY_QUERY = 'Type a question or some keywords to search.';
 export const NO_TERMS = 'The query has no searchable words (only stop words, punctuation or symbols). Try more specific words.';
@@ -194,7 +76,7 @@ export async function searchSteps(
     pending: [], timeToFirstMs: 0, timeToRerankedMs: null, rerankPairs: null,
     candidates: { sparse: 0, dense: 0, fused: 0, afterDedup: 0, returned: 0 },
     filteredDocs: null, alpha: null, hSparse: null, hDense: null,
-    calibration: { requested: o.calibration, sparse: null, dense: null }, confidence: null,
+    calibration: { requested: o.calibration, sparse: null, dense: null }, entropy: null, confidence: null,
   };
   const finish = () => {
     telemetry.queryMs = stages.filter((s) => !s.model).reduce((a, s) => a + s.ms, 0);
@@ -218,7 +100,8 @@ export async function searchSteps(
 
   // Retrieval rounds: with dedup, the chunks of a few documents can fill the candidate pool, so the pool doubles
   // (at most 4 times) until top_k documents remain or the retrievers run out of candidates.
-  let pool = Math.max(o.candidateK, o.topK);
+  // Without pool growth (seed B's protocol) each retriever gives exactly candidateK candidates.
+  let pool = o.growPool ? Math.max(o.candidateK, o.topK) : o.candidateK;
   let sparseHits: Scored[] = [];
   let denseHits: Scored[] = [];
   let qvec: Float32Array | null = null;
@@ -236,7 +119,7 @@ export async function searchSteps(
     if (meta.needsReranker) break; // the reranker sees the fused pool; dedup happens after it
     kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
     const exhausted = sparseHits.length < pool && denseHits.length < pool;
-    if (kept.length >= o.topK || exhausted || pool >= kb.size || round === 4) break;
+    if (!o.growPool || kept.length >= o.topK || exhausted || pool >= kb.size || round === 4) break;
     pool *= 2;
   }
   telemetry.candidates.sparse = sparseHits.length;
@@ -374,9 +257,13 @@ function fuse(
   } else {
     const s = calibrateSide(o.calibration, sparse, kb.sparseCdf, 'BM25', t);
     const d = calibrateSide(o.calibration, dense, kb.denseCdf, 'dense', t);
-    t.hSparse = entropy(sparseHits.map((h) => h.score));
-    t.hDense = entropy(denseHits.map((h) => h.score));
-    t.alpha = entropyAlpha(t.hDense, t.hSparse);
+    // Seed B: H over each retriever's own calibrated top-candidate_k scores, α = H_dense / (H_dense + H_sparse + ε)
+    const h = fusionEntropy(o.entropyBasis, o.calibration, o.candidateK, sparseHits.map((x) => x.score), denseHits.map((x) => x.score),
+      { sparse: kb.sparseCdf, dense: kb.denseCdf });
+    t.hSparse = h.hSparse;
+    t.hDense = h.hDense;
+    t.alpha = h.alpha;
+    t.entropy = { basis: o.entropyBasis, sparse: h.calibration.sparse, dense: h.calibration.dense, k: o.candidateK };
     t.calibration.sparse = s.used;
     t.calibration.dense = d.used;
     const fused = linearFusion(s.values, d.values, t.alpha);
