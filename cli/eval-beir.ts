@@ -9,13 +9,16 @@ import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type 
 import { analysisJson, analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
 import { beirEvalResult, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
 import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
-import { retrievalReport, runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
+import {
+  beirVectorKey, buildRunKb, corpusHash, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOL_PRESETS, PROTOCOLS, runRetrievalSession, runSettings,
+  RunSettingsError, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
+} from '../src/lib/eval/retrieval-session.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import { serializeReport } from '../src/lib/reports/format.ts';
 import { reportEnvironment } from '../src/lib/reports/from-run.ts';
-import { DEFAULT_BM25 } from '../src/lib/retrieval/bm25.ts';
+import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
-import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
+import { ENTROPY_BASES, type EntropyBasis } from '../src/lib/retrieval/entropy.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { analysisText } from './analyze.ts';
@@ -35,9 +38,21 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
   --split NAME      qrels split (default: test)
-  --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_BM25.k1}, b=${DEFAULT_BM25.b})
+  --protocol P      default | seed-b. seed-b is seed B's evaluation protocol: ${PROTOCOL_PRESETS['seed-b'].chunking ? '800/120' : ''}-character chunks
+                    with document dedup, --candidate-k 20 from each retriever with no pool growth (the
+                    cross-encoder reranks those candidates), --calibration cdf with entropy of the calibrated
+                    scores, BM25 k1=1.5 b=0.75, and --resamples 1000; each flag below overrides its part
+  --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
-                    (--k1, --b and --chunk apply to --data; an artifact keeps the settings it was built with)
+  --chunk-size N --overlap N
+                    chunk size and overlap in characters (imply --chunk)
+                    (--k1, --b and the chunking apply to --data; an artifact keeps the settings it was built with)
+  --candidate-k N   candidates from each retriever (default: depth 100, × 10 on chunks)
+  --pool P          grow (default: the pool doubles while dedup leaves fewer than 100 documents) | fixed
+  --calibration C   ${CALIBRATIONS.join(' | ')} for the calibrated modes (default cdf)
+  --entropy-basis B calibrated (default: H of the calibrated scores, seed B) | raw (H of the raw scores)
+  --resamples N     bootstrap resamples and permutations the analysis uses (default: analyze's own)
+  --max-queries N   a seeded sample of N judged queries (default: all); --seed S (default 0)
   --run-out FILE    write the rankings as a TREC run file
   --json            print one JSON object on the last line of stdout (with --analyze, its "analysis" key holds
                     rag-lab analyze --json's object)
@@ -74,7 +89,6 @@ function readData(dir: string, rel: string): string {
   return readText(path);
 }
 
-const INDEX_KINDS = ['auto', 'exact', 'int8', 'hnsw'] as const;
 
 /** Why a mode cannot run when a model it needs did not load, or null when it can. */
 function missingModel(mode: RetrievalMode, failed: CliModels['failed']): string | null {
@@ -90,13 +104,16 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, analyze: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     'no-predictors': { type: 'boolean', default: false },
     index: { type: 'string', default: 'auto' },
+    protocol: { type: 'string', default: 'default' }, 'candidate-k': { type: 'string' }, pool: { type: 'string' },
+    calibration: { type: 'string' }, 'entropy-basis': { type: 'string' }, resamples: { type: 'string' },
+    'chunk-size': { type: 'string' }, overlap: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },
     ...KB_ARGS,
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
   if (values.kb) {
-    const fixed = (['chunk', 'k1', 'b'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
+    const fixed = (['chunk', 'k1', 'b', 'chunk-size', 'overlap'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
   }
   const modes: RetrievalMode[] = values.modes === 'all' ? [...MODE_IDS] : values.modes.split(',').map((m) => m.trim()).filter(Boolean).map((m) => {
@@ -104,9 +121,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     return m;
   });
   if (modes.length === 0) throw new CliError(`--modes is empty (choose from ${MODE_IDS.join(', ')}, or all)`);
-  const k1 = numberArg('k1', values.k1, (n) => n >= 0, 'a number >= 0') ?? DEFAULT_BM25.k1;
-  const b = numberArg('b', values.b, (n) => n >= 0 && n <= 1, 'a number in [0, 1]') ?? DEFAULT_BM25.b;
-  if (!(INDEX_KINDS as readonly string[]).includes(values.index)) throw new CliError(`--index must be auto, exact, int8 or hnsw, got "${values.index}"`);
+  const settings = settingsFrom(values);
   const need = { dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) };
   // Output paths are checked before any work, so a typo does not cost the run.
   if (values['run-out']) checkOutputFile(values['run-out'], '--run-out');
@@ -122,8 +137,8 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     source = await openKb(values, {
       log,
       // The vectors --index asks for: exact scans need float32; hnsw uses a shipped graph when there is one.
-      dense: !need.dense ? 'none' : values.index === 'exact' ? 'float32' : 'auto',
-      hnsw: need.dense && values.index === 'hnsw',
+      dense: !need.dense ? 'none' : settings.index === 'exact' ? 'float32' : 'auto',
+      hnsw: need.dense && settings.index === 'hnsw',
     });
     if (dataDir) {
       ({ queries, qrels } = readJudgements(dataDir, values.split));
@@ -149,59 +164,43 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     }
     checkJudged(queries, qrels, `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${values.split}.tsv`)}`);
     const t0 = performance.now();
-    const kb = KnowledgeBase.build(docs, { chunking: values.chunk ? DEFAULT_CHUNKING : false, bm25: { k1, b } });
-    log(`indexed ${docs.length} documents as ${kb.size} ${values.chunk ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
+    const kb = buildRunKb(docs, settings);
+    log(`indexed ${docs.length} documents as ${kb.size} ${settings.chunking ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
     source = { id: 'beir', label: dir, kb, dense: null, queries, qrels, hashText: corpusText, notes: [] };
     dataset = basename(dir);
   }
   // A model that cannot load skips the modes that need it; the others still run.
   const models = await loadCliModels(modelArgsFor(values, source, argv), need, log, { skipFailed: true });
   const kb = source.kb;
+  const dataKey = await corpusHash(source.hashText);
   await attachKbDense(source, models, {
-    index: values.index as (typeof INDEX_KINDS)[number],
-    // The key of embeddings computed from a BEIR folder, as before artifacts (caches stay valid).
-    ...(values.kb ? {} : { kbKey: `beir:${(await sha256Hex(source.hashText)).slice(0, 16)}:${values.chunk ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}` }),
+    index: settings.index,
+    // The key of a BEIR folder's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
+    ...(values.kb ? {} : { kbKey: beirVectorKey(dataKey, kb) }),
   }, log);
 
-  const unloaded: Partial<Record<RetrievalMode, string>> = {};
-  for (const m of modes) { const why = missingModel(m, models.failed); if (why) unloaded[m] = why; }
+  const unavailable = modes.flatMap((m) => { const reason = missingModel(m, models.failed); return reason ? [{ mode: m, reason }] : []; });
   const runLines: string[] = [];
-  const depth = 100;
-  const predictors = !values['no-predictors'];
-  const candidateK = kb.options.chunking !== false ? depth * 10 : depth;
-  const embedder = need.dense ? values.embedder ?? DEFAULT_MODELS.embedder : null;
-  const reranker = need.reranker ? values.reranker ?? DEFAULT_MODELS['cross-encoder'] : null;
-  const config = {
-    kind: 'retrieval', modes, dataset, kb: values.kb ? source.label : null, depth, candidateK,
-    split: values.split, k1: values.kb ? null : k1, b: values.kb ? null : b, chunk: values.kb ? null : values.chunk, index: values.index,
-    embedder, reranker, dtype: values.dtype,
-    predictors, qpp: predictors ? { ...QPP_DEFAULTS, entropyK: candidateK } : null,
-  };
-  const dataHash = (await sha256Hex(source.hashText)).slice(0, 16);
-  const configHash = (await sha256Hex(JSON.stringify(['retrieval', 2, dataHash, config]))).slice(0, 24);
-  const run = await runRetrievalBenchmark({
-    kb, queries, qrels, dataset, modes: modes.filter((m) => !unloaded[m]), models: models.search, depth,
-    predictors, configHash, ...(values['run-out'] ? { runLines } : {}),
+  const embedder = need.dense ? `${values.embedder ?? DEFAULT_MODELS.embedder}@${values.dtype}` : null;
+  const reranker = need.reranker ? `${values.reranker ?? DEFAULT_MODELS['cross-encoder']}@${values.dtype}` : null;
+  const { run, report } = await runRetrievalSession({
+    kb, queries, qrels, settings, modes, models: models.search, unavailable,
+    identity: { dataKey: values.kb ? `artifact:${dataKey}` : `beir:${dataKey}`, dataset, kb: values.kb ? source.label : null, embedder, reranker },
+    data: { dataset, revision: values.kb ? /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null : null, subsets: [settings.split], source: values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
+    environment: reportEnvironment({
+      runtime: 'node', agent: `node ${process.version} (${process.platform})`,
+      models: [
+        ...(embedder ? [{ task: 'embedder', id: values.embedder ?? DEFAULT_MODELS.embedder, dtype: values.dtype, device: 'cpu' }] : []),
+        ...(reranker ? [{ task: 'cross-encoder', id: values.reranker ?? DEFAULT_MODELS['cross-encoder'], dtype: values.dtype, device: 'cpu' }] : []),
+      ],
+    }, null, null),
+    runNotes: [...source.notes],
+    ...(values['run-out'] ? { runLines } : {}),
   });
-  run.skipped = [...Object.entries(unloaded).map(([mode, reason]) => ({ mode: mode as RetrievalMode, reason })), ...run.skipped];
   for (const n of run.notes) log(n);
   const result = beirEvalResult(run);
   if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
-  if (reportFile && run.modes.length === 0) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
-  const report = run.modes.length > 0 && (reportFile || values.analyze) ? retrievalReport(run, {
-      config,
-      configHash,
-      data: { dataset, revision: values.kb ? /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null : null, subsets: [values.split], source: values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
-      seed: 0,
-      environment: reportEnvironment({
-        runtime: 'node', agent: `node ${process.version} (${process.platform})`,
-        models: [
-          ...(embedder ? [{ task: 'embedder', id: embedder, dtype: values.dtype, device: 'cpu' }] : []),
-          ...(reranker ? [{ task: 'cross-encoder', id: reranker, dtype: values.dtype, device: 'cpu' }] : []),
-        ],
-      }, null, null),
-      runNotes: [...source.notes],
-    }) : null;
+  if (reportFile && !report) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
   if (reportFile && report) {
     writeText(reportFile, serializeReport(report));
     process.stderr.write(`report written to ${reportFile} (${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries)\n`);
@@ -220,6 +219,44 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (skipped.length > 0) {
     const ran = Object.keys(result.modes).length;
     throw new CliError(ran === 0 ? 'no mode could run' : `${skipped.length} of ${modes.length} modes skipped (${skipped.map(([m]) => m).join(', ')}); the results of the others are above`);
+  }
+}
+
+const choice = <T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined => {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${flag} must be ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
+};
+const whole = (flag: string, value: string | undefined, lo: number) => numberArg(flag, value, (n) => Number.isInteger(n) && n >= lo, `a whole number >= ${lo}`);
+
+/** The run's settings from the flags: the protocol's preset, then each flag given. */
+function settingsFrom(v: Record<string, string | boolean | undefined>): RetrievalRunSettings {
+  const str = (k: string) => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+  const protocol = choice('protocol', str('protocol'), PROTOCOLS) as RetrievalProtocol;
+  const preset = runSettings(protocol);
+  const chunkSize = whole('chunk-size', str('chunk-size'), 1), overlap = whole('overlap', str('overlap'), 0);
+  const chunked = v['chunk'] === true || chunkSize !== undefined || overlap !== undefined;
+  const base = preset.chunking === false ? DEFAULT_CHUNKING : preset.chunking;
+  const k1 = numberArg('k1', str('k1'), (n) => n >= 0, 'a number >= 0'), b = numberArg('b', str('b'), (n) => n >= 0 && n <= 1, 'a number in [0, 1]');
+  const pool = choice('pool', str('pool'), ['grow', 'fixed'] as const);
+  try {
+    return runSettings(protocol, {
+      ...(chunked ? { chunking: { ...base, ...(chunkSize !== undefined ? { chunkSize } : {}), ...(overlap !== undefined ? { overlap } : {}) } } : {}),
+      ...(k1 !== undefined || b !== undefined ? { bm25: { k1: k1 ?? preset.bm25.k1, b: b ?? preset.bm25.b } } : {}),
+      candidateK: whole('candidate-k', str('candidate-k'), 1),
+      ...(pool ? { growPool: pool === 'grow' } : {}),
+      calibration: choice<Calibration>('calibration', str('calibration'), CALIBRATIONS),
+      entropyBasis: choice<EntropyBasis>('entropy-basis', str('entropy-basis'), ENTROPY_BASES),
+      resamples: whole('resamples', str('resamples'), 100),
+      maxQueries: whole('max-queries', str('max-queries'), 1),
+      seed: whole('seed', str('seed'), 0),
+      split: str('split'),
+      predictors: v['no-predictors'] !== true,
+      index: choice<VectorIndexKind>('index', str('index'), INDEX_KINDS),
+    });
+  } catch (e) {
+    if (e instanceof RunSettingsError) throw new CliError(e.message);
+    throw e;
   }
 }
 

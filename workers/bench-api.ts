@@ -6,6 +6,7 @@ import type { TraceScores } from '../src/lib/eval/trace.ts';
 import type { RagConfig } from '../src/lib/rag/config.ts';
 import type { RetrievalModeSummary, RetrievalProgress } from '../src/lib/eval/retrieval-bench.ts';
 import type { FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
+import type { RetrievalProtocol, RunOverrides } from '../src/lib/eval/retrieval-session.ts';
 import type { KbSourceRef } from '../src/lib/data/kb-source.ts';
 import type { Report } from '../src/lib/reports/format.ts';
 import type { RetrievalMode } from '../src/lib/retrieval/modes.ts';
@@ -159,6 +160,10 @@ export interface RetrievalBenchConfig {
   seed: number;
   /** Compute the per-query predictors (qpp.ts) for the analysis; default true. */
   predictors?: boolean;
+  /** The run's protocol (retrieval-session.ts: 'seed-b' is seed B's preset); default 'default'. */
+  protocol?: RetrievalProtocol;
+  /** Settings over the protocol's preset (a field left out keeps the preset's value). */
+  overrides?: RunOverrides;
 }
 
 export type RetrievalBenchProgress =

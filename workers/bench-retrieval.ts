@@ -13,12 +13,11 @@ import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/da
 import { hubDatasetDocuments, inspectHubDataset, MAX_ROWS } from '../src/lib/data/hub-dataset.ts';
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
 import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
-import { retrievalReport, runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
+import { beirVectorKey, buildRunKb, corpusHash, runCandidateK, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
 import type { SourceDocument } from '../src/lib/data/document.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportEnvironment } from '../src/lib/reports/from-run.ts';
-import { DEFAULT_BM25 } from '../src/lib/retrieval/bm25.ts';
-import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
+import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
@@ -31,24 +30,23 @@ import type { ModelsWorkerApi } from './models-api.ts';
 
 type Models = Comlink.Remote<ModelsWorkerApi> | null;
 
-/** Documents ranked per query (the CLI's eval-beir depth). */
-export const RETRIEVAL_DEPTH = 100;
-
 /** A dataset ready to run: its knowledge base, queries, judgements and what identifies it. */
 interface Loaded {
   kb: KnowledgeBase;
   queries: BeirQuery[];
   qrels: Qrels;
   dataset: string;
-  /** Content key of the knowledge base (vectors are cached under it). */
+  /** Content key of the knowledge base's vectors (they are cached under it). */
   kbKey: string;
+  /** Content key of the data (the run's identity: the same as eval-beir's for the same folder). */
+  dataKey: string;
   data: { revision: string | null; source: string; kb: string | null };
   shipped: Awaited<ReturnType<typeof artifacts.openArtifact>>['dense'];
   notes: string[];
 }
 
 /** What the α simulator reads: the last run's knowledge base (with its dense side), queries and judgements. */
-interface LastRun { kb: KnowledgeBase; queries: Map<string, string>; qrels: Qrels; dense: boolean; candidateK: number }
+interface LastRun { kb: KnowledgeBase; queries: Map<string, string>; qrels: Qrels; dense: boolean; candidateK: number; settings: RetrievalRunSettings }
 
 let folder: BeirFolder | null = null;
 let folderHash: string | null = null;
@@ -60,7 +58,7 @@ export async function loadBeirFiles(files: Array<{ path: string; file: File }>, 
   try {
     const f = await readBeirFolder(files.map((x) => ({ path: x.path, read: () => x.file.text() })));
     folder = f;
-    folderHash = (await sha256Hex(f.corpusText)).slice(0, 16);
+    folderHash = await corpusHash(f.corpusText);
     f.corpusText = '';
     const c = beirFolderCounts(f, f.qrels.has(split) ? split : [...f.qrels.keys()][0]!);
     return { ...c, error: null };
@@ -71,10 +69,8 @@ export async function loadBeirFiles(files: Array<{ path: string; file: File }>, 
 
 const docsKey = async (docs: readonly SourceDocument[]) => (await sha256Hex(docs.map((d) => `${d.id}\u0001${d.title}\u0001${d.text}`).join('\u0000'))).slice(0, 16);
 
-/** A document-level knowledge base with the CLI's BM25 (eval-beir's default: no chunking). */
-const docKb = (docs: readonly SourceDocument[]) => KnowledgeBase.build(docs, { chunking: false, bm25: DEFAULT_BM25 });
-
-async function loadSource(c: RetrievalBenchConfig, token: string | null, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void): Promise<Loaded> {
+async function loadSource(c: RetrievalBenchConfig, settings: RetrievalRunSettings, token: string | null, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void): Promise<Loaded> {
+  const docKb = (docs: readonly SourceDocument[]) => buildRunKb(docs, settings);
   const s = c.source;
   const stage = (name: string, done: number, total: number) => onProgress({ phase: 'load', stage: name, done, total });
   if (s.kind === 'files') {
@@ -85,8 +81,8 @@ async function loadSource(c: RetrievalBenchConfig, token: string | null, signal:
     stage('index', 0, 1);
     const kb = docKb(f.docs);
     stage('index', 1, 1);
-    // The key eval-beir uses for a BEIR folder's embeddings (so both speak of the same vectors).
-    return { kb, queries: f.queries, qrels, dataset: f.name, kbKey: `beir:${folderHash}:doc:${JSON.stringify(kb.options.chunking)}`, data: { revision: null, source: 'local', kb: null }, shipped: null, notes: [] };
+    // The keys eval-beir uses for a BEIR folder (so both speak of the same vectors and the same run).
+    return { kb, queries: f.queries, qrels, dataset: f.name, kbKey: beirVectorKey(folderHash, kb), dataKey: `beir:${folderHash}`, data: { revision: null, source: 'local', kb: null }, shipped: null, notes: [] };
   }
   if (s.kind === 'hub-dataset') {
     // The token goes only to the Hub of Settings (hub-dataset.ts sends it with authorizedFetch to hubUrl alone).
@@ -102,8 +98,10 @@ async function loadSource(c: RetrievalBenchConfig, token: string | null, signal:
     stage('index', 0, 1);
     const kb = docKb(docs.docs);
     stage('index', 1, 1);
+    const key = await docsKey(docs.docs);
     return {
-      kb, queries: docs.queries, qrels: docs.qrels, dataset: info.dataset, kbKey: `hub-dataset:${info.dataset}:${await docsKey(docs.docs)}:doc`,
+      kb, queries: docs.queries, qrels: docs.qrels, dataset: info.dataset, kbKey: `hub-dataset:${info.dataset}:${key}:${kb.options.chunking !== false ? `chunk:${JSON.stringify(kb.options.chunking)}` : 'doc'}`,
+      dataKey: `hub-dataset:${key}`,
       data: { revision: info.revision, source: 'hub', kb: null }, shipped: null, notes: docs.notes,
     };
   }
@@ -126,7 +124,7 @@ async function loadSource(c: RetrievalBenchConfig, token: string | null, signal:
   const meta = await source.read(path ? `${path}/meta.json` : 'meta.json');
   const metaKey = meta ? (await sha256Hex(meta)).slice(0, 16) : await docsKey([]);
   return {
-    kb: opened.kb, queries: opened.queries, qrels: opened.qrels, dataset: title, kbKey: `${id}:artifact:${metaKey}`,
+    kb: opened.kb, queries: opened.queries, qrels: opened.qrels, dataset: title, kbKey: `${id}:artifact:${metaKey}`, dataKey: `artifact:${metaKey}`,
     data: { revision, source: ref.kind === 'hub' ? 'hub' : 'local', kb: id }, shipped: opened.dense, notes: [...opened.notes],
   };
 }
@@ -170,38 +168,25 @@ const sourceConfig = (c: RetrievalBenchConfig): JsonValue => JSON.parse(JSON.str
 export async function runRetrieval(c: RetrievalBenchConfig, token: string | null, models: Models, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void): Promise<RetrievalBenchResult> {
   if (c.modes.length === 0) throw new Error('Choose at least one mode.');
   last = null;
-  const l = await loadSource(c, token, signal, onProgress);
+  const settings = runSettings(c.protocol ?? 'default', { ...c.overrides, split: c.split, maxQueries: c.maxQueries, seed: c.seed, predictors: c.predictors ?? true });
+  const l = await loadSource(c, settings, token, signal, onProgress);
   const m = await modelsFor(l, c.modes, models, signal, onProgress);
-  const candidateK = l.kb.options.chunking === false ? RETRIEVAL_DEPTH : RETRIEVAL_DEPTH * 10;
-  const dataHash = l.kbKey;
-  const predictors = c.predictors ?? true;
-  // What decides a row's values: the data and knowledge base (content key, its settings), the models, depth and pool.
-  const settings = {
-    depth: RETRIEVAL_DEPTH, candidateK, split: c.split, kbOptions: JSON.parse(JSON.stringify(l.kb.options)) as JsonValue,
-    embedder: m.ids['embedder'] ?? null, reranker: m.ids['reranker'] ?? null,
-  };
-  const configHash = (await sha256Hex(JSON.stringify(['retrieval-bench', 1, dataHash, settings]))).slice(0, 24);
-  const run = await runRetrievalBenchmark({
-    kb: l.kb, queries: l.queries, qrels: l.qrels, dataset: l.dataset, modes: c.modes, models: m.search, depth: RETRIEVAL_DEPTH,
-    maxQueries: c.maxQueries, seed: c.seed, configHash, cache: indexedDbRetrievalRowCache, signal, predictors,
-    onProgress: (p) => onProgress({ phase: 'run', ...p }),
-  });
   const have = models ? await models.loaded() : [];
   const environment = reportEnvironment({
     runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown',
     models: have.filter((x) => (x.task === 'embedder' && m.ids['embedder']) || (x.task === 'cross-encoder' && m.ids['reranker']))
       .map((x) => ({ task: x.task, id: x.spec.id, dtype: x.spec.dtype, device: x.spec.device })),
   }, null, null);
-  const config: Record<string, JsonValue> = {
-    kind: 'retrieval', source: sourceConfig(c), modes: [...c.modes], split: c.split, maxQueries: c.maxQueries, seed: c.seed,
-    depth: RETRIEVAL_DEPTH, candidateK, dataset: l.dataset, kb: l.data.kb, embedder: settings.embedder, reranker: settings.reranker, predictors,
-  };
-  const report = retrievalReport(run, {
-    config, configHash, environment, seed: c.seed, runNotes: [...l.notes, ...m.notes],
+  const { run, report } = await runRetrievalSession({
+    kb: l.kb, queries: l.queries, qrels: l.qrels, settings, modes: c.modes, models: m.search, source: sourceConfig(c),
+    identity: { dataKey: l.dataKey, dataset: l.dataset, kb: l.data.kb, embedder: m.ids['embedder'] ?? null, reranker: m.ids['reranker'] ?? null },
     data: { dataset: l.dataset, revision: l.data.revision, subsets: [c.split], source: l.data.source, kb: l.data.kb },
+    environment, runNotes: [...l.notes, ...m.notes], cache: indexedDbRetrievalRowCache, signal,
+    onProgress: (p) => onProgress({ phase: 'run', ...p }),
   });
+  if (!report) throw new Error(`No mode could run: ${run.skipped.map((x) => `${x.mode}: ${x.reason}`).join('; ') || 'nothing to evaluate'}`);
   const dense = !!l.kb.dense && !!m.search.encoder;
-  last = { kb: l.kb, queries: new Map(l.queries.map((q) => [q.id, q.text])), qrels: l.qrels, dense, candidateK };
+  last = { kb: l.kb, queries: new Map(l.queries.map((q) => [q.id, q.text])), qrels: l.qrels, dense, candidateK: runCandidateK(settings, l.kb), settings };
   return { report, modes: run.modes, skipped: run.skipped, judged: run.judged, unjudged: run.unjudged, notes: [...l.notes, ...m.notes, ...run.notes], simulator: dense };
 }
 
@@ -212,5 +197,5 @@ export async function fusionCandidates(queryId: string, models: Models): Promise
   const text = r.queries.get(queryId);
   if (text === undefined) throw new Error(`Query ${queryId} is not in the last run.`);
   const qvec = await models.embed([text], 'query');
-  return candidatesOf(r.kb, { id: queryId, text }, qvec, r.qrels.get(queryId) ?? new Map(), r.candidateK);
+  return candidatesOf(r.kb, { id: queryId, text }, qvec, r.qrels.get(queryId) ?? new Map(), r.candidateK, { calibration: r.settings.calibration, basis: r.settings.entropyBasis });
 }

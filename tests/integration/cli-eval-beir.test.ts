@@ -123,7 +123,7 @@ describe('rag-lab eval-beir', () => {
     if (!parsed.ok) throw new Error(parsed.message);
     const rep = parsed.report;
     expect(rep).toMatchObject({ kind: 'retrieval', evaluator: 'modes', data: { dataset: 'scifact-subset', subsets: ['test'], source: 'local' } });
-    expect(rep.config).toMatchObject({ modes, depth: 100, candidateK: 100, split: 'test', chunk: false, index: 'auto', embedder: 'rag-lab/tiny-embedder', predictors: true });
+    expect(rep.config).toMatchObject({ modes, protocol: 'default', depth: 100, candidateK: 100, split: 'test', chunking: null, k1: 0.9, b: 0.4, calibration: 'cdf', entropyBasis: 'calibrated', growPool: true, index: 'auto', embedder: 'rag-lab/tiny-embedder@fp32', predictors: true });
     expect(rep.environment.runtime).toBe('node');
     expect(rep.environment.models.map((m) => m.task)).toEqual(['embedder']);
     expect(rep.rows).toHaveLength(60);

@@ -10,7 +10,7 @@ const queries = [
 
 const ent = (alpha: number) => ({ sparse: 3, dense: 2, alpha });
 const cands = (over: Partial<FusionCandidates['entropy']> = {}): FusionCandidates => ({
-  queryId: 'q1', query: 'x', candidates: [], gold: {}, candidateK: 100, modeAlpha: 0.1,
+  queryId: 'q1', query: 'x', candidates: [], gold: {}, candidateK: 100, modeAlpha: 0.1, calibration: 'raw', basis: 'raw',
   entropy: { raw: ent(0.1), minmax: ent(0.2), zscore: ent(0.3), cdf: ent(0.4), ...over },
 });
 

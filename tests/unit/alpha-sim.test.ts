@@ -37,7 +37,7 @@ function handCandidates(): FusionCandidates {
     candidates: [item('x#0', 'x', 1, 0), item('x#1', 'x', 0.2, 0.9), item('y', 'y', 0.6, 0.6), item('z', 'z', 0, 1)],
     gold: { y: 2, z: 1, w: 1 },
     entropy: Object.fromEntries(CALIBRATIONS.map((c) => [c, { sparse: 1, dense: 1, alpha: 0.5 }])) as FusionCandidates['entropy'],
-    modeAlpha: 0.5,
+    modeAlpha: 0.5, calibration: 'cdf', basis: 'calibrated',
   };
 }
 

@@ -11,7 +11,7 @@ import { irScores, meanScores } from '../../src/lib/eval/ir-metrics.ts';
 import { queryPredictors } from '../../src/lib/eval/qpp.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
 import {
-  InvalidCachedRow, QUERY_MS, retrievalReport, retrievalRowKey, runRetrievalBenchmark, type RetrievalBenchInput, type RetrievalProgress, type RetrievalRowCache,
+  endToEnd, InvalidCachedRow, LATENCY_STAGES, QUERY_MS, stageField, TOTAL_MS, retrievalReport, retrievalRowKey, runRetrievalBenchmark, type RetrievalBenchInput, type RetrievalProgress, type RetrievalRowCache,
 } from '../../src/lib/eval/retrieval-bench.ts';
 import { parseReport, type ReportRow } from '../../src/lib/reports/format.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
@@ -87,6 +87,9 @@ describe('runRetrievalBenchmark', () => {
       expect(row.retrieved).toEqual(ranked.slice(0, 10));
       expect(irOf(row)).toEqual(irScores(ranked, QRELS.get(qid)!));
       expect(typeof row.scores[QUERY_MS]).toBe('number');
+      // end to end = the sum of its stages
+      const stages = LATENCY_STAGES.map((k) => row.scores[stageField(k)] as number);
+      expect(row.scores[TOTAL_MS]).toBeCloseTo(stages.reduce((a, b) => a + b, 0), 9);
     }
     for (const m of run.modes) {
       const rows = run.rows.filter((r) => r.group === m.mode);
@@ -94,6 +97,28 @@ describe('runRetrievalBenchmark', () => {
       expect(m.cached).toBe(0);
       expect(m.means).toEqual(meanScores(rows.map((r) => irOf(r) as never)));
       expect(m.mean_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  test('endToEnd: the stages summed, the embed stage charged the one embedding of the query', () => {
+    const st = (stage: string, ms: number, model = false) => ({ stage, ms, ...(model ? { model } : {}) }) as never;
+    const stages = [st('analyze', 1), st('sparse', 2), st('embed', 0.01, true), st('dense', 3), st('fuse', 4), st('rerank', 10, true), st('dedup', 0.5), st('reject', 0.5)];
+    // total = analyze 1 + sparse 2 + embed 7 (the query's one embedding, not this call's 0.01) + dense 3 + fuse 4 + rerank 10 + dedup 0.5 + reject 0.5 = 28
+    expect(endToEnd(stages, 7)).toEqual({ total: 28, stages: { embed: 7, sparse: 2, dense: 3, fuse: 4, rerank: 10, other: 2 } });
+    // a mode without an embed stage is not charged one
+    expect(endToEnd([st('analyze', 1), st('sparse', 2)], 7)).toEqual({ total: 3, stages: { embed: 0, sparse: 2, dense: 0, fuse: 0, rerank: 0, other: 1 } });
+  });
+
+  test('a dense query is embedded once, and each dense mode is charged that embedding', async () => {
+    let calls = 0;
+    const slow = { embedQuery: async (t: string) => { calls++; const t0 = performance.now(); while (performance.now() - t0 < 2); return countingEncoder().embedQuery(t); } };
+    const run = await runRetrievalBenchmark(input({ models: { encoder: slow }, modes: ['sparse', 'dense', 'hybrid_calibrated'] }));
+    expect(calls).toBe(4);
+    for (const q of ['q1', 'q2', 'q3', 'q5']) {
+      const embed = (mode: string) => run.rows.find((r) => r.key === `${mode}:${q}`)!.scores['ms.embed'] as number;
+      expect(embed('sparse')).toBe(0);
+      expect(embed('dense')).toBeGreaterThanOrEqual(2);
+      expect(embed('hybrid_calibrated')).toBe(embed('dense'));
     }
   });
 
@@ -115,7 +140,7 @@ describe('runRetrievalBenchmark', () => {
     }
     expect(report.summary.extra).toEqual({
       queries: 4, unjudged: 1,
-      modes: run.modes.map((m) => ({ mode: m.mode, queries: 4, mean_ms: m.mean_ms, p95_ms: m.p95_ms })),
+      modes: run.modes.map((m) => ({ mode: m.mode, queries: 4, mean_ms: m.mean_ms, p95_ms: m.p95_ms, latency: 'end-to-end', stages: m.stages })),
       skipped_modes: { hybrid_calibrated_rerank: NO_RERANKER },
     });
     expect(report.summary.notes).toEqual(expect.arrayContaining(['1 queries without judgements were skipped', `hybrid_calibrated_rerank: skipped: ${NO_RERANKER}`]));
@@ -148,7 +173,9 @@ describe('runRetrievalBenchmark', () => {
       put: async () => { throw new Error('quota full'); },
     };
     const run = await runRetrievalBenchmark(input({ cache: broken }));
-    expect(run.rows).toEqual(good.rows.map((r) => ({ ...r, scores: { ...r.scores, [QUERY_MS]: expect.any(Number) } })));
+    // timings differ run to run: every latency field is a number
+    const timed = (k: string) => k.endsWith('_ms') || k.startsWith('ms.');
+    expect(run.rows).toEqual(good.rows.map((r) => ({ ...r, scores: Object.fromEntries(Object.entries(r.scores).map(([k, v]) => [k, timed(k) ? expect.any(Number) : v])) })));
     expect(run.notes).toEqual([
       '1 cached rows failed their checks and were computed again (first: sparse:q2: the cached row does not match its checksum)',
       '4 cached rows could not be read and were computed again (first: database closed)',

@@ -4,8 +4,13 @@
  * stages), the per-query predictors of qpp.ts, rows cached per (config hash, row key) so a run resumes, progress and
  * cancel; then one multi-mode retrieval report (format v1):
  *   row key `${mode}:${queryId}`, group = mode, question = the query, retrieved = the top 10 document ids,
- *   scores = the IR metrics + `query_ms` + the `qpp.*` fields, gold = {};
- *   summary.extra = { queries, unjudged, modes: [{ mode, queries, mean_ms, p95_ms }], skipped_modes: { mode: reason } }.
+ *   scores = the IR metrics + `total_ms` (end to end: query embedding, both searches, fusion, rerank, dedup) with
+ *   its stages `ms.embed`, `ms.sparse`, `ms.dense`, `ms.fuse`, `ms.rerank`, `ms.other` + `query_ms` (the non-model
+ *   stages) + the `qpp.*` fields, gold = {};
+ *   summary.extra = { queries, unjudged, modes: [{ mode, queries, mean_ms, p95_ms, latency: 'end-to-end', stages }],
+ *   skipped_modes: { mode: reason } } — mean_ms / p95_ms are of total_ms, stages the mean ms of each stage.
+ * The query vector is computed once per query and shared, but every mode that uses it is charged the time that one
+ * embedding took: the latency a user waits for in that mode.
  * Queries without judgements are skipped and counted; a mode that cannot run is listed with its reason, never
  * zero-filled.
  *
@@ -20,7 +25,7 @@ import type { JsonValue, Report, ReportRow } from '../reports/format.ts';
 import { finiteOrNull, retrievalReportRow, retrievalRowKey } from '../reports/from-run.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODE_IDS, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
-import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type SearchOptions } from '../retrieval/search.ts';
+import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type SearchOptions, type StageTiming } from '../retrieval/search.ts';
 import { IR_METRIC_IDS, irScores, meanScores, type IrScores } from './ir-metrics.ts';
 import { QPP_DEFAULTS, queryPredictors, type QppOptions } from './qpp.ts';
 import { sampleRows } from './ragbench-validate.ts';
@@ -70,8 +75,11 @@ export interface RetrievalModeSummary {
   mode: RetrievalMode;
   queries: number;
   means: IrScores;
+  /** Mean and 95th percentile of the end-to-end latency (total_ms). */
   mean_ms: number | null;
   p95_ms: number | null;
+  /** Mean ms of each stage of it. */
+  stages: Record<LatencyStage, number | null>;
   /** Rows taken from the cache. */
   cached: number;
 }
@@ -93,8 +101,14 @@ export class InvalidCachedRow extends Error {
   constructor(readonly reason: string) { super(reason); this.name = 'InvalidCachedRow'; }
 }
 
-/** The score field of a row's latency (non-model stages, ms). */
+/** The score field of a row's latency of the non-model stages (ms). */
 export const QUERY_MS = 'query_ms';
+/** The score field of a row's end-to-end latency (ms): what a user waits for in that mode. */
+export const TOTAL_MS = 'total_ms';
+/** The stages of the end-to-end latency, each a score field `ms.<stage>` (other = analyze + dedup + reject). */
+export const LATENCY_STAGES = ['embed', 'sparse', 'dense', 'fuse', 'rerank', 'other'] as const;
+export type LatencyStage = (typeof LATENCY_STAGES)[number];
+export const stageField = (s: LatencyStage) => `ms.${s}`;
 
 /** Counts and the first message of one kind of cache trouble, for one note. */
 class Trouble {
@@ -106,21 +120,41 @@ class Trouble {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** The encoder with each query text embedded once: the predictors and every dense mode share the vector. */
-function sharedEncoder(encoder: QueryEncoder | null | undefined): QueryEncoder | null {
+/** The encoder with each query text embedded once (the predictors and every dense mode share the vector), and how long that one embedding took. */
+interface SharedEncoder extends QueryEncoder { msOf(text: string): number | undefined }
+function sharedEncoder(encoder: QueryEncoder | null | undefined): SharedEncoder | null {
   if (!encoder) return null;
   const vectors = new Map<string, Promise<Float32Array>>();
+  const ms = new Map<string, number>();
   return {
     embedQuery(text) {
       let p = vectors.get(text);
       if (!p) {
-        p = encoder.embedQuery(text);
+        const t0 = performance.now();
+        p = encoder.embedQuery(text).then((v) => { ms.set(text, performance.now() - t0); return v; });
         vectors.set(text, p);
         p.catch(() => vectors.delete(text));
       }
       return p;
     },
+    msOf: (text) => ms.get(text),
   };
+}
+
+/**
+ * A search's latency as the user waits for it: its stages, with the embed stage charged the time the query's one
+ * embedding took (the shared vector makes a later mode's own embed stage ~0 ms).
+ *   total = embed + sparse + dense + fuse + rerank + other (analyze, dedup, reject)
+ */
+export function endToEnd(stages: readonly StageTiming[], embedMs: number | undefined): { total: number; stages: Record<LatencyStage, number> } {
+  const by: Record<LatencyStage, number> = { embed: 0, sparse: 0, dense: 0, fuse: 0, rerank: 0, other: 0 };
+  for (const s of stages) {
+    const k: LatencyStage = s.stage === 'analyze' || s.stage === 'dedup' || s.stage === 'reject' ? 'other' : s.stage;
+    by[k] += s.ms;
+  }
+  if (embedMs !== undefined && stages.some((s) => s.stage === 'embed')) by.embed = embedMs;
+  const total = LATENCY_STAGES.reduce((a, k) => a + by[k], 0);
+  return { total, stages: by };
 }
 
 /** The IR scores a row carries (a cached row's null → NaN, as ir-metrics would give). */
@@ -179,6 +213,7 @@ export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise
     const modeRows: ReportRow[] = [];
     const perQuery: IrScores[] = [];
     const latencies: number[] = [];
+    const stageMs: Record<LatencyStage, number[]> = { embed: [], sparse: [], dense: [], fuse: [], rerank: [], other: [] };
     let cached = 0;
     let unavailable: string | null = null;
     for (let i = 0; i < judged.length; i++) {
@@ -209,15 +244,17 @@ export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise
         const ranked = hits.map((h) => h.id);
         input.runLines?.push(...trecRunLines(q.id, hits, `rag-lab-${mode}`));
         const predictors = predictorsOn ? await predictorsOf(q) : {};
-        row = retrievalReportRow(mode, q, irScores(ranked, qrels.get(q.id)!), ranked, { queryMs: out.telemetry?.queryMs ?? null, predictors });
+        const latency = out.telemetry ? endToEnd(out.telemetry.stages, encoder?.msOf(q.text)) : null;
+        row = retrievalReportRow(mode, q, irScores(ranked, qrels.get(q.id)!), ranked, { queryMs: out.telemetry?.queryMs ?? null, predictors, latency });
         if (cache) {
           try { await cache.put(input.configHash, key, row); } catch (e) { putFailed.add(message(e)); }
         }
       }
       modeRows.push(row);
       perQuery.push(rowIrScores(row));
-      const ms = row.scores[QUERY_MS];
+      const ms = row.scores[TOTAL_MS];
       if (typeof ms === 'number') latencies.push(ms);
+      for (const k of LATENCY_STAGES) { const v = row.scores[stageField(k)]; if (typeof v === 'number') stageMs[k].push(v); }
       input.onProgress?.({ mode, done: i + 1, total: judged.length, cached });
     }
     if (unavailable !== null) { skipped.push({ mode, reason: unavailable }); continue; }
@@ -225,6 +262,7 @@ export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise
     summaries.push({
       mode, queries: modeRows.length, means: meanScores(perQuery),
       mean_ms: finiteOrNull(mean(latencies)), p95_ms: finiteOrNull(percentile(latencies, 95)), cached,
+      stages: Object.fromEntries(LATENCY_STAGES.map((k) => [k, finiteOrNull(mean(stageMs[k]))])) as Record<LatencyStage, number | null>,
     });
   }
   notes.push(
@@ -266,7 +304,10 @@ export function retrievalReport(run: RetrievalRun, ctx: RetrievalReportContext):
     runNotes: notes,
     extra: {
       queries: run.judged, unjudged: run.unjudged,
-      modes: run.modes.map((m) => ({ mode: m.mode, queries: m.queries, mean_ms: finiteOrNull(m.mean_ms), p95_ms: finiteOrNull(m.p95_ms) })),
+      modes: run.modes.map((m) => ({
+        mode: m.mode, queries: m.queries, mean_ms: finiteOrNull(m.mean_ms), p95_ms: finiteOrNull(m.p95_ms), latency: 'end-to-end',
+        stages: Object.fromEntries(LATENCY_STAGES.map((k) => [k, finiteOrNull(m.stages[k])])),
+      })),
       skipped_modes: Object.fromEntries(run.skipped.map((s) => [s.mode, s.reason])),
     },
   });

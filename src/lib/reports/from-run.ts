@@ -6,7 +6,7 @@
  *   validate: key `${subset}:${ragbenchRowKey(row)}`, answer = the dataset's response, contexts = its documents,
  *     scores = the four TRACe predictions, gold = RAGBench's labels, reference = the baseline evaluators' columns;
  *   pipeline: key `${subset}:${id}`, our answer, status, retrieved chunk ids, TRACe + `recall` / `relevant_recall`;
- *   retrieval: key `${mode}:${queryId}`, group = mode, scores = the per-query IR metrics, `query_ms` and the query's
+ *   retrieval: key `${mode}:${queryId}`, group = mode, scores = the per-query IR metrics, `total_ms` and its `ms.*` stages, `query_ms` and the query's
  *     `qpp.*` predictors, retrieved = the top 10 ids (eval/retrieval-bench.ts; older single-mode reports used key =
  *     query id, group = dataset, and stay readable).
  */
@@ -64,12 +64,18 @@ export const retrievalRowKey = (mode: string, queryId: string): string => `${mod
 /** One judged query of a retrieval run in one mode: its IR scores, latency (non-model stages) and predictors. */
 export function retrievalReportRow(
   mode: string, query: { id: string; text: string }, scores: IrScores, retrieved: readonly string[],
-  extra: { queryMs: number | null; predictors: Readonly<Record<string, number | null>> } = { queryMs: null, predictors: {} },
+  extra: {
+    queryMs: number | null; predictors: Readonly<Record<string, number | null>>;
+    /** End-to-end latency (`total_ms`) and its stages (`ms.<stage>`). */
+    latency?: { total: number; stages: Readonly<Record<string, number>> } | null;
+  } = { queryMs: null, predictors: {} },
 ): ReportRow {
   return {
     key: retrievalRowKey(mode, query.id), group: mode, question: query.text, answer: '', retrieved: retrieved.slice(0, 10),
     scores: {
       ...Object.fromEntries(Object.entries(scores).map(([k, x]) => [k, finiteOrNull(x)])),
+      ...(extra.latency ? { total_ms: finiteOrNull(extra.latency.total) } : {}),
+      ...(extra.latency ? Object.fromEntries(Object.entries(extra.latency.stages).map(([k, x]) => [`ms.${k}`, finiteOrNull(x)])) : {}),
       query_ms: finiteOrNull(extra.queryMs),
       ...Object.fromEntries(Object.entries(extra.predictors).map(([k, x]) => [k, finiteOrNull(x)])),
     },

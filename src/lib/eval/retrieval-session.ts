@@ -1,0 +1,206 @@
+/**
+ * One retrieval-benchmark run as a session: the settings (and seed B's protocol as a preset of them), the knowledge
+ * base built from documents with them, the run's config and config hash, the key its document vectors are cached
+ * under, the per-query loop (`runRetrievalBenchmark`) and the report. The Benchmark tab's bench worker and
+ * `rag-lab eval-beir` both call this module, so the same run from either gets the same config hash and the same
+ * per-query numbers.
+ *
+ * Seed B's protocol (../shared/seeds/001…, steps 2–8 and evaluate.py): 800/120-character chunks with source-document
+ * dedup, candidate_k = 20 from each retriever (no pool growth), the cross-encoder over those candidates, corpus-CDF
+ * calibration with entropy of the calibrated scores, BM25Okapi k1 = 1.5, b = 0.75, and 1,000 paired bootstrap
+ * resamples for H2 (recorded as `resamples`, which the analysis reads).
+ */
+import type { BeirQuery, Qrels } from '../data/beir.ts';
+import type { SourceDocument } from '../data/document.ts';
+import type { JsonValue, Report } from '../reports/format.ts';
+import { DEFAULT_BM25, type Bm25Options } from '../retrieval/bm25.ts';
+import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
+import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
+import { DEFAULT_ENTROPY_BASIS, ENTROPY_BASES, type EntropyBasis } from '../retrieval/entropy.ts';
+import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import type { RetrievalMode } from '../retrieval/modes.ts';
+import type { SearchModels } from '../retrieval/search.ts';
+import { sha256Hex } from '../store/checksum.ts';
+import { QPP_DEFAULTS } from './qpp.ts';
+import { retrievalReport, runRetrievalBenchmark, type RetrievalProgress, type RetrievalRowCache, type RetrievalRun } from './retrieval-bench.ts';
+
+export type RetrievalProtocol = 'default' | 'seed-b';
+export const PROTOCOLS: readonly RetrievalProtocol[] = ['default', 'seed-b'];
+export type VectorIndexKind = 'auto' | 'exact' | 'int8' | 'hnsw';
+export const INDEX_KINDS: readonly VectorIndexKind[] = ['auto', 'exact', 'int8', 'hnsw'];
+
+/** Every setting that changes a retrieval run's numbers. */
+export interface RetrievalRunSettings {
+  protocol: RetrievalProtocol;
+  /** Documents ranked per query. Default 100. */
+  depth: number;
+  /** Candidates per retriever; null = depth × 10 on chunked knowledge bases, depth on whole documents. */
+  candidateK: number | null;
+  calibration: Calibration;
+  entropyBasis: EntropyBasis;
+  /** false: exactly candidateK candidates per retriever (seed B); true: the pool doubles while dedup leaves too few documents. */
+  growPool: boolean;
+  /** Chunking of a knowledge base built from documents (an artifact keeps its own). Default whole documents. */
+  chunking: ChunkOptions | false;
+  /** BM25 of a knowledge base built from documents (an artifact keeps its own). */
+  bm25: Bm25Options;
+  /** Bootstrap resamples (and permutations) the analysis uses; null = the analysis default. */
+  resamples: number | null;
+  predictors: boolean;
+  split: string;
+  /** A seeded sample of this many judged queries; null = all. */
+  maxQueries: number | null;
+  seed: number;
+  index: VectorIndexKind;
+}
+
+export const DEFAULT_RUN_SETTINGS: Readonly<RetrievalRunSettings> = Object.freeze({
+  protocol: 'default', depth: 100, candidateK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, growPool: true,
+  chunking: false, bm25: DEFAULT_BM25, resamples: null, predictors: true, split: 'test', maxQueries: null, seed: 0, index: 'auto',
+});
+
+/** What each protocol sets (on top of the defaults); a field given explicitly wins over the preset. */
+export const PROTOCOL_PRESETS: Readonly<Record<RetrievalProtocol, Readonly<Partial<RetrievalRunSettings>>>> = Object.freeze({
+  default: Object.freeze({}),
+  'seed-b': Object.freeze({
+    chunking: Object.freeze({ ...DEFAULT_CHUNKING, chunkSize: 800, overlap: 120 }),
+    candidateK: 20, growPool: false, calibration: 'cdf', entropyBasis: 'calibrated', resamples: 1000,
+    bm25: Object.freeze({ k1: 1.5, b: 0.75 }),
+  } satisfies Partial<RetrievalRunSettings>),
+});
+
+export class RunSettingsError extends Error {
+  constructor(message: string) { super(message); this.name = 'RunSettingsError'; }
+}
+
+const isWhole = (n: unknown, lo: number, hi: number): n is number => typeof n === 'number' && Number.isInteger(n) && n >= lo && n <= hi;
+
+/** The protocol's preset, then `overrides` (undefined fields ignored); checked, with a message naming the field. */
+export function runSettings(protocol: RetrievalProtocol = 'default', overrides: Partial<RetrievalRunSettings> = {}): RetrievalRunSettings {
+  if (!PROTOCOLS.includes(protocol)) throw new RunSettingsError(`unknown protocol "${String(protocol)}" (choose ${PROTOCOLS.join(' or ')})`);
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<RetrievalRunSettings>;
+  const s: RetrievalRunSettings = { ...DEFAULT_RUN_SETTINGS, ...PROTOCOL_PRESETS[protocol], ...given, protocol };
+  if (!isWhole(s.depth, 1, 10_000)) throw new RunSettingsError(`depth must be a whole number from 1 to 10000, got ${s.depth}`);
+  if (s.candidateK !== null && !isWhole(s.candidateK, 1, 100_000)) throw new RunSettingsError(`candidate_k must be a whole number from 1 to 100000, got ${s.candidateK}`);
+  if (!CALIBRATIONS.includes(s.calibration)) throw new RunSettingsError(`calibration must be one of ${CALIBRATIONS.join(', ')}, got "${s.calibration}"`);
+  if (!ENTROPY_BASES.includes(s.entropyBasis)) throw new RunSettingsError(`entropy basis must be calibrated or raw, got "${s.entropyBasis}"`);
+  if (s.resamples !== null && !isWhole(s.resamples, 100, 100_000)) throw new RunSettingsError(`resamples must be a whole number from 100 to 100000, got ${s.resamples}`);
+  if (s.maxQueries !== null && !isWhole(s.maxQueries, 1, Number.MAX_SAFE_INTEGER)) throw new RunSettingsError(`max queries must be a whole number ≥ 1, got ${s.maxQueries}`);
+  if (!isWhole(s.seed, 0, 2 ** 31 - 1)) throw new RunSettingsError(`seed must be a whole number from 0 to 2147483647, got ${s.seed}`);
+  if (!(s.bm25.k1 >= 0) || !(s.bm25.b >= 0 && s.bm25.b <= 1)) throw new RunSettingsError(`BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=${s.bm25.k1} b=${s.bm25.b}`);
+  if (s.chunking !== false && !(isWhole(s.chunking.chunkSize, 1, 1_000_000) && isWhole(s.chunking.overlap, 0, s.chunking.chunkSize - 1))) {
+    throw new RunSettingsError(`chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size, got ${s.chunking.chunkSize}/${s.chunking.overlap}`);
+  }
+  if (!INDEX_KINDS.includes(s.index)) throw new RunSettingsError(`index must be one of ${INDEX_KINDS.join(', ')}, got "${s.index}"`);
+  return s;
+}
+
+/** The settings a form or a link may set over a protocol's preset (the query sample and split are set apart). */
+export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'resamples' | 'depth'>>;
+
+/** A knowledge base built from the run's documents with its chunking and BM25 (the CLI's --data and the tab's dataset sources). */
+export function buildRunKb(docs: readonly SourceDocument[], s: Pick<RetrievalRunSettings, 'chunking' | 'bm25'>): KnowledgeBase {
+  return KnowledgeBase.build(docs, { chunking: s.chunking === false ? false : { ...DEFAULT_CHUNKING, ...s.chunking }, bm25: { ...s.bm25 } });
+}
+
+/** Candidates per retriever: the setting, or depth × 10 on a chunked knowledge base (so depth documents survive dedup), depth otherwise. */
+export function runCandidateK(s: Pick<RetrievalRunSettings, 'candidateK' | 'depth'>, kb: KnowledgeBase): number {
+  return s.candidateK ?? (kb.options.chunking !== false ? s.depth * 10 : s.depth);
+}
+
+/** The content key a BEIR folder's document vectors are cached under (the same in the tab and the CLI). */
+export function beirVectorKey(corpusHash: string, kb: KnowledgeBase): string {
+  return `beir:${corpusHash}:${kb.options.chunking !== false ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}`;
+}
+
+/** First 16 hex digits of the corpus text's SHA-256: a BEIR folder's data key. */
+export const corpusHash = async (corpusText: string) => (await sha256Hex(corpusText)).slice(0, 16);
+
+export interface RunIdentity {
+  /** Content key of the data (the corpus, or the artifact's meta.json). */
+  dataKey: string;
+  dataset: string;
+  /** The knowledge base's id when it is an artifact, else null. */
+  kb: string | null;
+  /** Models as `id@dtype`, null when the run has none. */
+  embedder: string | null;
+  reranker: string | null;
+}
+
+/**
+ * The run's config (what the report records: every setting, so Compare's config diff shows it) and its hash (what
+ * decides a row's values, the row cache's key: data, knowledge-base options, models and settings — not the modes,
+ * the query sample or where the data came from, which rows are keyed by or do not change).
+ */
+export async function retrievalRunConfig(
+  s: RetrievalRunSettings, kb: KnowledgeBase, id: RunIdentity, extra: { modes: readonly RetrievalMode[]; source?: JsonValue },
+): Promise<{ config: Record<string, JsonValue>; configHash: string; candidateK: number }> {
+  const candidateK = runCandidateK(s, kb);
+  const o = kb.options;
+  const qpp = s.predictors ? { ...QPP_DEFAULTS, entropyK: candidateK } : null;
+  const hashed = {
+    kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, depth: s.depth, candidateK, calibration: s.calibration,
+    entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true, split: s.split, index: s.index,
+    embedder: id.embedder, reranker: id.reranker, predictors: s.predictors, qpp,
+  };
+  const configHash = (await sha256Hex(JSON.stringify(['retrieval', 3, id.dataKey, hashed]))).slice(0, 24);
+  const config: Record<string, JsonValue> = {
+    kind: 'retrieval', protocol: s.protocol, dataset: id.dataset, kb: id.kb, ...(extra.source !== undefined ? { source: extra.source } : {}),
+    modes: [...extra.modes], split: s.split, maxQueries: s.maxQueries, seed: s.seed, depth: s.depth, candidateK,
+    calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true,
+    chunking: o.chunking === false ? null : { chunkSize: o.chunking.chunkSize, overlap: o.chunking.overlap },
+    k1: o.bm25.k1, b: o.bm25.b, index: s.index, embedder: id.embedder, reranker: id.reranker,
+    predictors: s.predictors, qpp, resamples: s.resamples,
+  };
+  return { config, configHash, candidateK };
+}
+
+export interface RetrievalSessionInput {
+  kb: KnowledgeBase;
+  queries: readonly BeirQuery[];
+  qrels: Qrels;
+  settings: RetrievalRunSettings;
+  identity: RunIdentity;
+  /** Where the data came from, as the report records it (the tab's source; never a token). */
+  source?: JsonValue;
+  modes: readonly RetrievalMode[];
+  models: SearchModels;
+  /** Modes known not to run before the loop (e.g. their model failed to load), with the reason. */
+  unavailable?: ReadonlyArray<{ mode: RetrievalMode; reason: string }>;
+  data: Report['data'];
+  environment: Report['environment'];
+  runNotes?: readonly string[];
+  cache?: RetrievalRowCache | null;
+  runLines?: string[];
+  onProgress?: (p: RetrievalProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface RetrievalSession {
+  run: RetrievalRun;
+  /** Null when no mode ran. */
+  report: Report | null;
+  config: Record<string, JsonValue>;
+  configHash: string;
+}
+
+/** The run: config and hash, the per-query loop over the modes that can run, then the report. */
+export async function runRetrievalSession(input: RetrievalSessionInput): Promise<RetrievalSession> {
+  const s = input.settings;
+  const { config, configHash, candidateK } = await retrievalRunConfig(s, input.kb, input.identity, { modes: input.modes, ...(input.source !== undefined ? { source: input.source } : {}) });
+  const unavailable = new Map((input.unavailable ?? []).map((u) => [u.mode, u.reason]));
+  const run = await runRetrievalBenchmark({
+    kb: input.kb, queries: input.queries, qrels: input.qrels, dataset: input.identity.dataset,
+    modes: input.modes.filter((m) => !unavailable.has(m)), models: input.models, depth: s.depth,
+    search: { candidateK, calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool },
+    predictors: s.predictors, maxQueries: s.maxQueries, seed: s.seed, configHash,
+    ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(input.runLines ? { runLines: input.runLines } : {}),
+    ...(input.onProgress ? { onProgress: input.onProgress } : {}), ...(input.signal ? { signal: input.signal } : {}),
+  });
+  run.skipped = [...[...unavailable].map(([mode, reason]) => ({ mode, reason })), ...run.skipped];
+  const report = run.modes.length === 0 ? null : retrievalReport(run, {
+    config, configHash, data: input.data, environment: input.environment, seed: s.seed, n: s.maxQueries,
+    runNotes: [...(input.runNotes ?? [])],
+  });
+  return { run, report, config, configHash };
+}
