@@ -116,7 +116,7 @@ describe('H2 verdict: does hybrid_calibrated beat hybrid_fixed and rrf?', () => 
     expect(v.verdict).toBe(h2Of(rows).verdict);
     expect(v.rerank).toMatchObject({ a: 'hybrid_calibrated_rerank', b: 'hybrid_fixed_rerank', delta: 0.0065, p_holm: null, outcome: 'ties' });
     expect(v.best).toEqual({ mode: 'hybrid_calibrated_rerank', mean: 0.7071, n: 300 });
-    expect(v.extra).toBe('With reranking, hybrid_calibrated_rerank ties with hybrid_fixed_rerank (Δ ndcg@10 = +0.0065, p = 0.200), uncorrected. Best mean ndcg@10: hybrid_calibrated_rerank (0.7071 over 300 queries).');
+    expect(v.extra).toBe('With reranking, hybrid_calibrated_rerank ties with hybrid_fixed_rerank (Δ ndcg@10 = +0.0065, uncorrected p = 0.200). Best mean ndcg@10: hybrid_calibrated_rerank (0.7071 over 300 queries).');
     const plain = h2Of(rows, MODES, [{ mode: 'sparse', n: 20, mean: 0.5 }], 'mrr@10');
     expect(plain.rerank).toBeNull();
     expect(plain.extra).toBe('Best mean mrr@10: sparse (0.5000 over 20 queries).');

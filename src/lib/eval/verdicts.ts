@@ -146,9 +146,9 @@ function absentModes(an: Pick<RetrievalAnalysis, 'modes'>, modes: readonly strin
 const outcomeOf = (delta: number, p: number): PairVerdict['outcome'] => (p < VERDICT_ALPHA && delta > 0 ? 'beats' : p < VERDICT_ALPHA && delta < 0 ? 'loses' : 'ties');
 const OUTCOME_WORDS: Readonly<Record<PairVerdict['outcome'], string>> = { beats: 'beats', ties: 'ties with', loses: 'loses to', 'n/a': 'is not tested against' };
 
-/** "beats hybrid_fixed (Δ ndcg@10 = +0.0152, p = 0.012, Holm p = 0.024)". */
+/** "beats hybrid_fixed (Δ ndcg@10 = +0.0152, p = 0.012, Holm p = 0.024)"; "uncorrected p" outside the Holm family. */
 function pairWords(p: PairVerdict, metric: string): string {
-  const figures = [`Δ ${metric} = ${fmtSigned(p.delta, 4)}`, pText('p', p.p_value!), ...(p.p_holm === null ? [] : [pText('Holm p', p.p_holm)])];
+  const figures = [`Δ ${metric} = ${fmtSigned(p.delta, 4)}`, ...(p.p_holm === null ? [pText('uncorrected p', p.p_value!)] : [pText('p', p.p_value!), pText('Holm p', p.p_holm)])];
   return `${OUTCOME_WORDS[p.outcome]} ${p.b} (${figures.join(', ')})`;
 }
 
@@ -171,7 +171,7 @@ export function h2Verdict(a: Pick<RetrievalAnalysis, 'h2' | 'modes' | 'metric' |
   let best: H2Verdict['best'] = null;
   for (const m of a.means) if (m.mean !== null && (best === null || m.mean > best.mean)) best = { mode: m.mode, mean: m.mean, n: m.n };
   const extra = [
-    ...(rerank && rr ? [rr.untestable ? `With reranking: ${rr.untestable}` : `With reranking, ${ra} ${pairWords(rerank, a.metric)}, uncorrected`] : []),
+    ...(rerank && rr ? [rr.untestable ? `With reranking: ${rr.untestable}` : `With reranking, ${ra} ${pairWords(rerank, a.metric)}`] : []),
     ...(best ? [`Best mean ${a.metric}: ${best.mode} (${fmtValue(best.mean, 4)} over ${best.n} queries)`] : []),
   ];
   return { verdict, hypothesis: HYPOTHESES.h2, reason, pairs, rerank, best, extra: extra.length ? `${extra.join('. ')}.` : null };
