@@ -3,7 +3,8 @@
  * Benchmark tab's analysis runs): H1, every recorded predictor against per-query NDCG@10 of the retriever it reads,
  * and H2, every pair of modes with Compare's paired statistics.
  */
-import { ANALYSIS_DEFAULTS, analysisJson, analyzeRetrievalReport, type RetrievalAnalysis } from '../src/lib/eval/analysis.ts';
+import { ANALYSIS_DEFAULTS, analysisJson, analyzeRetrievalReport, drawsSourceText, type RetrievalAnalysis } from '../src/lib/eval/analysis.ts';
+import { hypothesisVerdicts, verdictLabel, type H1Verdict, type H2Verdict } from '../src/lib/eval/verdicts.ts';
 import { COMPARE_MAX_DRAWS } from '../src/lib/reports/compare.ts';
 import { fmtCi, fmtP, fmtSigned, fmtValue, NA } from '../src/lib/reports/compare-format.ts';
 import type { Report } from '../src/lib/reports/format.ts';
@@ -19,23 +20,33 @@ tab):
       bootstrap interval and p, Spearman ρ, Kendall τ-b, and the sign expected if the predictor works;
   H2  every pair of modes on the per-query metric: Δ = a − b with its paired-bootstrap interval, the bootstrap and
       randomization p (the statistics of rag-lab compare), and per-query win/tie/loss of a against b.
+Each table ends with seed B's hypothesis and its verdict (supported, partially, not supported or n/a) with the
+figures it rests on (Holm-corrected p; the rules: docs/analysis.md "Verdicts").
 
   --report FILE     the retrieval report (JSON, report format v1)
   --metric ID       the per-query metric (default ${ANALYSIS_DEFAULTS.metric}; also mrr@10, p@3, p@5, r@5, r@100)
-  --iterations N    bootstrap resamples of every interval and of H2 (default ${ANALYSIS_DEFAULTS.iterations})
-  --permutations N  randomization-test permutations of H2 (default ${ANALYSIS_DEFAULTS.permutations})
+  --iterations N    bootstrap resamples of every interval and of H2 (default: the report's config.resamples
+                    when it is an integer from 100 to 100000, else ${ANALYSIS_DEFAULTS.iterations})
+  --permutations N  randomization-test permutations of H2 (default: likewise, else ${ANALYSIS_DEFAULTS.permutations})
   --seed S          seed of the resamples and permutations (default: the report's seed)
-  --json            print {"queries", "h1": […], "h2": […]} as one JSON object on the last line of stdout
-                    (the tables then go to stderr)
+  --json            print {"queries", "h1": […], "h2": […], "verdicts": {"h1", "h2"}} as one JSON object on the
+                    last line of stdout (the tables then go to stderr)
 `;
 
 const fmtR = (x: number | null) => (x === null ? NA : fmtSigned(x, 3));
 
+/** The lines under a hypothesis's table: seed B's hypothesis, the verdict with its reason, and H2's extra line. */
+function verdictText(v: H1Verdict | H2Verdict): string[] {
+  const extra = 'extra' in v && v.extra ? [`  ${v.extra}`] : [];
+  return [`  Hypothesis: ${v.hypothesis}`, `  Verdict: ${verdictLabel(v.verdict)}. ${v.reason}.`, ...extra];
+}
+
 /** The H1 and H2 tables as text lines. */
 export function analysisText(a: RetrievalAnalysis, report: Report): string[] {
+  const verdicts = hypothesisVerdicts(a);
   const out = [
     `Analysis of "${report.title || report.id}": retrieval on ${report.data.dataset}, ${a.queries} queries with ${a.metric}; modes ${a.modes.join(', ')}`,
-    `${a.settings.iterations} bootstrap resamples, ${a.settings.permutations} permutations, seed ${a.settings.seed}`,
+    `${a.settings.iterations} bootstrap resamples, ${a.settings.permutations} permutations, seed ${a.settings.seed} (${drawsSourceText(a.settings, { iterations: '--iterations', permutations: '--permutations' })})`,
     '',
     `H1: predictors vs per-query ${a.metric} of the retriever they read`,
   ];
@@ -49,6 +60,7 @@ export function analysisText(a: RetrievalAnalysis, report: Report): string[] {
       ]),
     ]).map((l) => `  ${l}`));
   }
+  out.push(...verdictText(verdicts.h1));
   out.push('', `H2: pairs of modes on per-query ${a.metric} (Δ = a − b; W/T/L: queries where a is better / equal / worse)`);
   if (a.h2.length === 0) out.push('  (fewer than 2 modes)');
   else {
@@ -57,6 +69,7 @@ export function analysisText(a: RetrievalAnalysis, report: Report): string[] {
       ...a.h2.map((r) => [r.a, r.b, String(r.n), r.delta === null ? NA : fmtSigned(r.delta, 4), fmtCi(r.ci95, 4, true), fmtP(r.p_value), fmtP(r.p_randomization), `${r.wins}/${r.ties}/${r.losses}`]),
     ]).map((l) => `  ${l}`));
   }
+  out.push(...verdictText(verdicts.h2));
   out.push('', `r, Spearman ρ and Kendall τ-b: n/a where undefined (a constant side, fewer than 3 queries). Expected: the sign if the predictor works (entropy, α: −).`);
   return out;
 }

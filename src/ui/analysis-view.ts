@@ -2,10 +2,12 @@
  * What the analysis view (RetrievalAnalysis.svelte) shows of a retrieval report's analysis (src/lib/eval/analysis.ts):
  * the H1 table (a predictor against per-query NDCG@10: r, p, Spearman, Kendall with their bootstrap intervals, the
  * expected sign met or not), the H2 table (pairs of modes: Δ with its interval, the two p-values, W/T/L) with its
- * "pairs with mode X" filter, and the settings line. Pure: strings only, so the component renders text. Numbers read
+ * "pairs with mode X" filter, each table's verdict on seed B's hypothesis (src/lib/eval/verdicts.ts), and the
+ * settings line. Pure: strings only, so the component renders text. Numbers read
  * as Compare's do (src/lib/reports/compare-format.ts: "n/a" for null, "<0.001", signed Δ).
  */
-import type { H1Row, H2Row, RetrievalAnalysis } from '../lib/eval/analysis.ts';
+import { drawsSourceText, type H1Row, type H2Row, type RetrievalAnalysis } from '../lib/eval/analysis.ts';
+import { hypothesisVerdicts, VERDICT_LABEL, type H1Verdict, type H2Verdict, type Verdict } from '../lib/eval/verdicts.ts';
 import { fmtCi, fmtP, fmtSigned, fmtValue, NA } from '../lib/reports/compare-format.ts';
 
 export { fmtP };
@@ -97,8 +99,32 @@ export function h2ViewRows(a: Pick<RetrievalAnalysis, 'h2'>, mode: string | null
   }));
 }
 
-/** "10,000 resamples · 10,000 permutations · seed 7 · 300 queries · modes: sparse, dense · metric ndcg@10". */
+/** "10,000 resamples · 10,000 permutations · seed 7 · 300 queries · modes: sparse, dense · metric ndcg@10 · draws: the default". */
 export function settingsLine(a: RetrievalAnalysis): string {
   const n = (x: number) => x.toLocaleString('en-US');
-  return `${n(a.settings.iterations)} bootstrap resamples · ${n(a.settings.permutations)} permutations · seed ${a.settings.seed} · ${n(a.queries)} judged queries · modes: ${a.modes.join(', ') || 'none'} · metric ${a.metric}`;
+  return `${n(a.settings.iterations)} bootstrap resamples · ${n(a.settings.permutations)} permutations · seed ${a.settings.seed} · ${n(a.queries)} judged queries · modes: ${a.modes.join(', ') || 'none'} · metric ${a.metric} · ${drawsSourceText(a.settings)}`;
+}
+
+export interface VerdictView {
+  verdict: Verdict;
+  /** Seed B's hypothesis, in its words. */
+  hypothesis: string;
+  /** "✅", "⚠️", "❌", "–". */
+  symbol: string;
+  /** "Supported", "Partially supported", "Not supported", "n/a". */
+  label: string;
+  /** The reason, with the figures it rests on, ending with a full stop. */
+  reason: string;
+  /** H2's extra line (the rerank pair, the best mode), or ''. */
+  extra: string;
+}
+
+const verdictView = (v: H1Verdict | H2Verdict): VerdictView => ({
+  verdict: v.verdict, hypothesis: v.hypothesis, ...VERDICT_LABEL[v.verdict], reason: `${v.reason}.`, extra: 'extra' in v ? v.extra ?? '' : '',
+});
+
+/** The lines under the H1 and H2 tables. */
+export function verdictViews(a: RetrievalAnalysis): { h1: VerdictView; h2: VerdictView } {
+  const v = hypothesisVerdicts(a);
+  return { h1: verdictView(v.h1), h2: verdictView(v.h2) };
 }

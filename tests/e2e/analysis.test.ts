@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { analyzeRetrievalReport, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
 import { sliderWeights } from '../../src/lib/eval/alpha-sim.ts';
 import { serializeReport, type Report } from '../../src/lib/reports/format.ts';
+import { verdictViews } from '../../src/ui/analysis-view.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { multiModeReport, spread } from '../helpers/retrieval-reports.ts';
 
@@ -124,6 +125,7 @@ describe('Analysis of a retrieval report', () => {
     expect(await page.locator('[data-testid=analysis-settings]').innerText()).toContain(`10,000 bootstrap resamples · 10,000 permutations · seed ${withPredictors.seed}`);
     expect(expected.warnings).toEqual([]);
     expect(await page.locator('[data-testid=analysis-warnings]').count()).toBe(0);
+    expect(await page.locator('[data-testid=h1-verdict]').innerText()).toContain(verdictViews(expected).h1.reason);
   });
 
   test('the α simulator: sliders move α (keyboard), sliders only without a run', async () => {

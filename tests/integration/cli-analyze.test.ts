@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { analysisText } from '../../cli/analyze.ts';
 import { analysisJson, analyzeRetrievalReport } from '../../src/lib/eval/analysis.ts';
 import { parseReportText, serializeReport } from '../../src/lib/reports/format.ts';
 import { scifactSubset } from '../helpers/beir-subset.ts';
@@ -37,6 +38,9 @@ describe('rag-lab analyze', () => {
     expect(j.h2.find((h: { a: string; b: string }) => h.a === 'sparse' && h.b === 'rrf')).toMatchObject({ delta: 0, p_value: 1, wins: 0, ties: 24, losses: 0 });
     expect(j.h1[0]).toMatchObject({ predictor: 'entropy', retriever: 'sparse', calibration: 'raw' });
     expect(j.h1[0].pearson_r).toBeCloseTo(-1, 12);
+    // The verdicts key: H1 n/a (cdf entropy is constant), H2 n/a (no hybrid_fixed).
+    expect(j.verdicts.h1).toMatchObject({ verdict: 'n/a', reason: expect.stringMatching(/^sparse: not judged, cdf entropy has no r/) });
+    expect(j.verdicts.h2).toMatchObject({ verdict: 'n/a', reason: 'mode hybrid_fixed is not in the report', pairs: expect.any(Array) });
     expect(r.stderr).toMatch(/^H1: predictors vs per-query ndcg@10/m);
     expect(r.stderr).toMatch(/warning: Modes that could not run .*hybrid_fixed_rerank \(no reranker model\)/);
   });
@@ -46,7 +50,9 @@ describe('rag-lab analyze', () => {
     expect(r.code).toBe(0);
     const a = analyzeRetrievalReport(report, { iterations: 800, permutations: 600, seed: 9 });
     if (!a.ok) throw new Error(a.message);
-    expect(r.stdout).toMatch(/800 bootstrap resamples, 600 permutations, seed 9/);
+    expect(r.stdout).toMatch(/800 bootstrap resamples, 600 permutations, seed 9 \(resamples: --iterations, permutations: --permutations\)/);
+    expect(r.stdout).toMatch(/^ {2}Hypothesis: CDF entropy has the strongest negative correlation with retrieval quality\.\n {2}Verdict: – n\/a\. sparse: not judged/m);
+    expect(r.stdout).toMatch(/^ {2}Hypothesis: Calibrated entropy fusion significantly outperforms fixed-alpha and RRF baselines\.\n {2}Verdict: – n\/a\. mode hybrid_fixed is not in the report\.\n {2}Best mean ndcg@10: /m);
     const nqc = a.h1.find((x) => x.predictor === 'nqc')!;
     const nqcLine = r.stdout.split('\n').find((l) => l.trimStart().startsWith('nqc'))!;
     expect(nqcLine).toMatch(new RegExp(`nqc\\s+dense\\s+—\\s+24\\s+[+−]${Math.abs(nqc.pearson_r!).toFixed(3)}\\s+\\[`));
@@ -58,6 +64,18 @@ describe('rag-lab analyze', () => {
     expect(pairLine).toContain(`${pair.wins}/${pair.ties}/${pair.losses}`);
     expect(pairLine).toContain(Math.abs(pair.delta!).toFixed(4));
     expect(r.stderr).toMatch(/warning: Modes that could not run/);
+  });
+
+  it('analysisText (in process): the verdict lines; the draws of the report\'s config.resamples said on the settings line', () => {
+    const modes = { rrf: spread(24, 4), hybrid_fixed: spread(24, 5), hybrid_calibrated: spread(24, 5).map((x) => Math.min(1, x + 0.2)) };
+    const r = { ...multiModeReport(modes), config: { mode: 'retrieval', resamples: 400 } };
+    const a = analyzeRetrievalReport(r);
+    if (!a.ok) throw new Error(a.message);
+    const text = analysisText(a, r);
+    expect(text[1]).toBe("400 bootstrap resamples, 400 permutations, seed 7 (draws: the report's config.resamples)");
+    const h2 = text.indexOf('  Hypothesis: Calibrated entropy fusion significantly outperforms fixed-alpha and RRF baselines.');
+    expect(h2).toBeGreaterThan(text.findIndex((l) => /^\s+hybrid_fixed\s+hybrid_calibrated\s/.test(l)));
+    expect(text[h2 + 1]).toMatch(/^ {2}Verdict: (✅ Supported|⚠️ Partially supported)\. hybrid_calibrated beats hybrid_fixed \(Δ ndcg@10 = \+0\.\d{4}, p [=<] /);
   });
 
   it('bad input: missing file, not JSON, another kind, no --report, bad flags → one line, exit 2', async () => {

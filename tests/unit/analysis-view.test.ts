@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { H1Row, H2Row, RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
-import { fmtP, h1RowId, h1ViewRows, h2Modes, h2ViewRows, settingsLine, signMet, withCi } from '../../src/ui/analysis-view.ts';
+import { fmtP, h1RowId, h1ViewRows, h2Modes, h2ViewRows, settingsLine, signMet, verdictViews, withCi } from '../../src/ui/analysis-view.ts';
 
 const h1 = (over: Partial<H1Row>): H1Row => ({
   predictor: 'entropy', retriever: 'sparse', calibration: 'cdf', n: 30, pearson_r: -0.41234, p_value: 0.0234,
@@ -14,7 +14,7 @@ const h2 = (a: string, b: string, over: Partial<H2Row> = {}): H2Row => ({
 const analysis = (over: Partial<RetrievalAnalysis> = {}): RetrievalAnalysis => ({
   ok: true, queries: 1234, modes: ['sparse', 'dense', 'hybrid_calibrated'], metric: 'ndcg@10',
   h1: [h1({})], h2: [h2('sparse', 'dense'), h2('sparse', 'hybrid_calibrated'), h2('dense', 'hybrid_calibrated')],
-  warnings: [], settings: { iterations: 10_000, permutations: 10_000, seed: 7 }, ...over,
+  means: [], warnings: [], settings: { iterations: 10_000, permutations: 10_000, seed: 7, source: { iterations: 'default', permutations: 'default' } }, ...over,
 });
 
 describe('formatting', () => {
@@ -94,7 +94,27 @@ describe('H2 rows', () => {
   });
 });
 
-test('the settings line', () => {
-  expect(settingsLine(analysis())).toBe('10,000 bootstrap resamples · 10,000 permutations · seed 7 · 1,234 judged queries · modes: sparse, dense, hybrid_calibrated · metric ndcg@10');
+test('the settings line says where the draws came from', () => {
+  expect(settingsLine(analysis())).toBe('10,000 bootstrap resamples · 10,000 permutations · seed 7 · 1,234 judged queries · modes: sparse, dense, hybrid_calibrated · metric ndcg@10 · draws: the default');
   expect(settingsLine(analysis({ modes: [] }))).toContain('modes: none');
+  const fromReport = analysis({ settings: { iterations: 1000, permutations: 1000, seed: 7, source: { iterations: 'report', permutations: 'report' } } });
+  expect(settingsLine(fromReport)).toMatch(/^1,000 bootstrap resamples · 1,000 permutations · .* · draws: the report's config\.resamples$/);
+});
+
+test('the verdict lines under the H1 and H2 tables: hypothesis, symbol, label, reason, extra', () => {
+  const a = analysis({
+    modes: ['dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated'],
+    means: [{ mode: 'rrf', n: 300, mean: 0.7028 }, { mode: 'hybrid_calibrated', n: 300, mean: 0.6981 }],
+    h1: [h1({ retriever: 'dense', calibration: 'zscore', pearson_r: -0.4065, p_value: 1e-7 }), h1({ retriever: 'dense', pearson_r: -0.1151, p_value: 0.03 })],
+    h2: [h2('rrf', 'hybrid_calibrated', { delta: 0.0047, p_value: 0.41 }), h2('hybrid_fixed', 'hybrid_calibrated', { delta: -0.0152, p_value: 0.012 })],
+  });
+  const v = verdictViews(a);
+  expect(v.h1).toEqual({
+    verdict: 'not_supported', hypothesis: 'CDF entropy has the strongest negative correlation with retrieval quality.', symbol: '❌', label: 'Not supported',
+    reason: 'dense: zscore entropy is the strongest negative predictor (r = −0.4065, Holm p < 0.001), whereas cdf r = −0.1151, Holm p = 0.030.', extra: '',
+  });
+  expect(v.h2).toMatchObject({ verdict: 'partially', symbol: '⚠️', label: 'Partially supported', hypothesis: 'Calibrated entropy fusion significantly outperforms fixed-alpha and RRF baselines.' });
+  expect(v.h2.reason).toMatch(/^hybrid_calibrated beats hybrid_fixed \(Δ ndcg@10 = \+0\.0152, .*\) and ties with rrf \(.*\)\.$/);
+  expect(v.h2.extra).toBe('Best mean ndcg@10: rrf (0.7028 over 300 queries).');
+  expect(verdictViews(analysis({ h1: [], h2: [] })).h1).toMatchObject({ verdict: 'n/a', symbol: '–', reason: 'no entropy predictor (qpp.entropy.*) in the report.' });
 });

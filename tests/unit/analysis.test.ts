@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { analysisJson, analyzeRetrievalReport, h1Points, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
+import { analysisJson, analyzeRetrievalReport, drawsSourceText, h1Points, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
 import { pearson } from '../../src/lib/eval/correlation.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
+import { hypothesisVerdicts } from '../../src/lib/eval/verdicts.ts';
+import type { Report } from '../../src/lib/reports/format.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 import { multiModeReport, singleModeReport, spread } from '../helpers/retrieval-reports.ts';
 
@@ -174,7 +176,7 @@ describe('analyzeRetrievalReport: warnings and refusals', () => {
     const mrr = ok(analyzeRetrievalReport(multiModeReport({ sparse: [0.1, 0.2, 0.3], dense: [0.3, 0.2, 0.1] }, () => ({}), { seed: 42 }), { ...FAST, metric: 'mrr@10' }));
     expect(mrr.h2[0]!.metric).toBe('mrr@10');
     expect(mrr.h2[0]!.delta).toBe(0);
-    expect(mrr.settings).toEqual({ iterations: 2000, permutations: 2000, seed: 42 });
+    expect(mrr.settings).toEqual({ iterations: 2000, permutations: 2000, seed: 42, source: { iterations: 'option', permutations: 'option' } });
   });
 });
 
@@ -183,7 +185,10 @@ describe('analysisJson', () => {
     const x = spread(15, 2);
     const a = ok(analyzeRetrievalReport(multiModeReport({ sparse: x, dense: spread(15, 3) }, (i) => ({ 'qpp.entropy.sparse.raw': x[i]!, 'qpp.clarity.dense': 1 })), FAST));
     const j = JSON.parse(JSON.stringify(analysisJson(a)));
-    expect(Object.keys(j)).toEqual(['queries', 'h1', 'h2']);
+    expect(Object.keys(j)).toEqual(['queries', 'h1', 'h2', 'verdicts']);
+    expect(j.verdicts).toEqual(JSON.parse(JSON.stringify(hypothesisVerdicts(a))));
+    expect(Object.keys(j.verdicts.h1)).toEqual(['verdict', 'hypothesis', 'reason', 'retrievers']);
+    expect(j.verdicts.h2).toMatchObject({ verdict: 'n/a', reason: 'modes hybrid_calibrated, hybrid_fixed, rrf are not in the report' });
     expect(j.queries).toBe(15);
     expect(j.h1).toHaveLength(2);
     for (const r of j.h1) expect(Object.keys(r)).toEqual(['predictor', 'retriever', 'calibration', 'pearson_r', 'p_value', 'spearman', 'kendall', 'ci95']);
@@ -192,5 +197,36 @@ describe('analysisJson', () => {
     expect(j.h2).toHaveLength(1);
     expect(Object.keys(j.h2[0])).toEqual(['a', 'b', 'metric', 'delta', 'ci95', 'p_value', 'wins', 'ties', 'losses']);
     expect(j.h2[0]).toMatchObject({ a: 'sparse', b: 'dense', metric: 'ndcg@10' });
+  });
+});
+
+describe('draws from the report\'s config.resamples', () => {
+  const base = multiModeReport({ sparse: spread(12, 1), dense: spread(12, 2) });
+  const withResamples = (resamples: unknown): Report => ({ ...base, config: { ...base.config, resamples: resamples as number } });
+
+  it('an integer from 100 to 100,000 sets both defaults; an explicit option wins for its kind', () => {
+    const a = ok(analyzeRetrievalReport(withResamples(1000)));
+    expect(a.settings).toMatchObject({ iterations: 1000, permutations: 1000, source: { iterations: 'report', permutations: 'report' } });
+    const b = ok(analyzeRetrievalReport(withResamples(100_000), { iterations: 500 }));
+    expect(b.settings).toMatchObject({ iterations: 500, permutations: 100_000, source: { iterations: 'option', permutations: 'report' } });
+    expect(drawsSourceText(a.settings)).toBe("draws: the report's config.resamples");
+    expect(drawsSourceText(b.settings, { iterations: '--iterations', permutations: '--permutations' })).toBe("resamples: --iterations, permutations: the report's config.resamples");
+    // The numbers are those of 1,000 draws asked for, not of the default 10,000.
+    expect(a.h2).toEqual(ok(analyzeRetrievalReport(base, { iterations: 1000, permutations: 1000 })).h2);
+    expect(a.h2).not.toEqual(ok(analyzeRetrievalReport(base)).h2);
+    expect(a.warnings.join('\n')).not.toMatch(/resamples/);
+  });
+
+  it('absent: the defaults (10,000); out of range, fractional or not a number: the defaults with a warning', () => {
+    const d = ok(analyzeRetrievalReport(base));
+    expect(d.settings).toMatchObject({ iterations: 10_000, permutations: 10_000, source: { iterations: 'default', permutations: 'default' } });
+    expect(drawsSourceText(d.settings)).toBe('draws: the default');
+    for (const [bad, shown] of [[99, '99'], [100_001, '100001'], [1000.5, '1000.5'], ['1000', '"1000"']] as const) {
+      const a = ok(analyzeRetrievalReport(withResamples(bad), { iterations: 200 }));
+      expect(a.settings, String(bad)).toMatchObject({ iterations: 200, permutations: 10_000, source: { iterations: 'option', permutations: 'default' } });
+      expect(a.warnings).toContain(`The report's config.resamples is ${shown}, not an integer from 100 to 100,000: the default draws are used.`);
+    }
+    const both = ok(analyzeRetrievalReport(withResamples(5), FAST));
+    expect(both.warnings.join('\n')).not.toMatch(/config\.resamples/);
   });
 });

@@ -17,6 +17,7 @@ import { kendallTauB, pearson, spearman } from './correlation.ts';
 import { correlationIntervals } from './correlation-boot.ts';
 import { parsePredictorField, predictorField, QPP_PREDICTORS, type PredictorKey, type QppRetriever } from './qpp.ts';
 import { mean } from './stats.ts';
+import { hypothesisVerdicts, type HypothesisVerdicts } from './verdicts.ts';
 
 export interface AnalysisOptions {
   /** Bootstrap resamples (H1 intervals and H2). Default 10,000. */
@@ -66,17 +67,22 @@ export interface H2Row {
   losses: number;
 }
 
+/** Where a number of draws came from: the caller's option, the report's `config.resamples`, or the default. */
+export type DrawSource = 'option' | 'report' | 'default';
+
 export interface RetrievalAnalysis {
   ok: true;
   /** Distinct judged queries in the report. */
   queries: number;
   modes: string[];
   metric: string;
+  /** Each mode's mean metric over its queries with a number (null: none), in mode order. */
+  means: Array<{ mode: string; n: number; mean: number | null }>;
   h1: H1Row[];
   h2: H2Row[];
   /** Small query sets, reports without predictors, modes missing… in words. */
   warnings: string[];
-  settings: { iterations: number; permutations: number; seed: number };
+  settings: { iterations: number; permutations: number; seed: number; source: { iterations: DrawSource; permutations: DrawSource } };
 }
 
 export type AnalysisOutcome = RetrievalAnalysis | { ok: false; message: string };
@@ -186,6 +192,45 @@ function clampDraws(x: number | undefined, fallback: number): number {
   return Math.max(0, Math.min(COMPARE_MAX_DRAWS, Math.floor(x)));
 }
 
+/** The bounds `config.resamples` (a seed-B protocol run's resample count) must be within to set the default draws. */
+export const REPORT_RESAMPLES = { min: 100, max: 100_000 } as const;
+
+/**
+ * The report's `config.resamples` when it is an integer from 100 to 100,000 (the number of bootstrap resamples and
+ * permutations its run asked for); null when absent; a warning in words when present but not such a number.
+ */
+export function reportResamples(report: Report): { resamples: number | null; warning: string | null } {
+  const v = report.config['resamples'];
+  if (v === undefined || v === null) return { resamples: null, warning: null };
+  if (typeof v === 'number' && Number.isInteger(v) && v >= REPORT_RESAMPLES.min && v <= REPORT_RESAMPLES.max) return { resamples: v, warning: null };
+  const shown = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : typeof v === 'number' ? String(v) : `a ${Array.isArray(v) ? 'list' : typeof v}`;
+  return { resamples: null, warning: `The report's config.resamples is ${shown}, not an integer from ${REPORT_RESAMPLES.min} to ${REPORT_RESAMPLES.max.toLocaleString('en-US')}: the default draws are used.` };
+}
+
+/** Draws of one kind: the option when given, else the report's resamples, else the default. */
+function draws(option: number | undefined, fromReport: number | null, fallback: number): { n: number; source: DrawSource } {
+  if (option !== undefined && Number.isFinite(option)) return { n: clampDraws(option, fallback), source: 'option' };
+  return fromReport !== null ? { n: fromReport, source: 'report' } : { n: fallback, source: 'default' };
+}
+
+/**
+ * Where the settings' draws came from, in words, for the settings line: "draws: the default", "draws: the report's
+ * config.resamples", or per kind ("resamples: --iterations, permutations: the default") with `asked` naming the options.
+ */
+export function drawsSourceText(s: RetrievalAnalysis['settings'], asked: { iterations: string; permutations: string } = { iterations: 'as asked', permutations: 'as asked' }): string {
+  const word = (src: DrawSource, option: string) => (src === 'report' ? "the report's config.resamples" : src === 'default' ? 'the default' : option);
+  const { iterations: i, permutations: p } = s.source;
+  return i === p && i !== 'option' ? `draws: ${word(i, '')}` : `resamples: ${word(i, asked.iterations)}, permutations: ${word(p, asked.permutations)}`;
+}
+
+/** Each mode's mean metric over its queries with a number. */
+function modeMeans(t: ModeTable, metric: string): RetrievalAnalysis['means'] {
+  return t.modes.map((mode) => {
+    const xs = [...t.rows.get(mode)!.values()].flatMap((r) => { const x = finite(r.scores[metric]); return x === null ? [] : [x]; });
+    return { mode, n: xs.length, mean: xs.length ? finite(mean(xs)) : null };
+  });
+}
+
 /** The reasons of summary.extra.skipped_modes ({mode: reason}, or [{mode, reason}]) as "mode (reason)". */
 function skippedModes(report: Report): string[] {
   const s = report.summary.extra['skipped_modes'];
@@ -248,10 +293,14 @@ export function analyzeRetrievalReport(report: Report, opts: Partial<AnalysisOpt
   if (report.kind !== 'retrieval') return { ok: false, message: `This is a ${report.kind} report: the H1 / H2 analysis reads retrieval reports (rag-lab eval-beir --report-out, or a retrieval run of the Benchmark tab).` };
   if (report.rows.length === 0) return { ok: false, message: 'This retrieval report has no rows: nothing to analyse.' };
   const metric = opts.metric ?? ANALYSIS_DEFAULTS.metric;
-  const settings = {
-    iterations: clampDraws(opts.iterations, ANALYSIS_DEFAULTS.iterations),
-    permutations: clampDraws(opts.permutations, ANALYSIS_DEFAULTS.permutations),
+  const resamples = reportResamples(report);
+  const iterations = draws(opts.iterations, resamples.resamples, ANALYSIS_DEFAULTS.iterations);
+  const permutations = draws(opts.permutations, resamples.resamples, ANALYSIS_DEFAULTS.permutations);
+  const settings: RetrievalAnalysis['settings'] = {
+    iterations: iterations.n,
+    permutations: permutations.n,
     seed: opts.seed !== undefined && Number.isFinite(opts.seed) ? Math.trunc(opts.seed) : report.seed,
+    source: { iterations: iterations.source, permutations: permutations.source },
   };
   const t = modeTable(report);
   const judged = new Set<string>();
@@ -262,6 +311,7 @@ export function analyzeRetrievalReport(report: Report, opts: Partial<AnalysisOpt
   }
 
   const warnings: string[] = [];
+  if (resamples.warning && (iterations.source !== 'option' || permutations.source !== 'option')) warnings.push(resamples.warning);
   if (judged.size < MIN_ROWS) warnings.push(`Only ${queriesWord(judged.size)} with ${metric}: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
   const skipped = skippedModes(report);
   if (skipped.length) warnings.push(`Modes that could not run (no rows, not in H1 / H2): ${skipped.join('; ')}.`);
@@ -286,7 +336,7 @@ export function analyzeRetrievalReport(report: Report, opts: Partial<AnalysisOpt
   if (settings.iterations === 0) warnings.push('Bootstrap iterations are 0: no intervals and no bootstrap p.');
   if (settings.permutations === 0) warnings.push('Permutations are 0: no randomization p.');
 
-  return { ok: true, queries: judged.size, modes: t.modes, metric, h1, h2: h2Rows(t, metric, settings), warnings, settings };
+  return { ok: true, queries: judged.size, modes: t.modes, metric, means: modeMeans(t, metric), h1, h2: h2Rows(t, metric, settings), warnings, settings };
 }
 
 /** The points of one H1 row (x = predictor, y = metric, key = query id) for the scatter plot and its fit. */
@@ -297,15 +347,17 @@ export function h1Points(report: Report, row: Pick<H1Row, 'predictor' | 'retriev
   return pointsOf(modeTable(report).rows.get(row.retriever), predictorField(key), metric);
 }
 
-/** The JSON object `rag-lab analyze --json` prints on its last line (issue 13's shape, exactly those keys). */
+/** The JSON object `rag-lab analyze --json` prints on its last line (issue 13's shape, exactly those keys, and the verdicts). */
 export function analysisJson(a: RetrievalAnalysis): {
   queries: number;
   h1: Array<{ predictor: string; retriever: string; calibration: string | null; pearson_r: number | null; p_value: number | null; spearman: number | null; kendall: number | null; ci95: [number, number] | null }>;
   h2: Array<{ a: string; b: string; metric: string; delta: number | null; ci95: [number, number] | null; p_value: number | null; wins: number; ties: number; losses: number }>;
+  verdicts: HypothesisVerdicts;
 } {
   return {
     queries: a.queries,
     h1: a.h1.map((r) => ({ predictor: r.predictor, retriever: r.retriever, calibration: r.calibration, pearson_r: r.pearson_r, p_value: r.p_value, spearman: r.spearman, kendall: r.kendall, ci95: r.ci95 })),
     h2: a.h2.map((r) => ({ a: r.a, b: r.b, metric: r.metric, delta: r.delta, ci95: r.ci95, p_value: r.p_value, wins: r.wins, ties: r.ties, losses: r.losses })),
+    verdicts: hypothesisVerdicts(a),
   };
 }

@@ -13,13 +13,13 @@ import { startAnalysisWorker } from '../compare-client.ts';
 import { WorkerSlot } from '../worker-slot.ts';
 
 /**
- * Analyses already computed in this page, by a SHA-256 of what the analysis reads (the rows, the seed, the options;
- * not the title or notes): reopening a report shows its analysis at once. A full SciFact run (300
+ * Analyses already computed in this page, by a SHA-256 of what the analysis reads (the rows, the seed, the
+ * config's resamples, the options; not the title or notes): reopening a report shows its analysis at once. A full SciFact run (300
  * queries, 7 modes, 20 predictors) takes 20–55 s in the worker on a loaded 2-core machine (docs/analysis.md "Cost"), mostly H1's resamples.
  */
 const done = new Map<string, RetrievalAnalysis>();
 const DONE_MAX = 8;
-const doneKey = (r: Report, opts: Partial<AnalysisOptions>) => sha256Hex(JSON.stringify([r.kind, r.seed, r.rows, opts]));
+const doneKey = (r: Report, opts: Partial<AnalysisOptions>) => sha256Hex(JSON.stringify([r.kind, r.seed, r.config['resamples'] ?? null, r.rows, opts]));
 
 export class AnalysisState {
   report = $state.raw<Report | null>(null);
