@@ -56,6 +56,8 @@ export interface TrainedModel {
   /** Path in the model folder → bytes: config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx, onnx/model_quantized.onnx. */
   files: Record<string, Uint8Array>;
   summary: TrainSummary;
+  /** The token vectors the ONNX graphs hold: row i of `vectors` (tokens.length × dim, row-major) is token i's. */
+  embeddings: { tokens: string[]; vectors: Float32Array; dim: number };
 }
 
 /** A corpus the trainer cannot learn from, or options out of range: the message is for the user. */
@@ -163,6 +165,7 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
   progress('write', 1, 1);
   return {
     files,
+    embeddings: { tokens: vocab.tokens, vectors: e, dim: k },
     summary: { method: 'lsi', documents: n, vocabulary: terms, dim: k, requestedDim, seconds: (now() - t0) / 1000, singularValues: Array.from(svd.s.subarray(0, k)), notes },
   };
 }
