@@ -14,12 +14,16 @@
  *
  * Model modes run with the tiny fixture models of tests/fixtures/models (closed-form weights, not semantic):
  * their figures measure the pipeline, not what a real embedder or cross-encoder would score, and say so.
+ * With --corpus-embedder each corpus gets its own corpus-trained embedder (LSI on its documents, docs/corpus-embedder.md),
+ * as a user who trains one per knowledge base has: queries, in domain or not, are embedded by the searched corpus's
+ * model; the rerank modes keep the fixture cross-encoder.
  *
  * Data is read by path (default ../shared/data next to the repository); nothing derived from it is written.
- * Options: --data DIR  --queries N (per set, default 100)  --no-models (BM25 only)  --json (machine-readable, with
- *          every confidence, on stdout)  --json-out FILE (the same JSON into a file, next to the table)
+ * Options: --data DIR  --queries N (per set, default 100)  --no-models (BM25 only)  --corpus-embedder [--dim K]
+ *          --json (machine-readable, with every confidence, on stdout)  --json-out FILE (the same JSON into a file)
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,6 +35,7 @@ import { auroc, percentile } from '../src/lib/eval/stats.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
+import { trainCorpusEmbedder } from '../src/lib/models/corpus-embedder/train.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';
 import { denseCdfTable, embedItems } from '../src/lib/retrieval/dense-build.ts';
@@ -74,7 +79,7 @@ export function youdenThreshold(inDomain: readonly number[], outOfDomain: readon
   return best;
 }
 
-interface Corpus { name: string; kb: KnowledgeBase; queries: string[] }
+interface Corpus { name: string; kb: KnowledgeBase; queries: string[]; models?: SearchModels }
 
 function firstDistinct(xs: Iterable<string>, n: number): string[] {
   const out: string[] = [];
@@ -117,9 +122,27 @@ async function attachDense(kb: KnowledgeBase, emb: TextEmbedder): Promise<void> 
   kb.denseCdf = await denseCdfTable(kb, kb.dense, emb, kb.options.cdfQueries, kb.options.seed);
 }
 
+/** Trains an LSI model on each corpus's documents into `dir/corpus/<name>`, then gives each corpus its own encoder. */
+async function corpusEmbedders(corpora: Corpus[], dir: string, dim: number): Promise<Map<Corpus, TextEmbedder>> {
+  for (const c of corpora) {
+    const t0 = performance.now();
+    const m = await trainCorpusEmbedder(c.kb.docs.map((d) => (d.title ? `${d.title}\n${d.text}` : d.text)), { dim });
+    for (const [path, bytes] of Object.entries(m.files)) {
+      const file = join(dir, 'corpus', c.name, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, bytes);
+    }
+    log(`trained corpus/${c.name}: ${m.summary.documents} documents, ${m.summary.vocabulary} terms, ${m.summary.dim}-d in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  configureModels({ localModelPath: dir, allowRemote: false });
+  const out = new Map<Corpus, TextEmbedder>();
+  for (const c of corpora) out.set(c, await loadEmbedder({ id: `corpus/${c.name}`, dtype: 'fp32', device: 'cpu' }));
+  return out;
+}
+
 interface ModeRow {
   mode: RetrievalMode;
-  models: 'none' | 'fixture';
+  models: 'none' | 'fixture' | 'corpus-trained';
   auroc: number;
   threshold: number;
   /** Per in-domain set: share answered at the chosen threshold. */
@@ -144,6 +167,8 @@ async function main(): Promise<void> {
       data: { type: 'string', default: resolve(REPO, '../shared/data') },
       queries: { type: 'string', default: '100' },
       'no-models': { type: 'boolean', default: false },
+      'corpus-embedder': { type: 'boolean', default: false },
+      dim: { type: 'string', default: '256' },
       json: { type: 'boolean', default: false },
       'json-out': { type: 'string' },
     },
@@ -153,15 +178,32 @@ async function main(): Promise<void> {
   const corpora = loadCorpora(values.data, n);
   let models: SearchModels = {};
   const modes = values['no-models'] ? MODE_IDS.filter((m) => !MODES[m].needsDense) : MODE_IDS;
+  const trained = values['corpus-embedder'] && !values['no-models'];
+  const modelsDir = trained ? mkdtempSync(join(tmpdir(), 'rag-lab-corpus-models-')) : null;
+  try {
   if (!values['no-models']) {
     configureModels({ localModelPath: FIXTURE_MODELS, allowRemote: false });
-    const emb = await loadEmbedder({ id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'cpu' });
     const ce = await loadCrossEncoder({ id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'cpu' });
-    for (const c of corpora) { log(`embedding ${c.name} (${c.kb.size} chunks, fixture embedder)`); await attachDense(c.kb, emb); }
-    models = { encoder: { embedQuery: (q) => emb.embed([q], 'query') }, reranker: { rerank: (q, p) => ce.score(q, p) } };
+    const reranker = { rerank: (q: string, p: readonly string[]) => ce.score(q, p) };
+    if (modelsDir) {
+      const dim = Number(values.dim);
+      if (!Number.isInteger(dim) || dim < 1) throw new Error(`--dim must be a positive integer, got ${values.dim}`);
+      const encoders = await corpusEmbedders(corpora, modelsDir, dim);
+      for (const c of corpora) {
+        const emb = encoders.get(c)!;
+        log(`embedding ${c.name} (${c.kb.size} chunks, its corpus-trained embedder)`);
+        await attachDense(c.kb, emb);
+        c.models = { encoder: { embedQuery: (q) => emb.embed([q], 'query') }, reranker };
+      }
+    } else {
+      const emb = await loadEmbedder({ id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'cpu' });
+      for (const c of corpora) { log(`embedding ${c.name} (${c.kb.size} chunks, fixture embedder)`); await attachDense(c.kb, emb); }
+      models = { encoder: { embedQuery: (q) => emb.embed([q], 'query') }, reranker };
+    }
   }
+  const modelsOf = new Map(corpora.map((c) => [c.kb, c.models ?? models]));
   const confidenceOf = async (kb: KnowledgeBase, q: string, mode: RetrievalMode): Promise<number | null> => {
-    const r = await search(kb, q, { mode, rejectThreshold: 0 }, models);
+    const r = await search(kb, q, { mode, rejectThreshold: 0 }, modelsOf.get(kb) ?? models);
     return r.status === 'ok' || r.status === 'rejected' ? r.telemetry.confidence : 0; // no match at all: nothing to answer with
   };
   const rows: ModeRow[] = [];
@@ -182,7 +224,7 @@ async function main(): Promise<void> {
     const inAll = inSets.flat();
     const threshold = chooseThreshold(inAll);
     rows.push({
-      mode, models: MODES[mode].needsDense ? 'fixture' : 'none',
+      mode, models: MODES[mode].needsDense ? (trained ? 'corpus-trained' : 'fixture') : 'none',
       auroc: auroc([...inAll.map(() => 1 as const), ...out.map(() => 0 as const)], [...inAll, ...out]),
       threshold,
       keptMin: Math.min(...inSets.map((s) => s.filter((x) => x >= threshold).length / s.length)),
@@ -209,10 +251,16 @@ async function main(): Promise<void> {
   }
   console.log(`\n5th percentile of in-domain confidence per set, and Youden's J threshold (pooled):`);
   for (const r of rows) console.log(`  ${r.mode}: ${Object.entries(r.p5).map(([k, x]) => `${k} ${x.toFixed(3)}`).join(', ')}; Youden ${r.youden.toFixed(2)}`);
-  if (modes.some((m) => MODES[m].needsDense)) {
+  if (modes.some((m) => MODES[m].needsDense) && trained) {
+    console.log('\nDense and fusion modes ran with one corpus-trained (LSI) embedder per corpus, trained on its own documents; the');
+    console.log('rerank modes with the fixture cross-encoder (closed-form weights: its logits carry no meaning).');
+  } else if (modes.some((m) => MODES[m].needsDense)) {
     console.log('\nModel modes ran with the fixture models (tests/fixtures/models: closed-form weights, not semantic). Their cosines are');
     console.log('near 1 and their rerank logits near −0.4 for any text, so those figures show the lexical factor of the confidence,');
     console.log('not what a real embedder or cross-encoder would add.');
+  }
+  } finally {
+    if (modelsDir) rmSync(modelsDir, { recursive: true, force: true });
   }
 }
 
