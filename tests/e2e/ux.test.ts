@@ -193,7 +193,7 @@ describe('example chips and the α simulator', () => {
 
     await page.setViewportSize({ width: 400, height: 800 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
-    await page.screenshot({ path: 'test-results/ux-alpha-sim-400.png', fullPage: true });
+    await sim.screenshot({ path: 'test-results/ux-alpha-sim-400.png' });
     await page.close();
   }, 300_000);
 });
