@@ -12,6 +12,7 @@ import type { RetrievalMode, Availability } from '../src/lib/retrieval/modes.ts'
 import type { SearchHit, SearchTelemetry } from '../src/lib/retrieval/search.ts';
 import type { Facet, KbDescriptor, KbSourceRef } from '../src/lib/data/kb-source.ts';
 import type { DenseOwner } from '../src/lib/models/readiness.ts';
+import type { FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
 import type { LoadedModel } from './models-api.ts';
 
 /** `download-file`: one file of an index artifact (named in `file`), bytes done / total. */
@@ -84,6 +85,9 @@ export interface SearchRequest {
   filters: MetaFilter[];
 }
 
+/** What the α simulator re-fuses in the Search tab: the query and how many candidates each retriever gives. */
+export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'>;
+
 export interface HitView extends SearchHit {
   title: string;
   meta: Record<string, string | number>;
@@ -136,6 +140,12 @@ export interface SearchWorkerApi {
    * (`telemetry.pending` names the stages still running); a newer search supersedes this one.
    */
   search(request: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse>;
+  /**
+   * The α simulator's candidates of a query on the open knowledge base (`fusionCandidates` of
+   * src/lib/eval/alpha-sim.ts: both retrievers' top candidateK, no qrels, so no gold marks; filters not applied).
+   * Needs the dense side and the loaded embedder; fails with the reason otherwise.
+   */
+  fusionCandidates(request: FusionRequest): Promise<FusionCandidates>;
   /**
    * Answers a question with the RAG pipeline; the answer streams through `onEvent`. `apiKey` is used for this call
    * only and never stored, logged or returned.

@@ -11,6 +11,7 @@ import { modeTable, NEED_EMBEDDER, readiness, type DenseOwner } from '../src/lib
 import { highlightSpans } from '../src/lib/retrieval/highlight.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
+import { fusionCandidates } from '../src/lib/eval/alpha-sim.ts';
 import { RerankCache } from '../src/lib/retrieval/rerank-cache.ts';
 import { LruMap } from '../src/lib/lru.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
@@ -329,6 +330,17 @@ const api: SearchWorkerApi = {
 
   cancelAsk() {
     askAbort?.abort();
+  },
+
+  async fusionCandidates(req) {
+    if (!current) throw new Error('The knowledge base is not loaded yet.');
+    const base = current.kb;
+    const embed = stageModels().embed;
+    if (!base.dense || !embed) throw new Error(NEED_EMBEDDER);
+    const query = req.query.trim();
+    if (!query) throw new Error('Type a query first.');
+    const qvec = await embedQuery(query, embed.spec);
+    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), req.candidateK);
   },
 
   async search(req: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {

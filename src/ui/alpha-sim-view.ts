@@ -4,12 +4,76 @@
  */
 import type { FusionCandidates } from '../lib/eval/alpha-sim.ts';
 import type { Calibration } from '../lib/retrieval/calibrate.ts';
+import { MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
 
 /** The entropy sliders' top: H of a uniform distribution over 100 candidates, log2(100) ≈ 6.64 bits. */
 export const H_MAX = Math.log2(100);
 export const H_STEP = 0.01;
 /** Where the sliders start: half the range, on a step. */
 export const H_START = Number((H_MAX / 2).toFixed(2));
+
+/** Seed B's simulator: entropy sliders on a 0.05 step, both starting at 4.20 bits. */
+export const SEED_H_STEP = 0.05;
+export const SEED_H_DEFAULT = 4.2;
+/** The Search tab's candidate_k default (url-state.ts): log2(20) ≈ 4.32 bits. */
+const DEFAULT_CANDIDATE_K = 20;
+
+export interface SliderRange {
+  max: number;
+  step: number;
+  /** Where both sliders start when the query gives no H values. */
+  start: number;
+  /** The caption under the sliders: the range, and why the default moved when it did. */
+  caption: string;
+}
+
+/** A number floored to the slider's step grid (so a slider can reach it), free of float noise. */
+const floorToStep = (x: number, step: number) => Number((Math.floor(x / step + 1e-9) * step).toFixed(10));
+
+/**
+ * Seed B's slider range for a search whose entropy is taken over `candidateK` candidates: H of k scores is at most
+ * log2 k (all equal), so the sliders run 0 … log2 k on a 0.05 step and start at 4.20 bits, or at the top step when
+ * log2 k < 4.20 (k ≤ 18). A k that is not a whole number ≥ 1 counts as the default 20.
+ */
+export function sliderRange(candidateK: number): SliderRange {
+  const k = Number.isInteger(candidateK) && candidateK >= 1 ? candidateK : DEFAULT_CANDIDATE_K;
+  // H ≤ log2 k: the entropy of k equal scores
+  const max = Math.log2(k);
+  const top = floorToStep(max, SEED_H_STEP);
+  const capped = top < SEED_H_DEFAULT;
+  const range = `Entropy in bits, 0 … log2(${k}) ≈ ${max.toFixed(2)} (${k} equal candidate scores: candidate_k = ${k}).`;
+  return {
+    max, step: SEED_H_STEP, start: capped ? top : SEED_H_DEFAULT,
+    caption: capped ? `${range} Both start at ${top.toFixed(2)}, the top of the range: seed B's default 4.20 is above log2(${k}).` : `${range} Both start at seed B's default 4.20.`,
+  };
+}
+
+/** The report view's range: 0 … log2(100) on a 0.01 step, starting at half of it. */
+export const REPORT_RANGE: SliderRange = Object.freeze({
+  max: H_MAX, step: H_STEP, start: H_START,
+  caption: `Entropy in bits, 0 … log2(100) ≈ ${H_MAX.toFixed(2)} (100 equal candidates).`,
+});
+
+/** A slider's value kept in [0, max]; a value that is not a finite number gives null (the caller keeps its own). */
+export function clampH(x: number, max: number): number | null {
+  return Number.isFinite(x) ? Math.min(max, Math.max(0, x)) : null;
+}
+
+/**
+ * The state line under the weights (seed B: "Balanced Confidence: …"): balanced when |α − 0.5| < 0.05, leaning
+ * towards BM25 (α > 0.5: the dense side is the more uncertain) or dense (α < 0.5), strongly past 0.75 / 0.25.
+ */
+export function stateLine(alpha: number): { label: string; text: string } {
+  if (!Number.isFinite(alpha)) return { label: 'No α', text: 'the entropies give no weight.' };
+  if (Math.abs(alpha - 0.5) < 0.05) return { label: 'Balanced confidence', text: 'equal weighting between lexical keywords and vector semantics.' };
+  if (alpha >= 0.75) return { label: 'Strongly BM25-leaning', text: 'dense retrieval is far more uncertain, so lexical keywords dominate the fusion.' };
+  if (alpha > 0.5) return { label: 'BM25-leaning', text: 'dense retrieval is the more uncertain one, so lexical keywords get more weight.' };
+  if (alpha <= 0.25) return { label: 'Strongly dense-leaning', text: 'BM25 is far more uncertain, so vector semantics dominate the fusion.' };
+  return { label: 'Dense-leaning', text: 'BM25 is the more uncertain one, so vector semantics get more weight.' };
+}
+
+/** A weight as seed B prints it: "50.0%". */
+export const percentText = (w: number): string => `${(Math.min(1, Math.max(0, w)) * 100).toFixed(1)}%`;
 
 /** At most this many queries are listed in the picker at once (the search narrows them). */
 export const QUERY_LIST_LIMIT = 200;
@@ -63,4 +127,33 @@ export function reportQueries(rows: ReadonlyArray<{ key: string; group: string; 
     if (!seen.has(id)) seen.set(id, r.question);
   }
   return [...seen].map(([id, text]) => ({ id, text }));
+}
+
+/** The Search tab's simulator: its range and seed, and the query to re-fuse live (null: none to re-fuse). */
+export interface SearchSimSetup {
+  range: SliderRange;
+  seed: { hDense: number; hSparse: number } | null;
+  live: { key: string; query: string; candidateK: number; calibration: Calibration; rerank: boolean; filtered: boolean } | null;
+}
+
+/**
+ * What the Search tab's simulator starts from: the range of the answered search's candidate_k (else the one typed),
+ * seeded with its telemetry's H values when it has both (hybrid_calibrated modes), and the query to re-fuse when that
+ * search fused both retrievers and dense search is available now.
+ */
+export function searchSimSetup(
+  req: { query: string; mode: RetrievalMode; candidateK: number; calibration: Calibration; filters: readonly unknown[] } | null,
+  t: { hDense: number | null; hSparse: number | null } | null,
+  typedCandidateK: number, denseAvailable: boolean, kbId: string,
+): SearchSimSetup {
+  const range = sliderRange(req?.candidateK ?? typedCandidateK);
+  const seed = t && t.hDense !== null && t.hSparse !== null && Number.isFinite(t.hDense) && Number.isFinite(t.hSparse) ? { hDense: t.hDense, hSparse: t.hSparse } : null;
+  const m = req ? MODES[req.mode] : null;
+  const live = req && m && m.needsDense && m.needsSparse && denseAvailable && req.query.trim() !== ''
+    ? {
+      key: JSON.stringify([kbId, req.query, req.candidateK, req.calibration]), query: req.query, candidateK: req.candidateK,
+      calibration: req.calibration, rerank: m.needsReranker, filtered: req.filters.length > 0,
+    }
+    : null;
+  return { range, seed, live };
 }

@@ -65,10 +65,14 @@ describe('first open and keyboard', () => {
     const onTopic = await confidence();
 
     await page.fill('[data-testid=query]', '');
+    expect(await offTopic.getAttribute('data-mode')).toBe('hybrid_calibrated_rerank');
     await offTopic.click();
     await page.waitForFunction(() => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === 'Random irrelevant cooking recipe.');
     expect(await confidence()).toBeLessThan(onTopic);
     expect(await page.locator('[data-testid=rejection]').count()).toBe(1);
+    // Its mode needs models that are not loaded: it ran with BM25, and the page says why (no error).
+    expect(await page.inputValue('[data-testid=mode]')).toBe('sparse');
+    expect(await page.locator('[data-testid=example-notice]').innerText()).toMatch(/^This example is meant for Hybrid calibrated \+ rerank; it ran with BM25\. /);
     await page.close();
   });
 
@@ -130,6 +134,68 @@ describe('first open and keyboard', () => {
     await expect.poll(() => page.locator('[data-testid=threshold-help]').innerText()).toMatch(/nothing is rejected/);
     await page.close();
   });
+});
+
+describe('example chips and the α simulator', () => {
+  test("the simulator opens before any search at seed B's defaults; a chip sets its mode; from the telemetry it opens at the query's H values, sliders move α, the weights and the re-fused list; 400 px does not scroll sideways", async () => {
+    const page = await open(site, settings(inject('hubUrl'), true));
+    await page.locator('[data-testid=open-sim]').click();
+    let sim = page.locator('[data-testid=alpha-sim][data-host=search]');
+    expect(await sim.locator('[data-testid=sim-range]').innerText()).toMatch(/0 … log2\(20\) ≈ 4\.32/);
+    expect(await sim.locator('[data-testid=sim-h-dense-value]').innerText()).toBe('4.20');
+    expect(await sim.locator('[data-testid=sim-alpha]').innerText()).toBe('0.500');
+    expect(await sim.locator('[data-testid=sim-p-sparse]').innerText()).toBe('50.0%');
+    expect(await sim.locator('[data-testid=sim-state]').innerText()).toMatch(/^Balanced confidence: equal weighting/);
+    expect(await sim.getAttribute('data-real')).toBe('no');
+    await page.locator('[data-testid=open-sim]').click();
+    expect(await sim.count()).toBe(0);
+
+    await page.locator('[data-testid=dense-info]').waitFor({ timeout: 240_000 });
+    await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated]').isDisabled()).toBe(false);
+    const chip = page.locator('[data-testid=example][data-mode=hybrid_calibrated]');
+    await chip.click();
+    expect(await page.inputValue('[data-testid=mode]')).toBe('hybrid_calibrated');
+    const q = await page.inputValue('[data-testid=query]');
+    await page.waitForFunction((q) => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === q, q);
+    await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText()).toBe('hybrid_calibrated');
+    expect(await page.locator('[data-testid=example-notice]').count()).toBe(0);
+    const [alpha, hSparse, hDense] = (await page.locator('[data-testid=telemetry-alpha]').innerText()).match(/\d+\.\d+/g)!.map(Number);
+
+    await page.locator('[data-testid=telemetry] [data-testid=open-sim]').click();
+    sim = page.locator('[data-testid=alpha-sim][data-host=search]');
+    expect(Math.abs(Number(await sim.locator('[data-testid=sim-h-dense-value]').innerText()) - hDense!)).toBeLessThanOrEqual(0.0051);
+    expect(Math.abs(Number(await sim.locator('[data-testid=sim-h-sparse-value]').innerText()) - hSparse!)).toBeLessThanOrEqual(0.0051);
+    expect(Math.abs(Number(await sim.locator('[data-testid=sim-alpha]').innerText()) - alpha!)).toBeLessThanOrEqual(0.0011);
+    // The query's candidates, fused at the sliders' α.
+    await expect.poll(() => sim.locator('[data-testid=sim-top-row]').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(await sim.locator('[data-testid=sim-error]').count()).toBe(0);
+    expect(await sim.locator('[data-testid=sim-query-alpha-value]').innerText()).toBe(await sim.locator('[data-testid=sim-alpha]').innerText());
+    // H_dense to 0: α = 0, all the weight on dense, the re-fusion follows.
+    await sim.locator('[data-testid=sim-h-dense]').focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => sim.locator('[data-testid=sim-alpha]').innerText()).toBe('0.000');
+    expect(await sim.locator('[data-testid=sim-p-dense]').innerText()).toBe('100.0%');
+    expect(await sim.locator('[data-testid=sim-state]').innerText()).toMatch(/^Strongly dense-leaning/);
+    expect(await sim.locator('[data-testid=sim-query-alpha-value]').innerText()).toBe('0.000');
+    const atZero = await sim.locator('[data-testid=sim-top-row]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-doc')));
+    // H_sparse to 0 as well, then H_dense up: α → 1, all on BM25.
+    await sim.locator('[data-testid=sim-h-sparse]').focus();
+    await page.keyboard.press('Home');
+    await sim.locator('[data-testid=sim-h-dense]').focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => sim.locator('[data-testid=sim-alpha]').innerText()).toBe('1.000');
+    expect(await sim.locator('[data-testid=sim-p-sparse]').innerText()).toBe('100.0%');
+    expect(await sim.locator('[data-testid=sim-query-alpha-value]').innerText()).toBe('1.000');
+    const atOne = await sim.locator('[data-testid=sim-top-row]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-doc')));
+    // Pure dense vs pure BM25 order the query's candidates differently: the list is re-fused, not fixed.
+    expect(atOne).not.toEqual(atZero);
+    console.log(`ux e2e: α simulator top 10 at α = 0 vs 1: ${atZero.filter((d, i) => atOne[i] === d).length} of ${atZero.length} ranks the same`);
+
+    await page.setViewportSize({ width: 400, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    await sim.screenshot({ path: 'test-results/ux-alpha-sim-400.png' });
+    await page.close();
+  }, 300_000);
 });
 
 describe('model banners belong to their feature', () => {

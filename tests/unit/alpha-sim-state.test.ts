@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { FusionCandidates } from '../../src/lib/eval/alpha-sim.ts';
-import { barPercent, clampAlpha, filterQueries, goldRankText, H_MAX, H_START, reportQueries, simulationAlpha } from '../../src/ui/alpha-sim-view.ts';
+import { sliderWeights, type FusionCandidates } from '../../src/lib/eval/alpha-sim.ts';
+import { barPercent, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, reportQueries, searchSimSetup, simulationAlpha, sliderRange, stateLine } from '../../src/ui/alpha-sim-view.ts';
 
 const queries = [
   { id: 'q1', text: 'Vitamin D deficiency and bone loss' },
@@ -69,4 +69,86 @@ test('text and bars', () => {
   expect(barPercent(0.4321)).toBe(43.2);
   expect(barPercent(1.2)).toBe(100);
   expect(barPercent(-0.1)).toBe(0);
+});
+
+describe("seed B's simulator in the Search tab", () => {
+  test('the range is 0 … log2 k on a 0.05 step; the default 4.20 unless log2 k is below it, then the top step', () => {
+    const r20 = sliderRange(20);
+    expect(r20.max).toBeCloseTo(4.321928, 6);
+    expect(r20.step).toBe(0.05);
+    expect(r20.start).toBe(4.2);
+    expect(r20.caption).toContain('log2(20) ≈ 4.32');
+    expect(r20.caption).toContain("seed B's default 4.20");
+    // log2 19 = 4.248: 4.20 is still a step below the top.
+    expect(sliderRange(19).start).toBe(4.2);
+    // log2 18 = 4.170 < 4.20: the top step, 4.15, said in the caption.
+    const r18 = sliderRange(18);
+    expect(r18.start).toBe(4.15);
+    expect(r18.caption).toMatch(/start at 4\.15, the top of the range: seed B's default 4\.20 is above log2\(18\)/);
+    // log2 10 = 3.322 → 3.30; log2 1 = 0.
+    expect(sliderRange(10).start).toBe(3.3);
+    expect(sliderRange(1)).toMatchObject({ max: 0, start: 0 });
+    expect(sliderRange(100).max).toBeCloseTo(6.643856, 6);
+    // Not a whole number ≥ 1: the default candidate_k, 20.
+    for (const bad of [0, -3, 2.5, Number.NaN, Infinity]) expect(sliderRange(bad).max, String(bad)).toBe(r20.max);
+  });
+
+  test('an H value is kept in [0, max]; not a number is refused', () => {
+    expect(clampH(5, 4.32)).toBe(4.32);
+    expect(clampH(-1, 4.32)).toBe(0);
+    expect(clampH(2.5, 4.32)).toBe(2.5);
+    expect(clampH(Number.NaN, 4.32)).toBeNull();
+  });
+
+  test('the state line: balanced within 0.05 of ½, leaning past it, strongly from 0.75 / 0.25', () => {
+    expect(stateLine(0.5).label).toBe('Balanced confidence');
+    expect(stateLine(0.5).text).toBe('equal weighting between lexical keywords and vector semantics.');
+    expect(stateLine(0.549).label).toBe('Balanced confidence');
+    expect(stateLine(0.451).label).toBe('Balanced confidence');
+    expect(stateLine(0.56)).toEqual({ label: 'BM25-leaning', text: 'dense retrieval is the more uncertain one, so lexical keywords get more weight.' });
+    expect(stateLine(0.74).label).toBe('BM25-leaning');
+    expect(stateLine(0.75).label).toBe('Strongly BM25-leaning');
+    expect(stateLine(1).label).toBe('Strongly BM25-leaning');
+    expect(stateLine(0.44)).toEqual({ label: 'Dense-leaning', text: 'BM25 is the more uncertain one, so vector semantics get more weight.' });
+    expect(stateLine(0.26).label).toBe('Dense-leaning');
+    expect(stateLine(0.25).label).toBe('Strongly dense-leaning');
+    expect(stateLine(0).label).toBe('Strongly dense-leaning');
+    expect(stateLine(Number.NaN).label).toBe('No α');
+    // Seed B's defaults: H_dense = H_sparse = 4.20 → α = 4.2 / (8.4 + ε) ≈ 0.5, balanced, 50.0% each.
+    const w = sliderWeights(4.2, 4.2);
+    expect(stateLine(w.alpha).label).toBe('Balanced confidence');
+    expect([percentText(w.sparse), percentText(w.dense)]).toEqual(['50.0%', '50.0%']);
+    // H_dense = 3, H_sparse = 1: α = 3 / 4 = 0.75 (up to ε), just under: BM25-leaning at 75.0%.
+    const w2 = sliderWeights(3, 1);
+    expect(stateLine(w2.alpha).label).toBe('BM25-leaning');
+    expect(percentText(w2.sparse)).toBe('75.0%');
+    expect(percentText(w2.dense)).toBe('25.0%');
+    expect(percentText(1.5)).toBe('100.0%');
+  });
+
+  test('the setup from a search: range of its candidate_k, seeded with its H values, live only for a fused search with dense available', () => {
+    const req = { query: 'war on poverty', mode: 'hybrid_calibrated' as const, candidateK: 50, calibration: 'cdf' as const, filters: [] };
+    const t = { hDense: 3.1, hSparse: 2.4 };
+    const s = searchSimSetup(req, t, 20, true, 'sotu');
+    expect(s.range.max).toBeCloseTo(Math.log2(50), 9);
+    expect(s.seed).toEqual({ hDense: 3.1, hSparse: 2.4 });
+    expect(s.live).toMatchObject({ query: 'war on poverty', candidateK: 50, calibration: 'cdf', rerank: false, filtered: false });
+    expect(searchSimSetup({ ...req, mode: 'hybrid_calibrated_rerank', filters: [{}] }, t, 20, true, 'sotu').live).toMatchObject({ rerank: true, filtered: true });
+    // Another knowledge base or another candidate_k is another key (the simulator loads again).
+    expect(searchSimSetup(req, t, 20, true, 'other').live!.key).not.toBe(s.live!.key);
+    expect(searchSimSetup({ ...req, candidateK: 40 }, t, 20, true, 'sotu').live!.key).not.toBe(s.live!.key);
+    // No dense side, a one-retriever mode, or an empty query: sliders only.
+    expect(searchSimSetup(req, t, 20, false, 'sotu').live).toBeNull();
+    expect(searchSimSetup({ ...req, mode: 'dense' }, t, 20, true, 'sotu').live).toBeNull();
+    expect(searchSimSetup({ ...req, mode: 'sparse' }, null, 20, true, 'sotu').live).toBeNull();
+    expect(searchSimSetup({ ...req, query: '  ' }, t, 20, true, 'sotu').live).toBeNull();
+    // A mode without entropies (rrf: H null) starts at the defaults but still re-fuses.
+    const rrf = searchSimSetup({ ...req, mode: 'rrf' }, { hDense: null, hSparse: 1 }, 20, true, 'sotu');
+    expect(rrf.seed).toBeNull();
+    expect(rrf.live).not.toBeNull();
+    // No search yet: the typed candidate_k, the defaults, nothing to re-fuse.
+    const none = searchSimSetup(null, null, 20, true, 'sotu');
+    expect(none).toMatchObject({ seed: null, live: null });
+    expect(none.range.start).toBe(4.2);
+  });
 });

@@ -60,6 +60,12 @@ describe('parseMeta', () => {
     expect(parseMeta({ ...meta, counts: { documents: 9, chunks: 5 } }).counts.chunks).toBe(5);
   });
 
+  it("keeps an example's mode, even one this build does not know (examples.ts drops it with a note), and refuses an example without a query", () => {
+    const examples = [{ query: 'war', mode: 'dense' }, { query: 'peace', mode: 'hybrid_v9' }];
+    expect(parseMeta({ ...structuredClone(meta), examples }).examples).toEqual(examples);
+    expect(refused(() => parseMeta({ ...structuredClone(meta), examples: [{ mode: 'dense' }] }, 'kb/meta.json')).message).toMatch(/^kb\/meta\.json: .*examples/);
+  });
+
   it('refuses unknown versions', () => {
     expect(refused(() => parseMeta({ ...meta, format_version: 2 }, 'kb/meta.json')).message).toBe('kb/meta.json: written by a newer RAG Lab (format 2); this build reads format 1. Update RAG Lab to open it.');
     expect(refused(() => parseMeta({ ...meta, format_version: 0 })).message).toMatch(/field format_version/);

@@ -123,6 +123,16 @@ describe('writeArtifact', () => {
     expect(written.entry).toEqual({ id: 'test-kb', title: 'Test KB', description: 'A test corpus', path: 'test-kb', counts: { documents: 12, chunks: kb.size }, embedder: EMBEDDER.id, created: '2026-01-02T03:04:05.000Z', format_version: 1 });
   });
 
+  it("keeps an example's mode; a meta.json example with an unknown mode opens without it, with a note", async () => {
+    const a = await writeArtifact(input({ queries: undefined, qrels: undefined, examples: [{ query: 'tariff', mode: 'sparse' }, { query: 'navy', mode: 'dense' }] }, { int8: false }));
+    expect((await openArtifact(memorySource(a.files), '', { dense: 'none' })).descriptor.examples).toEqual([{ query: 'tariff', mode: 'sparse' }, { query: 'navy', mode: 'dense' }]);
+    const files = new Map(a.files);
+    files.set('meta.json', new TextEncoder().encode(JSON.stringify({ ...a.meta, examples: [{ query: 'tariff', mode: 'sparse' }, { query: 'navy', mode: 'quantum' }] })));
+    const opened = await openArtifact(memorySource(files), '', { dense: 'none' });
+    expect(opened.descriptor.examples).toEqual([{ query: 'tariff', mode: 'sparse' }, { query: 'navy' }]);
+    expect(opened.notes).toContain('meta.json: an example names an unknown mode (“quantum”); its chip keeps the current mode.');
+  });
+
   it('normalises rows that are not unit length and keeps unit rows bit for bit', async () => {
     const scaled = vectors.map((x, i) => (i < DIM ? x * 3 : x));
     const a = await writeArtifact(input({ queries: undefined, qrels: undefined }, { vectors: scaled, int8: false }));

@@ -4,6 +4,7 @@
  * is an {@link ArtifactError} naming the file and the field at fault.
  */
 import * as v from 'valibot';
+import { StoredExampleSchema } from '../data/examples.ts';
 import { ArtifactError } from './types.ts';
 
 export const ARTIFACT_FORMAT_VERSION = 1;
@@ -48,7 +49,6 @@ const MetaFieldSchema = v.object({
   facet: v.optional(v.boolean()),
 });
 
-const ExampleSchema = v.object({ query: v.string(), note: v.optional(v.string()) });
 
 const FileEntrySchema = v.object({ bytes: count(Number.MAX_SAFE_INTEGER), sha256 });
 
@@ -94,7 +94,7 @@ export const MetaSchema = v.object({
     qrels: v.optional(count(Number.MAX_SAFE_INTEGER)),
   }),
   fields: v.array(MetaFieldSchema),
-  examples: v.array(ExampleSchema),
+  examples: v.array(StoredExampleSchema),
   placeholder: v.string(),
   embedder: v.nullable(EmbedderSchema),
   /** Present when embeddings.int8/* ships: Int8IndexData's version, metric and centroid count. */

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import type { BeirQuery, Qrels } from '../data/beir.ts';
 import type { SourceDocument } from '../data/document.ts';
 import type { KbDescriptor } from '../data/kb-source.ts';
+import { examplesOf } from '../data/examples.ts';
 import type { Bm25Data } from '../retrieval/bm25.ts';
 import type { CdfTable } from '../retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../retrieval/chunk.ts';
@@ -185,9 +186,12 @@ async function readQueries(r: VerifiedReader, meta: ArtifactMeta): Promise<{ que
   return { queries, qrels };
 }
 
-function descriptorOf(meta: Pick<ArtifactMeta, 'id' | 'title' | 'description' | 'fields' | 'examples' | 'placeholder'>, source: FileSource): KbDescriptor {
+/** The artifact's descriptor; an example's unknown mode is dropped with a note (data/examples.ts). */
+function descriptorOf(meta: Pick<ArtifactMeta, 'id' | 'title' | 'description' | 'fields' | 'examples' | 'placeholder'>, source: FileSource, notes: string[]): KbDescriptor {
+  const { examples, notes: exampleNotes } = examplesOf(meta.examples, 'meta.json');
+  notes.push(...exampleNotes);
   return {
-    id: meta.id, title: meta.title, description: meta.description, fields: meta.fields, examples: meta.examples,
+    id: meta.id, title: meta.title, description: meta.description, fields: meta.fields, examples,
     placeholder: meta.placeholder, source: { kind: 'folder', path: source.label },
   };
 }
@@ -223,7 +227,7 @@ export async function openArtifact(source: FileSource, path: string, opts: OpenA
   opts.signal?.throwIfAborted();
   const dense = await readDense(r, meta, opts, notes);
   const { queries, qrels } = await readQueries(r, meta);
-  return { id: meta.id, descriptor: descriptorOf(meta, source), kb, dense, queries, qrels, notes, bytes: r.bytes };
+  return { id: meta.id, descriptor: descriptorOf(meta, source, notes), kb, dense, queries, qrels, notes, bytes: r.bytes };
 }
 
 async function readDense(r: VerifiedReader, meta: ArtifactMeta, opts: OpenArtifactOptions, notes: string[]): Promise<ArtifactDense | null> {

@@ -1,3 +1,5 @@
+import type { RetrievalMode } from '../retrieval/modes.ts';
+
 /** The unit every knowledge base is made of. */
 export interface SourceDocument {
   id: string;
@@ -7,8 +9,12 @@ export interface SourceDocument {
   meta?: Record<string, string | number>;
 }
 
-/** A query a knowledge base suggests on first open; `note` marks a special one (e.g. off-topic, to show rejection). */
+/**
+ * A query a knowledge base suggests on first open; `note` marks a special one (e.g. off-topic, to show rejection);
+ * `mode`, when given, is the retrieval mode its chip searches with (stored ones are checked by examples.ts).
+ */
 export interface ExampleQuery {
   query: string;
   note?: string;
+  mode?: RetrievalMode;
 }

@@ -9,15 +9,18 @@ import type { KbDescriptor } from './kb-source.ts';
 export const SOTU_FILE = 'corpora/sotu.json';
 
 /**
- * Suggested first queries: topics the addresses cover, and one off-topic query (no address is about cooking) whose
- * low confidence shows what the rejection threshold is for (it is rejected in every mode).
+ * Suggested first queries, each with the mode its chip searches in (seed B's sample queries): keyword matches for
+ * BM25, a paraphrase with none of the addresses' words for dense, a hybrid one, one reranked, and one off-topic query
+ * (no address is about cooking) whose low confidence shows what the rejection threshold is for (it is rejected in
+ * every mode). Without the model a mode needs, a chip runs in the best mode that is loaded (ui/example-chips.ts).
  */
 export const SOTU_EXAMPLES: readonly ExampleQuery[] = Object.freeze([
-  { query: 'emancipation of slaves' },
-  { query: 'tariff on imported goods' },
-  { query: 'purchase of Louisiana' },
-  { query: 'war on poverty' },
-  { query: 'Random irrelevant cooking recipe.', note: 'off-topic example: should be rejected' },
+  { query: 'emancipation of slaves', mode: 'sparse' },
+  { query: 'tariff on imported goods', mode: 'sparse' },
+  { query: 'freeing the people held in bondage', mode: 'dense' },
+  { query: 'purchase of Louisiana', mode: 'hybrid_calibrated' },
+  { query: 'war on poverty', mode: 'hybrid_calibrated_rerank' },
+  { query: 'Random irrelevant cooking recipe.', mode: 'hybrid_calibrated_rerank', note: 'off-topic example: should be rejected' },
 ]);
 
 /** The embedded corpus as the UI sees it: its metadata fields (president is shown, not faceted: too many values). */

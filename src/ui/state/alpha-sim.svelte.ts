@@ -10,16 +10,46 @@
  */
 import { simulateFusion, sliderWeights, type FusionCandidates, type SimulatedFusion } from '../../lib/eval/alpha-sim.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
-import { clampAlpha, H_START, simulationAlpha } from '../alpha-sim-view.ts';
+import { clampAlpha, clampH, REPORT_RANGE, simulationAlpha, stateLine, type SliderRange } from '../alpha-sim-view.ts';
 
 export type LoadCandidates = (queryId: string) => Promise<FusionCandidates>;
 
+/** The Search tab's current query for the live re-fusion: its candidates, loaded once from the search worker. */
+export interface LiveQuery {
+  /** Changes with the search it belongs to (a new one loads again). */
+  key: string;
+  load: () => Promise<FusionCandidates>;
+  calibration: Calibration;
+  /** The search reranks after fusing (the simulated list is the fused one, before the cross-encoder). */
+  rerank: boolean;
+  /** The search had filters, which the candidates do not apply. */
+  filtered: boolean;
+}
+
+export interface AlphaSimOptions {
+  /** The sliders' range and start (default: the report view's). */
+  range?: SliderRange;
+  /** A query's own H values to start from (clamped to the range); null: the range's start. */
+  seed?: { hDense: number; hSparse: number } | null;
+  /**
+   * Which α re-fuses the loaded candidates when the user has not dragged the α slider: `query` (reports) the
+   * query's own α under the calibration; `sliders` (Search tab) the α of the H sliders.
+   */
+  alphaFrom?: 'query' | 'sliders';
+  calibration?: Calibration;
+}
+
 export class AlphaSimState {
-  /** Both start at 3.32 bits (half the range, on the sliders' 0.01 step): α ≈ ½. */
-  hDense = $state(H_START);
-  hSparse = $state(H_START);
+  readonly range: SliderRange;
+  /** Set once by the constructor (AlphaSimOptions.alphaFrom). */
+  alphaFrom: 'query' | 'sliders' = 'query';
+  /** Both start at the range's start (or the seeded query's H values). */
+  hDense = $state(0);
+  hSparse = $state(0);
   /** α = H_dense / (H_dense + H_sparse + ε); BM25 weight α, dense weight 1 − α. */
   readonly weights = $derived(sliderWeights(this.hDense, this.hSparse));
+  /** Seed B's state line for the sliders' α. */
+  readonly line = $derived(stateLine(this.weights.alpha));
 
   /** The picker's search text. */
   search = $state('');
@@ -30,13 +60,28 @@ export class AlphaSimState {
   error = $state<string | null>(null);
   /** The α the user dragged to; null: the query's own α under the calibration. */
   userAlpha = $state<number | null>(null);
-  readonly alpha = $derived(simulationAlpha(this.candidates, this.calibration, this.userAlpha));
+  readonly alpha = $derived(this.alphaFrom === 'sliders' ? (this.userAlpha ?? this.weights.alpha) : simulationAlpha(this.candidates, this.calibration, this.userAlpha));
   readonly fused = $derived<SimulatedFusion | null>(this.candidates ? simulateFusion(this.candidates, this.alpha, this.calibration) : null);
 
   private load = 0;
 
   /** `loader` is read on each pick (the component's prop may change); null: sliders only. */
-  constructor(private readonly loader: () => LoadCandidates | null) {}
+  constructor(private readonly loader: () => LoadCandidates | null, opts: AlphaSimOptions = {}) {
+    this.range = opts.range ?? REPORT_RANGE;
+    this.alphaFrom = opts.alphaFrom ?? 'query';
+    if (opts.calibration) this.calibration = opts.calibration;
+    this.hDense = (opts.seed && clampH(opts.seed.hDense, this.range.max)) ?? this.range.start;
+    this.hSparse = (opts.seed && clampH(opts.seed.hSparse, this.range.max)) ?? this.range.start;
+  }
+
+  /** An H slider moved (kept in the range; not a number is ignored); with α from the sliders, a dragged α is let go. */
+  setH(which: 'dense' | 'sparse', x: number): void {
+    const h = clampH(x, this.range.max);
+    if (h === null) return;
+    if (which === 'dense') this.hDense = h;
+    else this.hSparse = h;
+    if (this.alphaFrom === 'sliders') this.userAlpha = null;
+  }
 
   get real(): boolean {
     return this.loader() !== null;
@@ -47,7 +92,7 @@ export class AlphaSimState {
     if (a !== null) this.userAlpha = a;
   }
 
-  /** Back to the query's own α (under the calibration picked). */
+  /** Back to the query's own α (under the calibration picked), or the sliders' α. */
   resetAlpha(): void {
     this.userAlpha = null;
   }
@@ -68,7 +113,7 @@ export class AlphaSimState {
       this.candidates = c;
     } catch (e) {
       if (run !== this.load) return;
-      this.error = `The candidates of query ${queryId} could not be loaded: ${(e as Error).message || String(e)}`;
+      this.error = `The candidates of ${this.alphaFrom === 'sliders' ? 'this query' : `query ${queryId}`} could not be loaded: ${(e as Error).message || String(e)}`;
     } finally {
       if (run === this.load) this.loading = false;
     }

@@ -14,7 +14,8 @@ import { modeTable } from '../../lib/models/readiness.ts';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
-import type { DenseInfo, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
+import type { FusionCandidates } from '../../lib/eval/alpha-sim.ts';
+import type { DenseInfo, FusionRequest, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { formatBytes } from '../format.ts';
 import { startSearchWorker, type SearchClient } from '../search-client.ts';
 import type { LoadedModel, ModelSettings } from '../../../workers/models-api.ts';
@@ -291,6 +292,12 @@ export class KbState {
 
   cancelAsk(): void {
     this.client?.api.cancelAsk();
+  }
+
+  /** The α simulator's candidates of a query, from the search worker (rejects with the reason when it cannot). */
+  async fusionCandidates(req: FusionRequest): Promise<FusionCandidates> {
+    if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
+    return this.client.api.fusionCandidates(req);
   }
 
   /** Runs a query in the search worker; `onFirst` gets the fused results of a rerank mode before the final ones. */

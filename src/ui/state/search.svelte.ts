@@ -6,13 +6,20 @@ import { fitFilters, isActive } from '../filters.ts';
 import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
+import type { ExampleQuery } from '../../lib/data/document.ts';
+import { chipChoice } from '../example-chips.ts';
 
 export class SearchState {
   input = $state<SearchUrlState>(parseUrlState('').state);
   warnings = $state<string[]>([]);
   response = $state.raw<SearchResponse | null>(null);
-  /** The query the current response answers. */
+  /** The query the current response answers, and its whole request (the α simulator re-fuses it). */
   answered = $state('');
+  answeredRequest = $state.raw<SearchRequest | null>(null);
+  /** The α simulator panel is open (the telemetry's or the tab's "α simulator" button). */
+  simOpen = $state(false);
+  /** Why the last example chip ran in another mode than its own (shown while its query is the query). */
+  exampleNotice = $state.raw<{ query: string; text: string } | null>(null);
   running = $state(false);
   /** The threshold searches use: the one typed or linked (`thr=`), else the mode's default. */
   readonly threshold = $derived(rejectThresholdFor(this.input.mode, this.input.threshold));
@@ -53,6 +60,17 @@ export class SearchState {
     };
   }
 
+  /**
+   * An example chip: sets the query and the example's mode (or the best one that runs now, with the reason in
+   * `exampleNotice`); the Search tab's search-as-you-type effect then runs it.
+   */
+  pickExample(ex: ExampleQuery): void {
+    const c = chipChoice(ex, this.kb.modes, this.input.mode);
+    this.input.q = c.query;
+    this.input.mode = c.mode;
+    this.exampleNotice = c.notice ? { query: c.query, text: c.notice } : null;
+  }
+
   /** The shown results are in fused order while the cross-encoder reranks them (a rerank mode's first response). */
   get reranking(): boolean {
     return this.response?.telemetry?.pending.includes('rerank') ?? false;
@@ -70,6 +88,7 @@ export class SearchState {
       if (id !== this.seq || res.status === 'superseded') return;
       this.response = res;
       this.answered = req.query;
+      this.answeredRequest = req;
     };
     // Only rerank modes have a first result before the final one: no callback channel for the others.
     const res = await this.kb.search(req, MODES[req.mode].needsReranker ? show : undefined);
