@@ -340,7 +340,7 @@ const api: SearchWorkerApi = {
     const query = req.query.trim();
     if (!query) throw new Error('Type a query first.');
     const qvec = await embedQuery(query, embed.spec);
-    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), req.candidateK);
+    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), req.candidateK, { calibration: req.calibration });
   },
 
   async search(req: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {

@@ -12,3 +12,14 @@ export function formatRerankPairs(p: { scored: number; cached: number } | null):
   const n = p.scored + p.cached;
   return `${n} pair${n === 1 ? '' : 's'}: ${p.scored} scored, ${p.cached} from the cache`;
 }
+
+/**
+ * hybrid_calibrated's entropy basis in words: "H of the cdf-calibrated scores of each retriever's top 20 (seed B)", or
+ * "H of the raw scores …" for the raw basis; the calibrations per side when they differ (cdf → minmax without a table).
+ */
+export function entropyLine(e: { basis: 'calibrated' | 'raw'; sparse: string; dense: string; k: number }): string {
+  const cal = e.sparse === e.dense ? e.sparse : `${e.sparse} (sparse) / ${e.dense} (dense)`;
+  return e.basis === 'raw'
+    ? `H of the raw scores of each retriever's top ${e.k} (entropy basis raw, not seed B's)`
+    : `H of the ${cal}-calibrated scores of each retriever's top ${e.k} (seed B)`;
+}

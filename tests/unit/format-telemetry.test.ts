@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMs, formatRerankPairs } from '../../src/ui/format.ts';
+import { entropyLine, formatMs, formatRerankPairs } from '../../src/ui/format.ts';
 
 describe('telemetry formatting', () => {
   it('milliseconds with one decimal; not measured yet reads as pending', () => {
@@ -14,5 +14,13 @@ describe('telemetry formatting', () => {
     expect(formatRerankPairs({ scored: 12, cached: 8 })).toBe('20 pairs: 12 scored, 8 from the cache');
     expect(formatRerankPairs({ scored: 0, cached: 1 })).toBe('1 pair: 0 scored, 1 from the cache');
     expect(formatRerankPairs(null)).toBe('pending…');
+  });
+});
+
+describe('entropyLine', () => {
+  it('names the basis, the calibration and k', () => {
+    expect(entropyLine({ basis: 'calibrated', sparse: 'cdf', dense: 'cdf', k: 20 })).toBe("H of the cdf-calibrated scores of each retriever's top 20 (seed B)");
+    expect(entropyLine({ basis: 'calibrated', sparse: 'cdf', dense: 'minmax', k: 5 })).toBe("H of the cdf (sparse) / minmax (dense)-calibrated scores of each retriever's top 5 (seed B)");
+    expect(entropyLine({ basis: 'raw', sparse: 'raw', dense: 'raw', k: 20 })).toMatch(/raw scores .* top 20 .*not seed B/);
   });
 });
