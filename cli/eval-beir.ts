@@ -41,7 +41,8 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --protocol P      default | seed-b. seed-b is seed B's evaluation protocol: ${PROTOCOL_PRESETS['seed-b'].chunking ? '800/120' : ''}-character chunks
                     with document dedup, --candidate-k 20 from each retriever with no pool growth (the
                     cross-encoder reranks those candidates), --calibration cdf with entropy of the calibrated
-                    scores, BM25 k1=1.5 b=0.75, and --resamples 1000; each flag below overrides its part
+                    scores, BM25 k1=1.5 b=0.75, --index exact, and --resamples 1000; each flag below
+                    overrides its part
   --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
   --chunk-size N --overlap N
@@ -62,7 +63,7 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
                     summary per mode with 95% bootstrap intervals (rag-lab analyze reads it for H1 / H2)
   --no-predictors   skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC,
                     WIG; computed per query on lists of ${QPP_DEFAULTS.listDepth} by default)
-  --index KIND      vector index: auto | exact | int8 | hnsw (default auto)
+  --index KIND      vector index: auto | exact | int8 | hnsw (default auto; exact under --protocol seed-b)
 ${MODEL_HELP}
 `;
 
@@ -103,7 +104,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
     'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, analyze: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     'no-predictors': { type: 'boolean', default: false },
-    index: { type: 'string', default: 'auto' },
+    index: { type: 'string' },
     protocol: { type: 'string', default: 'default' }, 'candidate-k': { type: 'string' }, pool: { type: 'string' },
     calibration: { type: 'string' }, 'entropy-basis': { type: 'string' }, resamples: { type: 'string' },
     'chunk-size': { type: 'string' }, overlap: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },

@@ -7,8 +7,9 @@
  *
  * Seed B's protocol (../shared/seeds/001…, steps 2–8 and evaluate.py): 800/120-character chunks with source-document
  * dedup, candidate_k = 20 from each retriever (no pool growth), the cross-encoder over those candidates, corpus-CDF
- * calibration with entropy of the calibrated scores, BM25Okapi k1 = 1.5, b = 0.75, and 1,000 paired bootstrap
- * resamples for H2 (recorded as `resamples`, which the analysis reads).
+ * calibration with entropy of the calibrated scores, BM25Okapi k1 = 1.5, b = 0.75, an exact (exhaustive) dense scan
+ * as FAISS IndexFlatL2 is, and 1,000 paired bootstrap resamples for H2 (recorded as `resamples`, which the analysis
+ * reads).
  */
 import type { BeirQuery, Qrels } from '../data/beir.ts';
 import type { SourceDocument } from '../data/document.ts';
@@ -66,6 +67,8 @@ export const PROTOCOL_PRESETS: Readonly<Record<RetrievalProtocol, Readonly<Parti
     chunking: Object.freeze({ ...DEFAULT_CHUNKING, chunkSize: 800, overlap: 120 }),
     candidateK: 20, growPool: false, calibration: 'cdf', entropyBasis: 'calibrated', resamples: 1000,
     bm25: Object.freeze({ k1: 1.5, b: 0.75 }),
+    // FAISS IndexFlatL2: an exhaustive scan
+    index: 'exact',
   } satisfies Partial<RetrievalRunSettings>),
 });
 
