@@ -90,7 +90,7 @@ export function protocolDescription(protocol: RetrievalProtocol): string {
 /** The protocols the form offers, each with what it sets in one line. */
 export const PROTOCOL_CHOICES: ReadonlyArray<{ id: RetrievalProtocol; label: string; description: string }> = [
   { id: 'default', label: 'Default', description: protocolDescription('default') },
-  { id: 'seed-b', label: 'Seed B', description: `seed B's protocol: ${protocolDescription('seed-b')}` },
+  { id: 'seed-b', label: 'Seed B', description: protocolDescription('seed-b') },
 ];
 
 /** The settings fields as the form holds them (text as typed, choices as chosen). */

@@ -186,6 +186,11 @@ describe('retrieval benchmark in the Benchmark tab', () => {
 
   test('a knowledge base without queries and qrels gets the message', async () => {
     await page.locator('[data-testid=rb-source-kb]').check();
+    // A knowledge base fixes its chunking and BM25: those fields are disabled and the tab says why.
+    expect(await page.locator('[data-testid=rb-kb-fixed]').innerText()).toMatch(/fixed by the knowledge base/);
+    expect(await page.locator('[data-testid=rb-k1]').isDisabled()).toBe(true);
+    expect(await page.locator('[data-testid=rb-chunking]').isDisabled()).toBe(true);
+    expect(await page.locator('[data-testid=rb-candidate-k]').isDisabled()).toBe(false);
     const select = page.locator('[data-testid=rb-kb]');
     const value = await select.locator('option', { hasText: 'Plain texts' }).getAttribute('value');
     await select.selectOption(value!);
