@@ -94,6 +94,8 @@ export interface SummaryRowView {
   baselines: Record<string, number | null | undefined>;
   /** Mean and p95 latency (ms) of the row's mode, in `SummaryTable.latency` order (multi-mode retrieval reports). */
   latency?: Array<number | null>;
+  /** The mode's mean ms per stage as one line (`stagesText`), when the table has a stages column. */
+  stages?: string;
 }
 
 /** Counts a kind's summary shows next to N, from the rows of a group. */
@@ -111,18 +113,43 @@ export interface SummaryTable {
   groupLabel: string;
   /** Latency columns (a multi-mode retrieval report: mean and p95 ms per mode from summary.extra.modes), else empty. */
   latency: Array<{ label: string; title: string }>;
+  /** The "stages (mean ms)" column of an end-to-end report's latency, else null. */
+  stages: { label: string; title: string } | null;
+}
+
+/** The stages of an end-to-end latency, in the order the view lists them. */
+export const LATENCY_STAGES = ['embed', 'sparse', 'dense', 'fuse', 'rerank', 'other'] as const;
+export interface ModeLatency {
+  mean_ms: number | null;
+  p95_ms: number | null;
+  /** True when the report says its latency is end to end (`latency: 'end-to-end'`); old reports: the non-model stages. */
+  endToEnd: boolean;
+  /** Mean ms of each stage (end-to-end reports), null otherwise. */
+  stages: Partial<Record<(typeof LATENCY_STAGES)[number], number | null>> | null;
 }
 
 /** Per-mode latency of a multi-mode retrieval report (summary.extra.modes), by mode; null for any other report. */
-export function modeLatency(r: Report): Map<string, { mean_ms: number | null; p95_ms: number | null }> | null {
+export function modeLatency(r: Report): Map<string, ModeLatency> | null {
   const modes = r.kind === 'retrieval' ? r.summary.extra['modes'] : undefined;
   if (!Array.isArray(modes)) return null;
-  const out = new Map<string, { mean_ms: number | null; p95_ms: number | null }>();
+  const out = new Map<string, ModeLatency>();
   for (const m of modes) {
     if (!m || typeof m !== 'object' || Array.isArray(m) || typeof m['mode'] !== 'string') continue;
-    out.set(m['mode'], { mean_ms: numOrNull(m['mean_ms']), p95_ms: numOrNull(m['p95_ms']) });
+    const st = m['stages'];
+    const stages = st && typeof st === 'object' && !Array.isArray(st) ? Object.fromEntries(LATENCY_STAGES.map((k) => [k, numOrNull(st[k])])) : null;
+    out.set(m['mode'], { mean_ms: numOrNull(m['mean_ms']), p95_ms: numOrNull(m['p95_ms']), endToEnd: m['latency'] === 'end-to-end', stages });
   }
   return out;
+}
+
+/** A stage's ms, compactly: whole ms from 10, one decimal from 1 (and from 0.1), else one significant digit. */
+const stageMs = (x: number): string => (x >= 10 ? x.toFixed(0) : x >= 0.1 ? x.toFixed(1) : String(Number(x.toPrecision(1))));
+
+/** The stage breakdown as one line, zero and missing stages left out: "embed 12 · sparse 1.1 · dense 0.9 · rerank 310". */
+export function stagesText(stages: ModeLatency['stages']): string {
+  if (!stages) return 'N/A';
+  const parts = LATENCY_STAGES.flatMap((k) => { const v = stages[k]; return typeof v === 'number' && v > 0 ? [`${k} ${stageMs(v)}`] : []; });
+  return parts.length ? parts.join(' · ') : 'N/A';
 }
 
 /** The groups' name: "mode" in a multi-mode retrieval report, "dataset" in an old one, "subset" otherwise. */
@@ -146,6 +173,8 @@ export function summaryTable(r: Report): SummaryTable {
   for (const m of r.summary.metrics) if (!groups.includes(m.group)) groups.push(m.group);
   const named = groups.filter((g): g is string => g !== null);
   const latency = modeLatency(r);
+  // End to end when every mode says so (a report written before that measured the non-model stages only).
+  const endToEnd = !!latency && latency.size > 0 && [...latency.values()].every((m) => m.endToEnd);
   // A multi-mode retrieval report's groups are modes: a figure pooled over modes means nothing, so there is no "all" row.
   const order: Array<string | null> = named.length === 0 ? [null] : named.length === 1 || latency ? named : [...named, null];
   const counts = r.truncated ? [] : KIND_COUNTS[r.kind];
@@ -163,11 +192,14 @@ export function summaryTable(r: Report): SummaryTable {
       counts: counts.map((c) => c.count(groupRows)),
       cells, baselines,
       ...(latency ? { latency: [latency.get(group ?? '')?.mean_ms ?? null, latency.get(group ?? '')?.p95_ms ?? null] } : {}),
+      ...(endToEnd ? { stages: stagesText(latency!.get(group ?? '')?.stages ?? null) } : {}),
     };
   });
+  const what = endToEnd ? 'end to end (query embedding, both searches, fusion, rerank)' : 'non-model stages';
   return {
     columns, counts: counts.map(({ label, title }) => ({ label, title })), rows, groupLabel: groupLabelOf(r),
-    latency: latency ? [{ label: 'mean ms', title: 'mean query latency (non-model stages), ms' }, { label: 'p95 ms', title: '95th percentile of the query latency (non-model stages), ms' }] : [],
+    latency: latency ? [{ label: 'mean ms', title: `mean query latency, ${what}, ms` }, { label: 'p95 ms', title: `95th percentile of the query latency, ${what}, ms` }] : [],
+    stages: endToEnd ? { label: 'stages (mean ms)', title: 'mean ms of each stage of the end-to-end latency (stages at 0 left out)' } : null,
   };
 }
 
@@ -192,10 +224,10 @@ export type RowColumn =
 const FIELD_ORDER: Record<ReportKind, readonly string[]> = {
   'ragbench-validate': ['relevance', 'adherence', 'utilization', 'completeness'],
   'ragbench-pipeline': ['recall', 'relevant_recall', 'relevance', 'utilization', 'adherence', 'completeness'],
-  retrieval: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'query_ms'],
+  retrieval: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'total_ms', 'query_ms'],
 };
-/** Score fields the rows table leaves out: the retrieval report's per-query predictors (the analysis shows them). */
-const hiddenField = (kind: ReportKind, k: string) => kind === 'retrieval' && k.startsWith('qpp.');
+/** Score fields the rows table leaves out: the retrieval report's per-query predictors (the analysis shows them) and latency stages (`ms.*`: the summary's stages column). */
+const hiddenField = (kind: ReportKind, k: string) => kind === 'retrieval' && (k.startsWith('qpp.') || k.startsWith('ms.'));
 /** The field whose |score − gold| gets its own column (validate: how far the adherence verdict is off). */
 const GAP_FIELD: Partial<Record<ReportKind, string>> = { 'ragbench-validate': 'adherence' };
 
@@ -254,7 +286,7 @@ export function cellText(kind: ReportKind, row: ReportRow, c: RowColumn): string
   }
   const v = cellValue(kind, row, c);
   if (c.kind === 'question') return row.question.length > 90 ? `${row.question.slice(0, 90)}…` : row.question;
-  const digits = c.kind === 'score' && kind === 'retrieval' ? (c.key === 'query_ms' ? 1 : 3) : 2;
+  const digits = c.kind === 'score' && kind === 'retrieval' ? (c.key === 'query_ms' || c.key === 'total_ms' ? 1 : 3) : 2;
   return typeof v === 'number' ? fmt(v, digits) : v ?? 'N/A';
 }
 

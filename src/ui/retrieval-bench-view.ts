@@ -1,12 +1,17 @@
 /**
  * What the Benchmark tab's retrieval part shows, computed without the DOM: the modes to choose from with their
  * availability (from the models worker's loaded list), the knowledge bases that can be benchmarked, the max-queries
- * field's check and the progress line (a picked folder's paths: build-files.ts; the α simulator's queries: alpha-sim-view.ts).
+ * field's check, the run-settings form (protocol preset, fields, what differs, the overrides checked by the core)
+ * and the progress line (a picked folder's paths: build-files.ts; the α simulator's queries: alpha-sim-view.ts).
  */
 import type { KbEntry } from '../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../lib/build/types.ts';
 import { MODE_IDS, MODES, modeAvailability, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
+import { runSettings, RunSettingsError, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
+import type { Calibration } from '../lib/retrieval/calibrate.ts';
+import { DEFAULT_CHUNKING } from '../lib/retrieval/chunk.ts';
+import type { EntropyBasis } from '../lib/retrieval/entropy.ts';
 
 export interface ModeChoice { mode: RetrievalMode; label: string; description: string; available: boolean; reason: string | null }
 
@@ -66,4 +71,111 @@ export function progressText(p: RetrievalBenchProgress | null): string {
   if (p.phase === 'load') return `Loading (${p.stage}) ${p.done} / ${p.total}`;
   if (p.phase === 'embed') return `Embedding the documents ${p.done} / ${p.total}`;
   return `${MODES[p.mode].label} (${p.mode}): ${p.done} / ${p.total} queries${p.cached > 0 ? ` (${p.cached} cached)` : ''}`;
+}
+
+// ---- the run's settings form (protocol preset + each setting as a field) ----
+
+/** What a protocol's preset sets, in one line (from the preset itself, so it cannot drift). */
+export function protocolDescription(protocol: RetrievalProtocol): string {
+  const s = runSettings(protocol);
+  return [
+    s.chunking === false ? 'whole documents' : `${s.chunking.chunkSize}/${s.chunking.overlap}-character chunks with document dedup`,
+    `candidate_k ${s.candidateK ?? 'auto (depth, × 10 on chunks)'} per retriever ${s.growPool ? 'with pool growth' : 'with no pool growth'}`,
+    `${s.calibration} calibration with entropy of the ${s.entropyBasis} scores`,
+    `BM25 k1 ${s.bm25.k1} b ${s.bm25.b}`,
+    s.resamples === null ? "the analysis' own resamples" : `${s.resamples.toLocaleString('en')} resamples`,
+  ].join(', ');
+}
+
+/** The protocols the form offers, each with what it sets in one line. */
+export const PROTOCOL_CHOICES: ReadonlyArray<{ id: RetrievalProtocol; label: string; description: string }> = [
+  { id: 'default', label: 'Default', description: protocolDescription('default') },
+  { id: 'seed-b', label: 'Seed B', description: protocolDescription('seed-b') },
+];
+
+/** The settings fields as the form holds them (text as typed, choices as chosen). */
+export interface RunFields {
+  /** Blank: auto (depth, × 10 on chunks). */
+  candidateK: string;
+  pool: 'grow' | 'fixed';
+  chunking: 'whole' | 'chunks';
+  chunkSize: string;
+  overlap: string;
+  k1: string;
+  b: string;
+  calibration: Calibration;
+  entropyBasis: EntropyBasis;
+  /** Blank: the analysis default. */
+  resamples: string;
+}
+export type RunField = keyof RunFields;
+export const RUN_FIELDS: readonly RunField[] = ['candidateK', 'pool', 'chunking', 'chunkSize', 'overlap', 'k1', 'b', 'calibration', 'entropyBasis', 'resamples'];
+/** The fields a knowledge-base source fixes (the artifact was built with its chunking and BM25). */
+export const KB_FIXED_FIELDS: readonly RunField[] = ['chunking', 'chunkSize', 'overlap', 'k1', 'b'];
+
+/** The form's fields as a protocol's preset fills them (chunk size and overlap: the preset's, else the default chunking's). */
+export function presetFields(protocol: RetrievalProtocol): RunFields {
+  const s = runSettings(protocol);
+  const chunks = s.chunking === false ? DEFAULT_CHUNKING : s.chunking;
+  return {
+    candidateK: s.candidateK === null ? '' : String(s.candidateK), pool: s.growPool ? 'grow' : 'fixed',
+    chunking: s.chunking === false ? 'whole' : 'chunks', chunkSize: String(chunks.chunkSize), overlap: String(chunks.overlap),
+    k1: String(s.bm25.k1), b: String(s.bm25.b), calibration: s.calibration, entropyBasis: s.entropyBasis,
+    resamples: s.resamples === null ? '' : String(s.resamples),
+  };
+}
+
+const sameValue = (a: string, b: string): boolean => {
+  const x = a.trim(), y = b.trim();
+  return x === y || (x !== '' && y !== '' && Number.isFinite(Number(x)) && Number(x) === Number(y));
+};
+
+/** The fields whose value differs from the protocol's preset ("1.50" and "1.5" are the same value; size and overlap only with chunks). */
+export function changedFields(protocol: RetrievalProtocol, fields: RunFields): RunField[] {
+  const preset = presetFields(protocol);
+  const unused = (k: RunField) => fields.chunking === 'whole' && (k === 'chunkSize' || k === 'overlap');
+  return RUN_FIELDS.filter((k) => !unused(k) && !sameValue(fields[k], preset[k]));
+}
+
+/** A number field: blank → null, a number, or NaN for text that is not one (the message names the field). */
+function numberField(label: string, text: string): { ok: true; value: number | null } | { ok: false; message: string } {
+  const t = text.trim();
+  if (t === '') return { ok: true, value: null };
+  const n = Number(t);
+  return Number.isFinite(n) ? { ok: true, value: n } : { ok: false, message: `${label} must be a number, got "${t.slice(0, 20)}"` };
+}
+
+/**
+ * The form's fields as the run's overrides, checked by the core's `runSettings` (its messages, naming the field).
+ * `dataset`: the source is a dataset (Hub dataset, local BEIR folder), so chunking and BM25 apply; a knowledge
+ * base keeps its own and those fields are left out.
+ */
+export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset: boolean): { ok: true; overrides: RunOverrides } | { ok: false; message: string } {
+  const nums: Partial<Record<'candidateK' | 'chunkSize' | 'overlap' | 'k1' | 'b' | 'resamples', number | null>> = {};
+  const labels = { candidateK: 'candidate_k', chunkSize: 'chunk size', overlap: 'overlap', k1: 'BM25 k1', b: 'BM25 b', resamples: 'resamples' } as const;
+  for (const k of Object.keys(labels) as Array<keyof typeof labels>) {
+    if (!dataset && (KB_FIXED_FIELDS as readonly string[]).includes(k)) continue;
+    const r = numberField(labels[k], f[k]);
+    if (!r.ok) return r;
+    nums[k] = r.value;
+  }
+  const blank = (k: 'chunkSize' | 'overlap' | 'k1' | 'b') => `${labels[k]} is empty: type a number`;
+  const overrides: RunOverrides = {
+    candidateK: nums.candidateK ?? null, growPool: f.pool === 'grow', calibration: f.calibration, entropyBasis: f.entropyBasis, resamples: nums.resamples ?? null,
+  };
+  if (dataset) {
+    for (const k of ['k1', 'b'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };
+    overrides.bm25 = { k1: nums.k1!, b: nums.b! };
+    if (f.chunking === 'chunks') {
+      for (const k of ['chunkSize', 'overlap'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };
+      overrides.chunking = { ...DEFAULT_CHUNKING, chunkSize: nums.chunkSize!, overlap: nums.overlap! };
+    } else overrides.chunking = false;
+  }
+  try {
+    runSettings(protocol, overrides);
+  } catch (e) {
+    if (e instanceof RunSettingsError) return { ok: false, message: e.message };
+    throw e;
+  }
+  return { ok: true, overrides };
 }

@@ -1,12 +1,13 @@
 /**
  * The Benchmark tab's retrieval benchmark (BEIR) in the built site, loopback only: a local SciFact subset folder
  * (written to a temp dir from ../shared) picked with the directory input and run in sparse and the dense modes with
- * the fixture embedder; the summary shows every mode, the report is saved as a draft, and its per-mode NDCG@10 equals
- * `rag-lab eval-beir` on the same folder with the same modes (to 1e-9). A run cancelled midway leaves the tab usable
+ * the fixture embedder; the summary shows every mode, the report is saved as a draft, and its config hash and per-mode
+ * NDCG@10 equal `rag-lab eval-beir --report-out` on the same folder with the same modes (NDCG to 1e-9); a seed-B
+ * protocol run records seed B's settings and has eval-beir --protocol seed-b's config hash and NDCG@10. A run cancelled midway leaves the tab usable
  * and the rerun takes rows from the cache; a Hub artifact without queries gets the message; the α simulator ranks a
  * real query; a BEIR dataset on the loopback Hub runs.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -30,18 +31,25 @@ let big: string;
 let hub: HubRepoServer;
 let browser: Browser;
 let page: Page;
-let cli: Promise<Record<string, Record<string, number>>>;
+let cli: Promise<{ modes: Record<string, Record<string, number>>; report: Report }>;
+
+/** eval-beir on a folder with the fixture embedder (q8, as the page loads it): its --json modes and its --report-out report. */
+function evalBeir(dir: string, file: string, args: string[]): Promise<{ modes: Record<string, Record<string, number>>; report: Report }> {
+  const out = join(tmp, file);
+  return runCli(['eval-beir', '--data', dir, '--models-dir', MODELS_DIR, '--embedder', 'rag-lab/tiny-embedder', '--dtype', 'q8', '--no-cache',
+    '--report-out', out, '--json', ...args]).then((r) => {
+    if (r.code !== 0) throw new Error(r.stderr);
+    const modes = (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { modes: Record<string, Record<string, number>> }).modes;
+    return { modes, report: JSON.parse(readFileSync(out, 'utf8')) as Report };
+  });
+}
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'rag-lab-e2e-rb-'));
   small = scifactSubset({ queries: 12, others: 60, name: 'scifact-small', parent: tmp });
   big = scifactSubset({ queries: 120, others: 200, name: 'scifact-big', parent: tmp });
-  // The CLI on the same folder with the same modes and the fixture embedder (q8, as the page loads it).
-  cli = runCli(['eval-beir', '--data', small, '--modes', MODES.join(','), '--models-dir', MODELS_DIR, '--embedder', 'rag-lab/tiny-embedder',
-    '--dtype', 'q8', '--no-cache', '--no-predictors', '--json']).then((r) => {
-    if (r.code !== 0) throw new Error(r.stderr);
-    return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { modes: Record<string, Record<string, number>> }).modes;
-  });
+  // The CLI on the same folder with the same modes and settings (predictors on, as in the tab: they are hashed).
+  cli = evalBeir(small, 'cli-small.json', ['--modes', MODES.join(',')]);
   cli.catch(() => {});
   // A knowledge base without queries (built from two text files) as a Hub artifact, and BeIR/scifact as parquet.
   const docs = join(tmp, 'docs');
@@ -120,17 +128,25 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     expect(report.draft).toBe(true);
     expect(report.data).toMatchObject({ dataset: 'scifact-small', source: 'local', subsets: ['test'] });
     const want = await cli;
+    // The same run from the tab and the CLI: the same config hash (data, knowledge base, models, settings).
+    expect(report.configHash).toBe(want.report.configHash);
+    expect(report.config).toMatchObject({ protocol: 'default', candidateK: 100, growPool: true, chunking: null, resamples: null });
     for (const mode of MODES) {
       const got = report.summary.metrics.find((m) => m.group === mode && m.id === 'ndcg@10');
       expect(got, mode).toBeDefined();
-      expect(Math.abs(got!.value! - want[mode]!['ndcg@10']!), mode).toBeLessThan(1e-9);
+      expect(Math.abs(got!.value! - want.modes[mode]!['ndcg@10']!), mode).toBeLessThan(1e-9);
       expect(report.rows.filter((r) => r.group === mode)).toHaveLength(12);
     }
     // The predictors are on the rows (for the analysis) but not columns of the rows table; latency is.
     expect(Object.keys(report.rows[0]!.scores).some((k) => k.startsWith('qpp.'))).toBe(true);
     const heads = await page.locator('[data-testid=bench-rows] thead th').allInnerTexts();
-    expect(heads.some((h) => h.startsWith('qpp.'))).toBe(false);
-    expect(heads.some((h) => h.includes('query_ms'))).toBe(true);
+    expect(heads.some((h) => h.startsWith('qpp.') || h.startsWith('ms.'))).toBe(false);
+    expect(heads.some((h) => h.includes('total_ms'))).toBe(true);
+    // End-to-end latency with its stages in the summary (the dense modes charged the query's embedding).
+    expect(Object.keys(report.rows[0]!.scores)).toContain('ms.embed');
+    expect(await page.locator('[data-testid=report-summary] thead').innerText()).toMatch(/stages \(mean ms\)/);
+    const dense = await page.locator('[data-testid=summary-row][data-group=dense] [data-testid=latency-stages]').innerText();
+    expect(dense).toMatch(/embed [\d.]+/);
   }, 400_000);
 
   test('the α simulator ranks a real query of the run', async () => {
@@ -170,6 +186,11 @@ describe('retrieval benchmark in the Benchmark tab', () => {
 
   test('a knowledge base without queries and qrels gets the message', async () => {
     await page.locator('[data-testid=rb-source-kb]').check();
+    // A knowledge base fixes its chunking and BM25: those fields are disabled and the tab says why.
+    expect(await page.locator('[data-testid=rb-kb-fixed]').innerText()).toMatch(/fixed by the knowledge base/);
+    expect(await page.locator('[data-testid=rb-k1]').isDisabled()).toBe(true);
+    expect(await page.locator('[data-testid=rb-chunking]').isDisabled()).toBe(true);
+    expect(await page.locator('[data-testid=rb-candidate-k]').isDisabled()).toBe(false);
     const select = page.locator('[data-testid=rb-kb]');
     const value = await select.locator('option', { hasText: 'Plain texts' }).getAttribute('value');
     await select.selectOption(value!);
@@ -191,4 +212,43 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 }).toBeLessThanOrEqual(400);
     expect(browser.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 300_000);
+
+  test("seed B's protocol: the form fills its preset, the report records it, the config hash and NDCG@10 equal eval-beir --protocol seed-b", async () => {
+    const modes: RetrievalMode[] = ['sparse', 'hybrid_calibrated'];
+    const want = evalBeir(small, 'cli-seed-b.json', ['--protocol', 'seed-b', '--modes', modes.join(','), '--max-queries', '4', '--seed', '0']);
+    want.catch(() => {});
+    await pickFolder(small, 12);
+    await page.locator('[data-testid=rb-protocol-seed-b]').check();
+    const value = (id: string) => page.locator(`[data-testid=${id}]`).inputValue();
+    expect([await value('rb-candidate-k'), await value('rb-pool'), await value('rb-chunking'), await value('rb-chunk-size'), await value('rb-overlap'),
+      await value('rb-k1'), await value('rb-b'), await value('rb-calibration'), await value('rb-entropy-basis'), await value('rb-resamples')])
+      .toEqual(['20', 'fixed', 'chunks', '800', '120', '1.5', '0.75', 'cdf', 'calibrated', '1000']);
+    expect(await page.locator('[data-testid=rb-protocol-info]').innerText()).toMatch(/candidate_k 20 per retriever with no pool growth/);
+    // A bad value disables Run with the core's message; the edited field is marked; putting it back clears both.
+    await page.locator('[data-testid=rb-candidate-k]').fill('0');
+    expect(await page.locator('[data-testid=rb-settings-error]').innerText()).toMatch(/candidate_k must be a whole number from 1 to 100000, got 0/);
+    expect(await page.locator('[data-testid=rb-run]').isDisabled()).toBe(true);
+    expect(await page.locator('[data-testid=rb-run-settings]').getAttribute('data-changed')).toBe('candidateK');
+    await page.locator('[data-testid=rb-candidate-k]').fill('20');
+    expect(await page.locator('[data-testid=rb-settings-error]').count()).toBe(0);
+    expect(await page.locator('[data-testid=rb-run-settings]').getAttribute('data-changed')).toBe('');
+    await page.locator('[data-testid=rb-max]').fill('4');
+    await page.locator('[data-testid=rb-seed]').fill('0');
+    await setModes(modes);
+    expect(await run()).toBeNull();
+    expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('4');
+    await expect.poll(async () => (await savedReports())[0]?.config['protocol'], { timeout: 30_000 }).toBe('seed-b');
+    const report = (await savedReports())[0]!;
+    expect(report.config).toMatchObject({ protocol: 'seed-b', candidateK: 20, chunking: { chunkSize: 800, overlap: 120 }, growPool: false, resamples: 1000, k1: 1.5, b: 0.75, calibration: 'cdf', entropyBasis: 'calibrated' });
+    const cli = await want;
+    expect(cli.report.config).toMatchObject({ protocol: 'seed-b', candidateK: 20, chunking: { chunkSize: 800, overlap: 120 }, growPool: false, resamples: 1000 });
+    expect(report.configHash).toBe(cli.report.configHash);
+    for (const mode of modes) {
+      const got = report.summary.metrics.find((m) => m.group === mode && m.id === 'ndcg@10');
+      expect(Math.abs(got!.value! - cli.modes[mode]!['ndcg@10']!), mode).toBeLessThan(1e-9);
+      expect(report.rows.filter((r) => r.group === mode).map((r) => r.key)).toEqual(cli.report.rows.filter((r) => r.group === mode).map((r) => r.key));
+    }
+    await page.locator('[data-testid=rb-protocol-default]').check();
+    expect(await value('rb-candidate-k')).toBe('');
+  }, 400_000);
 });

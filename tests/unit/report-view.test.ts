@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
 import { meansChart, rocChart, scatterChart, thinIndices } from '../../src/ui/report-charts.ts';
 import {
-  cellText, defaultSort, fmt, fmtCI, nextSort, reportHeader, rowColumns, rowDetail, sortRows, summaryTable, warningLines,
+  cellText, defaultSort, fmt, fmtCI, modeLatency, nextSort, reportHeader, rowColumns, rowDetail, sortRows, stagesText, summaryTable, warningLines,
 } from '../../src/ui/report-view.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
+import { multiModeReport } from '../helpers/retrieval-reports.ts';
 
 /** 12 rows in two subsets: a has 4 hallucinated of 6, b 1 of 6. */
 function twoGroups() {
@@ -207,5 +208,55 @@ describe('charts', () => {
     const c = scatterChart(testReport(rows, { iterations: 0 }))!;
     expect(c.traces[0]!.name).toBe('relevance (2000 of 2500 rows)');
     expect(c.traces[0]!.x).toHaveLength(2000);
+  });
+});
+
+describe('end-to-end latency of a multi-mode retrieval report', () => {
+  const stages = { embed: 12.4, sparse: 1.06, dense: 0.94, fuse: 0.2, rerank: 310.2, other: 0 };
+  const extra = {
+    queries: 2, unjudged: 0, skipped_modes: {},
+    modes: [
+      { mode: 'sparse', queries: 2, mean_ms: 1.5, p95_ms: 2, latency: 'end-to-end', stages: { embed: 0, sparse: 1.2, dense: 0, fuse: 0, rerank: 0, other: 0.04 } },
+      { mode: 'hybrid_fixed_rerank', queries: 2, mean_ms: 325, p95_ms: 400, latency: 'end-to-end', stages },
+    ],
+  };
+  const latencyRow = (i: number) => ({ total_ms: 10 + i, 'ms.embed': 5, 'ms.sparse': 1, 'ms.dense': 1, 'ms.fuse': 0, 'ms.rerank': 3, 'ms.other': 0, 'qpp.nqc.sparse': 0.1 });
+  const r = multiModeReport({ sparse: [1, 0.5], hybrid_fixed_rerank: [0.5, 1] }, latencyRow, { extra });
+
+  it('writes the stages compactly, zero and missing ones left out', () => {
+    expect(stagesText(stages)).toBe('embed 12 · sparse 1.1 · dense 0.9 · fuse 0.2 · rerank 310');
+    expect(stagesText({ sparse: 0.04, dense: null })).toBe('sparse 0.04');
+    expect(stagesText({ embed: 0 })).toBe('N/A');
+    expect(stagesText(null)).toBe('N/A');
+  });
+
+  it('titles the latency end to end and adds a stages (mean ms) column', () => {
+    expect(modeLatency(r)!.get('hybrid_fixed_rerank')).toMatchObject({ mean_ms: 325, p95_ms: 400, endToEnd: true, stages });
+    const t = summaryTable(r);
+    expect(t.latency.map((c) => c.title)).toEqual([
+      'mean query latency, end to end (query embedding, both searches, fusion, rerank), ms',
+      '95th percentile of the query latency, end to end (query embedding, both searches, fusion, rerank), ms',
+    ]);
+    expect(t.stages).toMatchObject({ label: 'stages (mean ms)' });
+    expect(t.rows.map((x) => [x.group, x.latency, x.stages])).toEqual([
+      ['sparse', [1.5, 2], 'sparse 1.2 · other 0.04'],
+      ['hybrid_fixed_rerank', [325, 400], 'embed 12 · sparse 1.1 · dense 0.9 · fuse 0.2 · rerank 310'],
+    ]);
+  });
+
+  it('an older report (no latency field) keeps "non-model stages" and has no stages column', () => {
+    const old = multiModeReport({ sparse: [1, 0.5] }, () => ({}), { extra: { queries: 2, unjudged: 0, skipped_modes: {}, modes: [{ mode: 'sparse', queries: 2, mean_ms: 1, p95_ms: 2 }] } });
+    const t = summaryTable(old);
+    expect(t.latency.map((c) => c.title)).toEqual(['mean query latency, non-model stages, ms', '95th percentile of the query latency, non-model stages, ms']);
+    expect(t.stages).toBeNull();
+    expect(t.rows[0]!.stages).toBeUndefined();
+  });
+
+  it('rows show total_ms (one decimal) before query_ms and hide the ms.* stages as they hide qpp.*', () => {
+    const cols = rowColumns(r);
+    const keys = cols.flatMap((c) => (c.kind === 'score' ? [c.key] : []));
+    expect(keys).toEqual(['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'total_ms', 'query_ms']);
+    const total = cols.find((c) => c.id === 'score:total_ms')!;
+    expect(cellText('retrieval', r.rows[1]!, total)).toBe('11.0');
   });
 });

@@ -4,7 +4,10 @@ import type { LocalKbMeta } from '../../src/lib/build/types.ts';
 import { DEFAULT_KB, hubEntry, localEntry } from '../../src/lib/data/kb-registry.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
 import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/report-view.ts';
-import { kbChoices, modeChoices, parseMaxQueries, progressText, runnableModes } from '../../src/ui/retrieval-bench-view.ts';
+import { runSettings } from '../../src/lib/eval/retrieval-session.ts';
+import {
+  changedFields, kbChoices, modeChoices, parseMaxQueries, presetFields, progressText, PROTOCOL_CHOICES, runnableModes, runOverrides,
+} from '../../src/ui/retrieval-bench-view.ts';
 import { multiModeReport, singleModeReport } from '../helpers/retrieval-reports.ts';
 
 describe('modes', () => {
@@ -38,6 +41,64 @@ describe('max queries', () => {
   });
 });
 
+describe('run settings form', () => {
+  it('fills every field from the protocol\'s preset', () => {
+    expect(presetFields('default')).toEqual({
+      candidateK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '',
+    });
+    expect(presetFields('seed-b')).toEqual({
+      candidateK: '20', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '1000',
+    });
+  });
+  it('describes each protocol from its preset', () => {
+    const seedB = PROTOCOL_CHOICES.find((c) => c.id === 'seed-b')!;
+    expect(seedB.description).toBe("800/120-character chunks with document dedup, candidate_k 20 per retriever with no pool growth, cdf calibration with entropy of the calibrated scores, BM25 k1 1.5 b 0.75, 1,000 resamples");
+    expect(PROTOCOL_CHOICES[0]!.description).toMatch(/^whole documents, candidate_k auto .* with pool growth, .* BM25 k1 0\.9 b 0\.4, the analysis' own resamples$/);
+  });
+  it('says which fields differ from the preset (the same number written otherwise does not; size and overlap only with chunks)', () => {
+    const f = { ...presetFields('seed-b'), k1: '1.50', b: '0.7', candidateK: '30', entropyBasis: 'raw' as const };
+    expect(changedFields('seed-b', f)).toEqual(['candidateK', 'b', 'entropyBasis']);
+    expect(changedFields('default', { ...presetFields('default'), chunkSize: '500' })).toEqual([]);
+    expect(changedFields('default', { ...presetFields('default'), chunking: 'chunks', chunkSize: '500' })).toEqual(['chunking', 'chunkSize']);
+  });
+  it('the preset\'s fields give the preset\'s settings (a dataset source)', () => {
+    for (const p of ['default', 'seed-b'] as const) {
+      const r = runOverrides(p, presetFields(p), true);
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(runSettings(p, r.overrides)).toEqual(runSettings(p));
+    }
+  });
+  it('edited fields become overrides: blank candidate_k is auto, blank resamples the analysis default', () => {
+    const r = runOverrides('seed-b', { ...presetFields('seed-b'), candidateK: ' ', resamples: '', pool: 'grow', chunkSize: '400', overlap: '50', k1: '1.2', b: '0.5', calibration: 'zscore' }, true);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.overrides).toMatchObject({ candidateK: null, resamples: null, growPool: true, calibration: 'zscore', bm25: { k1: 1.2, b: 0.5 }, chunking: { chunkSize: 400, overlap: 50 } });
+    expect(runOverrides('seed-b', { ...presetFields('seed-b'), chunking: 'whole' }, true)).toMatchObject({ ok: true, overrides: { chunking: false } });
+  });
+  it('a knowledge-base source leaves chunking and BM25 out (its own), and does not check those fields', () => {
+    const r = runOverrides('seed-b', { ...presetFields('seed-b'), k1: 'x', chunkSize: '0' }, false);
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.overrides).not.toHaveProperty('chunking');
+      expect(r.overrides).not.toHaveProperty('bm25');
+    }
+  });
+  it('a bad value gets the core\'s message naming the field', () => {
+    const bad = (p: Partial<ReturnType<typeof presetFields>>) => {
+      const r = runOverrides('default', { ...presetFields('default'), chunking: 'chunks', ...p }, true);
+      return r.ok ? null : r.message;
+    };
+    expect(bad({ candidateK: '0' })).toBe('candidate_k must be a whole number from 1 to 100000, got 0');
+    expect(bad({ candidateK: '2.5' })).toMatch(/^candidate_k must be a whole number/);
+    expect(bad({ candidateK: 'ten' })).toBe('candidate_k must be a number, got "ten"');
+    expect(bad({ resamples: '50' })).toBe('resamples must be a whole number from 100 to 100000, got 50');
+    expect(bad({ b: '1.5' })).toBe('BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=0.9 b=1.5');
+    expect(bad({ k1: '' })).toBe('BM25 k1 is empty: type a number');
+    expect(bad({ overlap: '800' })).toBe('chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size, got 800/800');
+    expect(bad({ chunking: 'whole', overlap: '800' })).toBeNull();
+  });
+});
+
 describe('knowledge bases', () => {
   const meta = (name: string, queries: number) => ({ name, title: name, summary: { queries } }) as unknown as LocalKbMeta;
   it('lists local ones with queries first, Hub artifacts, local ones without queries disabled; never the embedded one', () => {
@@ -66,7 +127,7 @@ describe('report view of a multi-mode retrieval report', () => {
 
   it('is a mode × metric table with mean and p95 latency from summary.extra.modes', () => {
     expect(groupLabelOf(r)).toBe('mode');
-    expect(modeLatency(r)!.get('sparse')).toEqual({ mean_ms: 1.25, p95_ms: 2.5 });
+    expect(modeLatency(r)!.get('sparse')).toEqual({ mean_ms: 1.25, p95_ms: 2.5, endToEnd: false, stages: null });
     const t = summaryTable(r);
     expect(t.groupLabel).toBe('mode');
     expect(t.latency.map((c) => c.label)).toEqual(['mean ms', 'p95 ms']);

@@ -10,7 +10,10 @@ import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { pickedFromList } from '../build-files.ts';
-import { kbChoices, modeChoices, parseMaxQueries, runnableModes, type KbChoice, type ModeChoice } from '../retrieval-bench-view.ts';
+import type { RetrievalProtocol, RunOverrides } from '../../lib/eval/retrieval-session.ts';
+import {
+  changedFields, kbChoices, modeChoices, parseMaxQueries, presetFields, runnableModes, runOverrides, type KbChoice, type ModeChoice, type RunField, type RunFields,
+} from '../retrieval-bench-view.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
@@ -35,6 +38,9 @@ export class RetrievalBenchState {
   split = $state('test');
   /** Per-query predictors for the analysis (H1); off makes a run a little faster. */
   predictors = $state(true);
+  /** The run's protocol; `fields` start as its preset (setProtocol) and the user edits them. Not persisted. */
+  protocol = $state<RetrievalProtocol>('default');
+  fields = $state<RunFields>(presetFields('default'));
   running = $state(false);
   progress = $state.raw<RetrievalBenchProgress | null>(null);
   result = $state.raw<RetrievalBenchResult | null>(null);
@@ -70,6 +76,27 @@ export class RetrievalBenchState {
     return kbChoices(this.locals.list, this.kb.entries);
   }
 
+  /** Chooses a protocol: every settings field goes back to its preset. */
+  setProtocol(protocol: RetrievalProtocol): void {
+    this.protocol = protocol;
+    this.fields = presetFields(protocol);
+  }
+
+  /** Whether the source is a dataset (chunking and BM25 apply) rather than a knowledge base (which fixes them). */
+  get datasetSource(): boolean {
+    return this.sourceKind !== 'kb';
+  }
+
+  /** The fields that differ from the protocol's preset. */
+  get changed(): RunField[] {
+    return changedFields(this.protocol, this.fields);
+  }
+
+  /** The fields as the run's overrides, or the core's message about the first bad one (Run is disabled then). */
+  get settingsCheck(): { ok: true; overrides: RunOverrides } | { ok: false; message: string } {
+    return runOverrides(this.protocol, this.fields, this.datasetSource);
+  }
+
   toggleMode(mode: RetrievalMode, on: boolean): void {
     this.modes = on ? [...new Set([...this.modes, mode])] : this.modes.filter((m) => m !== mode);
   }
@@ -94,6 +121,8 @@ export class RetrievalBenchState {
   config(): { ok: true; config: RetrievalBenchConfig } | { ok: false; message: string } {
     const max = parseMaxQueries(this.maxQueries);
     if (!max.ok) return max;
+    const settings = this.settingsCheck;
+    if (!settings.ok) return settings;
     const modes = runnableModes(this.modes, this.modeChoices);
     if (modes.length === 0) return { ok: false, message: 'Choose at least one mode that can run (the disabled ones say what to load).' };
     if (!Number.isInteger(this.seed)) return { ok: false, message: 'The seed must be a whole number.' };
@@ -112,7 +141,8 @@ export class RetrievalBenchState {
       if (!this.folder || this.folder.error !== null) return { ok: false, message: 'Pick a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) first.' };
       source = { kind: 'files' };
     }
-    return { ok: true, config: { source, modes, split: this.split.trim() || 'test', maxQueries: max.value, seed: this.seed, predictors: this.predictors } };
+    return { ok: true, config: { source, modes, split: this.split.trim() || 'test', maxQueries: max.value, seed: this.seed, predictors: this.predictors,
+      protocol: this.protocol, overrides: settings.overrides } };
   }
 
   async run(): Promise<void> {
