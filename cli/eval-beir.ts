@@ -27,6 +27,8 @@ import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors
 import { attachKbDense, KB_ARGS, modelArgsFor, openKb, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 
+const seedB = PROTOCOL_PRESETS['seed-b'];
+const seedBChunks = seedB.chunking ? `${seedB.chunking.chunkSize}/${seedB.chunking.overlap}` : 'no';
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
        rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
 
@@ -38,7 +40,7 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
   --split NAME      qrels split (default: test)
-  --protocol P      default | seed-b. seed-b is seed B's evaluation protocol: ${PROTOCOL_PRESETS['seed-b'].chunking ? '800/120' : ''}-character chunks
+  --protocol P      default | seed-b. seed-b is seed B's evaluation protocol: ${seedBChunks}-character chunks
                     with document dedup, --candidate-k 20 from each retriever with no pool growth (the
                     cross-encoder reranks those candidates), --calibration cdf with entropy of the calibrated
                     scores, BM25 k1=1.5 b=0.75, --index exact, and --resamples 1000; each flag below
@@ -59,7 +61,8 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
                     rag-lab analyze --json's object)
   --analyze         also print seed B's analysis of the run (H1, H2: what rag-lab analyze prints for its report)
   --report-out FILE write the run as ONE RAG Lab report (format v1, kind retrieval) holding every mode: a row per
-                    (mode, query) with the IR scores, query_ms, the query's predictors and the top 10 ids; the
+                    (mode, query) with the IR scores, total_ms (end to end) and its ms.* stages, query_ms, the
+                    query's predictors and the top 10 ids; the
                     summary per mode with 95% bootstrap intervals (rag-lab analyze reads it for H1 / H2)
   --no-predictors   skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC,
                     WIG; computed per query on lists of ${QPP_DEFAULTS.listDepth} by default)

@@ -83,6 +83,9 @@ export function runSettings(protocol: RetrievalProtocol = 'default', overrides: 
   if (!PROTOCOLS.includes(protocol)) throw new RunSettingsError(`unknown protocol "${String(protocol)}" (choose ${PROTOCOLS.join(' or ')})`);
   const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<RetrievalRunSettings>;
   const s: RetrievalRunSettings = { ...DEFAULT_RUN_SETTINGS, ...PROTOCOL_PRESETS[protocol], ...given, protocol };
+  if (typeof s.growPool !== 'boolean') throw new RunSettingsError(`the candidate pool setting must be grow or fixed (a boolean), got ${JSON.stringify(s.growPool)}`);
+  if (typeof s.predictors !== 'boolean') throw new RunSettingsError(`predictors must be on or off (a boolean), got ${JSON.stringify(s.predictors)}`);
+  if (typeof s.split !== 'string' || !/^[\w.-]{1,64}$/.test(s.split)) throw new RunSettingsError(`split must be a name of letters, digits, '.', '-' or '_', got ${JSON.stringify(s.split)}`);
   if (!isWhole(s.depth, 1, 10_000)) throw new RunSettingsError(`depth must be a whole number from 1 to 10000, got ${s.depth}`);
   if (s.candidateK !== null && !isWhole(s.candidateK, 1, 100_000)) throw new RunSettingsError(`candidate_k must be a whole number from 1 to 100000, got ${s.candidateK}`);
   if (!CALIBRATIONS.includes(s.calibration)) throw new RunSettingsError(`calibration must be one of ${CALIBRATIONS.join(', ')}, got "${s.calibration}"`);
