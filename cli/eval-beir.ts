@@ -9,8 +9,9 @@ import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type 
 import { analysisJson, analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
 import { beirEvalResult, type BeirEvalResult } from '../src/lib/eval/beir-eval.ts';
 import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
+import { readHubBeir } from '../src/lib/data/beir-hub.ts';
 import {
-  beirVectorKey, buildRunKb, corpusHash, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOL_PRESETS, PROTOCOLS, runRetrievalSession, runSettings,
+  beirVectorKey, buildRunKb, hubBeirVectorKey, corpusHash, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOL_PRESETS, PROTOCOLS, runRetrievalSession, runSettings,
   RunSettingsError, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
 } from '../src/lib/eval/retrieval-session.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
@@ -24,7 +25,7 @@ import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieva
 import { analysisText } from './analyze.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
-import { attachKbDense, KB_ARGS, modelArgsFor, openKb, type CliKb } from './kb-arg.ts';
+import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 
 const seedB = PROTOCOL_PRESETS['seed-b'];
@@ -32,11 +33,12 @@ const seedBChunks = seedB.chunking ? `${seedB.chunking.chunkSize}/${seedB.chunki
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
        rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
 
-  --data DIR        folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv
+  --data DIR        folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv, or hub:owner/name[@revision]: a
+                    BEIR dataset on the Hub (HF_ENDPOINT; e.g. hub:BeIR/scifact), read as the Benchmark tab reads it
   --kb KB           an artifact (rag-lab build-index) evaluated as built: queries and qrels from it, or from
                     --data's queries.jsonl and qrels when it has none (a seed-A folder); the dense modes use its
                     vectors with the query embedder it names (--embedder must match; --models-dir as below)
-  --token-env VAR   for a private hub: repo, the environment variable holding the hf_ token
+  --token-env VAR   for a private hub: repo or dataset, the environment variable holding the hf_ token
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
   --split NAME      qrels split (default: test)
@@ -133,11 +135,30 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (reportFile) checkOutputFile(reportFile, '--report-out');
   checkModelArgs(values, need);
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
-  const dataDir = values.data ? resolve(values.data) : null;
+  const hubData = values.data?.startsWith('hub:') ? parseHubData(values.data) : null;
+  if (hubData && values.kb) throw new CliError('--data hub:… reads a whole BEIR dataset: give it without --kb');
+  if (!hubData && values['token-env'] !== undefined && !values.kb?.startsWith('hub:')) throw new CliError('--token-env is for a hub: knowledge base or --data hub:dataset');
+  const dataDir = values.data && !hubData ? resolve(values.data) : null;
   if (dataDir) checkInputDir(dataDir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
 
   let source: CliKb, queries: BeirQuery[], qrels: Qrels, dataset: string;
-  if (values.kb) {
+  /** The data's content key (the run's identity) and its vectors' cache key, as the tab names them. */
+  let keys: { data: string; vectors: string | null };
+  let revision: string | null = null;
+  if (hubData) {
+    const hub = await readHubBeir(hubData, { hubUrl: hubUrl(), token: tokenFromEnv(values['token-env'], `--data ${values.data}`) ?? null }, (stage, done, total) => {
+      if (stage === 'inspect') log(`reading ${hubData.dataset} from ${hubUrl()}`);
+      else if (done === total) log(`downloaded ${hubData.dataset}: ${total} rows`);
+    }).catch((e: unknown) => { throw new CliError(`--data ${values.data}: ${(e as Error).message}`); });
+    ({ queries, qrels, dataset } = hub);
+    revision = hub.revision;
+    checkJudged(queries, qrels, `${hub.dataset} is judged in its qrels`);
+    const kb = buildRunKb(hub.docs, settings);
+    log(`indexed ${hub.docs.length} documents as ${kb.size} ${settings.chunking ? 'chunks' : 'documents'}`);
+    for (const n of hub.notes) log(n);
+    source = { id: 'hub-dataset', label: hub.dataset, kb, dense: null, queries, qrels, hashText: hub.docsKey, notes: hub.notes };
+    keys = { data: `hub-dataset:${hub.docsKey}`, vectors: hubBeirVectorKey(hub.dataset, hub.docsKey, kb) };
+  } else if (values.kb) {
     source = await openKb(values, {
       log,
       // The vectors --index asks for: exact scans need float32; hnsw uses a shipped graph when there is one.
@@ -155,6 +176,8 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
       throw new CliError(`nothing to evaluate: ${source.label} carries no queries and qrels; give --data <BEIR folder> with queries.jsonl and qrels/${values.split}.tsv`);
     }
     dataset = source.label.split('#').pop()!;
+    revision = /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null;
+    keys = { data: `artifact:${await corpusHash(source.hashText)}`, vectors: null };
   } else {
     const dir = dataDir!;
     let docs, corpusText;
@@ -172,15 +195,16 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     log(`indexed ${docs.length} documents as ${kb.size} ${settings.chunking ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);
     source = { id: 'beir', label: dir, kb, dense: null, queries, qrels, hashText: corpusText, notes: [] };
     dataset = basename(dir);
+    const hash = await corpusHash(corpusText);
+    keys = { data: `beir:${hash}`, vectors: beirVectorKey(hash, kb) };
   }
   // A model that cannot load skips the modes that need it; the others still run.
   const models = await loadCliModels(modelArgsFor(values, source, argv), need, log, { skipFailed: true });
   const kb = source.kb;
-  const dataKey = await corpusHash(source.hashText);
   await attachKbDense(source, models, {
     index: settings.index,
-    // The key of a BEIR folder's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
-    ...(values.kb ? {} : { kbKey: beirVectorKey(dataKey, kb) }),
+    // The key of a dataset's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
+    ...(keys.vectors ? { kbKey: keys.vectors } : {}),
   }, log);
 
   const unavailable = modes.flatMap((m) => { const reason = missingModel(m, models.failed); return reason ? [{ mode: m, reason }] : []; });
@@ -189,8 +213,8 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const reranker = need.reranker ? `${values.reranker ?? DEFAULT_MODELS['cross-encoder']}@${values.dtype}` : null;
   const { run, report } = await runRetrievalSession({
     kb, queries, qrels, settings, modes, models: models.search, unavailable,
-    identity: { dataKey: values.kb ? `artifact:${dataKey}` : `beir:${dataKey}`, dataset, kb: values.kb ? source.label : null, embedder, reranker },
-    data: { dataset, revision: values.kb ? /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null : null, subsets: [settings.split], source: values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
+    identity: { dataKey: keys.data, dataset, kb: values.kb ? source.label : null, embedder, reranker },
+    data: { dataset, revision, subsets: [settings.split], source: hubData || values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
     environment: reportEnvironment({
       runtime: 'node', agent: `node ${process.version} (${process.platform})`,
       models: [
@@ -224,6 +248,13 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     const ran = Object.keys(result.modes).length;
     throw new CliError(ran === 0 ? 'no mode could run' : `${skipped.length} of ${modes.length} modes skipped (${skipped.map(([m]) => m).join(', ')}); the results of the others are above`);
   }
+}
+
+/** `hub:owner/name[@revision]` of --data: a BEIR dataset on the Hub (HF_ENDPOINT), read as the tab reads it. */
+function parseHubData(value: string): { dataset: string; revision: string | null } {
+  const m = /^hub:([\w.-]+\/[\w.-]+)(?:@([\w.-]{1,96}))?$/.exec(value);
+  if (!m) throw new CliError(`--data ${value}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`);
+  return { dataset: m[1]!, revision: m[2] ?? null };
 }
 
 const choice = <T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined => {

@@ -10,10 +10,10 @@ import { attachArtifactDense, embedderMismatch } from '../src/lib/artifact/attac
 import { openLocalKb } from '../src/lib/build/open-local.ts';
 import type { BeirQuery, Qrels } from '../src/lib/data/beir.ts';
 import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/data/beir-folder.ts';
-import { hubDatasetDocuments, inspectHubDataset, MAX_ROWS } from '../src/lib/data/hub-dataset.ts';
+import { docsKey, readHubBeir } from '../src/lib/data/beir-hub.ts';
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
 import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
-import { beirVectorKey, buildRunKb, corpusHash, runCandidateK, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
+import { beirVectorKey, buildRunKb, hubBeirVectorKey, corpusHash, runCandidateK, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
 import type { SourceDocument } from '../src/lib/data/document.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportEnvironment } from '../src/lib/reports/from-run.ts';
@@ -67,7 +67,6 @@ export async function loadBeirFiles(files: Array<{ path: string; file: File }>, 
   }
 }
 
-const docsKey = async (docs: readonly SourceDocument[]) => (await sha256Hex(docs.map((d) => `${d.id}\u0001${d.title}\u0001${d.text}`).join('\u0000'))).slice(0, 16);
 
 async function loadSource(c: RetrievalBenchConfig, settings: RetrievalRunSettings, token: string | null, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void): Promise<Loaded> {
   const docKb = (docs: readonly SourceDocument[]) => buildRunKb(docs, settings);
@@ -86,23 +85,13 @@ async function loadSource(c: RetrievalBenchConfig, settings: RetrievalRunSetting
   }
   if (s.kind === 'hub-dataset') {
     // The token goes only to the Hub of Settings (hub-dataset.ts sends it with authorizedFetch to hubUrl alone).
-    const opts = { hubUrl: s.hubUrl, token, signal, onProgress: (p: { done: number; total: number }) => stage('download', p.done, p.total) };
-    stage('inspect', 0, 1);
-    const info = await inspectHubDataset({ dataset: s.dataset, ...(s.revision ? { revision: s.revision } : {}) }, opts);
-    if (!info.beir) throw new Error(`${info.dataset} is not in the BEIR layout (a corpus with queries and qrels): pick a BEIR dataset such as BeIR/scifact, or build it as a knowledge base in the Build tab.`);
-    const docs = await hubDatasetDocuments({
-      dataset: info.dataset, config: info.config, split: info.split, ...(info.revision ?? s.revision ? { revision: (info.revision ?? s.revision)! } : {}),
-      columns: info.guess, maxRows: MAX_ROWS,
-    }, opts);
-    if (!docs.queries || !docs.qrels) throw new Error(`${info.dataset}: its queries and qrels could not be read: pick a BEIR dataset such as BeIR/scifact.`);
+    const hub = await readHubBeir({ dataset: s.dataset, revision: s.revision ?? null }, { hubUrl: s.hubUrl, token, signal }, stage);
     stage('index', 0, 1);
-    const kb = docKb(docs.docs);
+    const kb = docKb(hub.docs);
     stage('index', 1, 1);
-    const key = await docsKey(docs.docs);
     return {
-      kb, queries: docs.queries, qrels: docs.qrels, dataset: info.dataset, kbKey: `hub-dataset:${info.dataset}:${key}:${kb.options.chunking !== false ? `chunk:${JSON.stringify(kb.options.chunking)}` : 'doc'}`,
-      dataKey: `hub-dataset:${key}`,
-      data: { revision: info.revision, source: 'hub', kb: null }, shipped: null, notes: docs.notes,
+      kb, queries: hub.queries, qrels: hub.qrels, dataset: hub.dataset, kbKey: hubBeirVectorKey(hub.dataset, hub.docsKey, kb), dataKey: `hub-dataset:${hub.docsKey}`,
+      data: { revision: hub.revision, source: 'hub', kb: null }, shipped: null, notes: hub.notes,
     };
   }
   const ref = s.ref;
