@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: s
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR folder or a built artifact' },
   'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },
   search: { run: (argv) => import('./search.ts').then((m) => m.searchCommand(argv)), help: 'Top-k results of queries over a knowledge base (as the Search tab)' },
+  'train-embedder': { run: (argv) => import('./train-embedder.ts').then((m) => m.trainEmbedderCommand(argv)), help: 'Train a corpus-trained embedding model (LSI) on a corpus\'s documents, as a model folder' },
 };
 
 function usage(): string {

@@ -26,6 +26,16 @@ export interface Embedder extends TextEmbedder {
 
 type FeaturePipe = ((texts: string[], o: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & { dispose(): Promise<void> };
 
+/**
+ * A text with no token the model knows (a corpus-trained model's all-[UNK] text) mean-pools to the zero vector, and
+ * transformers.js's normalize then divides 0 by 0: such a row becomes the zero vector (cosine 0 with everything),
+ * never NaN.
+ */
+export function finiteOrZero(row: Float32Array): Float32Array {
+  for (let i = 0; i < row.length; i++) if (!Number.isFinite(row[i]!)) return new Float32Array(row.length);
+  return row;
+}
+
 export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}): Promise<Embedder> {
   const prefixes = Object.freeze(prefixesFor(spec.id, opts.prefixes));
   const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 32));
@@ -58,7 +68,7 @@ export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}):
         const d = t.dims[t.dims.length - 1];
         if (d !== dim) throw new Error(`Embedder "${spec.id}" returned ${d}-d vectors after ${dim}-d ones.`);
         const v = t.data as Float32Array;
-        rows.forEach((r, k) => out.set(v.subarray(k * dim, (k + 1) * dim), r * dim));
+        rows.forEach((r, k) => out.set(finiteOrZero(v.subarray(k * dim, (k + 1) * dim)), r * dim));
       }
       return out;
     },

@@ -1,0 +1,120 @@
+/**
+ * `rag-lab train-embedder`: learns a corpus-trained embedding model (LSI, docs/corpus-embedder.md) from the documents
+ * of `--data` (title + text; queries and qrels are never read) with `trainCorpusEmbedder`, the code the tab will
+ * run, and writes it in Hub layout to `--out` (a staging folder renamed into place), loadable as any other model
+ * with `--models-dir <dir> --embedder <owner>/<name>`.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
+import { CliError, numberArg, parse } from './args.ts';
+import { loadBuildData, type DataKind } from './build-data.ts';
+import { checkOutputDir, withFile } from './fs-errors.ts';
+import { stderrOutput } from './kb-arg.ts';
+import { ProgressBar } from './progress-bar.ts';
+
+const HELP = `Usage: rag-lab train-embedder --data <source> --out <MODELS_DIR/OWNER/NAME> [options]
+
+Trains a corpus-trained embedding model (latent semantic indexing: a truncated SVD of the documents' tf-idf
+matrix; no pretrained weights, no queries, no labels) and writes it as a transformers.js model folder.
+
+  --data PATH          the documents to learn from (title + text), read as build-index reads --data: a BEIR
+                       folder (corpus.jsonl only), a built knowledge base (artifact folder or .zip), a folder of
+                       PDF, TXT, MD and HTML files, or a RAGBench subset
+  --out DIR            the model folder to create, e.g. models/corpus/scifact-lsi256 (it must not exist, or be
+                       empty); then: --models-dir models --embedder corpus/scifact-lsi256
+  --dim K              embedding size (default ${TRAIN_DEFAULTS.dim}; clamped to what the corpus allows, with a note)
+  --seed S             seed of the randomized SVD (default ${TRAIN_DEFAULTS.seed})
+  --min-df N           a word is a term when at least N documents hold it (default ${TRAIN_DEFAULTS.minDf})
+  --max-vocab N        at most N terms, the most frequent by document frequency (default ${TRAIN_DEFAULTS.maxVocab})
+  --power-iterations Q power iterations of the randomized SVD (default ${TRAIN_DEFAULTS.powerIterations})
+  --json               print the summary as one JSON object on stdout
+`;
+
+const KIND: Record<DataKind, string> = { beir: 'BEIR folder', artifact: 'knowledge-base artifact', text: 'text folder', ragbench: 'RAGBench subset', arxiv: 'arXiv query' };
+
+/** `--out` must be a new or empty folder: a model folder is never overwritten. */
+function checkOut(path: string): string {
+  const out = resolve(path);
+  if (existsSync(out)) {
+    withFile(out, () => {
+      if (!statSync(out).isDirectory()) throw new CliError(`--out ${path}: is a file, not a folder`);
+      if (readdirSync(out).length > 0) throw new CliError(`--out ${path}: the folder exists and is not empty (remove it or give a new folder)`);
+    });
+  }
+  checkOutputDir(dirname(out), '--out');
+  return out;
+}
+
+/** `<owner>/<name>` when --out is `<models dir>/<owner>/<name>`: what --embedder takes. */
+function modelId(out: string): string {
+  return relative(dirname(dirname(out)), out).split(sep).join('/');
+}
+
+/** Writes the files under a staging folder beside `out`, then renames it into place. */
+function writeModel(out: string, files: TrainedModel['files']): number {
+  const staging = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  let bytes = 0;
+  try {
+    for (const [path, data] of Object.entries(files)) {
+      const file = join(staging, path);
+      withFile(dirname(file), () => mkdirSync(dirname(file), { recursive: true }));
+      withFile(file, () => writeFileSync(file, data));
+      bytes += data.byteLength;
+    }
+    if (existsSync(out)) withFile(out, () => rmSync(out, { recursive: false, force: true }));
+    withFile(out, () => renameSync(staging, out));
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return bytes;
+}
+
+const positive = (name: string, v: string | undefined, min: number) => numberArg(name, v, (n) => Number.isInteger(n) && n >= min, `a whole number ≥ ${min}`);
+
+export async function trainEmbedderCommand(argv: string[]): Promise<void> {
+  const { values } = parse(argv, {
+    data: { type: 'string' }, out: { type: 'string' }, dim: { type: 'string' }, seed: { type: 'string' },
+    'min-df': { type: 'string' }, 'max-vocab': { type: 'string' }, 'power-iterations': { type: 'string' },
+    json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) { console.log(HELP); return; }
+  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  if (!values.out) throw new CliError(`--out is required (the model folder to create, e.g. models/corpus/<name>-lsi256)\n\n${HELP}`);
+  const dim = positive('dim', values.dim, 1);
+  const seed = positive('seed', values.seed, 0);
+  const minDf = positive('min-df', values['min-df'], 1);
+  const maxVocab = positive('max-vocab', values['max-vocab'], 1);
+  const powerIterations = positive('power-iterations', values['power-iterations'], 0);
+  const out = checkOut(values.out);
+
+  const bar = new ProgressBar(stderrOutput());
+  const data = await loadBuildData(values.data);
+  bar.log(`read ${data.summary}`);
+  const texts = data.docs.map((d) => (d.title ? `${d.title}\n${d.text}` : d.text));
+  if (texts.length === 0) throw new CliError(`--data ${values.data}: no documents to learn from`);
+  let model: TrainedModel;
+  try {
+    model = await trainCorpusEmbedder(texts, {
+      ...(dim !== undefined ? { dim } : {}), ...(seed !== undefined ? { seed } : {}), ...(minDf !== undefined ? { minDf } : {}),
+      ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}),
+      trainedOn: `${KIND[data.kind]} ${data.id}`,
+      onProgress: (p) => bar.update(p.stage, p.done, p.total),
+    });
+  } catch (e) {
+    bar.end();
+    if (e instanceof CorpusEmbedderError) throw new CliError(`--data ${values.data}: ${e.message}`);
+    throw e;
+  }
+  bar.end();
+  for (const note of model.summary.notes) bar.log(`note: ${note}`);
+  const bytes = writeModel(out, model.files);
+  const s = model.summary;
+  const id = modelId(out);
+  if (values.json) {
+    console.log(JSON.stringify({ ...s, out, id, bytes }));
+    return;
+  }
+  console.log(`trained ${id}: corpus-trained LSI, ${s.dim}-d, ${s.vocabulary} terms, ${s.documents} documents in ${s.seconds.toFixed(1)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB): use --models-dir ${dirname(dirname(out))} --embedder ${id}`);
+}

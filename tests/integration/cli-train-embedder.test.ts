@@ -1,0 +1,92 @@
+/**
+ * `rag-lab train-embedder` on a small generated BEIR folder (tests/helpers/topic-corpus.ts, not SciFact): the
+ * written folder loads as any model through --models-dir/--embedder in eval-beir, build-index and search (the
+ * command functions called in-process), and its faults are one line with exit 2.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CliError } from '../../cli/args.ts';
+import { buildIndexCommand } from '../../cli/build-index.ts';
+import { evalBeirCommand } from '../../cli/eval-beir.ts';
+import { searchCommand } from '../../cli/search.ts';
+import { trainEmbedderCommand } from '../../cli/train-embedder.ts';
+import { runCli } from '../helpers/cli.ts';
+import { TOPICS, topicCorpus } from '../helpers/topic-corpus.ts';
+
+let root: string;
+let beir: string;
+const models = () => join(root, 'models');
+
+/** Runs a command in-process and returns what it printed on stdout. */
+async function stdoutOf(run: () => Promise<void>): Promise<string[]> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { lines.push(a.join(' ')); });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+    err.mockRestore();
+  }
+  return lines;
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'rag-lab-train-embedder-'));
+  beir = join(root, 'topics');
+  mkdirSync(join(beir, 'qrels'), { recursive: true });
+  const docs = topicCorpus(15, 2);
+  writeFileSync(join(beir, 'corpus.jsonl'), docs.map((d) => JSON.stringify({ _id: d.id, title: d.title, text: d.text })).join('\n') + '\n');
+  // Each query takes two words of a topic; every document of that topic is relevant.
+  const queries = Object.entries(TOPICS).map(([topic, words], i) => ({ _id: `q${i}`, topic, text: `${words[0]} ${words[1]}` }));
+  writeFileSync(join(beir, 'queries.jsonl'), queries.map((q) => JSON.stringify({ _id: q._id, text: q.text })).join('\n') + '\n');
+  const qrels = queries.flatMap((q) => docs.filter((d) => d.topic === q.topic).map((d) => `${q._id}\t${d.id}\t1`));
+  writeFileSync(join(beir, 'qrels/test.tsv'), ['query-id\tcorpus-id\tscore', ...qrels].join('\n') + '\n');
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+describe('rag-lab train-embedder', () => {
+  it('writes a model folder that eval-beir, build-index and search load with --models-dir/--embedder', async () => {
+    const out = join(models(), 'corpus/topics-lsi8');
+    const trained = await stdoutOf(() => trainEmbedderCommand(['--data', beir, '--out', out, '--dim', '8', '--json']));
+    const summary = JSON.parse(trained.at(-1)!);
+    expect(summary).toMatchObject({ method: 'lsi', documents: 60, dim: 8, id: 'corpus/topics-lsi8', notes: [] });
+    expect(readdirSync(out).sort()).toEqual(['config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(readdirSync(join(out, 'onnx')).sort()).toEqual(['model.onnx', 'model_quantized.onnx']);
+    expect(readdirSync(join(models(), 'corpus'))).toEqual(['topics-lsi8']); // no staging folder left behind
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).corpus_embedder.trained_on).toBe('BEIR folder topics');
+
+    const modelFlags = ['--models-dir', models(), '--embedder', 'corpus/topics-lsi8', '--no-cache'];
+    const evalOut = await stdoutOf(() => evalBeirCommand(['--data', beir, '--modes', 'sparse,dense', '--json', '--no-predictors', ...modelFlags]));
+    const result = JSON.parse(evalOut.at(-1)!);
+    expect(result.queries).toBe(4);
+    expect(result.modes.dense['ndcg@10']).toBeGreaterThan(0.9);
+    expect(result.skipped).toEqual({});
+
+    const art = join(root, 'artifact');
+    await stdoutOf(() => buildIndexCommand(['--data', beir, '--out', art, ...modelFlags.slice(0, 4)]));
+    const found = await stdoutOf(() => searchCommand(['--kb', art, '--mode', 'dense', '--json', ...modelFlags.slice(0, 4), 'comet telescope']));
+    const hits = JSON.parse(found.at(-1)!).results[0].hits as { docId: string; score: number }[];
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((h) => h.docId.startsWith('space-'))).toBe(true);
+  });
+
+  it('refuses a non-empty --out, a one-document corpus and bad flags with one line', async () => {
+    const busy = join(root, 'busy');
+    mkdirSync(busy, { recursive: true });
+    writeFileSync(join(busy, 'x'), 'x');
+    await expect(trainEmbedderCommand(['--data', beir, '--out', busy])).rejects.toThrow(new CliError(`--out ${busy}: the folder exists and is not empty (remove it or give a new folder)`));
+    await expect(trainEmbedderCommand(['--data', beir, '--out', join(root, 'm/a/b'), '--dim', '0'])).rejects.toThrow('--dim must be a whole number ≥ 1, got "0"');
+    const one = join(root, 'one');
+    mkdirSync(one);
+    writeFileSync(join(one, 'only.txt'), 'A single document cannot train a model.');
+    const r = await runCli(['train-embedder', '--data', one, '--out', join(root, 'm/one')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).at(-1)).toBe(`rag-lab train-embedder: --data ${one}: training needs at least 2 documents, got 1`);
+    expect(existsSync(join(root, 'm/one'))).toBe(false);
+  });
+});
