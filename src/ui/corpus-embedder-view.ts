@@ -9,7 +9,7 @@ import type { ModelSpec } from '../lib/models/types.ts';
 import type { TrainedModelMeta } from '../lib/store/trained-models.ts';
 
 export const TRAIN_BUTTON = 'Train a corpus embedder (no download)';
-export const TRAIN_EXPLANATION = 'Learns word vectors from this knowledge base’s own text (LSI: a truncated SVD of its tf-idf matrix) in a few seconds, in this tab; weaker than a pretrained model such as MiniLM, but nothing is downloaded.';
+export const TRAIN_EXPLANATION = 'Learns word vectors from this knowledge base’s own text (LSI: a truncated SVD of its tf-idf matrix) in this tab, in seconds to a minute; weaker than a pretrained model such as MiniLM, but nothing is downloaded.';
 
 const STAGES: Record<TrainEmbedderProgress['stage'], string> = {
   read: 'Reading the knowledge base’s text',
