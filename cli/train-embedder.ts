@@ -28,6 +28,7 @@ matrix; no pretrained weights, no queries, no labels) and writes it as a transfo
   --min-df N           a word is a term when at least N documents hold it (default ${TRAIN_DEFAULTS.minDf})
   --max-vocab N        at most N terms, the most frequent by document frequency (default ${TRAIN_DEFAULTS.maxVocab})
   --power-iterations Q power iterations of the randomized SVD (default ${TRAIN_DEFAULTS.powerIterations})
+  --idf-power B        token vectors idf^B · U_k (default ${TRAIN_DEFAULTS.idfPower}; 0–8: a larger B quiets frequent words)
   --json               print the summary as one JSON object on stdout
 `;
 
@@ -76,7 +77,7 @@ const positive = (name: string, v: string | undefined, min: number) => numberArg
 export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, out: { type: 'string' }, dim: { type: 'string' }, seed: { type: 'string' },
-    'min-df': { type: 'string' }, 'max-vocab': { type: 'string' }, 'power-iterations': { type: 'string' },
+    'min-df': { type: 'string' }, 'max-vocab': { type: 'string' }, 'power-iterations': { type: 'string' }, 'idf-power': { type: 'string' },
     json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
   });
   if (values.help) { console.log(HELP); return; }
@@ -87,6 +88,7 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const minDf = positive('min-df', values['min-df'], 1);
   const maxVocab = positive('max-vocab', values['max-vocab'], 1);
   const powerIterations = positive('power-iterations', values['power-iterations'], 0);
+  const idfPower = numberArg('idf-power', values['idf-power'], (n) => n >= 0 && n <= 8, 'a number from 0 to 8');
   const out = checkOut(values.out);
 
   const bar = new ProgressBar(stderrOutput());
@@ -98,7 +100,7 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   try {
     model = await trainCorpusEmbedder(texts, {
       ...(dim !== undefined ? { dim } : {}), ...(seed !== undefined ? { seed } : {}), ...(minDf !== undefined ? { minDf } : {}),
-      ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}),
+      ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}), ...(idfPower !== undefined ? { idfPower } : {}),
       trainedOn: `${KIND[data.kind]} ${data.id}`,
       onProgress: (p) => bar.update(p.stage, p.done, p.total),
     });

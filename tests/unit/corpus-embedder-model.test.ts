@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bertWords } from '../../src/lib/models/corpus-embedder/bert-tokens.ts';
 import { trainCorpusEmbedder, type TrainedModel, type TrainProgress } from '../../src/lib/models/corpus-embedder/train.ts';
 import { loadEmbedder } from '../../src/lib/models/embedder.ts';
 import { configureModels } from '../../src/lib/models/env.ts';
@@ -156,5 +157,20 @@ describe('trainCorpusEmbedder faults, clamps, progress and cancellation', () => 
     const [a, b] = [await trainCorpusEmbedder(texts, { dim: 4, seed: 3 }), await trainCorpusEmbedder(texts, { dim: 4, seed: 3 })];
     expect(Array.from(a.embeddings.vectors)).toEqual(Array.from(b.embeddings.vectors));
     expect(a.files['onnx/model.onnx']).toEqual(b.files['onnx/model.onnx']);
+  });
+
+  it('weighs token vectors E[w] = idf_w^β · U_k[w]: β = 2 is β = 1 times idf_w = ln(N / df_w)', async () => {
+    const texts = DOCS.map((d) => d.text);
+    const [one, two] = [await trainCorpusEmbedder(texts, { dim: 4 }), await trainCorpusEmbedder(texts, { dim: 4, idfPower: 2 })];
+    const { tokens, vectors, dim } = one.embeddings;
+    const sets = texts.map((t) => new Set(bertWords(t)));
+    for (const w of ['river', 'galaxy', 'the']) {
+      const id = tokens.indexOf(w);
+      const idf = Math.log(texts.length / sets.filter((s) => s.has(w)).length);
+      for (let c = 0; c < dim; c++) expect(two.embeddings.vectors[id * dim + c]!).toBeCloseTo(vectors[id * dim + c]! * idf, 5);
+    }
+    expect(Array.from(vectors.subarray(0, 5 * dim))).toEqual(new Array(5 * dim).fill(0)); // the special tokens
+    expect(JSON.parse(new TextDecoder().decode(two.files['config.json'])).corpus_embedder).toMatchObject({ idf_power: 2, token_vectors: expect.stringContaining('idf_w^2') });
+    await expect(trainCorpusEmbedder(texts, { idfPower: -1 })).rejects.toThrow('idfPower must be a number from 0 to 8, got -1');
   });
 });

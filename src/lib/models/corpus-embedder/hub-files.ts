@@ -9,7 +9,8 @@ import { SPECIAL_TOKENS } from './bert-tokens.ts';
 
 /**
  * Tokens per input, [CLS] and [SEP] included. The model has no position embeddings, so nothing forces 512: 8,192
- * keeps 800-character chunks (≈ 200 tokens) and whole SciFact abstracts (the longest ≈ 1,900 tokens) uncut.
+ * keeps 800-character chunks (≈ 200 tokens, at most 802) and whole SciFact abstracts (title + text: median 250 tokens,
+ * the longest 1,779) uncut.
  */
 export const MODEL_MAX_LENGTH = 8192;
 
@@ -25,6 +26,8 @@ export interface CorpusEmbedderInfo {
   trained_on: string;
   weighting: string;
   token_vectors: string;
+  /** β of the token vectors E[w] = idf_w^β · U_k[w]. */
+  idf_power: number;
   seed: number;
   min_df: number;
   power_iterations: number;

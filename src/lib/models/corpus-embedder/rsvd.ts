@@ -1,12 +1,14 @@
 /**
  * Randomized truncated SVD of a sparse matrix (Halko, Martinsson & Tropp 2011, "Finding structure with randomness",
- * SIAM Review 53(2), Algorithms 4.4 and 5.1): A ≈ U_k Σ_k V_kᵀ from a Gaussian test matrix Ω (n × l, l = k +
- * oversampling), Q = orth(A Ω), q power iterations Q = orth(A orth(Aᵀ Q)) with re-orthonormalisation each half step,
- * then the small SVD of B = Qᵀ A through the eigen-decomposition B Bᵀ = Ũ Σ² Ũᵀ, so U = Q Ũ. Deterministic for a
- * seed. Only U and Σ are formed (the token vectors need no V).
+ * SIAM Review 53(2), Algorithms 4.4 and 5.1), orthonormalising on the smaller side only. With A (m × n):
+ *   n ≤ m: Q = orth(Aᵀ Ω) (n × l, Ω m × l Gaussian, l = k + oversampling), q power iterations Q = orth(Aᵀ (A Q)),
+ *          C = A Q, Cᵀ C = Ṽ Σ² Ṽᵀ (Jacobi), U = C Ṽ Σ⁻¹ (so Uᵀ U = Σ⁻¹ Ṽᵀ Cᵀ C Ṽ Σ⁻¹ = I).
+ *   m < n: Q = orth(A Ω) (m × l), q iterations Q = orth(A (Aᵀ Q)), W = Aᵀ Q, Wᵀ W = Ũ Σ² Ũᵀ, U = Q Ũ.
+ * One orthonormalisation per application of A Aᵀ (or Aᵀ A) keeps the basis well conditioned (float64, a few
+ * iterations). Deterministic for a seed. Only U and Σ are formed (the token vectors need no V).
  */
 import { seededRandom } from '../../random.ts';
-import { gram, orthonormalizeColumns, symmetricEigen } from './linalg.ts';
+import { gram, multiplyDense, orthonormalizeColumns, symmetricEigen } from './linalg.ts';
 import { multiply, multiplyTransposed, type SparseColumns } from './tfidf.ts';
 
 export interface RsvdOptions {
@@ -55,35 +57,34 @@ export async function randomizedSvd(a: SparseColumns, k: number, opts: RsvdOptio
   const total = 2 * q + 2;
   let done = 0;
   const step = async () => { await opts.onStep?.(++done, total); };
+  // The basis lives on the smaller side: columns of Aᵀ's range (n ≤ m) or of A's (m < n).
+  const small = n <= m;
+  const side = small ? n : m, other = small ? m : n;
+  const into = (x: Float64Array) => (small ? multiplyTransposed(a, x, l) : multiply(a, x, l)); // other → side
+  const back = (x: Float64Array) => (small ? multiply(a, x, l) : multiplyTransposed(a, x, l)); // side → other
 
   const z = gaussian(opts.seed ?? 0);
-  const omega = new Float64Array(n * l);
+  const omega = new Float64Array(other * l);
   for (let i = 0; i < omega.length; i++) omega[i] = z();
-  let y = multiply(a, omega, l); // Y = A Ω
-  orthonormalizeColumns(y, m, l);
+  let basis = into(omega);
+  orthonormalizeColumns(basis, side, l);
   await step();
   for (let it = 0; it < q; it++) {
-    const w = multiplyTransposed(a, y, l); // W = Aᵀ Q
-    orthonormalizeColumns(w, n, l);
+    const c = back(basis);
     await step();
-    y = multiply(a, w, l); // Q = orth(A W)
-    orthonormalizeColumns(y, m, l);
+    basis = into(c);
+    orthonormalizeColumns(basis, side, l);
     await step();
   }
-  const bt = multiplyTransposed(a, y, l); // Bᵀ = Aᵀ Q (n × l)
+  const c = back(basis); // C = A Q (n ≤ m) or W = Aᵀ Q (m < n): other × l
   await step();
-  const { values, vectors } = symmetricEigen(gram(bt, n, l), l); // B Bᵀ = (Bᵀ)ᵀ Bᵀ = Ũ Σ² Ũᵀ
-  const u = new Float64Array(m * k);
-  const s = new Float64Array(k);
-  for (let c = 0; c < k; c++) {
-    s[c] = Math.sqrt(Math.max(0, values[c]!));
-    const uo = c * m;
-    for (let b = 0; b < l; b++) {
-      const vb = vectors[c * l + b]!; // U = Q Ũ
-      if (vb === 0) continue;
-      const yo = b * m;
-      for (let i = 0; i < m; i++) u[uo + i] = u[uo + i]! + vb * y[yo + i]!;
-    }
+  const { values, vectors } = symmetricEigen(gram(c, other, l), l); // Cᵀ C = Ṽ Σ² Ṽᵀ
+  const s = Float64Array.from({ length: k }, (_, c) => Math.sqrt(Math.max(0, values[c]!)));
+  // U = C Ṽ Σ⁻¹ (n ≤ m) or U = Q Ũ (m < n); a numerically zero σ leaves its column zero.
+  const scale = Float64Array.from(s, (sigma) => (!small ? 1 : sigma > 1e-12 * s[0]! ? 1 / sigma : 0));
+  const u = multiplyDense(small ? c : basis, m, l, vectors, k, scale);
+  for (let col = 0; col < k; col++) {
+    const uo = col * m;
     let big = 0;
     for (let i = 0; i < m; i++) if (Math.abs(u[uo + i]!) > Math.abs(big)) big = u[uo + i]!;
     if (big < 0) for (let i = 0; i < m; i++) u[uo + i] = -u[uo + i]!;

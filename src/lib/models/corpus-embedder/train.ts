@@ -31,6 +31,11 @@ export interface TrainOptions {
   maxVocab?: number;
   /** Power iterations of the randomized SVD. Default 3. */
   powerIterations?: number;
+  /**
+   * β in E[w] = idf_w^β · U_k[w]. Default 1 (LSI's fold-in of a tf·idf query). Larger β quiets frequent words, which
+   * the mean pooling counts at raw tf (docs/corpus-embedder.md has the SciFact sweep). 0–8.
+   */
+  idfPower?: number;
   /** What the documents were, recorded in config.json (`trained_on`). Default 'documents'. */
   trainedOn?: string;
   onProgress?: (p: TrainProgress) => void;
@@ -65,9 +70,9 @@ export class CorpusEmbedderError extends Error {
   override name = 'CorpusEmbedderError';
 }
 
-export const TRAIN_DEFAULTS = { dim: 256, seed: 0, minDf: 2, maxVocab: DEFAULT_MAX_VOCAB, powerIterations: 3, oversample: 10 } as const;
+export const TRAIN_DEFAULTS = { dim: 256, seed: 0, minDf: 2, maxVocab: DEFAULT_MAX_VOCAB, powerIterations: 3, oversample: 10, idfPower: 1 } as const;
 const WEIGHTING = 'w = (1 + ln tf) · ln(N / df)';
-const TOKEN_VECTORS = 'E[w] = idf_w · U_k[w]; zero for [PAD] [UNK] [CLS] [SEP] [MASK]';
+const tokenVectors = (beta: number) => `E[w] = idf_w${beta === 1 ? '' : `^${beta}`} · U_k[w]; zero for [PAD] [UNK] [CLS] [SEP] [MASK]`;
 /** Singular values below this fraction of σ_1 are numerically zero: the corpus has no more directions. */
 const RANK_TOLERANCE = 1e-9;
 
@@ -94,6 +99,8 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
   const minDf = intOption('minDf', opts.minDf, TRAIN_DEFAULTS.minDf, 1);
   const maxVocab = intOption('maxVocab', opts.maxVocab, TRAIN_DEFAULTS.maxVocab, 1);
   const powerIterations = intOption('powerIterations', opts.powerIterations, TRAIN_DEFAULTS.powerIterations, 0);
+  const idfPower = opts.idfPower ?? TRAIN_DEFAULTS.idfPower;
+  if (!(Number.isFinite(idfPower) && idfPower >= 0 && idfPower <= 8)) throw new CorpusEmbedderError(`idfPower must be a number from 0 to 8, got ${String(opts.idfPower)}`);
   const { signal, onProgress } = opts;
   const progress = (stage: TrainStage, done: number, total: number) => onProgress?.({ stage, done, total });
   const n = texts.length;
@@ -145,12 +152,12 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
   const specials = vocab.tokens.length - terms;
   const e = new Float32Array(vocab.tokens.length * k);
   for (let r = 0; r < terms; r++) {
-    const o = (specials + r) * k;
-    for (let c = 0; c < k; c++) e[o + c] = idf[r]! * svd.u[c * terms + r]!; // E[w] = idf_w · U_k[w]
+    const o = (specials + r) * k, weight = idf[r]! ** idfPower;
+    for (let c = 0; c < k; c++) e[o + c] = weight * svd.u[c * terms + r]!; // E[w] = idf_w^β · U_k[w]
   }
   const info: CorpusEmbedderInfo = {
     method: 'lsi', corpus_trained: true, dim: k, documents: n, vocabulary: terms, trained_on: opts.trainedOn ?? 'documents',
-    weighting: WEIGHTING, token_vectors: TOKEN_VECTORS, seed, min_df: minDf, power_iterations: powerIterations,
+    weighting: WEIGHTING, token_vectors: tokenVectors(idfPower), idf_power: idfPower, seed, min_df: minDf, power_iterations: powerIterations,
     oversample: TRAIN_DEFAULTS.oversample, singular_values: Array.from(svd.s.subarray(0, Math.min(k, 16)), (v) => Number(v.toPrecision(6))),
     created: new Date().toISOString(),
   };
