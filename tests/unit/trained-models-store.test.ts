@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/lib/store/checksum.ts';
 import { IndexedDbTrainedModelStore, MAX_TRAINED_MODEL_BYTES, MAX_TRAINED_MODELS, TrainedModelMetaSchema, type NewTrainedModel } from '../../src/lib/store/trained-models.ts';
 import * as v from 'valibot';
+import { checkTrainedSpec, trainedDownloadPlan } from '../../src/lib/models/trained-plan.ts';
 
 let n = 0;
 const freshStore = () => { const name = `trained-test-${++n}`; return { name, store: new IndexedDbTrainedModelStore(name) }; };
@@ -91,5 +92,23 @@ describe('IndexedDbTrainedModelStore', () => {
     const db = await openDB(name);
     expect(await db.count('files')).toBe(0);
     db.close();
+  });
+});
+
+describe('what the models worker says about a trained spec', () => {
+  it('loads only a stored model at fp32 or q8, in words otherwise', async () => {
+    const { store } = freshStore();
+    await store.put(model('corpus/sotu-lsi256'));
+    await expect(checkTrainedSpec({ id: 'corpus/sotu-lsi256', dtype: 'fp32', device: 'wasm' }, store)).resolves.toMatchObject({ id: 'corpus/sotu-lsi256' });
+    await expect(checkTrainedSpec({ id: 'corpus/sotu-lsi256', dtype: 'fp16', device: 'wasm' }, store)).rejects.toThrow(/fp32 and q8 files only \(asked for fp16\)/);
+    await expect(checkTrainedSpec({ id: 'corpus/gone-lsi256', dtype: 'q8', device: 'wasm' }, store)).rejects.toThrow(/corpus\/gone-lsi256 is a corpus-trained model that is not in this browser/);
+  });
+
+  it('plans no download: stored files count as cached, absent ones as missing', async () => {
+    const { store } = freshStore();
+    await store.put(model('corpus/sotu-lsi256', undefined, { 'tokenizer.json': bytes('{}'), 'tokenizer_config.json': bytes('{}') }));
+    expect(await trainedDownloadPlan({ id: 'corpus/sotu-lsi256', dtype: 'fp32', device: 'wasm' }, store)).toEqual({ id: 'corpus/sotu-lsi256', bytes: 0, cachedBytes: 21 + 2 + 2 + 4, missing: [] });
+    expect(await trainedDownloadPlan({ id: 'corpus/sotu-lsi256', dtype: 'q8', device: 'wasm' }, store)).toEqual({ id: 'corpus/sotu-lsi256', bytes: 0, cachedBytes: 25, missing: ['onnx/model_quantized.onnx'] });
+    expect((await trainedDownloadPlan({ id: 'corpus/gone-lsi256', dtype: 'q8', device: 'wasm' }, store)).missing).toHaveLength(4);
   });
 });
