@@ -1,9 +1,10 @@
 /**
  * "Train a corpus embedder (no download)" on the embedded corpus with no model host at all (the configured one is a
- * closed loopback port): the model trains in a build worker, is saved in this browser, is selected as the embedder
- * and loads through the models worker like any model (transformers.js reading it through the custom cache), the
- * chunks are embedded with it, and a dense search returns hits; the model panel and the telemetry name it as
- * corpus-trained, and no request for its files leaves the page.
+ * closed loopback port): Cancel stops a run (nothing trained or enabled); then the model trains in a build worker,
+ * is saved in this browser, is selected as the embedder and loads through the models worker like any model
+ * (transformers.js reading it through the custom cache), the chunks are embedded with it, and dense and hybrid
+ * searches return hits; the model panel, the telemetry and Settings name it as corpus-trained, no request for its
+ * files leaves the page, and nothing scrolls sideways at 400 px.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -30,6 +31,12 @@ describe('a corpus-trained embedder on the embedded corpus, offline', () => {
     const button = page.locator('[data-testid=train-embedder-button]');
     expect(await button.innerText()).toBe('Train a corpus embedder (no download)');
     expect(await page.locator('[data-testid=train-embedder]').innerText()).toMatch(/weaker than a pretrained model/);
+    // Cancel terminates the run: the button is back, nothing was trained or enabled.
+    await button.click();
+    await page.locator('[data-testid=train-cancel]').click();
+    await button.waitFor({ timeout: 10_000 });
+    expect(await page.locator('[data-testid=train-progress]').count()).toBe(0);
+    expect(await page.locator('[data-testid=dense-info]').count()).toBe(0);
     await button.click();
     await page.locator('[data-testid=train-progress]').waitFor({ timeout: 30_000 });
     await page.waitForFunction(() => document.querySelector('[data-testid=dense-info]') || document.querySelector('[data-testid=train-error]') || document.querySelector('[data-testid=model-error]'), null, { timeout: 300_000 });
@@ -48,8 +55,11 @@ describe('a corpus-trained embedder on the embedded corpus, offline', () => {
     expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(2);
 
     expect(requested.filter((u) => u.startsWith(NO_HOST) || u.includes('/corpus/sotu-lsi256/'))).toEqual([]);
+    await page.setViewportSize({ width: 400, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
     await page.locator('[data-testid=tab-settings]').click();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
     expect(await page.locator('[data-testid=setting-embedder-label]').innerText()).toMatch(/^corpus-trained \(LSI, 256-d, trained on State of the Union addresses\)/);
-    expect(await page.locator('[data-testid=trained-models]').innerText()).toMatch(/corpus\/sotu-lsi256: corpus-trained/);
+    expect(await page.locator('[data-testid=trained-models] tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^corpus\/sotu-lsi256: corpus-trained \(LSI, 256-d, trained on State of the Union addresses\)\s+2\d(\.\d)? MB/)]);
   });
 });
