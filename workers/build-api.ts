@@ -2,6 +2,10 @@
 import type { ArxivRequest } from '../src/lib/data/arxiv.ts';
 import type { HubDatasetInfo, HubDatasetRequest } from '../src/lib/data/hub-dataset.ts';
 import type { BuildProgress, BuildSettings, BuildSummary, InputFile } from '../src/lib/build/types.ts';
+import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../src/lib/build/train-embedder.ts';
+import type { TrainedModelMeta } from '../src/lib/store/trained-models.ts';
+
+export type { TrainEmbedderProgress, TrainEmbedderRequest, TrainedModelMeta };
 
 /** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
 export interface HubAccess {
@@ -57,4 +61,9 @@ export interface BuildWorkerApi {
   exportZip(name: string): Promise<Uint8Array>;
   /** Publishes a saved knowledge base to a Hub dataset repo: one commit on `parentCommit`, index_config.json merged. */
   publish(request: PublishRequest, onProgress: (p: BuildProgress) => void): Promise<PublishResult>;
+  /**
+   * Trains a corpus-trained embedder (LSI) on a knowledge base's chunk texts and saves it in the trained-model store
+   * (`corpus/<name>-lsi<dim>`), progress per stage; the page cancels by terminating the worker.
+   */
+  trainEmbedder(request: TrainEmbedderRequest, onProgress: (p: TrainEmbedderProgress) => void): Promise<TrainedModelMeta>;
 }

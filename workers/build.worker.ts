@@ -1,13 +1,16 @@
 /// <reference lib="webworker" />
 /**
  * Build worker: turns files, a Hub dataset or an arXiv query into a knowledge base saved in IndexedDB, exports and
- * publishes saved ones. A thin shell over src/lib/build/ (`runBuild`); the page cancels a build by terminating it.
+ * publishes saved ones, trains corpus embedders (`trainKbEmbedder`). A thin shell over src/lib/build/ (`runBuild`); the
+ * page cancels a build or a training run by terminating it.
  */
 import * as Comlink from 'comlink';
 import { embedderFromModels, runBuild } from '../src/lib/build/run-build.ts';
 import { exportLocalKb, publishSavedKb } from '../src/lib/build/saved-kb.ts';
 import { inspectHubDataset } from '../src/lib/data/hub-dataset.ts';
+import { trainKbEmbedder } from '../src/lib/build/train-embedder.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
+import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
 import type { BuildWorkerApi } from './build-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 
@@ -34,6 +37,10 @@ const api: BuildWorkerApi = {
 
   publish(request, onProgress) {
     return publishSavedKb(store, request, { onProgress });
+  },
+
+  trainEmbedder(request, onProgress) {
+    return trainKbEmbedder(request, { store: new IndexedDbTrainedModelStore(), localKbs: store, onProgress });
   },
 };
 

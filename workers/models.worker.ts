@@ -12,6 +12,9 @@ import { planModelDownload } from '../src/lib/models/download-size.ts';
 import { configureModels, modelsEnvironment, runtimeThreads } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
+import { isTrainedModelId } from '../src/lib/models/trained-ids.ts';
+import { checkTrainedSpec, trainedDownloadPlan } from '../src/lib/models/trained-plan.ts';
+import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
 import type { CachedFile, LoadedModel, ModelsWorkerApi, ParityReport } from './models-api.ts';
 
@@ -31,6 +34,9 @@ function cacheEntry(url: string): { model: string; file: string } {
   if (m) return { model: m[1]!, file: m[2]! };
   return { model: RUNTIME_FILES, file: path.slice(path.lastIndexOf('/') + 1) };
 }
+
+/** Corpus-trained models (`corpus/…`), read by transformers.js through the custom cache configureModels sets. */
+const trained = new IndexedDbTrainedModelStore();
 
 type Model = TextEmbedder | PairScorer | NliClassifier;
 type Loaded = { info: LoadedModel; model: Model };
@@ -69,6 +75,7 @@ async function run<T extends Model, R>(task: ModelTask, call: (model: T) => Prom
 async function loadModel(task: ModelTask, spec: ModelSpec, onProgress?: (p: FileProgress) => void): Promise<Loaded> {
   const t0 = performance.now();
   const opts = onProgress ? { onProgress } : {};
+  if (isTrainedModelId(spec.id)) await checkTrainedSpec(spec, trained);
   const model = task === 'embedder' ? await loadEmbedder(spec, opts) : task === 'cross-encoder' ? await loadCrossEncoder(spec, opts) : await loadNli(spec, opts);
   const dim = task === 'embedder' ? (model as TextEmbedder).dim : null;
   return { info: { task, spec, dim, loadMs: performance.now() - t0, fallback: null, threads: runtimeThreads() }, model };
@@ -76,7 +83,7 @@ async function loadModel(task: ModelTask, spec: ModelSpec, onProgress?: (p: File
 
 const api: ModelsWorkerApi = {
   configure(settings) {
-    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true });
+    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true, trainedModels: trained });
   },
 
   onBroken(callback) {
@@ -145,6 +152,7 @@ const api: ModelsWorkerApi = {
   },
 
   async downloadPlan(spec) {
+    if (isTrainedModelId(spec.id)) return trainedDownloadPlan(spec, trained);
     const cache = typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
     return planModelDownload(modelsEnvironment().remoteHost, spec, {
       isCached: async (url) => (cache ? (await cache.match(url)) !== undefined : false),

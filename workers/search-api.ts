@@ -127,6 +127,8 @@ export interface SearchWorkerApi {
    */
   enableDense(onProgress: (p: LoadProgress) => void, vectors?: Omit<Extract<KbOpenRequest, { kind: 'hub' }>, 'path'> | null): Promise<DenseInfo>;
   modes(): ModeAvailability;
+  /** The open knowledge base's chunk texts as a corpus embedder trains on them (`kbTrainingTexts`). */
+  trainingTexts(): string[];
   /**
    * Opens a knowledge base: the embedded one (its shipped BM25 artifact when the build has one, else the corpus file
    * indexed here) or an index artifact of a Hub dataset repo (per-file progress). Until it resolves, the knowledge

@@ -20,6 +20,7 @@ import type { ModelSpec, TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense, type DenseSetup } from '../src/lib/store/dense-loader.ts';
 import { artifacts } from './artifact-adapter.ts';
 import { openLocalKb } from '../src/lib/build/open-local.ts';
+import { kbTrainingTexts } from '../src/lib/build/train-embedder.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { embedderMismatch } from '../src/lib/artifact/attach.ts';
 import type { LoadedModel, ModelsWorkerApi } from './models-api.ts';
@@ -304,6 +305,11 @@ const api: SearchWorkerApi = {
 
   modes() {
     return availability();
+  },
+
+  trainingTexts() {
+    if (!current) throw new Error('No knowledge base is open.');
+    return kbTrainingTexts(current.kb);
   },
 
   async ask(question, config, apiKey, onEvent) {

@@ -2,6 +2,7 @@
 import type { EmbedRate } from '../lib/models/embed-rate.ts';
 import type { ModelDownload } from '../lib/models/download-size.ts';
 import { formatBytes } from './format.ts';
+import { isTrainedModelId } from '../lib/models/trained-ids.ts';
 
 /** "40 s", "9 min", "1 h 20 min" (rounded; at least 1 s). */
 export function formatDuration(seconds: number): string {
@@ -25,7 +26,7 @@ export function downloadSummary(parts: readonly { label: string; plan: ModelDown
 /** Files the host does not have, one phrase per model ('' when none is missing). */
 export function missingFiles(parts: readonly { label: string; plan: ModelDownload }[]): string {
   return parts.filter((p) => p.plan.missing.length > 0)
-    .map((p) => `the ${p.label} (${p.plan.id}) has no ${p.plan.missing.join(', ')} on the model host`).join('; ');
+    .map((p) => `the ${p.label} (${p.plan.id}) has no ${p.plan.missing.join(', ')} ${isTrainedModelId(p.plan.id) ? 'in this browser (a corpus-trained model: train it again)' : 'on the model host'}`).join('; ');
 }
 
 const rate = (r: EmbedRate) => (r.perSecond >= 10 ? Math.round(r.perSecond) : Math.round(r.perSecond * 10) / 10).toLocaleString();

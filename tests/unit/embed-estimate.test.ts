@@ -51,5 +51,7 @@ describe('download summary', () => {
   test('files the host lacks are named', () => {
     expect(missingFiles([{ label: 'embedder', plan: { ...embedder, missing: ['onnx/model_quantized.onnx'] } }, { label: 'cross-encoder', plan: cross }]))
       .toBe('the embedder (Xenova/all-MiniLM-L6-v2) has no onnx/model_quantized.onnx on the model host');
+    expect(missingFiles([{ label: 'embedder', plan: { id: 'corpus/sotu-lsi256', bytes: 0, cachedBytes: 0, missing: ['config.json'] } }]))
+      .toBe('the embedder (corpus/sotu-lsi256) has no config.json in this browser (a corpus-trained model: train it again)');
   });
 });

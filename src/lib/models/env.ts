@@ -6,6 +6,7 @@
  */
 import { env } from '@huggingface/transformers';
 import { DEFAULT_MODELS } from './registry.ts';
+import { trainedModelCache, type ModelFileCache, type TrainedFileSource } from './trained-cache.ts';
 import type { Device, Dtype, ModelSpec, ModelTask } from './types.ts';
 
 export interface ModelsConfig {
@@ -26,6 +27,11 @@ export interface ModelsConfig {
   useBrowserCache?: boolean;
   /** Node only: the folder downloaded files are cached in. Default: transformers.js's own `.cache` folder. */
   cacheDir?: string;
+  /**
+   * Where corpus-trained models (`corpus/…` ids) are read from: transformers.js then reads every file through
+   * `trainedModelCache` (trained ids from here, the rest from the browser cache when it is on). Default: none.
+   */
+  trainedModels?: TrainedFileSource | null;
 }
 
 export const DEFAULT_REMOTE_HOST = 'https://huggingface.co/';
@@ -69,6 +75,9 @@ export function configureModels(cfg: ModelsConfig = {}): void {
   }
   const cacheApi = typeof (globalThis as { caches?: unknown }).caches !== 'undefined';
   env.useBrowserCache = IS_WEB && cacheApi && (cfg.useBrowserCache ?? true);
+  const browserCache = env.useBrowserCache ? () => caches.open(env.cacheKey) as Promise<ModelFileCache> : null;
+  env.useCustomCache = Boolean(cfg.trainedModels);
+  env.customCache = cfg.trainedModels ? trainedModelCache(cfg.trainedModels, browserCache) : null;
   if (IS_NODE && cfg.cacheDir !== undefined) {
     env.useFSCache = true;
     env.cacheDir = withSlash(cfg.cacheDir);

@@ -280,6 +280,12 @@ export class KbState {
     return info;
   }
 
+  /** The open knowledge base's chunk texts, for training its corpus embedder in a build worker. */
+  async trainingTexts(): Promise<string[]> {
+    if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
+    return this.client.api.trainingTexts();
+  }
+
   async ask(question: string, config: RagConfig, apiKey: string | null, onEvent: (e: RagEvent) => void): Promise<RagAnswer> {
     const failed = (reason: string): RagAnswer => ({ status: 'error', answer: '', partial: false, citations: [], invalidCitations: [], contexts: [], trace: [], reason, finishReason: null, usage: null, ms: 0 });
     if (!this.client || this.status !== 'ready') return failed('The knowledge base is not loaded yet.');

@@ -1,0 +1,106 @@
+/**
+ * Training a corpus-trained embedder for a knowledge base in the tab (the build worker's `trainEmbedder`): the
+ * knowledge base's chunk texts (title line and chunk, as BM25 indexes them) — given by the page for the open one
+ * (the search worker's `trainingTexts`), or read here from a knowledge base built in this browser — go to
+ * `trainCorpusEmbedder` (LSI, docs/corpus-embedder.md), and its files are saved in the trained-model store under
+ * `corpus/<name>-lsi<dim>`, from where the models worker loads it like any model. Progress per stage; the page
+ * cancels by terminating the worker (nothing is saved before the last stage).
+ */
+import { memorySource } from '../artifact/memory-source.ts';
+import { openArtifact } from '../artifact/read.ts';
+import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainStage } from '../models/corpus-embedder/train.ts';
+import { trainedModelId } from '../models/trained-ids.ts';
+import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { localKbId, missingMessage, type LocalKbStore } from '../store/local-kb-store.ts';
+import type { NewTrainedModel, TrainedModelMeta } from '../store/trained-models.ts';
+
+export type TrainEmbedderStage = 'read' | TrainStage | 'save';
+
+export interface TrainEmbedderProgress {
+  stage: TrainEmbedderStage;
+  done: number;
+  total: number;
+}
+
+export interface TrainEmbedderRequest {
+  /** The open knowledge base's chunk texts (`kbTrainingTexts`), or a knowledge base built here, read by name. */
+  source: { kind: 'texts'; texts: string[] } | { kind: 'local'; name: string };
+  /** Its id (`sotu`, `local:<name>`, `hub:…`): names the model. */
+  kbId: string;
+  /** Its title, recorded with the model ("trained on …"). */
+  kbTitle: string;
+  /** Embedding size (default 256). */
+  dim?: number;
+}
+
+/** At most this many texts and characters are trained on (a bound on the worker's memory, not a typical size). */
+export const MAX_TRAIN_TEXTS = 500_000;
+export const MAX_TRAIN_CHARS = 400_000_000;
+export const MAX_TRAIN_DIM = 1024;
+
+/** A request the trainer refuses; the message is for the user. */
+export class TrainEmbedderError extends Error {
+  override name = 'TrainEmbedderError';
+}
+
+/** The texts a knowledge base trains on: every chunk as the retrievers index it (title line and chunk text). */
+export function kbTrainingTexts(kb: KnowledgeBase): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < kb.size; i++) out.push(kb.indexedText(i));
+  return out;
+}
+
+function checkTexts(texts: unknown): string[] {
+  if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) throw new TrainEmbedderError('The knowledge base gave no texts to train on.');
+  if (texts.length > MAX_TRAIN_TEXTS) throw new TrainEmbedderError(`The knowledge base has ${texts.length.toLocaleString('en')} chunks; a corpus embedder trains on at most ${MAX_TRAIN_TEXTS.toLocaleString('en')} in the tab (use rag-lab train-embedder).`);
+  let chars = 0;
+  for (const t of texts as string[]) chars += t.length;
+  if (chars > MAX_TRAIN_CHARS) throw new TrainEmbedderError(`The knowledge base has ${(chars / 1e6).toFixed(0)} million characters; a corpus embedder trains on at most ${MAX_TRAIN_CHARS / 1e6} million in the tab (use rag-lab train-embedder).`);
+  return texts as string[];
+}
+
+async function localTexts(store: LocalKbStore, name: string, signal?: AbortSignal): Promise<string[]> {
+  const record = await store.get(name);
+  if (!record) throw new TrainEmbedderError(missingMessage(name));
+  const opened = await openArtifact(memorySource(record.files, localKbId(name)), '', { dense: 'none', ...(signal ? { signal } : {}) });
+  return kbTrainingTexts(opened.kb);
+}
+
+export interface TrainEmbedderDeps {
+  store: { put(model: NewTrainedModel): Promise<TrainedModelMeta> };
+  localKbs: LocalKbStore;
+  onProgress?: (p: TrainEmbedderProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Trains the knowledge base's corpus embedder and saves it; resolves with the stored model's description. */
+export async function trainKbEmbedder(req: TrainEmbedderRequest, deps: TrainEmbedderDeps): Promise<TrainedModelMeta> {
+  const dim = req.dim ?? TRAIN_DEFAULTS.dim;
+  if (!Number.isInteger(dim) || dim < 1 || dim > MAX_TRAIN_DIM) throw new TrainEmbedderError(`The embedding size must be a whole number from 1 to ${MAX_TRAIN_DIM}, got ${String(req.dim)}.`);
+  if (typeof req.kbId !== 'string' || req.kbId.length === 0 || req.kbId.length > 400) throw new TrainEmbedderError('The knowledge base to train on has no id.');
+  const kbTitle = String(req.kbTitle ?? '').trim().slice(0, 200) || req.kbId;
+  const { onProgress, signal } = deps;
+  onProgress?.({ stage: 'read', done: 0, total: 1 });
+  const texts = checkTexts(req.source?.kind === 'local' ? await localTexts(deps.localKbs, req.source.name, signal) : req.source?.texts);
+  onProgress?.({ stage: 'read', done: 1, total: 1 });
+  let trained;
+  try {
+    trained = await trainCorpusEmbedder(texts, { dim, trainedOn: kbTitle, ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
+  } catch (e) {
+    if (e instanceof CorpusEmbedderError) throw new TrainEmbedderError(`A corpus embedder cannot be trained on ${kbTitle}: ${e.message}.`);
+    throw e;
+  }
+  signal?.throwIfAborted();
+  const s = trained.summary;
+  onProgress?.({ stage: 'save', done: 0, total: 1 });
+  // The id names the dimension asked for (corpus/sotu-lsi256), the meta the one used (clamped on a small corpus).
+  const meta = await deps.store.put({
+    meta: {
+      id: trainedModelId(req.kbId, dim), kbId: req.kbId, kbTitle, method: 'lsi', dim: s.dim, documents: s.documents,
+      vocabulary: s.vocabulary, seconds: s.seconds, created: new Date().toISOString(), notes: s.notes.slice(0, 20),
+    },
+    files: trained.files,
+  });
+  onProgress?.({ stage: 'save', done: 1, total: 1 });
+  return meta;
+}

@@ -1,0 +1,108 @@
+/**
+ * Corpus-trained embedders in the tab: the one owner of the list of trained models in this browser (read from the
+ * trained-model store) and of the training run. A run starts a fresh build worker (`trainEmbedder`), which trains
+ * on the open knowledge base's chunk texts (from the search worker, KbState.trainingTexts) or on a knowledge base
+ * built here (read by name in the worker); Cancel terminates it. When it is done the model is selected as the
+ * embedder in Settings and, for the open knowledge base, dense search is enabled with it (ModelsState.enableDense,
+ * the "Enable dense search" flow). Text in corpus-embedder-view.ts.
+ */
+import * as Comlink from 'comlink';
+import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../../lib/build/train-embedder.ts';
+import { IndexedDbTrainedModelStore, type TrainedModelMeta } from '../../lib/store/trained-models.ts';
+import { startBuildWorker } from '../build-client.ts';
+import { trainedLabel, trainedSpec } from '../corpus-embedder-view.ts';
+import type { KbState } from './kb.svelte.ts';
+import type { ModelsState } from './models.svelte.ts';
+
+/** What to train on: a knowledge base by id and title; `local`: one built here, read in the worker (else the open one). */
+export interface TrainTarget {
+  kbId: string;
+  kbTitle: string;
+  local?: string | null;
+}
+
+export class CorpusEmbedderState {
+  /** The trained models in this browser, newest first. */
+  trained = $state.raw<TrainedModelMeta[]>([]);
+  /** The run in progress (one at a time). */
+  run = $state.raw<{ kbId: string; progress: TrainEmbedderProgress | null } | null>(null);
+  /** The last run's outcome, per knowledge base. */
+  result = $state.raw<{ kbId: string; meta: TrainedModelMeta; enabledHere: boolean } | null>(null);
+  error = $state.raw<{ kbId: string | null; message: string } | null>(null);
+  private worker: ReturnType<typeof startBuildWorker> | null = null;
+  private stop: (() => void) | null = null;
+  private readonly store = new IndexedDbTrainedModelStore();
+
+  constructor(private readonly kb: KbState, private readonly models: ModelsState) {
+    void this.refresh();
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.trained = await this.store.list();
+    } catch (e) {
+      this.error = { kbId: null, message: `The corpus-trained models of this browser cannot be read: ${(e as Error).message || String(e)}` };
+    }
+  }
+
+  /** "corpus-trained (LSI, 256-d, trained on …)" for a trained id, null for any other. */
+  labelOf(id: string): string | null {
+    return trainedLabel(id, this.trained.find((m) => m.id === id));
+  }
+
+  async train(target: TrainTarget): Promise<void> {
+    if (this.run) return;
+    this.cancel();
+    const worker = startBuildWorker();
+    this.worker = worker;
+    this.run = { kbId: target.kbId, progress: null };
+    this.error = null;
+    this.result = null;
+    const stopped = new Promise<never>((_, reject) => { this.stop = () => reject(new Error('cancelled')); });
+    stopped.catch(() => {});
+    const mine = () => this.worker === worker;
+    try {
+      const source: TrainEmbedderRequest['source'] = target.local ? { kind: 'local', name: target.local } : { kind: 'texts', texts: await Promise.race([this.kb.trainingTexts(), stopped]) };
+      const onProgress = (p: TrainEmbedderProgress) => { if (mine()) this.run = { kbId: target.kbId, progress: p }; };
+      const meta = await Promise.race([worker.api.trainEmbedder({ source, kbId: target.kbId, kbTitle: target.kbTitle }, Comlink.proxy(onProgress)), stopped]);
+      if (!mine()) return;
+      this.finish(worker);
+      await this.refresh();
+      const spec = trainedSpec(meta);
+      this.models.save({ ...this.models.settings, embedder: spec });
+      const here = this.kb.status === 'ready' && this.kb.info?.corpusId === target.kbId;
+      this.result = { kbId: target.kbId, meta, enabledHere: here };
+      if (here) await this.models.enableDense(spec);
+    } catch (e) {
+      if (!mine()) return;
+      this.finish(worker);
+      this.error = { kbId: target.kbId, message: `Training the corpus embedder failed: ${(e as Error).message || String(e)}` };
+    }
+  }
+
+  private finish(worker: ReturnType<typeof startBuildWorker>): void {
+    worker.terminate();
+    if (this.worker === worker) { this.worker = null; this.stop = null; this.run = null; }
+  }
+
+  /** Stops the run: its worker is terminated, nothing is saved or selected. */
+  cancel(): void {
+    const worker = this.worker;
+    const stop = this.stop;
+    this.worker = null;
+    this.stop = null;
+    this.run = null;
+    worker?.terminate();
+    stop?.();
+  }
+
+  /** Deletes a trained model from this browser (a loaded copy stays loaded until another model replaces it). */
+  async remove(id: string): Promise<void> {
+    try {
+      await this.store.remove(id);
+    } catch (e) {
+      this.error = { kbId: null, message: (e as Error).message || String(e) };
+    }
+    await this.refresh();
+  }
+}
