@@ -33,7 +33,7 @@ const row = (m: TrainedModel, token: string) => {
 
 beforeAll(async () => {
   stems = await trainCorpusEmbedder(TEXTS, { dim: 2, analysis: 'stems' });
-  words = await trainCorpusEmbedder(STEMMED, { dim: 2 });
+  words = await trainCorpusEmbedder(STEMMED, { dim: 2, analysis: 'words' });
   dir = mkdtempSync(join(tmpdir(), 'rag-lab-stems-'));
   writeModelFiles(dir, ID, stems.files);
   configureModels({ localModelPath: dir, allowRemote: false });
@@ -82,6 +82,14 @@ describe("trainCorpusEmbedder analysis 'stems'", () => {
     for (let c = 0; c < 2; c++) expect(a[c]!).toBeCloseTo(b[c]!, 6);
     expect(Math.hypot(...a)).toBeCloseTo(1, 5);
     await emb.dispose();
+  });
+
+  it("is the default; 'words' keeps the BERT basic tokens as the SVD's terms", async () => {
+    const byDefault = await trainCorpusEmbedder(TEXTS, { dim: 2 });
+    expect(byDefault.embeddings.tokens).toEqual(stems.embeddings.tokens);
+    const plain = await trainCorpusEmbedder(TEXTS, { dim: 2, analysis: 'words' });
+    expect(plain.embeddings.tokens).toContain('the');
+    expect(plain.embeddings.tokens).not.toContain('running'); // df 1
   });
 
   it('refuses an unknown analysis', async () => {

@@ -3,7 +3,8 @@
  * 1990) learned from a knowledge base's documents only, written as a transformers.js feature-extraction model in
  * Hub layout. Token vectors E[w] = idf_w · U_k[w], the rows of the truncated SVD of the tf-idf term–document
  * matrix (zero rows for the special tokens); mean pooling then L2 normalisation of a text's token vectors is LSI's
- * fold-in q̂ ∝ Σ_t idf_t U_k[t] ranked by cosine. Pure TypeScript, no Node APIs: runs in a Web Worker as in the CLI.
+ * fold-in q̂ ∝ Σ_t idf_t U_k[t] ranked by cosine. By default (analysis 'stems') the terms are BM25's stems and each
+ * surface word takes its stem's row (stem-analysis.ts). Pure TypeScript, no Node APIs: runs in a Web Worker as in the CLI.
  */
 import { bertWords } from './bert-tokens.ts';
 import { configJson, tokenizerConfigJson, tokenizerJson, type CorpusEmbedderInfo } from './hub-files.ts';
@@ -38,8 +39,9 @@ export interface TrainOptions {
    */
   idfPower?: number;
   /**
-   * What the SVD counts. 'words' (default): the BERT basic tokens. 'stems': BM25's terms of them (stop words dropped,
-   * Porter stem), each surface word of the corpus taking its stem's row (stem-analysis.ts).
+   * What the SVD counts. 'stems' (default): BM25's terms of the BERT basic tokens (stop words dropped, Porter stem),
+   * each surface word of the corpus taking its stem's row (stem-analysis.ts); chosen on RAGBench's seven subsets held
+   * out from SciFact (docs/corpus-embedder.md). 'words': the BERT basic tokens themselves.
    */
   analysis?: Analysis;
   /** What the documents were, recorded in config.json (`trained_on`). Default 'documents'. */
@@ -78,7 +80,7 @@ export class CorpusEmbedderError extends Error {
   override name = 'CorpusEmbedderError';
 }
 
-export const TRAIN_DEFAULTS = { dim: 256, seed: 0, minDf: 2, maxVocab: DEFAULT_MAX_VOCAB, powerIterations: 3, oversample: 10, idfPower: 1, analysis: 'words' as Analysis } as const;
+export const TRAIN_DEFAULTS = { dim: 256, seed: 0, minDf: 2, maxVocab: DEFAULT_MAX_VOCAB, powerIterations: 3, oversample: 10, idfPower: 1, analysis: 'stems' as Analysis } as const;
 const WEIGHTING = 'w = (1 + ln tf) · ln(N / df)';
 const pow = (beta: number) => (beta === 1 ? '' : `^${beta}`);
 const tokenVectors = (beta: number, analysis: Analysis) => (analysis === 'stems'
