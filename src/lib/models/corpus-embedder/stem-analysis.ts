@@ -7,13 +7,11 @@
  * BM25 makes on its words, applied to the word WordPiece sees at inference.
  */
 import { Analyzer } from '../../retrieval/tokenize.ts';
-import { isPunctuation, MAX_WORD_CHARS, SPECIAL_TOKENS } from './bert-tokens.ts';
-import type { Vocabulary } from './vocabulary.ts';
+import { SPECIAL_TOKENS } from './bert-tokens.ts';
+import { usable, type Vocabulary } from './vocabulary.ts';
 
 export type Analysis = 'words' | 'stems';
 export const ANALYSES: readonly Analysis[] = ['words', 'stems'];
-
-const usable = (w: string) => !isPunctuation(w) && [...w].length <= MAX_WORD_CHARS;
 
 /** The model's tokens and, for each, the term row whose vector it takes (−1 for the special tokens). */
 export interface TokenTable {
