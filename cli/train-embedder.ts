@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { ANALYSES, type Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
 import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { loadBuildData, type DataKind } from './build-data.ts';
@@ -29,6 +30,8 @@ matrix; no pretrained weights, no queries, no labels) and writes it as a transfo
   --max-vocab N        at most N terms, the most frequent by document frequency (default ${TRAIN_DEFAULTS.maxVocab})
   --power-iterations Q power iterations of the randomized SVD (default ${TRAIN_DEFAULTS.powerIterations})
   --idf-power B        token vectors idf^B · U_k (default ${TRAIN_DEFAULTS.idfPower}; 0–8: a larger B quiets frequent words)
+  --analysis A         what the SVD counts: words or stems (default ${TRAIN_DEFAULTS.analysis}); stems is BM25's analysis
+                       (stop words dropped, Porter stems), every surface word of the corpus taking its stem's vector
   --json               print the summary as one JSON object on stdout
 `;
 
@@ -78,7 +81,7 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, out: { type: 'string' }, dim: { type: 'string' }, seed: { type: 'string' },
     'min-df': { type: 'string' }, 'max-vocab': { type: 'string' }, 'power-iterations': { type: 'string' }, 'idf-power': { type: 'string' },
-    json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    analysis: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
@@ -89,6 +92,8 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const maxVocab = positive('max-vocab', values['max-vocab'], 1);
   const powerIterations = positive('power-iterations', values['power-iterations'], 0);
   const idfPower = numberArg('idf-power', values['idf-power'], (n) => n >= 0 && n <= 8, 'a number from 0 to 8');
+  const analysis = values.analysis as Analysis | undefined;
+  if (analysis !== undefined && !ANALYSES.includes(analysis)) throw new CliError(`--analysis must be one of ${ANALYSES.join(', ')}, got ${analysis}`);
   const out = checkOut(values.out);
 
   const bar = new ProgressBar(stderrOutput());
@@ -101,7 +106,7 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
     model = await trainCorpusEmbedder(texts, {
       ...(dim !== undefined ? { dim } : {}), ...(seed !== undefined ? { seed } : {}), ...(minDf !== undefined ? { minDf } : {}),
       ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}), ...(idfPower !== undefined ? { idfPower } : {}),
-      trainedOn: `${KIND[data.kind]} ${data.id}`,
+      ...(analysis !== undefined ? { analysis } : {}), trainedOn: `${KIND[data.kind]} ${data.id}`,
       onProgress: (p) => bar.update(p.stage, p.done, p.total),
     });
   } catch (e) {
@@ -118,5 +123,5 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
     console.log(JSON.stringify({ ...s, out, id, bytes }));
     return;
   }
-  console.log(`trained ${id}: corpus-trained LSI, ${s.dim}-d, ${s.vocabulary} terms, ${s.documents} documents in ${s.seconds.toFixed(1)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB): use --models-dir ${dirname(dirname(out))} --embedder ${id}`);
+  console.log(`trained ${id}: corpus-trained LSI, ${s.dim}-d, ${s.vocabulary} terms${(analysis ?? TRAIN_DEFAULTS.analysis) === 'stems' ? ` (stems; ${s.tokens - 5} surface words)` : ''}, ${s.documents} documents in ${s.seconds.toFixed(1)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB): use --models-dir ${dirname(dirname(out))} --embedder ${id}`);
 }

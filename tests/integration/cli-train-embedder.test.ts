@@ -89,4 +89,12 @@ describe('rag-lab train-embedder', () => {
     expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).at(-1)).toBe(`rag-lab train-embedder: --data ${one}: training needs at least 2 documents, got 1`);
     expect(existsSync(join(root, 'm/one'))).toBe(false);
   });
+
+  it('--analysis stems trains on BM25\'s stems and records it; an unknown analysis is refused', async () => {
+    const out = join(root, 'stems/corpus/topics-stems');
+    const summary = JSON.parse((await stdoutOf(() => trainEmbedderCommand(['--data', beir, '--out', out, '--dim', '8', '--analysis', 'stems', '--json']))).at(-1)!);
+    expect(summary.tokens).toBeGreaterThanOrEqual(summary.vocabulary + 5); // each stem has at least one surface word
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).corpus_embedder).toMatchObject({ analysis: 'stems', vocabulary: summary.vocabulary, tokens: summary.tokens });
+    await expect(trainEmbedderCommand(['--data', beir, '--out', join(root, 'm/x'), '--analysis', 'lemmas'])).rejects.toThrow(new CliError('--analysis must be one of words, stems, got lemmas'));
+  });
 });

@@ -21,7 +21,12 @@ export interface CorpusEmbedderInfo {
   corpus_trained: true;
   dim: number;
   documents: number;
+  /** Terms of the SVD (stems under analysis 'stems'). */
   vocabulary: number;
+  /** 'words': the SVD counts BERT basic tokens; 'stems': BM25's Porter stems of them, each surface word taking its stem's row. */
+  analysis: 'words' | 'stems';
+  /** The tokenizer's vocabulary size, special tokens included. */
+  tokens: number;
   /** What the documents were (e.g. "BEIR folder scifact"). */
   trained_on: string;
   weighting: string;

@@ -3,12 +3,14 @@
  * 1990) learned from a knowledge base's documents only, written as a transformers.js feature-extraction model in
  * Hub layout. Token vectors E[w] = idf_w · U_k[w], the rows of the truncated SVD of the tf-idf term–document
  * matrix (zero rows for the special tokens); mean pooling then L2 normalisation of a text's token vectors is LSI's
- * fold-in q̂ ∝ Σ_t idf_t U_k[t] ranked by cosine. Pure TypeScript, no Node APIs: runs in a Web Worker as in the CLI.
+ * fold-in q̂ ∝ Σ_t idf_t U_k[t] ranked by cosine. By default (analysis 'stems') the terms are BM25's stems and each
+ * surface word takes its stem's row (stem-analysis.ts). Pure TypeScript, no Node APIs: runs in a Web Worker as in the CLI.
  */
 import { bertWords } from './bert-tokens.ts';
 import { configJson, tokenizerConfigJson, tokenizerJson, type CorpusEmbedderInfo } from './hub-files.ts';
 import { embeddingModelFp32, embeddingModelQ8 } from './onnx-graph.ts';
 import { randomizedSvd } from './rsvd.ts';
+import { ANALYSES, StemAnalysis, wordTable, type Analysis } from './stem-analysis.ts';
 import { inverseDocumentFrequency, tfidfMatrix } from './tfidf.ts';
 import { buildVocabulary, DEFAULT_MAX_VOCAB, termCounts, type TermCounts } from './vocabulary.ts';
 
@@ -36,6 +38,12 @@ export interface TrainOptions {
    * the mean pooling counts at raw tf (docs/corpus-embedder.md has the SciFact sweep). 0–8.
    */
   idfPower?: number;
+  /**
+   * What the SVD counts. 'stems' (default): BM25's terms of the BERT basic tokens (stop words dropped, Porter stem),
+   * each surface word of the corpus taking its stem's row (stem-analysis.ts); chosen on RAGBench's seven subsets held
+   * out from SciFact (docs/corpus-embedder.md). 'words': the BERT basic tokens themselves.
+   */
+  analysis?: Analysis;
   /** What the documents were, recorded in config.json (`trained_on`). Default 'documents'. */
   trainedOn?: string;
   onProgress?: (p: TrainProgress) => void;
@@ -45,8 +53,10 @@ export interface TrainOptions {
 export interface TrainSummary {
   method: 'lsi';
   documents: number;
-  /** Terms in the vocabulary (special tokens not counted). */
+  /** Terms in the vocabulary (special tokens not counted): the SVD's rows (stems under analysis 'stems'). */
   vocabulary: number;
+  /** Tokens of the model's tokenizer (special tokens counted): the terms plus 5, or the surface words plus 5 under 'stems'. */
+  tokens: number;
   /** The dimension used (≤ the one asked for). */
   dim: number;
   requestedDim: number;
@@ -70,9 +80,12 @@ export class CorpusEmbedderError extends Error {
   override name = 'CorpusEmbedderError';
 }
 
-export const TRAIN_DEFAULTS = { dim: 256, seed: 0, minDf: 2, maxVocab: DEFAULT_MAX_VOCAB, powerIterations: 3, oversample: 10, idfPower: 1 } as const;
+export const TRAIN_DEFAULTS = { dim: 256, seed: 0, minDf: 2, maxVocab: DEFAULT_MAX_VOCAB, powerIterations: 3, oversample: 10, idfPower: 1, analysis: 'stems' as Analysis } as const;
 const WEIGHTING = 'w = (1 + ln tf) · ln(N / df)';
-const tokenVectors = (beta: number) => `E[w] = idf_w${beta === 1 ? '' : `^${beta}`} · U_k[w]; zero for [PAD] [UNK] [CLS] [SEP] [MASK]`;
+const pow = (beta: number) => (beta === 1 ? '' : `^${beta}`);
+const tokenVectors = (beta: number, analysis: Analysis) => (analysis === 'stems'
+  ? `E[w] = idf_s${pow(beta)} · U_k[s], s = the BM25 analyzer's Porter stem of w (stop words not in the vocabulary); zero for [PAD] [UNK] [CLS] [SEP] [MASK]`
+  : `E[w] = idf_w${pow(beta)} · U_k[w]; zero for [PAD] [UNK] [CLS] [SEP] [MASK]`);
 /** Singular values below this fraction of σ_1 are numerically zero: the corpus has no more directions. */
 const RANK_TOLERANCE = 1e-9;
 
@@ -101,6 +114,9 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
   const powerIterations = intOption('powerIterations', opts.powerIterations, TRAIN_DEFAULTS.powerIterations, 0);
   const idfPower = opts.idfPower ?? TRAIN_DEFAULTS.idfPower;
   if (!(Number.isFinite(idfPower) && idfPower >= 0 && idfPower <= 8)) throw new CorpusEmbedderError(`idfPower must be a number from 0 to 8, got ${String(opts.idfPower)}`);
+  const analysis = opts.analysis ?? TRAIN_DEFAULTS.analysis;
+  if (!ANALYSES.includes(analysis)) throw new CorpusEmbedderError(`analysis must be one of ${ANALYSES.join(', ')}, got ${String(opts.analysis)}`);
+  const stems = analysis === 'stems' ? new StemAnalysis() : null;
   const { signal, onProgress } = opts;
   const progress = (stage: TrainStage, done: number, total: number) => onProgress?.({ stage, done, total });
   const n = texts.length;
@@ -111,7 +127,8 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
   for (let i = 0; i < n; i++) {
     if (i % 256 === 0) { progress('tokenize', i, n); await checkpoint(signal); }
     const t = texts[i];
-    docs.push(termCounts(typeof t === 'string' ? bertWords(t) : []));
+    const words = typeof t === 'string' ? bertWords(t) : [];
+    docs.push(termCounts(stems ? stems.terms(words) : words));
   }
   progress('tokenize', n, n);
 
@@ -149,30 +166,33 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
 
   progress('write', 0, 1);
   await checkpoint(signal);
-  const specials = vocab.tokens.length - terms;
-  const e = new Float32Array(vocab.tokens.length * k);
-  for (let r = 0; r < terms; r++) {
-    const o = (specials + r) * k, weight = idf[r]! ** idfPower;
-    for (let c = 0; c < k; c++) e[o + c] = weight * svd.u[c * terms + r]!; // E[w] = idf_w^β · U_k[w]
+  const { tokens, rowOf } = stems ? stems.tokenTable(vocab) : wordTable(vocab);
+  const e = new Float32Array(tokens.length * k);
+  for (let i = 0; i < tokens.length; i++) {
+    const r = rowOf[i]!;
+    if (r < 0) continue; // a special token: zero
+    const o = i * k, weight = idf[r]! ** idfPower;
+    for (let c = 0; c < k; c++) e[o + c] = weight * svd.u[c * terms + r]!; // E[w] = idf_w^β · U_k[w] (w's stem under 'stems')
   }
   const info: CorpusEmbedderInfo = {
     method: 'lsi', corpus_trained: true, dim: k, documents: n, vocabulary: terms, trained_on: opts.trainedOn ?? 'documents',
-    weighting: WEIGHTING, token_vectors: tokenVectors(idfPower), idf_power: idfPower, seed, min_df: minDf, power_iterations: powerIterations,
+    analysis, tokens: tokens.length,
+    weighting: WEIGHTING, token_vectors: tokenVectors(idfPower, analysis), idf_power: idfPower, seed, min_df: minDf, power_iterations: powerIterations,
     oversample: TRAIN_DEFAULTS.oversample, singular_values: Array.from(svd.s.subarray(0, Math.min(k, 16)), (v) => Number(v.toPrecision(6))),
     created: new Date().toISOString(),
   };
-  const doc = `Corpus-trained LSI token embeddings (${k}-d, ${terms} terms, ${n} documents of ${info.trained_on}); not a pretrained model.`;
+  const doc = `Corpus-trained LSI token embeddings (${k}-d, ${terms} ${stems ? 'stems' : 'terms'}, ${n} documents of ${info.trained_on}); not a pretrained model.`;
   const files: Record<string, Uint8Array> = {
-    'config.json': configJson(info, vocab.tokens.length),
-    'tokenizer.json': tokenizerJson(vocab.tokens),
+    'config.json': configJson(info, tokens.length),
+    'tokenizer.json': tokenizerJson(tokens),
     'tokenizer_config.json': tokenizerConfigJson(),
-    'onnx/model.onnx': embeddingModelFp32(e, vocab.tokens.length, k, doc),
-    'onnx/model_quantized.onnx': embeddingModelQ8(e, vocab.tokens.length, k, doc),
+    'onnx/model.onnx': embeddingModelFp32(e, tokens.length, k, doc),
+    'onnx/model_quantized.onnx': embeddingModelQ8(e, tokens.length, k, doc),
   };
   progress('write', 1, 1);
   return {
     files,
-    embeddings: { tokens: vocab.tokens, vectors: e, dim: k },
-    summary: { method: 'lsi', documents: n, vocabulary: terms, dim: k, requestedDim, seconds: (now() - t0) / 1000, singularValues: Array.from(svd.s.subarray(0, k)), notes },
+    embeddings: { tokens, vectors: e, dim: k },
+    summary: { method: 'lsi', documents: n, vocabulary: terms, tokens: tokens.length, dim: k, requestedDim, seconds: (now() - t0) / 1000, singularValues: Array.from(svd.s.subarray(0, k)), notes },
   };
 }

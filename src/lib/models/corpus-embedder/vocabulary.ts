@@ -28,7 +28,8 @@ export interface Vocabulary {
   eligible: number;
 }
 
-const usable = (w: string) => !isPunctuation(w) && [...w].length <= MAX_WORD_CHARS;
+/** Not a single punctuation character and not longer than WordPiece takes: a word that can be a term. */
+export const usable = (w: string): boolean => !isPunctuation(w) && [...w].length <= MAX_WORD_CHARS;
 
 /** Document frequencies over `docs`, then the selection described in the module comment. */
 export function buildVocabulary(docs: readonly TermCounts[], minDf: number, maxVocab: number): Vocabulary {
