@@ -12,7 +12,7 @@ import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
 import { readHubBeir } from '../src/lib/data/beir-hub.ts';
 import {
   beirVectorKey, buildRunKb, hubBeirVectorKey, corpusHash, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOL_PRESETS, PROTOCOLS, runRetrievalSession, runSettings,
-  RunSettingsError, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
+  RunSettingsError, BM25_ANALYZERS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
 } from '../src/lib/eval/retrieval-session.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import { serializeReport } from '../src/lib/reports/format.ts';
@@ -45,9 +45,12 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --protocol P      default | seed-b. seed-b is seed B's evaluation protocol: ${seedBChunks}-character chunks
                     with document dedup, --candidate-k 20 from each retriever with no pool growth (the
                     cross-encoder reranks those candidates), --calibration cdf with entropy of the calibrated
-                    scores, BM25 k1=1.5 b=0.75, --index exact, and --resamples 1000; each flag below
+                    scores, BM25 k1=1.5 b=0.75 over --analyzer plain tokens, --index exact, and
+                    --resamples 1000; each flag below
                     overrides its part
   --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
+  --analyzer A      BM25 tokens: english (default: stop words dropped, Porter stems) | plain (lower-cased words,
+                    nothing dropped or stemmed: seed B's)
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
   --chunk-size N --overlap N
                     chunk size and overlap in characters (imply --chunk)
@@ -112,14 +115,14 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     index: { type: 'string' },
     protocol: { type: 'string', default: 'default' }, 'candidate-k': { type: 'string' }, pool: { type: 'string' },
     calibration: { type: 'string' }, 'entropy-basis': { type: 'string' }, resamples: { type: 'string' },
-    'chunk-size': { type: 'string' }, overlap: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },
+    'chunk-size': { type: 'string' }, overlap: { type: 'string' }, analyzer: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },
     ...KB_ARGS,
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
   if (values.kb) {
-    const fixed = (['chunk', 'k1', 'b', 'chunk-size', 'overlap'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
+    const fixed = (['chunk', 'k1', 'b', 'chunk-size', 'overlap', 'analyzer'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
   }
   const modes: RetrievalMode[] = values.modes === 'all' ? [...MODE_IDS] : values.modes.split(',').map((m) => m.trim()).filter(Boolean).map((m) => {
@@ -281,6 +284,7 @@ function settingsFrom(v: Record<string, string | boolean | undefined>): Retrieva
       candidateK: whole('candidate-k', str('candidate-k'), 1),
       ...(pool ? { growPool: pool === 'grow' } : {}),
       calibration: choice<Calibration>('calibration', str('calibration'), CALIBRATIONS),
+      analyzer: choice<BmAnalyzer>('analyzer', str('analyzer'), BM25_ANALYZERS),
       entropyBasis: choice<EntropyBasis>('entropy-basis', str('entropy-basis'), ENTROPY_BASES),
       resamples: whole('resamples', str('resamples'), 100),
       maxQueries: whole('max-queries', str('max-queries'), 1),

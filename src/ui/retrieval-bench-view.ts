@@ -8,7 +8,7 @@ import type { KbEntry } from '../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../lib/build/types.ts';
 import { MODE_IDS, MODES, modeAvailability, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
-import { runSettings, RunSettingsError, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
+import { runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
 import type { Calibration } from '../lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../lib/retrieval/chunk.ts';
 import type { EntropyBasis } from '../lib/retrieval/entropy.ts';
@@ -82,7 +82,7 @@ export function protocolDescription(protocol: RetrievalProtocol): string {
     s.chunking === false ? 'whole documents' : `${s.chunking.chunkSize}/${s.chunking.overlap}-character chunks with document dedup`,
     `candidate_k ${s.candidateK ?? 'auto (depth, × 10 on chunks)'} per retriever ${s.growPool ? 'with pool growth' : 'with no pool growth'}`,
     `${s.calibration} calibration with entropy of the ${s.entropyBasis} scores`,
-    `BM25 k1 ${s.bm25.k1} b ${s.bm25.b}`,
+    `BM25 k1 ${s.bm25.k1} b ${s.bm25.b} over ${s.analyzer === 'plain' ? 'plain lower-cased words' : 'English stems'}`,
     s.resamples === null ? "the analysis' own resamples" : `${s.resamples.toLocaleString('en')} resamples`,
   ].join(', ');
 }
@@ -103,15 +103,16 @@ export interface RunFields {
   overlap: string;
   k1: string;
   b: string;
+  analyzer: BmAnalyzer;
   calibration: Calibration;
   entropyBasis: EntropyBasis;
   /** Blank: the analysis default. */
   resamples: string;
 }
 export type RunField = keyof RunFields;
-export const RUN_FIELDS: readonly RunField[] = ['candidateK', 'pool', 'chunking', 'chunkSize', 'overlap', 'k1', 'b', 'calibration', 'entropyBasis', 'resamples'];
+export const RUN_FIELDS: readonly RunField[] = ['candidateK', 'pool', 'chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer', 'calibration', 'entropyBasis', 'resamples'];
 /** The fields a knowledge-base source fixes (the artifact was built with its chunking and BM25). */
-export const KB_FIXED_FIELDS: readonly RunField[] = ['chunking', 'chunkSize', 'overlap', 'k1', 'b'];
+export const KB_FIXED_FIELDS: readonly RunField[] = ['chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer'];
 
 /** The form's fields as a protocol's preset fills them (chunk size and overlap: the preset's, else the default chunking's). */
 export function presetFields(protocol: RetrievalProtocol): RunFields {
@@ -120,7 +121,7 @@ export function presetFields(protocol: RetrievalProtocol): RunFields {
   return {
     candidateK: s.candidateK === null ? '' : String(s.candidateK), pool: s.growPool ? 'grow' : 'fixed',
     chunking: s.chunking === false ? 'whole' : 'chunks', chunkSize: String(chunks.chunkSize), overlap: String(chunks.overlap),
-    k1: String(s.bm25.k1), b: String(s.bm25.b), calibration: s.calibration, entropyBasis: s.entropyBasis,
+    k1: String(s.bm25.k1), b: String(s.bm25.b), analyzer: s.analyzer, calibration: s.calibration, entropyBasis: s.entropyBasis,
     resamples: s.resamples === null ? '' : String(s.resamples),
   };
 }
@@ -166,6 +167,7 @@ export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset:
   if (dataset) {
     for (const k of ['k1', 'b'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };
     overrides.bm25 = { k1: nums.k1!, b: nums.b! };
+    overrides.analyzer = f.analyzer;
     if (f.chunking === 'chunks') {
       for (const k of ['chunkSize', 'overlap'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };
       overrides.chunking = { ...DEFAULT_CHUNKING, chunkSize: nums.chunkSize!, overlap: nums.overlap! };

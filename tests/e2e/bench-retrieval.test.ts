@@ -221,8 +221,8 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     await page.locator('[data-testid=rb-protocol-seed-b]').check();
     const value = (id: string) => page.locator(`[data-testid=${id}]`).inputValue();
     expect([await value('rb-candidate-k'), await value('rb-pool'), await value('rb-chunking'), await value('rb-chunk-size'), await value('rb-overlap'),
-      await value('rb-k1'), await value('rb-b'), await value('rb-calibration'), await value('rb-entropy-basis'), await value('rb-resamples')])
-      .toEqual(['20', 'fixed', 'chunks', '800', '120', '1.5', '0.75', 'cdf', 'calibrated', '1000']);
+      await value('rb-k1'), await value('rb-b'), await value('rb-analyzer'), await value('rb-calibration'), await value('rb-entropy-basis'), await value('rb-resamples')])
+      .toEqual(['20', 'fixed', 'chunks', '800', '120', '1.5', '0.75', 'plain', 'cdf', 'calibrated', '1000']);
     expect(await page.locator('[data-testid=rb-protocol-info]').innerText()).toMatch(/candidate_k 20 per retriever with no pool growth/);
     // A bad value disables Run with the core's message; the edited field is marked; putting it back clears both.
     await page.locator('[data-testid=rb-candidate-k]').fill('0');
@@ -239,7 +239,7 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     expect(await page.locator('[data-testid=rb-result]').getAttribute('data-judged')).toBe('4');
     await expect.poll(async () => (await savedReports())[0]?.config['protocol'], { timeout: 30_000 }).toBe('seed-b');
     const report = (await savedReports())[0]!;
-    expect(report.config).toMatchObject({ protocol: 'seed-b', candidateK: 20, chunking: { chunkSize: 800, overlap: 120 }, growPool: false, resamples: 1000, k1: 1.5, b: 0.75, calibration: 'cdf', entropyBasis: 'calibrated' });
+    expect(report.config).toMatchObject({ protocol: 'seed-b', candidateK: 20, chunking: { chunkSize: 800, overlap: 120 }, growPool: false, resamples: 1000, k1: 1.5, b: 0.75, analyzer: 'plain', calibration: 'cdf', entropyBasis: 'calibrated' });
     const cli = await want;
     expect(cli.report.config).toMatchObject({ protocol: 'seed-b', candidateK: 20, chunking: { chunkSize: 800, overlap: 120 }, growPool: false, resamples: 1000 });
     expect(report.configHash).toBe(cli.report.configHash);

@@ -45,11 +45,11 @@ describe('eval-beir settings and sources', () => {
     const ra = reportOf(a);
     expect(ra.config).toMatchObject({
       protocol: 'seed-b', candidateK: 20, growPool: false, dedup: true, chunking: { chunkSize: 800, overlap: 120 },
-      calibration: 'cdf', entropyBasis: 'calibrated', k1: 1.5, b: 0.75, index: 'exact', resamples: 1000,
+      calibration: 'cdf', entropyBasis: 'calibrated', k1: 1.5, b: 0.75, analyzer: 'plain', index: 'exact', resamples: 1000,
     });
     // the same settings spelled out as flags: the same run, the same hash and rows
     const r2 = await captureCommand(evalBeirCommand, ['--data', small, '--modes', 'sparse', '--chunk', '--candidate-k', '20', '--pool', 'fixed',
-      '--k1', '1.5', '--b', '0.75', '--index', 'exact', '--resamples', '1000', '--report-out', b, '--json']);
+      '--k1', '1.5', '--b', '0.75', '--analyzer', 'plain', '--index', 'exact', '--resamples', '1000', '--report-out', b, '--json']);
     expect(r2.error).toBeNull();
     const rb = reportOf(b);
     expect(rb.config['protocol']).toBe('default');
@@ -84,6 +84,7 @@ describe('eval-beir settings and sources', () => {
     [['--calibration', 'sigmoid'], /--calibration must be raw, minmax, zscore, cdf/],
     [['--entropy-basis', 'scores'], /--entropy-basis must be calibrated, raw/],
     [['--pool', 'big'], /--pool must be grow, fixed/],
+    [['--analyzer', 'porter'], /--analyzer must be english, plain/],
     [['--resamples', '5'], /--resamples must be a whole number >= 100/],
     [['--candidate-k', '0'], /--candidate-k must be a whole number >= 1/],
     [['--chunk-size', '100', '--overlap', '100'], /chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size/],

@@ -44,16 +44,16 @@ describe('max queries', () => {
 describe('run settings form', () => {
   it('fills every field from the protocol\'s preset', () => {
     expect(presetFields('default')).toEqual({
-      candidateK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '',
+      candidateK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', analyzer: 'english', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '',
     });
     expect(presetFields('seed-b')).toEqual({
-      candidateK: '20', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '1000',
+      candidateK: '20', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', analyzer: 'plain', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '1000',
     });
   });
   it('describes each protocol from its preset', () => {
     const seedB = PROTOCOL_CHOICES.find((c) => c.id === 'seed-b')!;
-    expect(seedB.description).toBe("800/120-character chunks with document dedup, candidate_k 20 per retriever with no pool growth, cdf calibration with entropy of the calibrated scores, BM25 k1 1.5 b 0.75, 1,000 resamples");
-    expect(PROTOCOL_CHOICES[0]!.description).toMatch(/^whole documents, candidate_k auto .* with pool growth, .* BM25 k1 0\.9 b 0\.4, the analysis' own resamples$/);
+    expect(seedB.description).toBe("800/120-character chunks with document dedup, candidate_k 20 per retriever with no pool growth, cdf calibration with entropy of the calibrated scores, BM25 k1 1.5 b 0.75 over plain lower-cased words, 1,000 resamples");
+    expect(PROTOCOL_CHOICES[0]!.description).toMatch(/^whole documents, candidate_k auto .* with pool growth, .* BM25 k1 0\.9 b 0\.4 over English stems, the analysis' own resamples$/);
   });
   it('says which fields differ from the preset (the same number written otherwise does not; size and overlap only with chunks)', () => {
     const f = { ...presetFields('seed-b'), k1: '1.50', b: '0.7', candidateK: '30', entropyBasis: 'raw' as const };

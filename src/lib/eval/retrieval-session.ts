@@ -28,6 +28,13 @@ import { retrievalReport, runRetrievalBenchmark, type RetrievalProgress, type Re
 export type RetrievalProtocol = 'default' | 'seed-b';
 export const PROTOCOLS: readonly RetrievalProtocol[] = ['default', 'seed-b'];
 export type VectorIndexKind = 'auto' | 'exact' | 'int8' | 'hnsw';
+export type BmAnalyzer = 'english' | 'plain';
+export const BM25_ANALYZERS: readonly BmAnalyzer[] = ['english', 'plain'];
+/** The tokenizer options of each analyzer setting (tokenize.ts). */
+export const ANALYZER_OPTIONS: Readonly<Record<BmAnalyzer, Readonly<{ stem: boolean; removeStopWords: boolean }>>> = Object.freeze({
+  english: Object.freeze({ stem: true, removeStopWords: true }),
+  plain: Object.freeze({ stem: false, removeStopWords: false }),
+});
 export const INDEX_KINDS: readonly VectorIndexKind[] = ['auto', 'exact', 'int8', 'hnsw'];
 
 /** Every setting that changes a retrieval run's numbers. */
@@ -45,6 +52,11 @@ export interface RetrievalRunSettings {
   chunking: ChunkOptions | false;
   /** BM25 of a knowledge base built from documents (an artifact keeps its own). */
   bm25: Bm25Options;
+  /**
+   * BM25's tokens for a knowledge base built from documents: 'english' (stop words dropped, Porter stems: the
+   * project's analyzer) or 'plain' (lower-cased words, nothing dropped or stemmed: seed B's BM25Okapi input).
+   */
+  analyzer: BmAnalyzer;
   /** Bootstrap resamples (and permutations) the analysis uses; null = the analysis default. */
   resamples: number | null;
   predictors: boolean;
@@ -57,7 +69,7 @@ export interface RetrievalRunSettings {
 
 export const DEFAULT_RUN_SETTINGS: Readonly<RetrievalRunSettings> = Object.freeze({
   protocol: 'default', depth: 100, candidateK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, growPool: true,
-  chunking: false, bm25: DEFAULT_BM25, resamples: null, predictors: true, split: 'test', maxQueries: null, seed: 0, index: 'auto',
+  chunking: false, bm25: DEFAULT_BM25, analyzer: 'english', resamples: null, predictors: true, split: 'test', maxQueries: null, seed: 0, index: 'auto',
 });
 
 /** What each protocol sets (on top of the defaults); a field given explicitly wins over the preset. */
@@ -67,6 +79,8 @@ export const PROTOCOL_PRESETS: Readonly<Record<RetrievalProtocol, Readonly<Parti
     chunking: Object.freeze({ ...DEFAULT_CHUNKING, chunkSize: 800, overlap: 120 }),
     candidateK: 20, growPool: false, calibration: 'cdf', entropyBasis: 'calibrated', resamples: 1000,
     bm25: Object.freeze({ k1: 1.5, b: 0.75 }),
+    // "Chunks are lowercased, stripped of punctuation, whitespace-split" (seed B's BM25 tokenized corpus)
+    analyzer: 'plain',
     // FAISS IndexFlatL2: an exhaustive scan
     index: 'exact',
   } satisfies Partial<RetrievalRunSettings>),
@@ -97,16 +111,25 @@ export function runSettings(protocol: RetrievalProtocol = 'default', overrides: 
   if (s.chunking !== false && !(isWhole(s.chunking.chunkSize, 1, 1_000_000) && isWhole(s.chunking.overlap, 0, s.chunking.chunkSize - 1))) {
     throw new RunSettingsError(`chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size, got ${s.chunking.chunkSize}/${s.chunking.overlap}`);
   }
+  if (!BM25_ANALYZERS.includes(s.analyzer)) throw new RunSettingsError(`the BM25 analyzer must be english or plain, got ${JSON.stringify(s.analyzer)}`);
   if (!INDEX_KINDS.includes(s.index)) throw new RunSettingsError(`index must be one of ${INDEX_KINDS.join(', ')}, got "${s.index}"`);
   return s;
 }
 
 /** The settings a form or a link may set over a protocol's preset (the query sample and split are set apart). */
-export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'resamples' | 'depth'>>;
+export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'analyzer' | 'resamples' | 'depth'>>;
 
 /** A knowledge base built from the run's documents with its chunking and BM25 (the CLI's --data and the tab's dataset sources). */
-export function buildRunKb(docs: readonly SourceDocument[], s: Pick<RetrievalRunSettings, 'chunking' | 'bm25'>): KnowledgeBase {
-  return KnowledgeBase.build(docs, { chunking: s.chunking === false ? false : { ...DEFAULT_CHUNKING, ...s.chunking }, bm25: { ...s.bm25 } });
+export function buildRunKb(docs: readonly SourceDocument[], s: Pick<RetrievalRunSettings, 'chunking' | 'bm25' | 'analyzer'>): KnowledgeBase {
+  const chunking = s.chunking === false ? false : { ...DEFAULT_CHUNKING, ...s.chunking };
+  // The English analyzer is the index's default: its knowledge base is built exactly as before the setting existed.
+  return KnowledgeBase.build(docs, { chunking, bm25: { ...s.bm25 } }, undefined, s.analyzer === 'english' ? undefined : { ...ANALYZER_OPTIONS[s.analyzer] });
+}
+
+/** The analyzer setting a knowledge base's BM25 index was built with (an artifact's own; 'custom' for any other mix). */
+export function analyzerOf(kb: KnowledgeBase): BmAnalyzer | 'custom' {
+  const o = kb.bm25.analyzer.options;
+  return BM25_ANALYZERS.find((a) => ANALYZER_OPTIONS[a].stem === o.stem && ANALYZER_OPTIONS[a].removeStopWords === o.removeStopWords) ?? 'custom';
 }
 
 /** Candidates per retriever: the setting, or depth × 10 on a chunked knowledge base (so depth documents survive dedup), depth otherwise. */
@@ -150,7 +173,7 @@ export async function retrievalRunConfig(
   const o = kb.options;
   const qpp = s.predictors ? { ...QPP_DEFAULTS, entropyK: candidateK } : null;
   const hashed = {
-    kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, depth: s.depth, candidateK, calibration: s.calibration,
+    kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, analyzer: analyzerOf(kb), depth: s.depth, candidateK, calibration: s.calibration,
     entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true, split: s.split, index: s.index,
     embedder: id.embedder, reranker: id.reranker, predictors: s.predictors, qpp,
   };
@@ -160,7 +183,7 @@ export async function retrievalRunConfig(
     modes: [...extra.modes], split: s.split, maxQueries: s.maxQueries, seed: s.seed, depth: s.depth, candidateK,
     calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true,
     chunking: o.chunking === false ? null : { chunkSize: o.chunking.chunkSize, overlap: o.chunking.overlap },
-    k1: o.bm25.k1, b: o.bm25.b, index: s.index, embedder: id.embedder, reranker: id.reranker,
+    k1: o.bm25.k1, b: o.bm25.b, analyzer: analyzerOf(kb), index: s.index, embedder: id.embedder, reranker: id.reranker,
     predictors: s.predictors, qpp, resamples: s.resamples,
   };
   return { config, configHash, candidateK };

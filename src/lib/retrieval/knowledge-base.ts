@@ -117,7 +117,8 @@ export class KnowledgeBase {
     return { chunkIndex: this.data.itemChunk[i]!, start: this.data.itemStart[i]!, end: this.data.itemEnd[i]! };
   }
 
-  static build(docs: readonly SourceDocument[], options: Partial<KbOptions> = {}, onProgress?: BuildProgress): KnowledgeBase {
+  /** `analyzer` sets the BM25 tokenizer (default: the English analyzer: stop words, Porter stems). */
+  static build(docs: readonly SourceDocument[], options: Partial<KbOptions> = {}, onProgress?: BuildProgress, analyzer?: Partial<AnalyzerOptions>): KnowledgeBase {
     const opts: KbOptions = { ...DEFAULT_KB_OPTIONS, ...options };
     const itemDoc: number[] = [], itemChunk: number[] = [], itemStart: number[] = [], itemEnd: number[] = [];
     const texts: string[] = [];
@@ -135,7 +136,7 @@ export class KnowledgeBase {
       if (onProgress && (d % 20 === 0 || d === docs.length - 1)) onProgress('chunk', d + 1, docs.length);
     });
     const items = { itemDoc: Uint32Array.from(itemDoc), itemChunk: Uint32Array.from(itemChunk), itemStart: Uint32Array.from(itemStart), itemEnd: Uint32Array.from(itemEnd) };
-    return KnowledgeBase.assemble(docs, opts, items, texts, {}, null, onProgress);
+    return KnowledgeBase.assemble(docs, opts, items, texts, analyzer ? { analyzer } : {}, null, onProgress);
   }
 
   /**
