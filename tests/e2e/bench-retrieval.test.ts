@@ -248,6 +248,11 @@ describe('retrieval benchmark in the Benchmark tab', () => {
       expect(Math.abs(got!.value! - cli.modes[mode]!['ndcg@10']!), mode).toBeLessThan(1e-9);
       expect(report.rows.filter((r) => r.group === mode).map((r) => r.key)).toEqual(cli.report.rows.filter((r) => r.group === mode).map((r) => r.key));
     }
+    // the same per-query numbers, row by row
+    const cliRow = new Map(cli.report.rows.map((r) => [r.key, r]));
+    for (const r of report.rows) {
+      for (const k of ['ndcg@10', 'mrr@10', 'r@100']) expect(Math.abs((r.scores[k] as number) - (cliRow.get(r.key)!.scores[k] as number)), `${r.key} ${k}`).toBeLessThan(1e-9);
+    }
     await page.locator('[data-testid=rb-protocol-default]').check();
     expect(await value('rb-candidate-k')).toBe('');
   }, 400_000);
