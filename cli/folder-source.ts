@@ -1,13 +1,24 @@
 /**
  * A {@link FileSource} over a folder on disk (an artifact repo or one index folder): paths are repo-relative and
- * checked with safeRepoPath (nothing outside the folder is read, symbolic links pointing out included); a missing
- * file reads as null; other faults are ArtifactErrors naming the file.
+ * checked with safeRepoPath (nothing outside the folder is read, symbolic links pointing out included); only regular
+ * files are read (a FIFO, socket or device is refused by name); a missing file reads as null; other faults are
+ * ArtifactErrors naming the file.
  */
-import { readdir, readFile, realpath } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { safeRepoPath } from '../src/lib/artifact/format.ts';
 import { ArtifactError, type FileSource, type ReadOptions } from '../src/lib/artifact/types.ts';
 import { fsErrorLine } from './fs-errors.ts';
+
+/** What a path that is not a regular file is, in words. */
+function nonFileKind(s: Stats): string {
+  if (s.isDirectory()) return 'a folder';
+  if (s.isFIFO()) return 'a FIFO (named pipe)';
+  if (s.isSocket()) return 'a socket';
+  if (s.isCharacterDevice() || s.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
 
 export function folderSource(dir: string): FileSource {
   const root = resolve(dir);
@@ -28,6 +39,9 @@ export function folderSource(dir: string): FileSource {
         const real = await realpath(full);
         const realRoot = await realpath(root);
         if (real !== realRoot && !real.startsWith(realRoot + sep)) throw new ArtifactError(path, 'is a link that climbs out of the folder');
+        // Only regular files: reading a FIFO, a socket or a device would wait forever or never end.
+        const kind = await stat(real);
+        if (!kind.isFile()) throw new ArtifactError(path, `is ${nonFileKind(kind)}, not a regular file: refused`);
         const bytes = new Uint8Array(await readFile(real));
         opts.onProgress?.(bytes.byteLength, bytes.byteLength);
         return bytes;
