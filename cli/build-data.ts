@@ -16,7 +16,7 @@ import type { InputFile, SkippedItem } from '../src/lib/build/types.ts';
 import { extractDocuments } from '../src/lib/ingest/extract.ts';
 import { fileFormatOf } from '../src/lib/ingest/formats.ts';
 import { sizeLimitReason } from '../src/lib/ingest/limits.ts';
-import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
+import { DEFAULT_CHUNKING, type ChunkOptions } from '../src/lib/retrieval/chunk.ts';
 import { artifactDataPath, loadArtifactData } from './artifact-data.ts';
 import { CliError } from './args.ts';
 import { readText, withFile } from './fs-errors.ts';
@@ -165,6 +165,11 @@ async function loadFiles(dir: string, rels: string[]): Promise<BuildData> {
 const EXPECTED = 'a BEIR folder (corpus.jsonl), a RAGBench subset (.jsonl or .parquet, or a folder of them) or a folder of PDF, TXT, MD or HTML files';
 
 /** Reads `--data` as whichever kind it is (see the module comment). `split`: the BEIR qrels split carried. */
+/** The chunking a knowledge base built from `data` gets unless a flag says otherwise: its own (an artifact's), whole documents for BEIR, else the default chunks. */
+export function dataChunking(data: Pick<BuildData, 'kind' | 'chunking'>): ChunkOptions | false {
+  return data.chunking ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
+}
+
 export async function loadBuildData(path: string, split = 'test'): Promise<BuildData> {
   const artifact = artifactDataPath(path); // a built knowledge base (.zip or artifact folder), built again
   if (artifact) return loadArtifactData(artifact);

@@ -20,7 +20,7 @@ import { HNSW_DEFAULTS, HnswIndex } from '../src/lib/retrieval/hnsw.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { buildVectorIndex } from '../src/lib/retrieval/vector-index.ts';
 import { CliError, parse } from './args.ts';
-import { loadArxivData, loadBuildData, type BuildData } from './build-data.ts';
+import { dataChunking, loadArxivData, loadBuildData, type BuildData } from './build-data.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
@@ -166,7 +166,7 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
   for (const n of data.notes) log(n);
   const id = values.id ?? data.id;
   const title = values.title ?? data.title ?? id;
-  const chunking = chunkArg ?? data.chunking ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
+  const chunking = chunkArg ?? dataChunking(data);
 
   const kb = KnowledgeBase.build(data.docs, { chunking, bm25: DEFAULT_BM25 }, (stage, done, total) => bar.update(stage, done, total));
   bar.end();

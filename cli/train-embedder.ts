@@ -1,15 +1,19 @@
 /**
- * `rag-lab train-embedder`: learns a corpus-trained embedding model (LSI, docs/corpus-embedder.md) from the documents
- * of `--data` (title + text; queries and qrels are never read) with `trainCorpusEmbedder`, the code the tab will
- * run, and writes it in Hub layout to `--out` (a staging folder renamed into place), loadable as any other model
+ * `rag-lab train-embedder`: learns a corpus-trained embedding model (LSI, docs/corpus-embedder.md) from the items of
+ * the knowledge base build-index makes of `--data` (whole documents for BEIR, 800/120 chunks for other data, an
+ * artifact's own chunking; each item as BM25 indexes it, title line and text; queries and qrels are never read) —
+ * the texts and the trainer the tab uses (`kbTrainingTexts`, `trainCorpusEmbedder`), so both give the same model for
+ * the same knowledge base — and writes it in Hub layout to `--out` (a staging folder renamed into place), loadable as any other model
  * with `--models-dir <dir> --embedder <owner>/<name>`.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { kbTrainingTexts } from '../src/lib/build/train-embedder.ts';
 import { ANALYSES, type Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
+import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { loadBuildData, type DataKind } from './build-data.ts';
+import { dataChunking, loadBuildData, type DataKind } from './build-data.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { stderrOutput } from './kb-arg.ts';
 import { ProgressBar } from './progress-bar.ts';
@@ -19,9 +23,10 @@ const HELP = `Usage: rag-lab train-embedder --data <source> --out <MODELS_DIR/OW
 Trains a corpus-trained embedding model (latent semantic indexing: a truncated SVD of the documents' tf-idf
 matrix; no pretrained weights, no queries, no labels) and writes it as a transformers.js model folder.
 
-  --data PATH          the documents to learn from (title + text), read as build-index reads --data: a BEIR
-                       folder (corpus.jsonl only), a built knowledge base (artifact folder or .zip), a folder of
-                       PDF, TXT, MD and HTML files, or a RAGBench subset
+  --data PATH          the documents to learn from, read as build-index reads --data: a BEIR folder
+                       (corpus.jsonl only), a built knowledge base (artifact folder or .zip), a folder of PDF,
+                       TXT, MD and HTML files, or a RAGBench subset; it learns from the items build-index would
+                       index (title line + text of each whole BEIR document, else each chunk), as the tab does
   --out DIR            the model folder to create, e.g. models/corpus/scifact-lsi256 (it must not exist, or be
                        empty); then: --models-dir models --embedder corpus/scifact-lsi256
   --dim K              embedding size (default ${TRAIN_DEFAULTS.dim}; clamped to what the corpus allows, with a note)
@@ -99,8 +104,10 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const bar = new ProgressBar(stderrOutput());
   const data = await loadBuildData(values.data);
   bar.log(`read ${data.summary}`);
-  const texts = data.docs.map((d) => (d.title ? `${d.title}\n${d.text}` : d.text));
-  if (texts.length === 0) throw new CliError(`--data ${values.data}: no documents to learn from`);
+  if (data.docs.length === 0) throw new CliError(`--data ${values.data}: no documents to learn from`);
+  // The knowledge base build-index makes of the data, and its items as the tab trains on them (kbTrainingTexts).
+  const chunking = dataChunking(data);
+  const texts = kbTrainingTexts(KnowledgeBase.build(data.docs, { chunking, cdfQueries: 0 }));
   let model: TrainedModel;
   try {
     model = await trainCorpusEmbedder(texts, {
@@ -123,5 +130,5 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
     console.log(JSON.stringify({ ...s, out, id, bytes }));
     return;
   }
-  console.log(`trained ${id}: corpus-trained LSI, ${s.dim}-d, ${s.vocabulary} terms${(analysis ?? TRAIN_DEFAULTS.analysis) === 'stems' ? ` (stems; ${s.tokens - 5} surface words)` : ''}, ${s.documents} documents in ${s.seconds.toFixed(1)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB): use --models-dir ${dirname(dirname(out))} --embedder ${id}`);
+  console.log(`trained ${id}: corpus-trained LSI, ${s.dim}-d, ${s.vocabulary} terms${(analysis ?? TRAIN_DEFAULTS.analysis) === 'stems' ? ` (stems; ${s.tokens - 5} surface words)` : ''}, ${s.documents} ${chunking ? 'chunks' : 'documents'} in ${s.seconds.toFixed(1)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB): use --models-dir ${dirname(dirname(out))} --embedder ${id}`);
 }

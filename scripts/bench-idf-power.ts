@@ -20,6 +20,7 @@ import { parseRagbenchJsonl, RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.t
 import { buildRagbenchKb, relevantDocs } from '../src/lib/data/ragbench-kb.ts';
 import { runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
 import type { Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
+import { kbTrainingTexts } from '../src/lib/build/train-embedder.ts';
 import { trainCorpusEmbedder } from '../src/lib/models/corpus-embedder/train.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { configureModels } from '../src/lib/models/env.ts';
@@ -51,7 +52,7 @@ try {
     });
     for (const { analysis, power, label } of variants) {
       const id = `corpus/${subset}-${analysis}-idf${power}`;
-      const m = await trainCorpusEmbedder(rkb.kb.docs.map((d) => d.text), { dim, idfPower: power, analysis });
+      const m = await trainCorpusEmbedder(kbTrainingTexts(rkb.kb), { dim, idfPower: power, analysis });
       for (const [path, bytes] of Object.entries(m.files)) {
         const file = join(dir, id, path);
         mkdirSync(dirname(file), { recursive: true });

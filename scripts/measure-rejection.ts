@@ -14,7 +14,7 @@
  *
  * Model modes run with the tiny fixture models of tests/fixtures/models (closed-form weights, not semantic):
  * their figures measure the pipeline, not what a real embedder or cross-encoder would score, and say so.
- * With --corpus-embedder each corpus gets its own corpus-trained embedder (LSI on its documents, docs/corpus-embedder.md),
+ * With --corpus-embedder each corpus gets its own corpus-trained embedder (LSI on its chunks, as the tab trains one; docs/corpus-embedder.md),
  * as a user who trains one per knowledge base has: queries, in domain or not, are embedded by the searched corpus's
  * model; the rerank modes keep the fixture cross-encoder.
  *
@@ -35,6 +35,7 @@ import { auroc, percentile } from '../src/lib/eval/stats.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
+import { kbTrainingTexts } from '../src/lib/build/train-embedder.ts';
 import { trainCorpusEmbedder } from '../src/lib/models/corpus-embedder/train.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';
@@ -126,7 +127,7 @@ async function attachDense(kb: KnowledgeBase, emb: TextEmbedder): Promise<void> 
 async function corpusEmbedders(corpora: Corpus[], dir: string, dim: number): Promise<Map<Corpus, TextEmbedder>> {
   for (const c of corpora) {
     const t0 = performance.now();
-    const m = await trainCorpusEmbedder(c.kb.docs.map((d) => (d.title ? `${d.title}\n${d.text}` : d.text)), { dim });
+    const m = await trainCorpusEmbedder(kbTrainingTexts(c.kb), { dim });
     for (const [path, bytes] of Object.entries(m.files)) {
       const file = join(dir, 'corpus', c.name, path);
       mkdirSync(dirname(file), { recursive: true });

@@ -12,6 +12,10 @@ import { buildIndexCommand } from '../../cli/build-index.ts';
 import { evalBeirCommand } from '../../cli/eval-beir.ts';
 import { searchCommand } from '../../cli/search.ts';
 import { trainEmbedderCommand } from '../../cli/train-embedder.ts';
+import { folderSource } from '../../cli/folder-source.ts';
+import { openArtifact } from '../../src/lib/artifact/read.ts';
+import { kbTrainingTexts } from '../../src/lib/build/train-embedder.ts';
+import { trainCorpusEmbedder } from '../../src/lib/models/corpus-embedder/train.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TOPICS, topicCorpus } from '../helpers/topic-corpus.ts';
 
@@ -73,6 +77,19 @@ describe('rag-lab train-embedder', () => {
     const hits = JSON.parse(found.at(-1)!).results[0].hits as { docId: string; score: number }[];
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((h) => h.docId.startsWith('space-'))).toBe(true);
+
+    // A chunked artifact as a --data source: the CLI learns from the knowledge base's items (its chunks) as the tab
+    // does (kbTrainingTexts over the opened artifact), so both write the same model.
+    const chunked = join(root, 'chunked');
+    await stdoutOf(() => buildIndexCommand(['--data', beir, '--out', chunked, '--chunk', '60/10']));
+    const fromArtifact = join(models(), 'corpus/artifact-lsi8');
+    await stdoutOf(() => trainEmbedderCommand(['--data', chunked, '--out', fromArtifact, '--dim', '8']));
+    const opened = await openArtifact(folderSource(chunked), 'topics', { dense: 'none' });
+    expect(opened.kb.size).toBeGreaterThan(opened.kb.docs.length);
+    const trainedOn = JSON.parse(readFileSync(join(fromArtifact, 'config.json'), 'utf8')).corpus_embedder.trained_on as string;
+    const tab = await trainCorpusEmbedder(kbTrainingTexts(opened.kb), { dim: 8, trainedOn });
+    expect(new Uint8Array(readFileSync(join(fromArtifact, 'onnx/model.onnx')))).toEqual(tab.files['onnx/model.onnx']);
+    expect(new Uint8Array(readFileSync(join(fromArtifact, 'tokenizer.json')))).toEqual(tab.files['tokenizer.json']);
   });
 
   it('refuses a non-empty --out, a one-document corpus and bad flags with one line', async () => {
