@@ -20,7 +20,6 @@ import { reportEnvironment } from '../src/lib/reports/from-run.ts';
 import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { ENTROPY_BASES, type EntropyBasis } from '../src/lib/retrieval/entropy.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { analysisText } from './analyze.ts';
 import { CliError, numberArg, parse } from './args.ts';
@@ -169,14 +168,14 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
       hnsw: need.dense && settings.index === 'hnsw',
     });
     if (dataDir) {
-      ({ queries, qrels } = readJudgements(dataDir, values.split));
-      checkJudged(queries, qrels, `${join(dataDir, 'queries.jsonl')} is judged in ${join(dataDir, 'qrels', `${values.split}.tsv`)}`);
+      ({ queries, qrels } = readJudgements(dataDir, settings.split));
+      checkJudged(queries, qrels, `${join(dataDir, 'queries.jsonl')} is judged in ${join(dataDir, 'qrels', `${settings.split}.tsv`)}`);
       log(`queries and qrels from ${dataDir}`);
     } else if (source.queries && source.qrels) {
       ({ queries, qrels } = { queries: source.queries, qrels: source.qrels });
       checkJudged(queries, qrels, `${source.label} is judged in its qrels`);
     } else {
-      throw new CliError(`nothing to evaluate: ${source.label} carries no queries and qrels; give --data <BEIR folder> with queries.jsonl and qrels/${values.split}.tsv`);
+      throw new CliError(`nothing to evaluate: ${source.label} carries no queries and qrels; give --data <BEIR folder> with queries.jsonl and qrels/${settings.split}.tsv`);
     }
     dataset = source.label.split('#').pop()!;
     revision = /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null;
@@ -187,12 +186,12 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     try {
       corpusText = readData(dir, 'corpus.jsonl');
       docs = parseCorpus(corpusText, join(dir, 'corpus.jsonl'));
-      ({ queries, qrels } = readJudgements(dir, values.split));
+      ({ queries, qrels } = readJudgements(dir, settings.split));
     } catch (e) {
       if (e instanceof DataError) throw new CliError(e.message);
       throw e;
     }
-    checkJudged(queries, qrels, `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${values.split}.tsv`)}`);
+    checkJudged(queries, qrels, `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${settings.split}.tsv`)}`);
     const t0 = performance.now();
     const kb = buildRunKb(docs, settings);
     log(`indexed ${docs.length} documents as ${kb.size} ${settings.chunking ? 'chunks' : 'documents'} in ${(performance.now() - t0).toFixed(0)} ms`);

@@ -43,10 +43,6 @@ export type EntropyBasis = 'calibrated' | 'raw';
 export const ENTROPY_BASES: readonly EntropyBasis[] = ['calibrated', 'raw'];
 export const DEFAULT_ENTROPY_BASIS: EntropyBasis = 'calibrated';
 
-export function isEntropyBasis(x: unknown): x is EntropyBasis {
-  return x === 'calibrated' || x === 'raw';
-}
-
 /** The calibration a retriever's scores get: cdf falls back to minmax without a corpus table (search.ts calibrateSide). */
 export function effectiveCalibration(calibration: Calibration, table: CdfTable | null): Calibration {
   return calibration === 'cdf' && !table ? 'minmax' : calibration;
