@@ -13,14 +13,14 @@ import { readReport, table } from './compare.ts';
 
 const HELP = `Usage: rag-lab analyze --report FILE [options]
 
-Seed B's analysis of a retrieval report (rag-lab eval-beir --report-out, or a retrieval run saved by the Benchmark
-tab):
+The analysis that seed B (the calibrated entropy-weighted hybrid retrieval study RAG Lab implements; docs/seeds.md)
+asks of a retrieval report (rag-lab eval-beir --report-out, or a retrieval run saved by the Benchmark tab):
   H1  every predictor the run recorded (entropy under raw / minmax / zscore / cdf, clarity, NQC, WIG, α) against the
       per-query metric of the retriever it reads (sparse, dense; α: hybrid_calibrated): Pearson r with its 95%
       bootstrap interval and p, Spearman ρ, Kendall τ-b, and the sign expected if the predictor works;
   H2  every pair of modes on the per-query metric: Δ = a − b with its paired-bootstrap interval, the bootstrap and
       randomization p (the statistics of rag-lab compare), and per-query win/tie/loss of a against b.
-Each table ends with seed B's hypothesis and its verdict (supported, partially, not supported or n/a) with the
+Each table ends with the study's hypothesis and its verdict (supported, partially, not supported or n/a) with the
 figures it rests on (Holm-corrected p; the rules: docs/analysis.md "Verdicts").
 
   --report FILE     the retrieval report (JSON, report format v1)

@@ -15,7 +15,6 @@ import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 const HELP = `Usage: rag-lab ask --kb KB --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
 
 ${KB_HELP}
-                     or a BEIR folder with corpus.jsonl (indexed now); default sotu
   --provider ID      LLM provider
   --base-url URL     endpoint (default: the provider's; e.g. http://localhost:11434/v1 for Ollama)
   --model NAME       model name at the provider

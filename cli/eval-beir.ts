@@ -35,13 +35,15 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --data DIR        folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv, or hub:owner/name[@revision]: a
                     BEIR dataset on the Hub (HF_ENDPOINT; e.g. hub:BeIR/scifact), read as the Benchmark tab reads it
   --kb KB           an artifact (rag-lab build-index) evaluated as built: queries and qrels from it, or from
-                    --data's queries.jsonl and qrels when it has none (a seed-A folder); the dense modes use its
+                    --data's queries.jsonl and qrels when it has none (a folder in seed A's layout,
+                    the RAG explorer RAG Lab grew from); the dense modes use its
                     vectors with the query embedder it names (--embedder must match; --models-dir as below)
   --token-env VAR   for a private hub: repo or dataset, the environment variable holding the hf_ token
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
   --split NAME      qrels split (default: test)
-  --protocol P      default | seed-b. seed-b is seed B's evaluation protocol: ${seedBChunks}-character chunks
+  --protocol P      default | seed-b. seed-b is the evaluation protocol of seed B (the calibrated entropy-
+                    weighted hybrid retrieval study; docs/seeds.md): ${seedBChunks}-character chunks
                     with document dedup, --candidate-k 20 from each retriever with no pool growth (the
                     cross-encoder reranks those candidates), --calibration cdf with entropy of the calibrated
                     scores, BM25 k1=1.5 b=0.75 over --analyzer plain tokens, --index exact, and
@@ -49,7 +51,7 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
                     overrides its part
   --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
   --analyzer A      BM25 tokens: english (default: stop words dropped, Porter stems) | plain (lower-cased words,
-                    nothing dropped or stemmed: seed B's)
+                    nothing dropped or stemmed: seed-b's)
   --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
   --chunk-size N --overlap N
                     chunk size and overlap in characters (imply --chunk)
@@ -57,13 +59,14 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --candidate-k N   candidates from each retriever (default: depth 100, × 10 on chunks)
   --pool P          grow (default: the pool doubles while dedup leaves fewer than 100 documents) | fixed
   --calibration C   ${CALIBRATIONS.join(' | ')} for the calibrated modes (default cdf)
-  --entropy-basis B calibrated (default: H of the calibrated scores, seed B) | raw (H of the raw scores)
+  --entropy-basis B calibrated (default: H of the calibrated scores, as seed B
+                    defines it) | raw (H of the raw scores)
   --resamples N     bootstrap resamples and permutations the analysis uses (default: analyze's own)
   --max-queries N   a seeded sample of N judged queries (default: all); --seed S (default 0)
   --run-out FILE    write the rankings as a TREC run file
   --json            print one JSON object on the last line of stdout (with --analyze, its "analysis" key holds
                     rag-lab analyze --json's object)
-  --analyze         also print seed B's analysis of the run (H1, H2: what rag-lab analyze prints for its report)
+  --analyze         also print the run's H1 / H2 analysis (what rag-lab analyze prints for its report)
   --report-out FILE write the run as ONE RAG Lab report (format v1, kind retrieval) holding every mode: a row per
                     (mode, query) with the IR scores, total_ms (end to end) and its ms.* stages, query_ms, the
                     query's predictors and the top 10 ids; the

@@ -42,7 +42,8 @@ export type KbArg =
 
 export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id] | <kb.zip>[#index-id] | hub:owner/repo[@revision][#index-id]
                      (an artifact folder holds index_config.json, or meta.json, as build-index writes it; a .zip
-                     holds that folder, as the Build tab exports it)
+                     holds that folder, as the Build tab exports it), or a BEIR folder with corpus.jsonl (indexed
+                     now); default sotu (the embedded State of the Union speeches)
   --token-env VAR    for a private Hub repo: read the hf_ token from the environment variable VAR`;
 
 const REPO = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;

@@ -5,9 +5,9 @@ import { fsErrorLine } from './fs-errors.ts';
 import { guardOutput } from './terminal.ts';
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
-  analyze: { run: (argv) => import('./analyze.ts').then((m) => m.analyzeCommand(argv)), help: 'Seed B\'s analysis of a retrieval report: H1 (predictors vs NDCG@10) and H2 (paired tests between modes)' },
+  analyze: { run: (argv) => import('./analyze.ts').then((m) => m.analyzeCommand(argv)), help: 'Analyse a retrieval report: H1 (do query-difficulty predictors track NDCG@10?) and H2 (paired tests between modes)' },
   ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
-  'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: 'Build a knowledge-base artifact (BEIR, RAGBench, .txt/.md folder) and optionally push it to the Hub' },
+  'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: 'Build a knowledge-base artifact (BEIR, RAGBench, a folder of PDF/TXT/MD/HTML files, arXiv) and optionally push it to the Hub' },
   compare: { run: (argv) => import('./compare.ts').then((m) => m.compareCommand(argv)), help: 'Compare saved reports: Δ vs a baseline with paired tests, W/T/L, config differences' },
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR folder or a built artifact' },
   'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },
@@ -18,7 +18,9 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: s
 function usage(): string {
   return ['Usage: rag-lab <command> [options]', '', 'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(14)} ${c.help}`),
-    '', 'Run `rag-lab <command> --help` for its options.'].join('\n');
+    '', 'Run `rag-lab <command> --help` for its options. "Seed A / B / C" in the help are the three design documents',
+    'RAG Lab implements (A: the RAG explorer and its RAGBench evaluation; B: calibrated entropy-weighted hybrid retrieval',
+    'on SciFact; C: the agentic research assistant): docs/seeds.md.'].join('\n');
 }
 
 const [name, ...rest] = process.argv.slice(2);
