@@ -44,29 +44,37 @@ export function withValue(filters: readonly MetaFilter[], field: string, value: 
   return replaceFilter(filters, field, values.length ? { ...rest, values } : rest);
 }
 
+/** How a dropped filter is told: 'Ignored' (a link's filter never applied), 'Cleared' (a switch removed one in use). */
+export type FitVerb = 'Ignored' | 'Cleared';
+
+/** The Search tab's notices about filters are about this state: they go when the knowledge base, query or filters change. */
+export function filtersScope(kb: string | null, query: string, filters: readonly MetaFilter[]): string {
+  return JSON.stringify([kb, query.trim(), filters.filter(isActive)]);
+}
+
 /**
  * The filters that apply to a knowledge base with these facets: a range bound on a range facet, values the values
  * facet lists. Everything else is dropped and named in `warnings` (`title`: the knowledge base, for the message).
  */
-export function fitFilters(filters: readonly MetaFilter[], facets: readonly Facet[], title: string): { filters: MetaFilter[]; warnings: string[] } {
+export function fitFilters(filters: readonly MetaFilter[], facets: readonly Facet[], title: string, verb: FitVerb = 'Ignored'): { filters: MetaFilter[]; warnings: string[] } {
   const warnings: string[] = [];
   const out: MetaFilter[] = [];
   for (const f of filters) {
     const facet = facets.find((x) => x.field === f.field);
     if (!facet) {
-      if (isActive(f)) warnings.push(`Ignored the filter on "${f.field}": ${title} has no such filter.`);
+      if (isActive(f)) warnings.push(`${verb} the filter on "${f.field}": ${title} has no such filter.`);
       continue;
     }
     let next: MetaFilter = { field: f.field };
     if (facet.type === 'range') {
-      if (f.values?.length) warnings.push(`Ignored the values given for "${f.field}": it is a range (min/max) filter.`);
+      if (f.values?.length) warnings.push(`${verb} the values given for "${f.field}": it is a range (min/max) filter.`);
       if (f.min !== undefined) next.min = f.min;
       if (f.max !== undefined) next.max = f.max;
     } else {
-      if (f.min !== undefined || f.max !== undefined) warnings.push(`Ignored the range given for "${f.field}": it filters by value.`);
+      if (f.min !== undefined || f.max !== undefined) warnings.push(`${verb} the range given for "${f.field}": it filters by value.`);
       const known = (f.values ?? []).filter((x) => facet.values.includes(x));
       const unknown = (f.values ?? []).filter((x) => !facet.values.includes(x));
-      if (unknown.length) warnings.push(`Ignored ${unknown.map((x) => JSON.stringify(x)).join(', ')} for "${f.field}": ${title} has no such value.`);
+      if (unknown.length) warnings.push(`${verb} ${unknown.map((x) => JSON.stringify(x)).join(', ')} for "${f.field}": ${title} has no such value.`);
       if (known.length) next = { ...next, values: known };
     }
     if (isActive(next)) out.push(next);

@@ -4,8 +4,11 @@
  * the list).
  */
 
-/** 'models': dense search, reranking and the dense index (Search tab, Settings); 'benchmark': the Benchmark tab's models. */
-export type NoticeFeature = 'models' | 'benchmark';
+/**
+ * 'models': dense search, reranking and the dense index (Search tab, Settings); 'benchmark': the Benchmark tab's
+ * models; 'search': the Search tab's inputs (its link, the filters fitted to the knowledge base that opened).
+ */
+export type NoticeFeature = 'models' | 'benchmark' | 'search';
 export type NoticeKind = 'error' | 'warn' | 'info';
 
 export interface Notice {
@@ -14,6 +17,11 @@ export interface Notice {
   key: string;
   kind: NoticeKind;
   message: string;
+  /**
+   * The state the notice is about (its owner's fingerprint of it, e.g. knowledge base + query + filters): shown only
+   * while the owner's current scope is the same, so it goes when that state changes. None: until replaced or dismissed.
+   */
+  scope?: string;
 }
 
 /** The list with `n` in place of any notice of the same feature and cause (a new failure replaces the old one). */
@@ -26,7 +34,7 @@ export function clearNotice(list: readonly Notice[], feature: NoticeFeature, key
   return list.filter((x) => x.feature !== feature || x.key !== key);
 }
 
-/** Notices of the given features, oldest first. */
-export function noticesFor(list: readonly Notice[], features: readonly NoticeFeature[]): Notice[] {
-  return list.filter((x) => features.includes(x.feature));
+/** Notices of the given features, oldest first; with `scope`, those about another state are left out. */
+export function noticesFor(list: readonly Notice[], features: readonly NoticeFeature[], scope?: string): Notice[] {
+  return list.filter((x) => features.includes(x.feature) && (scope === undefined || x.scope === undefined || x.scope === scope));
 }

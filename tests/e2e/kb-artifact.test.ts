@@ -93,6 +93,26 @@ describe('a Hub index artifact in the picker', () => {
     }).toBe(true);
   });
 
+  test('filters a switch drops are told once, naming them; the notice goes on switching back; a link\'s can be dismissed', async () => {
+    await page.goto(`${site}?q=ships&f.party=Whig`);
+    await ready(page);
+    const notice = page.locator('[data-testid=notice][data-feature=search]');
+    const picked = () => page.locator('[data-testid=kb-select] option:checked').innerText();
+    expect(await notice.count()).toBe(0);
+    await page.locator('[data-testid=kb-select]').selectOption({ label: 'Pieces' });
+    await expect.poll(picked, { timeout: 60_000 }).toBe('Pieces');
+    await expect.poll(() => notice.locator('span').allInnerTexts()).toEqual(['Cleared the filter on "party": Pieces has no such filter.']);
+    await page.locator('[data-testid=kb-select]').selectOption({ label: 'State of the Union addresses' });
+    await expect.poll(picked, { timeout: 60_000 }).toBe('State of the Union addresses');
+    await expect.poll(() => notice.count()).toBe(0);
+    // A link's filter the knowledge base has not: ignored, with a notice that "Dismiss" removes.
+    await page.goto(`${site}?kb=${encodeURIComponent('hub:acme/pieces/pieces@main')}&f.party=Whig`);
+    await ready(page);
+    await expect.poll(() => notice.locator('span').allInnerTexts()).toEqual(['Ignored the filter on "party": Pieces has no such filter.']);
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    expect(await notice.count()).toBe(0);
+  });
+
   test('a link opens it again from the cache, with no file downloaded', async () => {
     const before = hub.requests.length;
     await page.goto(`${site}?kb=${encodeURIComponent('hub:acme/pieces/pieces@main')}&q=ships`);

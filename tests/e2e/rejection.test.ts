@@ -1,6 +1,6 @@
 /**
  * Rejection in the app, every mode (fixture models from a local Hub): seed B's junk query is rejected at each mode's
- * default threshold and a real query is answered; the threshold field shows the mode's default, and a link's thr=
+ * default threshold (the banner quoting the confidence the top card shows) and a real query is answered; the threshold field shows the mode's default, and a link's thr=
  * overrides it.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -50,7 +50,13 @@ describe('rejection in every mode', () => {
   test(`"${SOTU_JUNK_QUERY}" is rejected in each mode, and the field shows that mode's default threshold`, async () => {
     for (const mode of MODE_IDS) {
       expect(await searchIn(mode, SOTU_JUNK_QUERY), mode).toBe('rejected');
-      expect(await page.locator('[data-testid=rejection]').innerText(), mode).toMatch(/No confident answer/);
+      const banner = await page.locator('[data-testid=rejection]').innerText();
+      expect(banner, mode).toMatch(/No confident answer/);
+      // One confidence: the number the banner quotes is the one on the top card, and only that card has one.
+      const quoted = /the top result's confidence is (\d\.\d{3}), below the threshold/.exec(banner)?.[1];
+      expect(quoted, `${mode}: ${banner}`).toBeDefined();
+      expect(await page.locator('[data-testid=hit]').first().locator('[data-testid=hit-confidence]').innerText(), mode).toMatch(new RegExp(`^confidence ${quoted!.replace('.', '\\.')} · `));
+      expect(await page.locator('[data-testid=hit-confidence]').count(), mode).toBe(1);
       expect(await page.locator('[data-testid=threshold]').getAttribute('placeholder'), mode).toBe(String(DEFAULT_REJECT_THRESHOLDS[mode]));
       expect(await page.locator('[data-testid=hit]').count(), mode).toBeGreaterThan(0);
     }

@@ -3,7 +3,8 @@
  * figures and intervals are the report's numbers, small-sample warnings show for a 12-row report, markup in a
  * title or question renders as text (no dialog, no element), rows sort by a column and open in a detail, the find
  * box filters them, a 3,000-row report renders 200 rows and more on request, a truncated report says how many rows
- * it includes, a pipeline report shows its own columns.
+ * it includes, a pipeline report shows its own columns, and a seven-mode report's tables fit their card at 1,400 px and
+ * scroll with a visible shadow at 400 px.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { serializeReport, type Report, type ReportRow } from '../../src/lib/repo
 import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
+import { retrievalRow, spread } from '../helpers/retrieval-reports.ts';
+import { buildReport } from '../../src/lib/reports/build.ts';
 
 const site = inject('siteUrl');
 let browser: Browser;
@@ -162,5 +165,39 @@ describe('Report view', () => {
     expect(heads.slice(0, 5).map((h) => h.replace(/ [▲▼]$/, ''))).toEqual(['subset', 'question', 'status', 'recall', 'relevant_recall']);
     await v.locator('[data-testid=charts][data-rendered=true]').waitFor({ timeout: 60_000 });
     expect(await v.locator('[data-testid=chart-roc]').count()).toBe(0);
+  });
+
+  test('a seven-mode retrieval report: every table fits its card at 1,400 px; at 400 px a wider one scrolls, shadowed, to its last column', async () => {
+    const modes = ['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'];
+    const rows = modes.flatMap((m, j) => spread(30, j + 1).map((x, i) => retrievalRow(`${m}:q${i}`, m, i, x, { query_ms: 1 + (i % 7) })));
+    const r = { ...buildReport({
+      kind: 'retrieval', evaluator: 'retrieval-bench', config: { mode: 'retrieval' }, configHash: 'abcdef012345',
+      data: { dataset: 'scifact', revision: null, subsets: [], source: 'local', kb: null }, seed: 7, n: null, rows, extra: {},
+      iterations: 200, createdAt: '2026-12-01T12:00:00.000Z', environment: { app: '0.1.0', runtime: 'node', agent: 'test', models: [], llm: null, judge: null },
+    }), id: 'view-wide-1', title: 'Seven modes on scifact' };
+    /** Each shown table: whether it overflows its box, its last header's right edge (scrolled to the end) against the box's and its card's, and its shadow. */
+    const tables = () => view().locator('table.summary-table, table.rows-table').evaluateAll((ts) => ts.filter((t) => (t as HTMLElement).offsetParent).map((el) => {
+      const t = el as HTMLElement;
+      t.scrollLeft = t.scrollWidth;
+      const last = t.querySelector('thead tr')!.lastElementChild!.getBoundingClientRect().right;
+      const box = t.getBoundingClientRect().right;
+      const card = t.closest('.panel, [data-testid=report-view]')!.getBoundingClientRect().right;
+      const css = getComputedStyle(t);
+      const out = { id: t.dataset.testid, overflows: t.scrollWidth > t.clientWidth + 1, lastInBox: last <= box + 1, boxInCard: box <= card + 1, scrolls: css.overflowX === 'auto', shadow: /radial-gradient/.test(css.backgroundImage) };
+      t.scrollLeft = 0;
+      return out;
+    }));
+    try {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await openImported(r, 'wide.json');
+      await expect.poll(async () => (await tables()).length).toBeGreaterThanOrEqual(2);
+      for (const t of await tables()) expect(t, `1400 px: ${t.id}`).toMatchObject({ overflows: false, lastInBox: true, boxInCard: true });
+      await page.setViewportSize({ width: 400, height: 900 });
+      const narrow = await tables();
+      expect(narrow.some((t) => t.overflows)).toBe(true);
+      for (const t of narrow) expect(t, `400 px: ${t.id}`).toMatchObject({ lastInBox: true, boxInCard: true, ...(t.overflows ? { scrolls: true, shadow: true } : {}) });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 });

@@ -36,8 +36,8 @@ afterAll(async () => {
   await viewer?.close();
 });
 
-/** The Search and Ask tabs' warnings about the link. */
-const LINK_WARNINGS = 'main p.banner.warn[role=status]:not([data-testid])';
+/** The Search and Ask tabs' warnings about the link (the Search tab's are dismissible notices). */
+const LINK_WARNINGS = 'main p.banner.warn[role=status]:not([data-testid]), main [data-testid=notice][data-feature=search] > span';
 
 function askUrl(question: string): string {
   const p = new URLSearchParams({ tab: 'ask', aq: question, a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model', a_w: '0' });

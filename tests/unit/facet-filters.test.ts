@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Facet } from '../../src/lib/data/kb-source.ts';
-import { boundOf, fitFilters, hasValue, withBound, withValue } from '../../src/ui/filters.ts';
+import { boundOf, filtersScope, fitFilters, hasValue, withBound, withValue } from '../../src/ui/filters.ts';
 
 const facets: Facet[] = [
   { field: 'year', label: 'Year', type: 'range', min: 1790, max: 2021 },
@@ -50,5 +50,16 @@ describe('fitting a link\'s filters to the knowledge base that opened', () => {
   it('drops a filter whose every value is unknown', () => {
     expect(fitFilters([{ field: 'party', values: ['Tory'] }], facets, 'SOTU').filters).toEqual([]);
     expect(fitFilters([], facets, 'SOTU')).toEqual({ filters: [], warnings: [] });
+  });
+
+  it('a switch tells the filters it cleared; the scope of that notice changes with knowledge base, query or filters', () => {
+    expect(fitFilters([{ field: 'genre', values: ['poem'] }, { field: 'year', min: 1900 }], facets, 'SOTU', 'Cleared').warnings)
+      .toEqual(['Cleared the filter on "genre": SOTU has no such filter.']);
+    const f = [{ field: 'year', min: 1900 }];
+    const at = filtersScope('sotu', 'tariff', f);
+    expect(filtersScope('sotu', ' tariff ', [...f, { field: 'party' }])).toBe(at); // blank query ends, inactive filters
+    expect(filtersScope('pieces', 'tariff', f)).not.toBe(at);
+    expect(filtersScope('sotu', 'tariffs', f)).not.toBe(at);
+    expect(filtersScope('sotu', 'tariff', [{ field: 'year', min: 1901 }])).not.toBe(at);
   });
 });

@@ -25,4 +25,15 @@ describe('notices keyed by feature', () => {
     expect(clearNotice(list, 'benchmark', 'embedder')).toEqual(list);
     expect(list).toHaveLength(3); // pure: the input is not changed
   });
+
+  test('a notice about a state shows only while that state is current; one about none always', () => {
+    const filters: Notice = { feature: 'search', key: 'filters', kind: 'warn', message: 'Cleared the filter on "party"', scope: 'pieces|q|[]' };
+    const link: Notice = { feature: 'search', key: 'link-0', kind: 'warn', message: 'Unknown mode' };
+    const list = [link, filters];
+    expect(noticesFor(list, ['search'], 'pieces|q|[]')).toEqual([link, filters]);
+    // The knowledge base, query or filters changed: the filters notice no longer applies.
+    expect(noticesFor(list, ['search'], 'sotu|q|[]')).toEqual([link]);
+    // Without a scope (other features' lists) every notice of the feature shows.
+    expect(noticesFor(list, ['search'])).toEqual(list);
+  });
 });

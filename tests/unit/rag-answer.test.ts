@@ -220,7 +220,7 @@ describe('answerQuestion: the plain pipeline', () => {
     const provider = ScriptedProvider.queue();
     const { res } = await ask(makeKb(), 'Who founded the observatory?', config((c) => { c.retrieval.rejectThreshold = 0.99; }), provider);
     expect(res.status).toBe('rejected');
-    expect(res.reason).toMatch(/^Low confidence: the best result scores 0\.\d{3}, below the threshold 0\.99\.$/);
+    expect(res.reason).toMatch(/^Low confidence: the top result's confidence is 0\.\d{3}, below the threshold 0\.99\.$/);
     expect(res.answer).toBe(lowConfidenceAnswer(res.reason!));
     expect(provider.requests).toEqual([]);
     expect(res.contexts).toEqual([]);

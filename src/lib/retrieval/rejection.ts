@@ -45,6 +45,11 @@ export function supportedConfidence(lexical: number, model: number): number {
   return Math.min(clip(lexical), clip(model));
 }
 
+/** The confidence as every place shows it (the rejection reason, the top hit's card, the telemetry): 3 decimals. */
+export function formatConfidence(confidence: number): string {
+  return confidence.toFixed(3);
+}
+
 export type RejectionCheck =
   | { rejected: false; confidence: number | null; note?: string }
   | { rejected: true; confidence: number; reason: string };
@@ -59,7 +64,7 @@ export function checkConfidence(confidence: number | null, threshold: number, wh
     return {
       rejected: true,
       confidence,
-      reason: `Low confidence: the best result scores ${confidence.toFixed(3)}, below the threshold ${threshold}.`,
+      reason: `Low confidence: the top result's confidence is ${formatConfidence(confidence)}, below the threshold ${threshold}.`,
     };
   }
   return { rejected: false, confidence };

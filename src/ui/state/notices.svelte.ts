@@ -4,8 +4,9 @@ import { clearNotice, noticesFor, raiseNotice, type Notice, type NoticeFeature, 
 export class NoticesState {
   list = $state.raw<Notice[]>([]);
 
-  raise(feature: NoticeFeature, key: string, kind: NoticeKind, message: string): void {
-    this.list = raiseNotice(this.list, { feature, key, kind, message });
+  /** `scope`: the state the notice is about (see Notice.scope); it is hidden once `shown`'s scope differs. */
+  raise(feature: NoticeFeature, key: string, kind: NoticeKind, message: string, scope?: string): void {
+    this.list = raiseNotice(this.list, { feature, key, kind, message, ...(scope === undefined ? {} : { scope }) });
   }
 
   /** The cause was fixed (a retry succeeded) or the user dismissed the banner. */
@@ -15,5 +16,10 @@ export class NoticesState {
 
   shown(...features: NoticeFeature[]): Notice[] {
     return noticesFor(this.list, features);
+  }
+
+  /** The notices of these features about the current state `scope` (and those about no state in particular). */
+  shownIn(scope: string, ...features: NoticeFeature[]): Notice[] {
+    return noticesFor(this.list, features, scope);
   }
 }

@@ -2,7 +2,8 @@
 import { MODES } from '../../lib/retrieval/modes.ts';
 import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
 import type { KbInfo, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
-import { fitFilters, isActive } from '../filters.ts';
+import { filtersScope, fitFilters, isActive } from '../filters.ts';
+import { NoticesState } from './notices.svelte.ts';
 import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
@@ -11,7 +12,15 @@ import { chipChoice } from '../example-chips.ts';
 
 export class SearchState {
   input = $state<SearchUrlState>(parseUrlState('').state);
-  warnings = $state<string[]>([]);
+  /**
+   * The tab's notices (feature 'search'): one per warning about the link (until dismissed), and one ('filters') about
+   * the filters fitted to the knowledge base that opened, scoped to `noticeScope` so it goes when the knowledge base,
+   * query or filters change.
+   */
+  readonly notices = new NoticesState();
+  /** The open knowledge base the inputs were fitted to (null before the first one opened). */
+  private kbId = $state<string | null>(null);
+  readonly noticeScope = $derived(filtersScope(this.kbId, this.input.q, this.input.filters));
   response = $state.raw<SearchResponse | null>(null);
   /** The query the current response answers, and its whole request (the α simulator re-fuses it). */
   answered = $state('');
@@ -30,7 +39,7 @@ export class SearchState {
   loadFromUrl(search: string): void {
     const { state, warnings } = parseUrlState(search);
     this.input = state;
-    this.warnings = warnings;
+    warnings.forEach((w, i) => this.notices.raise('search', `link-${i}`, 'warn', w));
   }
 
   writeUrl(): void {
@@ -39,17 +48,18 @@ export class SearchState {
 
   /**
    * Fits the filters to the knowledge base that opened: those on fields or values it has no facet for are dropped,
-   * with a warning (a link made on another knowledge base, or a switch in the picker); the shown results are cleared.
+   * told in one notice about this switch (a link made on another knowledge base: "Ignored"; a switch in the picker:
+   * "Cleared"), which replaces the previous switch's; the shown results are cleared.
    */
   fit(info: KbInfo): void {
-    const { filters, warnings } = fitFilters(this.input.filters, info.facets, info.descriptor.title);
+    const switched = this.kbId !== null && this.kbId !== info.corpusId;
+    const { filters, warnings } = fitFilters(this.input.filters, info.facets, info.descriptor.title, switched ? 'Cleared' : 'Ignored');
     if (warnings.length || filters.length !== this.input.filters.length) this.input.filters = filters;
-    this.warnings = [...this.warnings, ...warnings];
-    if (this.response && this.answeredKb !== info.corpusId) this.response = null;
-    this.answeredKb = info.corpusId;
+    if (this.response && this.kbId !== info.corpusId) this.response = null;
+    this.kbId = info.corpusId;
+    if (warnings.length) this.notices.raise('search', 'filters', 'warn', warnings.join(' '), filtersScope(info.corpusId, this.input.q, this.input.filters));
+    else this.notices.clear('search', 'filters');
   }
-
-  private answeredKb: string | null = null;
 
   request(): SearchRequest {
     const s = this.input;

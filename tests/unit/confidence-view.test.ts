@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { checkConfidence } from '../../src/lib/retrieval/rejection.ts';
+import { confidenceBasis, confidenceLabel } from '../../src/ui/confidence-view.ts';
+
+/** The number after "confidence" (the banner says "confidence is 0.268", the card "confidence 0.268"). */
+const quoted = (text: string) => /confidence (?:is )?(\d\.\d+|n\/a)/.exec(text)?.[1];
+
+describe('one confidence figure for the banner and the top card', () => {
+  it.each([0.26843, 0.0004, 0.29951, 0.1])('%s: the rejection banner quotes the number the card shows, labelled', (c) => {
+    const r = checkConfidence(c, 0.3);
+    if (!r.rejected) throw new Error('expected a rejection');
+    expect(quoted(r.reason)).toBeDefined();
+    expect(quoted(r.reason)).toBe(quoted(confidenceLabel(r.confidence)));
+    expect(Number(quoted(r.reason))).toBeCloseTo(c, 3);
+    expect(r.reason).toContain('below the threshold 0.3');
+  });
+
+  it('a search without a confidence says so instead of a number', () => {
+    expect(confidenceLabel(null)).toBe('confidence n/a');
+    expect(confidenceBasis(null, 'the query has no terms')).toMatch(/^no confidence for this search \(the query has no terms\)/);
+    expect(confidenceBasis(0.4)).toMatch(/words, not their meaning/);
+  });
+});
