@@ -130,7 +130,7 @@ describe('inline links', () => {
     await page.close();
   });
 
-  test('a link of a 332-row report shows no figure that differs from its table: the ROC is replaced by the full AUROC', async () => {
+  test('a link of a 332-row report shows no figure that differs from its table: the ROC is replaced by the full AUROC; the charts follow the dark theme', async () => {
     const r = validateReport({ subsets: ['covidqa', 'hotpotqa'], perSubset: 166, contexts: 0, answerWords: 10, title: 'Three hundred thirty-two' });
     const s = await shareSummary(r);
     expect(s.ok && s.report.rows.length).toBe(20);
@@ -152,6 +152,16 @@ describe('inline links', () => {
     const auroc = await page.locator('[data-testid=shared-report] [data-testid=summary-row][data-group=""] [data-testid=auroc]').innerText();
     const notes = await page.locator('[data-testid=shared-report] [data-testid=chart-withheld]').allInnerTexts();
     expect(notes.join('\n')).toContain(`ROC needs all rows: open the full report (this summary carries 20 of 332 rows, the worst ones). Hallucination AUROC over all 332 rows: RAG Lab ${auroc} [`);
+    // The chart follows the theme: light paper, then dark once the theme is set to dark (no redraw by the view).
+    const paper = () => page.evaluate(() => {
+      const svg = document.querySelector('[data-testid=shared-report] [data-testid=chart-means] .main-svg');
+      const [r, g, b] = getComputedStyle(svg!).backgroundColor.match(/\d+/g)!.map(Number);
+      return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+    });
+    await page.selectOption('[data-testid=theme]', 'light');
+    await expect.poll(paper).toBeGreaterThan(0.8);
+    await page.selectOption('[data-testid=theme]', 'dark');
+    await expect.poll(paper).toBeLessThan(0.2);
     await page.close();
   });
 
