@@ -1,8 +1,8 @@
 /**
  * How every chart looks, in one place (plotly.ts applies it to each chart it draws): series colours that never
  * repeat within a chart (`assignColors`: Plotly's own colorway starts over after 10 series, so the 11th — GPT-3.5
- * next to 7 subsets and "all" — took covidqa's colour), and the layout colours of the app's theme
- * (`themedLayout`: paper, plot area, text, grid). Pure.
+ * next to 7 subsets and "all" — took covidqa's colour), and the colours of the app's theme (`themedLayout`: paper,
+ * plot area, text, grid; `themedTraces`: whiskers). Pure.
  */
 
 /** Series colours, in order: distinct hues of medium lightness that read on a light and on a dark background. */
@@ -51,6 +51,13 @@ export interface ChartColors {
   paper: string;
   /** Grid lines and the zero line. */
   grid: string;
+  /** Interval whiskers (error bars): Plotly's own dark grey is lost on a dark background. */
+  muted: string;
+}
+
+/** The traces with the theme's whisker colour on those that have whiskers. */
+export function themedTraces<T extends { error_y?: object }>(traces: readonly T[], c: ChartColors): T[] {
+  return traces.map((t) => (t.error_y ? { ...t, error_y: { ...t.error_y, color: c.muted } } : t));
 }
 
 /** The layout keys Plotly.relayout takes to re-theme a chart drawn before (nested keys dotted). */

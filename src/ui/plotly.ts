@@ -4,7 +4,7 @@
  * (chart-style.ts), read from the page's CSS when drawn, and again for every chart on the page when the theme
  * changes (the root's `data-theme`, or the system's colour scheme while the theme follows it).
  */
-import { assignColors, themedLayout, themeUpdate, type ChartColors } from './chart-style.ts';
+import { assignColors, themedLayout, themedTraces, themeUpdate, type ChartColors } from './chart-style.ts';
 import type { ChartSpec } from './report-charts.ts';
 
 type Plotly = typeof import('plotly.js-dist-min');
@@ -24,10 +24,10 @@ export const CHART_CONFIG = { displayModeBar: false, responsive: true } as const
 /** The theme's chart colours as the page resolves them now (the CSS variables use light-dark(), so a probe element reads them). */
 export function pageChartColors(doc: Document = document): ChartColors {
   const probe = doc.createElement('div');
-  probe.style.cssText = 'position:absolute;visibility:hidden;color:var(--text);background-color:var(--surface);border:1px solid var(--rule)';
+  probe.style.cssText = 'position:absolute;visibility:hidden;color:var(--text);background-color:var(--surface);border:1px solid var(--rule);outline:1px solid var(--muted)';
   doc.body.append(probe);
   const cs = getComputedStyle(probe);
-  const colors = { text: cs.color, paper: cs.backgroundColor, grid: cs.borderTopColor };
+  const colors = { text: cs.color, paper: cs.backgroundColor, grid: cs.borderTopColor, muted: cs.outlineColor };
   probe.remove();
   return colors;
 }
@@ -38,11 +38,15 @@ let watching = false;
 
 function retheme(): void {
   if (drawn.size === 0) return;
-  const update = themeUpdate(pageChartColors());
+  const colors = pageChartColors();
+  const update = themeUpdate(colors);
   void loadPlotly().then((Plotly) => {
     for (const el of drawn) {
       if (!el.isConnected) { drawn.delete(el); continue; }
       void Plotly.relayout(el, update as never);
+      const data = (el as unknown as { data?: Array<{ error_y?: object }> }).data ?? [];
+      const whiskers = data.flatMap((t, i) => (t.error_y ? [i] : []));
+      if (whiskers.length) void Plotly.restyle(el, { 'error_y.color': colors.muted } as never, whiskers);
     }
   });
 }
@@ -59,7 +63,8 @@ export function plot(Plotly: Plotly, el: HTMLElement, traces: readonly object[],
   watchTheme();
   for (const d of drawn) if (!d.isConnected) drawn.delete(d);
   drawn.add(el);
-  return Plotly.newPlot(el, assignColors(traces) as never, themedLayout(layout, pageChartColors()) as never, CHART_CONFIG);
+  const colors = pageChartColors();
+  return Plotly.newPlot(el, themedTraces(assignColors(traces), colors) as never, themedLayout(layout, colors) as never, CHART_CONFIG);
 }
 
 /** Draws a chart spec (report-charts.ts) into `el`. */

@@ -1,6 +1,6 @@
 /** Chart colours and theme (src/ui/chart-style.ts): no two series of a chart share a colour; the layout takes the theme. */
 import { describe, expect, test } from 'vitest';
-import { assignColors, PALETTE, themedLayout, traceColor } from '../../src/ui/chart-style.ts';
+import { assignColors, PALETTE, themedLayout, themedTraces, traceColor } from '../../src/ui/chart-style.ts';
 import { meansChart, rocChart } from '../../src/ui/report-charts.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 
@@ -39,8 +39,8 @@ describe('series colours', () => {
 });
 
 describe('theme colours', () => {
-  test('the layout takes the theme\'s paper, text and grid colours, keeping what it sets itself', () => {
-    const c = { text: 'rgb(228, 231, 238)', paper: 'rgb(26, 30, 39)', grid: 'rgb(39, 44, 55)' };
+  test('the layout takes the theme\'s paper, text and grid colours, keeping what it sets itself; whiskers the muted colour', () => {
+    const c = { text: 'rgb(228, 231, 238)', paper: 'rgb(26, 30, 39)', grid: 'rgb(39, 44, 55)', muted: 'rgb(163, 171, 187)' };
     const layout = { title: { text: 'T' }, xaxis: { title: { text: 'gold' }, range: [0, 1] }, legend: { orientation: 'h' } };
     const out = themedLayout(layout, c) as Record<string, Record<string, unknown>>;
     expect(out['paper_bgcolor']).toBe(c.paper);
@@ -50,5 +50,8 @@ describe('theme colours', () => {
     expect(out['yaxis']!['gridcolor']).toBe(c.grid);
     expect(out['legend']).toEqual({ orientation: 'h', font: { color: c.text } });
     expect(layout.xaxis).toEqual({ title: { text: 'gold' }, range: [0, 1] });
+    const [bar, line] = themedTraces([{ name: 'a', error_y: { visible: true } }, { name: 'b' }], c);
+    expect(bar!.error_y).toEqual({ visible: true, color: c.muted });
+    expect(line).toEqual({ name: 'b' });
   });
 });
