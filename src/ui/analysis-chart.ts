@@ -80,6 +80,7 @@ export function h1ScatterChart(
   return {
     title: `${label} vs ${metric}: r = ${fmtValue(row.pearson_r, 3)}, n = ${row.n}`,
     traces,
-    layout: { xaxis: { title: { text: label } }, yaxis: { title: { text: metric } }, legend: { orientation: 'h' } },
+    // The legend under the x axis's title (Plotly's default place for a horizontal legend overlaps it), room made for it.
+    layout: { xaxis: { title: { text: label } }, yaxis: { title: { text: metric } }, legend: { orientation: 'h', yanchor: 'top', y: -0.3 }, margin: { t: 40, r: 10, b: 100, l: 50 }, height: 360 },
   };
 }
