@@ -4,11 +4,15 @@
  * Plotly. Three charts: the summary figures with their 95% intervals as whiskers (per group, and the baseline
  * evaluators' figures beside ours), the hallucination ROC of ours against the baselines' scores each row carries
  * (`reference`, validate), and predicted against gold for every numeric field with both.
+ *
+ * A summary of a report (a share link: `truncated`, the worst rows only) draws only the chart its summary figures
+ * support (the means); the ROC and the scatter need every row, so they are replaced by a note with the full
+ * figures (`withheldChartNote`): a chart drawn from 20 chosen rows would contradict the table beside it.
  */
 import { rocCurve } from '../lib/eval/roc.ts';
 import { auroc } from '../lib/eval/stats.ts';
 import type { Report } from '../lib/reports/format.ts';
-import { evaluatorLabel, summaryTable } from './report-view.ts';
+import { evaluatorLabel, fmt, fmtCI, summaryTable } from './report-view.ts';
 
 export interface ChartTrace {
   type: 'bar' | 'scatter';
@@ -81,10 +85,10 @@ export const ROC_REFERENCES: ReadonlyArray<{ key: string; label: string }> = [
  * Hallucination ROC (validate): over rows with a gold adherence label, y = hallucinated, score = 1 − predicted
  * adherence (ours, then each baseline's adherence-like reference score), each curve over the rows that have that
  * score and named with its AUROC (computed on every row; the drawn curve keeps MAX_POINTS.roc of its vertices).
- * Null for other kinds or when no row is labelled.
+ * Null for other kinds, when no row is labelled, and for a summary of a report (`truncated`: withheldChartNote).
  */
 export function rocChart(r: Report): ChartSpec | null {
-  if (r.kind !== 'ragbench-validate') return null;
+  if (r.kind !== 'ragbench-validate' || r.truncated) return null;
   const labelled = r.rows.filter((row) => typeof row.gold['adherence'] === 'boolean');
   if (labelled.length === 0) return null;
   const curves: Array<{ name: string; score: (i: number) => unknown }> = [
@@ -116,9 +120,10 @@ export function rocChart(r: Report): ChartSpec | null {
 /**
  * Predicted against gold: one marker trace per field with a numeric score and a numeric gold label on some row
  * (booleans are verdicts, not scores: left out), thinned to MAX_POINTS.scatter rows evenly spread over the report
- * (the trace's name says so). Null when no field has both.
+ * (the trace's name says so). Null when no field has both, and for a summary of a report (`truncated`).
  */
 export function scatterChart(r: Report): ChartSpec | null {
+  if (r.truncated) return null;
   const fields: string[] = [];
   for (const row of r.rows) for (const k of Object.keys(row.scores)) if (!fields.includes(k)) fields.push(k);
   const traces: ChartTrace[] = [];
@@ -134,4 +139,26 @@ export function scatterChart(r: Report): ChartSpec | null {
     traces,
     layout: { xaxis: { title: { text: 'gold' }, range: [0, 1] }, yaxis: { title: { text: 'predicted' }, range: [0, 1] } },
   };
+}
+
+/**
+ * Why a chart drawn from the rows is not shown for a summary of a report (`truncated`: its rows are the worst few,
+ * not all), with the figures over all rows the summary does carry; null for a full report, or where the rows have
+ * nothing the chart would draw.
+ */
+export function withheldChartNote(r: Report, chart: 'roc' | 'scatter'): string | null {
+  if (!r.truncated) return null;
+  // No note where the rows have nothing the chart draws (no labelled row, no field with a numeric gold label).
+  const rows = { ...r, truncated: undefined };
+  if ((chart === 'roc' ? rocChart(rows) : scatterChart(rows)) === null) return null;
+  const all = r.truncated.rows;
+  const carried = `this summary carries ${r.rows.length} of ${all} rows, the worst ones`;
+  if (chart === 'scatter') return `Predicted vs gold needs all rows: open the full report (${carried}). The summary table's figures are over all ${all} rows.`;
+  const t = summaryTable(r);
+  const pooled = t.rows[t.rows.length - 1];
+  const col = t.columns.find((c) => c.id === 'auroc');
+  const cell = pooled?.cells['auroc'];
+  const figures = [`RAG Lab ${fmt(cell?.value, col?.digits)} ${fmtCI(cell?.ci, col?.digits)}`];
+  for (const e of col?.baselines ?? []) figures.push(`${evaluatorLabel(e)} ${fmt(pooled?.baselines[`${e}:auroc`], col?.digits)}`);
+  return `ROC needs all rows: open the full report (${carried}). Hallucination AUROC over all ${all} rows: ${figures.join(', ')}.`;
 }

@@ -130,6 +130,41 @@ describe('inline links', () => {
     await page.close();
   });
 
+  test('a link of a 332-row report shows no figure that differs from its table: the ROC is replaced by the full AUROC; the charts follow the dark theme', async () => {
+    const r = validateReport({ subsets: ['covidqa', 'hotpotqa'], perSubset: 166, contexts: 0, answerWords: 10, title: 'Three hundred thirty-two' });
+    const s = await shareSummary(r);
+    expect(s.ok && s.report.rows.length).toBe(20);
+    if (!s.ok) return;
+    const { page } = await openPage(`#${s.fragment}`);
+    await shown(page);
+    await page.locator('[data-testid=shared-report] [data-testid=charts][data-rendered=true]').waitFor({ timeout: 60_000 });
+    const table = await page.locator('[data-testid=shared-report] [data-testid=report-summary]').innerText();
+    const tableNumbers = new Set(table.match(/\d+\.\d+/g) ?? []);
+    // Every decimal any chart shows (titles, legend entries, annotations) and every bar's value, as the table writes it.
+    const shownNumbers = await page.evaluate(() => [...document.querySelectorAll('[data-testid=shared-report] [data-testid=charts] .js-plotly-plot')].flatMap((el) => {
+      const text = [...el.querySelectorAll('.gtitle, .legendtext, .annotation-text')].map((t) => t.textContent ?? '').join(' ');
+      const bars = ((el as unknown as { data: Array<{ type: string; y: Array<number | null> }> }).data ?? []).filter((t) => t.type === 'bar').flatMap((t) => t.y).filter((y): y is number => y !== null).map((y) => y.toFixed(3));
+      return [...(text.match(/\d+\.\d+/g) ?? []), ...bars];
+    }));
+    expect(shownNumbers.length).toBeGreaterThan(0);
+    expect(shownNumbers.filter((n) => !tableNumbers.has(n))).toEqual([]);
+    expect(await page.locator('[data-testid=shared-report] [data-testid=chart-roc]').count()).toBe(0);
+    const auroc = await page.locator('[data-testid=shared-report] [data-testid=summary-row][data-group=""] [data-testid=auroc]').innerText();
+    const notes = await page.locator('[data-testid=shared-report] [data-testid=chart-withheld]').allInnerTexts();
+    expect(notes.join('\n')).toContain(`ROC needs all rows: open the full report (this summary carries 20 of 332 rows, the worst ones). Hallucination AUROC over all 332 rows: RAG Lab ${auroc} [`);
+    // The chart follows the theme: light paper, then dark once the theme is set to dark (no redraw by the view).
+    const paper = () => page.evaluate(() => {
+      const svg = document.querySelector('[data-testid=shared-report] [data-testid=chart-means] .main-svg');
+      const [r, g, b] = getComputedStyle(svg!).backgroundColor.match(/\d+/g)!.map(Number);
+      return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+    });
+    await page.selectOption('[data-testid=theme]', 'light');
+    await expect.poll(paper).toBeGreaterThan(0.8);
+    await page.selectOption('[data-testid=theme]', 'dark');
+    await expect.poll(paper).toBeLessThan(0.2);
+    await page.close();
+  });
+
   test('HTML in the title and a question is shown as text: no element, no dialog', async () => {
     const evil = '<img src=x onerror=alert(1)>';
     const r = validateReport({ perSubset: 4, title: `Report ${evil}` });

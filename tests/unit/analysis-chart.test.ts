@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { h1ScatterChart, leastSquares, predictorLabel } from '../../src/ui/analysis-chart.ts';
+import { clipLine, h1ScatterChart, leastSquares, predictorLabel } from '../../src/ui/analysis-chart.ts';
 import { MAX_POINTS } from '../../src/ui/report-charts.ts';
 
 const row = { predictor: 'entropy', retriever: 'sparse', calibration: 'cdf', pearson_r: -0.4321, n: 3 } as const;
@@ -27,7 +27,7 @@ describe('leastSquares', () => {
 
 describe('h1ScatterChart', () => {
   test('points, the fit from the smallest to the largest x, r in the title', () => {
-    const spec = h1ScatterChart({ x: [3, 1, 2], y: [5, 2, 4], keys: ['q3', 'q1', 'q2'] }, row, 'ndcg@10');
+    const spec = h1ScatterChart({ x: [3, 1, 2], y: [5, 2, 4], keys: ['q3', 'q1', 'q2'] }, row, 'ndcg@10', null);
     expect(spec.title).toBe('entropy (sparse, cdf) vs ndcg@10: r = -0.432, n = 3');
     const [pts, fit] = spec.traces;
     expect(pts!.mode).toBe('markers');
@@ -51,9 +51,25 @@ describe('h1ScatterChart', () => {
     const n = MAX_POINTS.scatter + 500;
     const x = Array.from({ length: n }, (_, i) => i);
     const y = x.map((v) => (v < n - 1 ? 1 : 1 + n)); // one outlier at the end moves the fit
-    const spec = h1ScatterChart({ x, y, keys: x.map(String) }, row, 'ndcg@10');
+    const spec = h1ScatterChart({ x, y, keys: x.map(String) }, row, 'ndcg@10', null);
     expect(spec.traces[0]!.x).toHaveLength(MAX_POINTS.scatter);
     const all = leastSquares(x, y)!;
     expect(spec.traces[1]!.y[1]).toBeCloseTo(all.a + all.b * (n - 1), 9);
+  });
+
+  test('the fit line stays within NDCG [0, 1]: cut where it crosses 1 (or 0), none where it is outside everywhere', () => {
+    // y = 0.5 + 0.25·x over x in [0, 4]: crosses 1 at x = 2
+    const spec = h1ScatterChart({ x: [0, 1, 2, 3, 4], y: [0.5, 0.75, 1, 1, 1], keys: ['a', 'b', 'c', 'd', 'e'] }, row, 'ndcg@10');
+    const fit = spec.traces[1]!;
+    const { a, b } = leastSquares([0, 1, 2, 3, 4], [0.5, 0.75, 1, 1, 1])!;
+    expect(a + b * 4).toBeGreaterThan(1);
+    expect(Math.max(...(fit.y as number[]))).toBeLessThanOrEqual(1);
+    expect(fit.x[0]).toBe(0);
+    expect(fit.x[1]).toBeCloseTo((1 - a) / b, 12);
+    expect(fit.y[1]).toBeCloseTo(1, 12);
+    expect(clipLine({ a: 1.25, b: -0.5 }, 0, 1, 0, 1)).toEqual({ x: [0.5, 1], y: [1, 0.75] });
+    expect(clipLine({ a: 0.5, b: -1 }, 0, 1, 0, 1)).toEqual({ x: [0, 0.5], y: [0.5, 0] });
+    expect(clipLine({ a: 2, b: 0 }, 0, 1, 0, 1)).toBeNull();
+    expect(clipLine({ a: 1.5, b: 1 }, 0, 1, 0, 1)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 /** Report downloads: CSV quoting (RFC 4180) and the formula-injection guard, Markdown content, JSON round trip. */
 import { describe, expect, it } from 'vitest';
-import { csvCell, mdText, reportCsv, reportFile, reportMarkdown } from '../../src/lib/reports/export.ts';
+import { csvCell, csvKeys, mdText, reportCsv, reportFile, reportMarkdown } from '../../src/lib/reports/export.ts';
 import { parseReportText } from '../../src/lib/reports/format.ts';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
@@ -59,6 +59,16 @@ describe('CSV of rows', () => {
     expect(table[1]![14]).toBe('false');
     expect(table[3]![15]).toBe('0.9');
     expect(table[1]![15]).toBe('');
+  });
+});
+
+describe('CSV row keys', () => {
+  it('show no internal separator: "id / generation model", and stay unique', () => {
+    const table = readCsv(reportCsv(testReport(validateRows(3))));
+    expect(table.slice(1).map((row) => row[0])).toEqual(['emanual:q0 / gpt', 'emanual:q1 / gpt', 'emanual:q2 / gpt']);
+    expect(reportCsv(testReport(validateRows(3)))).not.toContain('\u241f');
+    expect(csvKeys(['a\u241fb', 'a / b'])).toEqual(['a\u241fb', 'a / b']);
+    expect(csvKeys(['q1', 'a\u241fb'])).toEqual(['q1', 'a / b']);
   });
 });
 

@@ -29,16 +29,27 @@ const fieldsOf = (rows: readonly ReportRow[], pick: (r: ReportRow) => Record<str
   return [...seen];
 };
 
-/** The rows as CSV: key, group, status, question, answer, error, retrieved (space-separated), score:*, gold:*, reference:*. */
+/**
+ * Row keys as the CSV's key column shows them: a RAGBench key joins the row id and the generation model with an
+ * internal separator (U+241F, "␟"), written as " / " ("covidqa_12 / gpt-3.5-turbo"). Keys stay unique: when that
+ * would make two keys of the report alike, they are written as they are.
+ */
+export function csvKeys(keys: readonly string[]): string[] {
+  const shown = keys.map((k) => k.replaceAll('\u241f', ' / '));
+  return new Set(shown).size === new Set(keys).size ? shown : [...keys];
+}
+
+/** The rows as CSV: key (csvKeys), group, status, question, answer, error, retrieved (space-separated), score:*, gold:*, reference:*. */
 export function reportCsv(report: Report): string {
   const scores = fieldsOf(report.rows, (r) => r.scores);
   const gold = fieldsOf(report.rows, (r) => r.gold);
   const refs = fieldsOf(report.rows, (r) => r.reference);
   const head = ['key', 'group', 'status', 'question', 'answer', 'error', 'retrieved', ...scores.map((k) => `score:${k}`), ...gold.map((k) => `gold:${k}`), ...refs.map((k) => `reference:${k}`)];
   const lines = [head.map(csvCell).join(',')];
-  for (const r of report.rows) {
+  const keys = csvKeys(report.rows.map((r) => r.key));
+  for (const [i, r] of report.rows.entries()) {
     lines.push([
-      r.key, r.group, r.status ?? '', r.question, r.answer, r.error ?? '', (r.retrieved ?? []).join(' '),
+      keys[i], r.group, r.status ?? '', r.question, r.answer, r.error ?? '', (r.retrieved ?? []).join(' '),
       ...scores.map((k) => r.scores[k]), ...gold.map((k) => r.gold[k]), ...refs.map((k) => r.reference?.[k]),
     ].map(csvCell).join(','));
   }
