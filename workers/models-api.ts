@@ -40,6 +40,12 @@ export interface ParityReport {
   inputs: number;
 }
 
+/** A download plan of the in-browser LLM, with the device and dtype it was sized for. */
+export interface GeneratorDownload extends ModelDownload {
+  device: Device;
+  dtype: string;
+}
+
 export interface ModelsWorkerApi {
   configure(settings: ModelSettings): void;
   /** Tells `callback` once when a failed run leaves this worker unable to run models (the page replaces it). */
@@ -55,6 +61,8 @@ export interface ModelsWorkerApi {
   cachedFiles(): Promise<CachedFile[]>;
   /** What loading `spec` downloads from the configured host (its tree API), minus files in the browser cache. */
   downloadPlan(spec: ModelSpec): Promise<ModelDownload>;
+  /** What the in-browser LLM `model` downloads on this device (the device and dtype it would load), before it starts. */
+  generatorDownloadPlan(model: string): Promise<GeneratorDownload>;
   deleteCachedModel(modelId: string): Promise<number>;
   parity(task: ModelTask): Promise<ParityReport>;
   /** Serves the same API on a port (the search worker calls embed/rerank directly, not through the page). */

@@ -9,6 +9,7 @@ import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { runtimeReason } from '../src/lib/models/device-fallback.ts';
 import { planModelDownload } from '../src/lib/models/download-size.ts';
+import { resolveGeneratorSpec } from '../src/lib/llm/browser-spec.ts';
 import { configureModels, modelsEnvironment, runtimeThreads } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
@@ -157,6 +158,15 @@ const api: ModelsWorkerApi = {
     return planModelDownload(modelsEnvironment().remoteHost, spec, {
       isCached: async (url) => (cache ? (await cache.match(url)) !== undefined : false),
     });
+  },
+
+  async generatorDownloadPlan(model) {
+    const spec = await resolveGeneratorSpec(model);
+    const cache = typeof caches === 'undefined' ? null : await caches.open(CACHE_NAME);
+    const plan = await planModelDownload(modelsEnvironment().remoteHost, spec, {
+      isCached: async (url) => (cache ? (await cache.match(url)) !== undefined : false),
+    });
+    return { ...plan, device: spec.device, dtype: spec.dtype };
   },
 
   async deleteCachedModel(modelId) {

@@ -209,9 +209,28 @@ export function originText(o: BuildOrigin): string {
   }
 }
 
-/** The counts of a built knowledge base: "12 documents · 36 pages · 140 chunks" (pages only when there were PDFs). */
-export function countsText(s: Pick<BuildSummary, 'documents' | 'pages' | 'chunks'>): string {
-  return [plural(s.documents, 'document'), s.pages > 0 ? plural(s.pages, 'page') : null, plural(s.chunks, 'chunk')].filter(Boolean).join(' · ');
+/**
+ * The counts of a built knowledge base, as parts: files and PDF pages for files ("3 files", "329 pages", "1,020
+ * chunks": a PDF page is stored as a document of its own, so documents would count pages), documents for other
+ * sources and for records without a file count ("12 documents", "36 pages", "140 chunks").
+ */
+export function countsParts(s: Pick<BuildSummary, 'documents' | 'pages' | 'chunks' | 'files'>): string[] {
+  const pages = s.pages > 0 ? [plural(s.pages, 'page')] : [];
+  const first = s.files !== undefined ? plural(s.files, 'file') : plural(s.documents, 'document');
+  return [first, ...pages, plural(s.chunks, 'chunk')];
+}
+
+/** "3 files · 329 pages · 1,020 chunks" (see countsParts). */
+export function countsText(s: Pick<BuildSummary, 'documents' | 'pages' | 'chunks' | 'files'>): string {
+  return countsParts(s).join(' · ');
+}
+
+/**
+ * The counts of the open knowledge base (the picker and the status line): a knowledge base built here is counted as
+ * its build summary counts it (files and pages), any other by documents and chunks.
+ */
+export function openKbCounts(info: { documents: number; items: number }, built: Pick<BuildSummary, 'documents' | 'pages' | 'chunks' | 'files'> | null): string[] {
+  return built ? countsParts({ ...built, chunks: info.items }) : [plural(info.documents, 'document'), plural(info.items, 'chunk')];
 }
 
 /** The summary's lines after a build. */

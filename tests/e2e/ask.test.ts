@@ -1,13 +1,19 @@
 /**
  * The Ask tab in the built site against a local OpenAI-compatible server: the answer streams, citations are
  * clickable and scroll to their source, the request carries numbered delimited sources, and the key stays out of
- * the URL. Model output with HTML is shown as text.
+ * the URL. Model output with HTML is shown as text. A failed answer shows its passages under the error, which another
+ * provider clears; the in-browser model says what it downloads before anything is fetched, and downloads on Start.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { serveHub } from '../helpers/hub-server.ts';
+import { formatBytes } from '../../src/lib/format-bytes.ts';
+
+const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
 
 const site = inject('siteUrl');
 const KEY = 'sk-e2e-SECRET-0123456789';
@@ -96,6 +102,50 @@ describe('Ask tab', () => {
     await expect.poll(() => page.locator('[data-testid=partial]').count(), { timeout: 30_000 }).toBe(1);
     expect(await page.locator('[data-testid=answer]').innerText()).toMatch(/first part/);
     expect(await page.locator('[data-testid=answer]').innerText()).not.toMatch(/end\./);
+  });
+
+  test('a failed answer shows its passages under the error; another provider clears that error', async () => {
+    llm.reply({ status: 401, json: { error: { message: 'Invalid API key', type: 'invalid_request_error' } } });
+    await page.locator('[data-testid=ask-button]').click();
+    await expect.poll(() => page.locator('[data-testid=ask-status]').getAttribute('data-status').catch(() => null), { timeout: 30_000 }).toBe('error');
+    // The passages retrieved for the question are in the answer area, below the error (issue 21, point 9).
+    expect(await page.locator('[data-testid=source]').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid=sources-without-answer]').innerText()).toMatch(/^No answer came back; /);
+    const order = await page.evaluate(() => {
+      const status = document.querySelector('[data-testid=ask-status]')!;
+      return !!(status.compareDocumentPosition(document.querySelector('[data-testid=source]')!) & Node.DOCUMENT_POSITION_FOLLOWING);
+    });
+    expect(order).toBe(true);
+    await page.locator('[data-testid=provider]').selectOption('groq');
+    expect(await page.locator('[data-testid=ask-status]').count()).toBe(0);
+    expect(await page.locator('[data-testid=source]').count()).toBe(0);
+  });
+});
+
+describe('Ask tab: the in-browser model', () => {
+  test('says what it is and what it downloads before anything is downloaded; Start downloads it', async () => {
+    const hub = await serveHub(FIXTURES);
+    const p = await browser.context.newPage();
+    try {
+      await p.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), JSON.stringify({ remoteHost: hub.url, autoLoadModels: false }));
+      const q = new URLSearchParams({ tab: 'ask', aq: 'What did Lincoln propose?', a_prov: 'browser', a_model: 'rag-lab/tiny-generator' });
+      await p.goto(`${site}?${q}`);
+      await ready(p);
+      const size = p.locator('[data-testid=browser-model-size][data-status=ready]');
+      await size.waitFor({ timeout: 60_000 });
+      expect(await p.locator('[data-testid=browser-model-about]').innerText()).toMatch(/^rag-lab\/tiny-generator runs in this tab .*WebGPU.*WASM/);
+      // The size is the files' (q8 on WASM here), read from the host's file list: no model file was fetched.
+      const bytes = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']
+        .reduce((a, f) => a + statSync(join(FIXTURES, 'rag-lab/tiny-generator', f)).size, 0);
+      expect(await size.innerText()).toContain(`about ${formatBytes(bytes)} (q8 weights for WASM) once: the browser caches the files`);
+      expect(hub.requests.filter((r) => r.includes('/resolve/'))).toEqual([]);
+      expect(await p.locator('[data-testid=ask-button]').isDisabled()).toBe(true);
+      await p.locator('[data-testid=browser-model-start]').click();
+      await expect.poll(() => hub.requests.some((r) => r.includes('rag-lab/tiny-generator/resolve/')), { timeout: 60_000 }).toBe(true);
+    } finally {
+      await p.close();
+      await hub.close();
+    }
   });
 });
 

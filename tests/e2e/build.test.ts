@@ -141,9 +141,10 @@ describe('Build tab', () => {
     const summary = page.locator('[data-testid=build-summary]');
     expect(await summary.getAttribute('data-name')).toBe('test-manuals');
     const lines = await page.locator('[data-testid=build-summary-line]').allInnerTexts();
-    // 36 pages of the PDF (one document each) + notes.txt twice + guide.md + page.html + dropped.md.
-    expect(lines[0]).toMatch(/^\d+ documents · 36 pages · \d+ chunks · built in .+ · .+$/);
-    expect(Number(/^(\d+) documents/.exec(lines[0]!)![1])).toBeGreaterThanOrEqual(36 + 5 - 2); // a blank page may be left out
+    // The PDF (36 pages, one document each inside) + notes.txt twice + guide.md + page.html + dropped.md: counted as
+    // the 6 files and 36 pages they are, not as 41 "documents" (issue 21, point 8).
+    expect(lines[0]).toMatch(/^6 files · 36 pages · \d+ chunks · built in .+ · .+$/);
+    const counts = /^(6 files · 36 pages · \d+ chunks)/.exec(lines[0]!)![1]!;
     expect(lines[1]).toMatch(/^From 8 files, .+ read\.$/);
     expect(lines).toContain('BM25 only (no vectors).');
     expect(await page.locator('[data-testid=build-persistence]').innerText()).toMatch(/^(Storage is persistent|Storage is not persistent)/);
@@ -166,6 +167,9 @@ describe('Build tab', () => {
     await page.locator('[data-testid=kb-pending]').waitFor({ state: 'detached' });
     await kbReady(page);
     await expect.poll(() => new URL(page.url()).searchParams.get('kb')).toBe('local:test-manuals');
+    // The picker and the status line count it as the summary does.
+    expect(await page.locator('[data-testid=kb-description] .kb-counts').innerText()).toBe(counts);
+    expect(await page.locator('[data-testid=kb-info]').innerText()).toMatch(new RegExp(`^Test manuals: ${counts.replaceAll(' · ', ', ')} · `));
     await searchFor('asn1_array2tree');
     const title = await page.locator('[data-testid=hit] h3').first().innerText();
     expect(title).toMatch(/, p\. 12$/);
@@ -189,12 +193,21 @@ describe('Build tab', () => {
     expect(await page.locator('[data-testid=kb-select] option:checked').innerText()).toBe('State of the Union addresses');
   });
 
-  test('rename changes the title in the list and the picker, not the name', async () => {
-    await gotoBuild();
+  test('rename changes the title in the list, the picker, the status line and the placeholders, not the name', async () => {
+    await gotoBuild('&kb=local:test-manuals');
+    await kbReady(page);
     await entry('test-manuals').locator('[data-testid=local-kb-rename]').click();
     await page.locator('[data-testid=local-kb-title-input]').fill('Renamed manuals');
     await page.locator('[data-testid=local-kb-rename-save]').click();
     await expect.poll(() => entry('test-manuals').locator('[data-testid=local-kb-title]').innerText()).toBe('Renamed manuals');
+    // Open while renamed: every view reads the one title (issue 21, point 8), no reload needed.
+    expect(await page.locator('[data-testid=kb-info]').innerText()).toMatch(/^Renamed manuals: /);
+    await page.locator('[data-testid=tab-ask]').click();
+    expect(await page.locator('textarea[aria-label=Question]').getAttribute('placeholder')).toBe('Ask a question about Renamed manuals');
+    expect(await page.locator('[data-testid=kb-select] option:checked').innerText()).toBe('Renamed manuals');
+    await page.locator('[data-testid=tab-search]').click();
+    expect(await page.locator('[data-testid=query]').getAttribute('placeholder')).toBe('Search Renamed manuals');
+    await page.locator('[data-testid=tab-build]').click();
     await page.reload();
     await page.locator('[data-testid=local-kbs][data-status=ready]').waitFor();
     expect(await entry('test-manuals').locator('[data-testid=local-kb-title]').innerText()).toBe('Renamed manuals');
@@ -285,13 +298,18 @@ describe('Build tab', () => {
     expect(json('test-manuals/meta.json').title).toBe('Renamed manuals');
   });
 
-  test('delete (confirmed) removes it from the list, the picker and IndexedDB; Search opens the default', async () => {
-    await page.goto(`${site}?kb=local:test-manuals`);
-    await kbReady(page);
+  test('delete (confirmed) removes it from the list, the summary, the picker and IndexedDB; Search opens the default', async () => {
+    // The rebuild's summary above is of this knowledge base: open it from there, then delete it.
+    await page.locator('[data-testid=build-summary][data-name=test-manuals] [data-testid=build-open-search]').click();
+    await expect.poll(() => page.locator('[data-testid=kb-select] option:checked').innerText(), { timeout: 60_000 }).toBe('Renamed manuals');
+    await page.locator('[data-testid=kb-pending]').waitFor({ state: 'detached' });
     await page.locator('[data-testid=tab-build]').click();
+    expect(await page.locator('[data-testid=build-summary] h3').innerText()).toMatch(/^Built “Renamed manuals”/);
     await entry('test-manuals').locator('[data-testid=local-kb-delete]').click();
     await entry('test-manuals').locator('[data-testid=local-kb-delete-confirm]').click();
     await expect.poll(() => entry('test-manuals').count()).toBe(0);
+    // Its "Built …" card goes with it: no dead "Open in Search" (issue 21, point 8).
+    expect(await page.locator('[data-testid=build-summary], [data-testid=build-open-search]').count()).toBe(0);
     expect(await keysOf('test-manuals')).toEqual(expect.objectContaining({ 'local-kbs': 0, 'local-kb-files': 0, vectors: 0 }));
     expect(Object.values(await keysOf('test-manuals')).every((n) => n === 0)).toBe(true);
     await page.locator('[data-testid=tab-search]').click();

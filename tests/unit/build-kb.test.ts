@@ -7,7 +7,7 @@ import { FILES } from '../../src/lib/artifact/format.ts';
 import { memorySource } from '../../src/lib/artifact/memory-source.ts';
 import { openArtifact } from '../../src/lib/artifact/read.ts';
 import {
-  buildLocalKb, BuildError, deriveExamples, MAX_SKIPPED, nothingToIndex, usableDocuments, type BuildKbOptions,
+  buildLocalKb, filesOf, BuildError, deriveExamples, MAX_SKIPPED, nothingToIndex, usableDocuments, type BuildKbOptions,
 } from '../../src/lib/build/build-kb.ts';
 import type { BuildProgress, BuildSettings, SourceDocuments } from '../../src/lib/build/types.ts';
 import type { SourceDocument } from '../../src/lib/data/document.ts';
@@ -87,7 +87,7 @@ describe('buildLocalKb', () => {
     });
     const { summary, files, entry } = await buildLocalKb(src, opts({ priorStageMs: { extract: 40 } }));
     expect(summary).toMatchObject({
-      name: 'harbour', title: 'Harbour reports', documents: 5, pages: 12, skippedCount: 3, embedder: null, queries: 1,
+      name: 'harbour', title: 'Harbour reports', documents: 5, pages: 12, files: 5, skippedCount: 3, embedder: null, queries: 1,
       notes: ['one file was read as Windows-1252'], origin: src.origin,
     });
     expect(summary.skipped).toEqual([
@@ -103,6 +103,19 @@ describe('buildLocalKb', () => {
     const opened = await openArtifact(memorySource(files), '');
     expect(opened.queries).toEqual([{ id: 'q1', text: 'lighthouse' }]);
     expect(opened.qrels?.get('q1')?.get('notes/file-4.txt')).toBe(1);
+  });
+
+  it('counts the files documents came from: a PDF of many pages is one file (issue 21, point 8)', async () => {
+    const pages = (file: string, n: number) => Array.from({ length: n }, (_, p) => ({
+      id: `${file}#p${p + 1}`, title: `${file}, p. ${p + 1}`, text: `page ${p + 1} of ${file} about the harbour`, meta: { file, page: p + 1, format: 'pdf' },
+    }));
+    const docs = [...pages('a.pdf', 4), ...pages('b.pdf', 2), ...pages('c.pdf', 3)];
+    expect(filesOf(docs)).toBe(3);
+    const { summary } = await buildLocalKb(source(docs, { pages: 9, origin: { kind: 'files', files: 3, bytes: 900 } }), opts());
+    expect(summary).toMatchObject({ documents: 9, pages: 9, files: 3 });
+    // A source that is not files has no file count.
+    const hub = await buildLocalKb(source(docs, { origin: { kind: 'arxiv', query: 'harbour', max: 9 } }), opts());
+    expect(hub.summary.files).toBeUndefined();
   });
 
   it('keeps at most 1,000 skipped inputs and counts them all', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { LOCAL_KB_NAME, type BuildSummary, type LocalKbMeta } from '../../src/lib/build/types.ts';
 import {
-  buildProgressText, checkBuildForm, countsText, defaultBuildForm, filesLine, formatDuration, localKbLines, nameFromTitle, persistenceText,
+  buildProgressText, checkBuildForm, countsText, openKbCounts, defaultBuildForm, filesLine, formatDuration, localKbLines, nameFromTitle, persistenceText,
   settingsText, skippedHeading, stagePercent, stagesFor, stageStates, summaryLines, titleForSource, titleFromFiles,
 } from '../../src/ui/build-view.ts';
 
@@ -10,6 +10,11 @@ const summary = (over: Partial<BuildSummary> = {}): BuildSummary => ({
   stageMs: { extract: 1234, chunk: 12, index: 80.4, calibrate: 5, save: 40 }, totalMs: 1371.4, bytes: 2_345_678,
   origin: { kind: 'files', files: 7, bytes: 1_500_000 }, queries: 0, ...over,
 });
+
+const meta0: LocalKbMeta = {
+  name: 'manuals', title: 'Manuals', description: '', createdAt: '2026-12-01T16:00:00.000Z', updatedAt: '2026-12-01T16:00:00.000Z',
+  settings: { chunking: false, bm25: { k1: 1.2, b: 0.75 }, embed: false }, summary: summary(),
+};
 
 describe('names and titles', () => {
   test('a name is made from the title and always matches LOCAL_KB_NAME', () => {
@@ -176,5 +181,19 @@ describe('summary and list', () => {
     expect(localKbLines(meta)).toEqual(['40 documents · 152 chunks · built 2026-12-01 16:00 UTC · changed 2026-12-01 16:05 UTC', 'whole documents · BM25 k1 1.2, b 0.75 · BM25 only (no vectors)']);
     expect(settingsText({ chunking: { chunkSize: 500, overlap: 50, separators: [] }, bm25: { k1: 0.9, b: 0.4 }, embed: false })).toBe('chunks of 500 characters, 50 overlap · BM25 k1 0.9, b 0.4');
     expect(countsText({ documents: 1, pages: 1, chunks: 1 })).toBe('1 document · 1 page · 1 chunk');
+  });
+
+  test('files are counted as files and pages, not as one document per PDF page (issue 21, point 8)', () => {
+    // Three PDFs of 329 pages are 329 documents inside (one per page), but the tab says what the user gave it.
+    const pdfs = summary({ documents: 329, pages: 329, files: 3, chunks: 1020, origin: { kind: 'files', files: 3, bytes: 9_000_000 } });
+    expect(countsText(pdfs)).toBe('3 files · 329 pages · 1,020 chunks');
+    expect(summaryLines(pdfs)[0]).toMatch(/^3 files · 329 pages · 1,020 chunks · built in /);
+    expect(countsText({ documents: 2, pages: 0, files: 1, chunks: 4 })).toBe('1 file · 4 chunks');
+    // Other sources (and records from before the file count) count documents.
+    expect(countsText({ documents: 5183, pages: 0, chunks: 6000 })).toBe('5,183 documents · 6,000 chunks');
+    // The open knowledge base: a built one as its summary counts it, any other by documents and chunks.
+    expect(openKbCounts({ documents: 329, items: 1020 }, pdfs)).toEqual(['3 files', '329 pages', '1,020 chunks']);
+    expect(openKbCounts({ documents: 233, items: 16_123 }, null)).toEqual(['233 documents', '16,123 chunks']);
+    expect(localKbLines({ ...meta0, summary: pdfs })[0]).toMatch(/^3 files · 329 pages · 1,020 chunks · built /);
   });
 });

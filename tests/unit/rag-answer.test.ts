@@ -307,6 +307,27 @@ describe('answerQuestion: the plain pipeline', () => {
     expect(res.trace.map((s) => [s.step, s.note])).toEqual([['transform', 'failed: 401 invalid key']]);
   });
 
+  it('a generation that fails still returns the sources retrieved for it (issue 21, point 9)', async () => {
+    const provider = new ScriptedProvider(() => { throw new Error('401 invalid key'); });
+    const { res } = await ask(makeKb(), 'radio dish', config(), provider);
+    expect(res.status).toBe('error');
+    expect(res.reason).toBe('401 invalid key');
+    expect(res.contexts.length).toBeGreaterThan(0);
+    // The same numbered sources the prompt was built from.
+    const prompt = res.trace.find((s) => s.step === 'window')!.outputs.sources as Array<{ n: number; chunk_id: string }>;
+    expect(res.contexts.map((c) => [c.n, c.chunk_id])).toEqual(prompt.map((s) => [s.n, s.chunk_id]));
+    // The agent: rewrite and grade answered, the answer's call fails; the graded sources are returned.
+    const grades = '{"grades": [{"source": 1, "relevant": true}, {"source": 2, "relevant": true}, {"source": 3, "relevant": true}]}';
+    const agentProvider = new ScriptedProvider((_req, i) => {
+      if (i === 0) return '1. obsidian\n2. pumice';
+      if (i === 1) return grades;
+      throw new Error('503 overloaded');
+    });
+    const agent = await ask(makeKb(), 'basalt', config((c) => { c.agentic = true; c.window = 0; c.retrieval.topK = 3; }), agentProvider);
+    expect(agent.res).toMatchObject({ status: 'error', reason: '503 overloaded' });
+    expect(agent.res.contexts.map((c) => c.n)).toEqual([1, 2, 3]);
+  });
+
   it('records timings and token usage for every step', async () => {
     const provider = ScriptedProvider.queue('1. obsidian\n2. pumice', 'Answer [1].');
     const { res, events } = await ask(makeKb(), 'basalt', config((c) => { c.transform = { kind: 'multi_query', n: 2 }; }), provider);

@@ -49,6 +49,13 @@ export class BuildError extends Error {
   }
 }
 
+/** How many files documents came from (distinct `file` metadata: a PDF's pages count once), or null when none has one. */
+export function filesOf(docs: readonly SourceDocument[]): number | null {
+  const files = new Set<string>();
+  for (const d of docs) if (typeof d.meta?.file === 'string') files.add(d.meta.file);
+  return files.size > 0 ? files.size : null;
+}
+
 /**
  * The documents a knowledge base can be built from: those with text, each id once (the artifact reader refuses a
  * repeated doc_id). The others are skipped with their reason.
@@ -209,11 +216,13 @@ export async function buildLocalKb(source: SourceDocuments, opts: BuildKbOptions
   let bytes = 0;
   for (const b of built.files.values()) bytes += b.byteLength;
   const prior = Object.values(opts.priorStageMs ?? {}).reduce((a, b) => a + b, 0);
+  const files = source.origin.kind === 'files' ? filesOf(docs) : null;
   const summary: BuildSummary = {
     name: opts.name,
     title: opts.title,
     documents: kb.docs.length,
     pages: source.pages,
+    ...(files !== null ? { files } : {}),
     chunks: kb.size,
     skipped: skipped.slice(0, MAX_SKIPPED),
     skippedCount: skipped.length,

@@ -1,12 +1,13 @@
 /**
  * Opening a knowledge base built in this browser (the search worker's `open({kind: 'local', name})`): its artifact
  * files from the local store, read with the artifact reader over `memorySource` like any artifact. Its descriptor's
- * id and source are the local ref (`local:<name>`), its title the one the user gave it (renames included).
+ * id and source are the local ref (`local:<name>`), its title the one the user gave it (renames included), and so its
+ * placeholder.
  */
 import { memorySource } from '../artifact/memory-source.ts';
 import { openArtifact, type OpenArtifactOptions } from '../artifact/read.ts';
 import type { FileSource, OpenedArtifact } from '../artifact/types.ts';
-import { kbIdOf } from '../data/kb-registry.ts';
+import { kbIdOf, localPlaceholder } from '../data/kb-registry.ts';
 import type { KbDescriptor, KbSourceRef } from '../data/kb-source.ts';
 import { missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
 
@@ -18,10 +19,13 @@ export interface OpenedLocalKb {
   source: FileSource;
 }
 
-/** The descriptor a local knowledge base is shown with: the artifact's, with the local id, source and title. */
+/** The descriptor a local knowledge base is shown with: the artifact's, with the local id, source, title and placeholder. */
 export function localDescriptor(record: LocalKbRecord, artifact: KbDescriptor): KbDescriptor {
   const ref: KbSourceRef = { kind: 'local', name: record.meta.name };
-  return { ...artifact, id: kbIdOf(ref), source: ref, title: record.meta.title, description: record.meta.description || artifact.description };
+  return {
+    ...artifact, id: kbIdOf(ref), source: ref, title: record.meta.title, placeholder: localPlaceholder(record.meta.title),
+    description: record.meta.description || artifact.description,
+  };
 }
 
 export async function openLocalKb(

@@ -49,6 +49,7 @@ const SummarySchema = v.object({
   title: v.string(),
   documents: count,
   pages: count,
+  files: v.optional(count),
   chunks: count,
   skipped: v.array(v.object({ path: v.string(), reason: v.string() })),
   skippedCount: count,

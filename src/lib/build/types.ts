@@ -72,8 +72,15 @@ export interface BuildSettings {
 export interface BuildSummary {
   name: string;
   title: string;
+  /** Documents indexed: a PDF gives one per page with text, a TXT/MD/HTML file one, a row or feed entry one. */
   documents: number;
+  /** PDF pages read (0 when no PDF). */
   pages: number;
+  /**
+   * Files the documents came from (a `files` origin, or a rebuild of one: distinct `file` metadata); absent for other
+   * sources and for knowledge bases built before it was recorded.
+   */
+  files?: number;
   chunks: number;
   /** Inputs that were not used, with reasons (capped at 1,000 entries; `skippedCount` is the full count). */
   skipped: SkippedItem[];

@@ -74,6 +74,11 @@ export function localEntry(name: string, title?: string, description?: string): 
   return { id: kbIdOf({ kind: 'local', name }), title: title || name, description: description || 'Built in this browser (Build tab).', ref: { kind: 'local', name } };
 }
 
+/** A local knowledge base's search placeholder, from its title as it is now (its artifact's was made from the first title). */
+export function localPlaceholder(title: string): string {
+  return `Search ${title}`;
+}
+
 export type KbRefResult = { ok: true; ref: HubKbRef } | { ok: false; message: string };
 
 /** Validates a Hub reference from a form, storage or a link; the message says what is wrong. */

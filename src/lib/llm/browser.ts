@@ -44,7 +44,8 @@ import {
   type PreTrainedTokenizer,
   type Tensor,
 } from '@huggingface/transformers';
-import { hasWebGPU, hasWebGPUFp16, IS_NODE } from '../models/env.ts';
+import { IS_NODE } from '../models/env.ts';
+import { resolveGeneratorSpec, type GeneratorDtype } from './browser-spec.ts';
 import { loadConfig, modelLoad } from '../models/loading.ts';
 import type { Device, Dtype, FileProgress, ModelSpec } from '../models/types.ts';
 import { stripCodeFence } from './anthropic.ts';
@@ -59,8 +60,7 @@ export const BROWSER_DEFAULT_MAX_TOKENS = 1024;
 export const BROWSER_JSON_INSTRUCTION =
   'Respond with a single valid JSON object and nothing else: no prose before or after it, no Markdown code fences.';
 
-/** The dtypes transformers.js accepts for generators here (q4f16: 4-bit weights, fp16 activations; WebGPU). */
-export type GeneratorDtype = Dtype | 'q4f16';
+export { defaultGeneratorDtype, resolveGeneratorDevice, resolveGeneratorSpec, type GeneratorDtype } from './browser-spec.ts';
 
 export interface BrowserModelOptions {
   /** Hub id or folder under the local model path; a request's non-empty `model` overrides it. */
@@ -105,30 +105,6 @@ interface Entry {
 }
 
 const loaded = new Map<string, Entry>();
-
-/** 'auto' resolved: WebGPU where available, else WASM in browsers; the CPU under Node. */
-export async function resolveGeneratorDevice(device: Device | 'auto' = 'auto'): Promise<Device> {
-  if (device !== 'auto') return device;
-  if (IS_NODE) return 'cpu';
-  return (await hasWebGPU()) ? 'webgpu' : 'wasm';
-}
-
-/** The default dtype per device: q4f16 (WebGPU with shader-f16), q4 (WebGPU without), q8 (WASM, CPU). */
-export function defaultGeneratorDtype(device: Device, shaderF16: boolean): GeneratorDtype {
-  if (device === 'webgpu') return shaderF16 ? 'q4f16' : 'q4';
-  return 'q8';
-}
-
-/** The model, device and dtype a provider with these options loads. */
-export async function resolveGeneratorSpec(
-  model: string,
-  device: Device | 'auto' = 'auto',
-  dtype: GeneratorDtype | 'auto' = 'auto',
-): Promise<{ id: string; device: Device; dtype: GeneratorDtype }> {
-  const dev = await resolveGeneratorDevice(device);
-  const dt = dtype !== 'auto' ? dtype : defaultGeneratorDtype(dev, dev === 'webgpu' && (await hasWebGPUFp16()));
-  return { id: model, device: dev, dtype: dt };
-}
 
 const keyOf = (s: { id: string; device: Device; dtype: GeneratorDtype }) => `${s.id}\n${s.device}\n${s.dtype}`;
 

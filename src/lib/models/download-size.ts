@@ -10,8 +10,11 @@ import { withSlash } from './env.ts';
 /** The revision transformers.js downloads from (its default). */
 export const MODEL_REVISION = 'main';
 
+/** A dtype of a download: the models layer's, or q4f16 (the in-browser LLM's 4-bit weights on WebGPU with fp16). */
+export type DownloadDtype = Dtype | 'q4f16';
+
 /** transformers.js file suffix per dtype (`onnx/model<suffix>.onnx`). */
-const ONNX_SUFFIX: Readonly<Record<Dtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized', q4: '_q4' };
+const ONNX_SUFFIX: Readonly<Record<DownloadDtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized', q4: '_q4', q4f16: '_q4f16' };
 const BASE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
 const MAX_PAGES = 20;
 
@@ -29,7 +32,7 @@ export interface ModelDownload {
 }
 
 /** The files a load fetches: config, tokenizer, and the ONNX graph for the dtype with any external-data parts listed. */
-export function neededFiles(dtype: Dtype, listed: readonly string[]): string[] {
+export function neededFiles(dtype: DownloadDtype, listed: readonly string[]): string[] {
   const graph = `onnx/model${ONNX_SUFFIX[dtype]}.onnx`;
   const external = listed.filter((p) => p === `${graph}_data` || p.startsWith(`${graph}_data_`)).sort();
   return [...BASE_FILES, graph, ...external];
@@ -81,7 +84,7 @@ export async function listModelFiles(remoteHost: string, id: string, fetchFn: ty
 }
 
 /** Sizes what loading `spec` downloads; `isCached(url)` says whether a file is already in the browser cache. */
-export async function planModelDownload(remoteHost: string, spec: ModelSpec, opts: { fetch?: typeof fetch; isCached?: (url: string) => Promise<boolean>; signal?: AbortSignal } = {}): Promise<ModelDownload> {
+export async function planModelDownload(remoteHost: string, spec: Pick<ModelSpec, 'id'> & { dtype: DownloadDtype; device?: ModelSpec['device'] }, opts: { fetch?: typeof fetch; isCached?: (url: string) => Promise<boolean>; signal?: AbortSignal } = {}): Promise<ModelDownload> {
   const listed = await listModelFiles(remoteHost, spec.id, opts.fetch ?? fetch, opts.signal);
   const out: ModelDownload = { id: spec.id, bytes: 0, cachedBytes: 0, missing: [] };
   for (const file of neededFiles(spec.dtype, [...listed.keys()])) {

@@ -67,6 +67,8 @@ export interface AgentDeps {
   models: SearchModels;
   cache?: TransformCache;
   signal?: AbortSignal;
+  /** Called with the sources of each generation before the model is asked (kept by the caller if the call fails). */
+  onSources?: (contexts: RagContext[]) => void;
 }
 
 export interface AgentRun {
@@ -389,6 +391,7 @@ export async function step(
       const { round } = state;
       const contexts = windowContexts(kb, mem.kept, config.window);
       const req = answerRequest(buildAnswerMessages(mem.question, contexts), config);
+      deps.onSources?.(contexts);
       tracer.emit({ type: 'generation-start', round });
       const gen = await tracer.run('generate', round, { messages: req.messages, model: req.model }, async () => {
         const g = await generateAnswer(provider, req, { ...(signal ? { signal } : {}), onDelta: (delta) => tracer.emit({ type: 'delta', delta, round }) });

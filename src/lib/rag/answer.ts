@@ -51,7 +51,7 @@ export interface RagAnswer {
   malformedEvents?: number;
   citations: Citation[];
   invalidCitations: number[];
-  /** The sources the model saw, numbered as in its prompt. */
+  /** The sources the model saw (or was about to see when its call failed), numbered as in its prompt. */
   contexts: RagContext[];
   trace: TraceStep[];
   /** Why there is no (full) answer, when there is not. */
@@ -85,8 +85,11 @@ export async function answerQuestion(kb: KnowledgeBase, question: string, config
   });
   const q = question.trim();
   if (q === '') return result({ status: 'empty', answer: EMPTY_QUESTION_ANSWER, reason: EMPTY_QUESTION_ANSWER });
+  // The sources the model was about to see: a generation that fails still shows what was retrieved for it.
+  let sources: RagContext[] = [];
+  const onSources = (c: RagContext[]) => { sources = c; };
   try {
-    const out = config.agentic ? await agentPath(kb, q, config, deps, tracer) : await pipelinePath(kb, q, config, deps, tracer);
+    const out = config.agentic ? await agentPath(kb, q, config, deps, tracer, onSources) : await pipelinePath(kb, q, config, deps, tracer, onSources);
     if ('refusal' in out) return result(out.refusal);
     const { generation, contexts } = out;
     const cite = await tracer.run('cite', out.round, { answerChars: generation.text.length, sources: contexts.length }, () => {
@@ -119,8 +122,8 @@ export async function answerQuestion(kb: KnowledgeBase, question: string, config
       ...(out.agent ? { agent: out.agent } : {}),
     });
   } catch (err) {
-    if (isAbort(err, deps.signal)) return result({ status: 'aborted', answer: '', partial: true, streamEnd: 'signal', reason: 'Stopped.', finishReason: 'aborted' });
-    return result({ status: 'error', answer: '', reason: err instanceof Error ? err.message : String(err) });
+    if (isAbort(err, deps.signal)) return result({ status: 'aborted', answer: '', partial: true, streamEnd: 'signal', reason: 'Stopped.', finishReason: 'aborted', contexts: sources });
+    return result({ status: 'error', answer: '', reason: err instanceof Error ? err.message : String(err), contexts: sources });
   }
 }
 
@@ -131,7 +134,7 @@ type PathResult =
 const summary = (h: RetrievedHit) => ({ id: h.id, score: h.score });
 
 /** transform → retrieve → rerank → window → prompt → generate (cite follows in the caller). */
-async function pipelinePath(kb: KnowledgeBase, question: string, config: RagConfig, deps: AnswerDeps, tracer: Tracer): Promise<PathResult> {
+async function pipelinePath(kb: KnowledgeBase, question: string, config: RagConfig, deps: AnswerDeps, tracer: Tracer, onSources: (c: RagContext[]) => void): Promise<PathResult> {
   const { provider, models, signal } = deps;
   const t = await tracer.run('transform', 0, { kind: config.transform.kind, question }, async () => {
     const out = await transformQuery(question, config, provider, { ...(deps.cache ? { cache: deps.cache } : {}), ...(signal ? { signal } : {}) });
@@ -186,6 +189,7 @@ async function pipelinePath(kb: KnowledgeBase, question: string, config: RagConf
     const rq = answerRequest(buildAnswerMessages(question, contexts), config);
     return { value: rq, report: { outputs: { messages: rq.messages } } };
   });
+  onSources(contexts);
 
   tracer.emit({ type: 'generation-start', round: 0 });
   const generation = await tracer.run('generate', 0, { model: req.model, temperature: req.temperature, maxTokens: req.maxTokens }, async () => {
@@ -196,9 +200,9 @@ async function pipelinePath(kb: KnowledgeBase, question: string, config: RagConf
 }
 
 /** The agent's state machine; its last generation is cited by the caller. */
-async function agentPath(kb: KnowledgeBase, question: string, config: RagConfig, deps: AnswerDeps, tracer: Tracer): Promise<PathResult> {
+async function agentPath(kb: KnowledgeBase, question: string, config: RagConfig, deps: AnswerDeps, tracer: Tracer, onSources: (c: RagContext[]) => void): Promise<PathResult> {
   const run = await runAgent(kb, question, config, {
-    provider: deps.provider, models: deps.models,
+    provider: deps.provider, models: deps.models, onSources,
     ...(deps.cache ? { cache: deps.cache } : {}), ...(deps.signal ? { signal: deps.signal } : {}),
   }, tracer);
   const agent = { extraRounds: run.extraRounds, reflection: run.reflection };

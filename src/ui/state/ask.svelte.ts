@@ -3,8 +3,12 @@ import * as Comlink from 'comlink';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig } from '../../lib/rag/config.ts';
 import { batchDeltas } from '../../lib/rag/delta-batch.ts';
+import { ALL_PROVIDER_IDS, BROWSER_PROVIDER, PROVIDERS } from '../../lib/llm/registry.ts';
+import type { ProviderId } from '../../lib/llm/types.ts';
 import type { RagEvent, TraceStep } from '../../lib/rag/trace.ts';
 import { writeOwnedParams } from '../url.ts';
+import { fullyCached, type BrowserPlanState } from '../browser-model-view.ts';
+import type { GeneratorDownload } from '../../../workers/models-api.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { KeysState } from './keys.svelte.ts';
 
@@ -23,6 +27,18 @@ export class AskState {
   currentStep = $state<string | null>(null);
   result = $state.raw<RagAnswer | null>(null);
   configError = $state<string | null>(null);
+  /** What the in-browser model in the Model field downloads (read from the model host; nothing is downloaded). */
+  browserPlan = $state.raw<BrowserPlanState>({ status: 'idle' });
+  /** Sizes an in-browser model's download (App wires the models worker in). */
+  planBrowserModel: ((model: string) => Promise<GeneratorDownload>) | null = null;
+  /** The in-browser models the user started in this tab: a download starts only on their explicit Start. */
+  private started = $state.raw<ReadonlySet<string>>(new Set());
+  /** The in-browser model the Model field names (its default when the field is empty). */
+  readonly browserModel = $derived(this.config.llm.model.trim() || BROWSER_PROVIDER.defaultModel);
+  /** The in-browser model is picked but not started (and not in the cache): Ask waits for its Start. */
+  readonly browserNeedsStart = $derived(
+    this.config.llm.provider === 'browser' && !this.started.has(this.browserModel) && !fullyCached(this.browserPlan, this.browserModel),
+  );
   /** The base URL a link set, until the user types one or confirms sending a key there. */
   private linkBaseUrl = $state<string | null>(null);
 
@@ -37,6 +53,41 @@ export class AskState {
     this.config = config;
     this.warnings = warnings;
     this.linkBaseUrl = config.llm.baseUrl;
+  }
+
+  /**
+   * The user picked another provider: a model name of one provider rarely exists at another (the new one's first
+   * suggestion is taken), and the errors of the old one's run or key go with it (a failed answer, a refused key).
+   */
+  setProvider(raw: string): void {
+    if (!(ALL_PROVIDER_IDS as readonly string[]).includes(raw)) return;
+    const id = raw as ProviderId;
+    if (id === this.config.llm.provider) return;
+    this.config.llm.provider = id;
+    const suggestions = id === 'browser' ? BROWSER_PROVIDER.models : PROVIDERS[id].models;
+    if (!suggestions.includes(this.config.llm.model)) this.config.llm.model = suggestions[0] ?? '';
+    if (id === 'browser') this.config.llm.baseUrl = null;
+    this.configError = null;
+    if (!this.running && this.result?.status === 'error') this.result = null;
+  }
+
+  /** Reads what `model` would download (once per model; a newer model's answer wins). */
+  async refreshBrowserPlan(model: string = this.browserModel): Promise<void> {
+    const p = this.browserPlan;
+    if (!this.planBrowserModel || (p.status !== 'idle' && p.model === model && p.status !== 'error')) return;
+    this.browserPlan = { status: 'loading', model };
+    try {
+      const plan = await this.planBrowserModel(model);
+      if (this.browserModel === model) this.browserPlan = { status: 'ready', model, plan };
+    } catch (e) {
+      if (this.browserModel === model) this.browserPlan = { status: 'error', model, error: (e as Error).message || String(e) };
+    }
+  }
+
+  /** The user's explicit Start of the in-browser model: it may download now, and the question is asked. */
+  startBrowserModel(): Promise<void> {
+    this.started = new Set([...this.started, this.browserModel]);
+    return this.ask();
   }
 
   /** The user typed a base URL: it is theirs now (a key still goes only where it was entered for, or after asking). */
@@ -84,6 +135,7 @@ export class AskState {
   async ask(): Promise<void> {
     const parsed = parseRagConfig($state.snapshot(this.config));
     if (!parsed.ok) { this.configError = parsed.message; return; }
+    if (this.browserNeedsStart) { this.configError = 'Start the in-browser model first (below the provider): it downloads the model.'; return; }
     this.configError = null;
     const llm = parsed.config.llm;
     const key = await this.keys.keyFor(llm.provider, llm.baseUrl, this.baseUrlFromLink, 'ask');

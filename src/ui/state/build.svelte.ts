@@ -45,6 +45,15 @@ export class BuildState {
   running = $state.raw<{ name: string; title: string; source: BuildSource['kind']; stages: ReturnType<typeof stagesFor> } | null>(null);
   progress = $state.raw<BuildProgress | null>(null);
   summary = $state.raw<BuildSummary | null>(null);
+  /**
+   * The last build's summary as the tab shows it: only while its knowledge base is still in this browser (a deleted
+   * one leaves no card with a dead "Open in Search"), with its title as LocalKbsState has it now (renames).
+   */
+  readonly shown = $derived.by(() => {
+    const s = this.summary;
+    const m = s ? this.locals.find(s.name) : null;
+    return s && m ? { ...s, title: m.title } : null;
+  });
   /** Whether the browser keeps stored data (asked before the first save), null: it did not say. */
   persistent = $state<boolean | null>(null);
   error = $state<string | null>(null);
@@ -152,10 +161,10 @@ export class BuildState {
       }));
       if (this.worker !== worker) return;
       this.persistent = await persisted;
+      await this.locals.reload(); // first: the summary is shown while its knowledge base is in the list
       this.summary = summary;
       this.status = 'done';
       this.form.replace = false;
-      await this.locals.reload();
       this.onSaved?.(summary.name);
     } catch (e) {
       if (this.worker !== worker) return; // cancelled

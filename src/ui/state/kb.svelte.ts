@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { sotuDescriptor } from '../../lib/data/sotu.ts';
 import {
-  DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, localEntry, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
+  DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, localEntry, localPlaceholder, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
 } from '../../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../../lib/build/types.ts';
 import { modeTable } from '../../lib/models/readiness.ts';
@@ -17,6 +17,7 @@ import type { RagEvent } from '../../lib/rag/trace.ts';
 import type { FusionCandidates } from '../../lib/eval/alpha-sim.ts';
 import type { DenseInfo, FusionRequest, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { formatBytes } from '../format.ts';
+import { openKbCounts } from '../build-view.ts';
 import { startSearchWorker, type SearchClient } from '../search-client.ts';
 import type { LoadedModel, ModelSettings } from '../../../workers/models-api.ts';
 import { writeOwnedParams } from '../url.ts';
@@ -80,7 +81,18 @@ export class KbState {
   loadedModels: () => LoadedModel[] = () => [];
   /** Queries the knowledge base suggests on first open (from its descriptor). */
   readonly examples = $derived(this.info?.descriptor.examples ?? []);
-  readonly placeholder = $derived(this.info?.descriptor.placeholder ?? sotuDescriptor.placeholder);
+  /** The open knowledge base as the picker lists it now (a local one's title follows renames: LocalKbsState owns it). */
+  readonly current = $derived(this.entries.find((e) => e.id === this.entry.id) ?? this.entry);
+  /** The build record of the open knowledge base when it was built here (its counts, its title). */
+  private readonly built = $derived.by(() => {
+    const ref = this.entry.ref;
+    return ref.kind === 'local' ? this.locals.list.find((m) => m.name === ref.name) ?? null : null;
+  });
+  /** The open knowledge base's title, for every view (status line, Ask, Search): a local one's as LocalKbsState has it now. */
+  readonly title = $derived(this.built?.title ?? this.info?.descriptor.title ?? this.current.title);
+  readonly placeholder = $derived(this.built ? localPlaceholder(this.built.title) : this.info?.descriptor.placeholder ?? sotuDescriptor.placeholder);
+  /** What the open knowledge base holds, in parts ("3 files", "329 pages", "1,020 chunks"; "233 documents", …). */
+  readonly counts = $derived(this.info ? openKbCounts(this.info, this.built?.summary ?? null) : []);
   /**
    * Mode availability, derived from what the knowledge base holds (its vectors and their model) and the models
    * worker's loaded list (`loadedModels`, mirrored by ModelsState): never set by enable calls.

@@ -11,7 +11,7 @@ import { embedRate, type EmbedRate } from '../../lib/models/embed-rate.ts';
 import { defaultDevice } from '../../lib/models/env.ts';
 import { ortWasmPaths } from '../../lib/models/ort-files.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
-import type { CachedFile, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
+import type { CachedFile, GeneratorDownload, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../models-client.ts';
 import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
@@ -159,6 +159,12 @@ export class ModelsState {
     } catch (e) {
       if (token === this.planToken) this.plan = { status: 'error', embedder: null, crossEncoder: null, error: (e as Error).message || String(e) };
     }
+  }
+
+  /** What the in-browser LLM `model` downloads on this device, from the host's file list (nothing is downloaded). */
+  async generatorPlan(model: string): Promise<GeneratorDownload> {
+    await this.defaultsReady;
+    return this.client.api.generatorDownloadPlan(model);
   }
 
   /** Pending enable flows are rejected with Cancelled when the user cancels (see `cancel`). */
