@@ -11,6 +11,7 @@ import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
 import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
 import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from './paired-stats.ts';
 import { metricColumn } from './summary-stats.ts';
+import { reportTitle } from './title.ts';
 
 export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
 /** Upper bounds of iterations and permutations (a hand-edited flag or message must not freeze a worker). */
@@ -69,7 +70,7 @@ export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
 }
 
 const rowsWord = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
-const nameOf = (r: Report) => `"${r.title || r.id}"`;
+const nameOf = (r: Report) => `"${reportTitle(r)}"`;
 
 function clampDraws(x: number | undefined, fallback: number): number {
   if (x === undefined || !Number.isFinite(x)) return fallback;
@@ -200,7 +201,7 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
     });
 
     return {
-      ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: r.title, rows: r.rows.length })),
+      ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: reportTitle(r), rows: r.rows.length })),
       sharedRows: shared.length, metrics, questions, configDiff: configDiff(reports), warnings, settings,
     };
   };
