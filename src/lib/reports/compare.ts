@@ -20,9 +20,10 @@ export const COMPARE_MAX_DRAWS = 1_000_000;
 const fin = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const finPair = (x: [number, number] | null): [number, number] | null => (x && Number.isFinite(x[0]) && Number.isFinite(x[1]) ? x : null);
 
-/** A config value as short text for the diff table. */
+/** A config value as short text for the diff table: '—' when the report does not record it, 'none' when it records null. */
 function valueText(v: JsonValue | undefined): string {
-  if (v === undefined || v === null) return '—';
+  if (v === undefined) return '—';
+  if (v === null) return 'none';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return s.length > 200 ? `${s.slice(0, 199)}…` : s;
 }
@@ -53,6 +54,16 @@ export function flatConfig(r: Report): Map<string, string> {
   return out;
 }
 
+/**
+ * A path one report lacks where another has it: 'none' when the report records an enclosing setting as null (e.g.
+ * `chunking: null` against `chunking.chunkSize`), 'set' when it has the path's fields below it, '—' otherwise.
+ */
+function missingText(flat: Map<string, string>, path: string): string {
+  for (let i = path.lastIndexOf('.'); i > 0; i = path.lastIndexOf('.', i - 1)) if (flat.get(path.slice(0, i)) === 'none') return 'none';
+  for (const k of flat.keys()) if (k.startsWith(`${path}.`)) return 'set';
+  return '—';
+}
+
 /** One row per path any report has: each report's value ('—' where absent) and whether they differ. */
 export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
   const flats = reports.map(flatConfig);
@@ -63,7 +74,7 @@ export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
   const config = paths.filter((p) => p.startsWith('config.')).sort();
   return [...fixed, ...config].map((path) => {
     const values: Record<string, string> = {};
-    reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? '—'; });
+    reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? missingText(flats[i]!, path); });
     const texts = reports.map((r) => values[r.id]);
     return { path, values, differs: texts.some((t) => t !== texts[0]) };
   });
