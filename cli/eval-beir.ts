@@ -15,7 +15,7 @@ import {
   RunSettingsError, BM25_ANALYZERS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
 } from '../src/lib/eval/retrieval-session.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
-import { serializeReport } from '../src/lib/reports/format.ts';
+import { serializeReport, type JsonValue } from '../src/lib/reports/format.ts';
 import { reportEnvironment } from '../src/lib/reports/from-run.ts';
 import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
@@ -216,8 +216,10 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   const runLines: string[] = [];
   const embedder = need.dense ? `${values.embedder ?? DEFAULT_MODELS.embedder}@${values.dtype}` : null;
   const reranker = need.reranker ? `${values.reranker ?? DEFAULT_MODELS['cross-encoder']}@${values.dtype}` : null;
+  // Where the data came from, under the names the tab's source uses (config.source in the report).
+  const runSource: JsonValue = hubData ? { kind: 'hub-dataset', dataset: hubData.dataset, revision, hubUrl: hubUrl() } : values.kb ? { kind: 'kb', kb: source.label } : { kind: 'files' };
   const { run, report } = await runRetrievalSession({
-    kb, queries, qrels, settings, modes, models: models.search, unavailable,
+    kb, queries, qrels, settings, modes, models: models.search, unavailable, source: runSource,
     identity: { dataKey: keys.data, dataset, kb: values.kb ? source.label : null, embedder, reranker },
     data: { dataset, revision, subsets: [settings.split], source: hubData || values.kb?.startsWith('hub:') ? 'hub' : 'local', kb: values.kb ? source.label : null },
     environment: reportEnvironment({

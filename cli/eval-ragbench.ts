@@ -440,6 +440,8 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     reportConfig: {
       mode, subsets: [...data.keys()], n: n ?? null, seed, evaluator: evaluatorName, judge: judgeSettings ? { ...judgeSettings, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
       rag: config ? (JSON.parse(JSON.stringify(config)) as JsonValue) : null, nliModels: settings.nliModels ?? null, localSubsets: [...data.keys()], bootstrap, concurrency,
+      // The tab's BenchConfig names these; the CLI reads local files only (none).
+      datasetsHost: null, hubUrl: null,
     },
     redact: (m) => redactSecrets(m, [api?.apiKey]),
   };

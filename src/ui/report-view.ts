@@ -6,6 +6,7 @@
  * Benchmark tab, the Reports tab and a shared link.
  */
 import { REPORT_METRICS, rowVerdict } from '../lib/reports/metrics.ts';
+import { reportTitle } from '../lib/reports/title.ts';
 import type { Report, ReportKind, ReportRow, SummaryMetric } from '../lib/reports/format.ts';
 
 /** A number as the view shows it: fixed decimals, "N/A" for null, undefined, NaN or ±∞. */
@@ -54,7 +55,7 @@ export function reportHeader(r: Report): ReportHeader {
   const d = r.data;
   const dataset = `${d.dataset}${d.revision ? `@${d.revision.slice(0, 12)}` : ''}${d.subsets.length ? ` · ${d.subsets.join(', ')}` : ''} · ${d.source}${d.kb ? ` · knowledge base ${d.kb}` : ''}`;
   return {
-    title: r.title.trim() || 'Untitled',
+    title: reportTitle(r),
     kind: KIND_LABELS[r.kind],
     dataset,
     evaluator: r.evaluator,

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Report } from '../../src/lib/reports/format.ts';
+import { configDiff } from '../../src/lib/reports/compare.ts';
 import type { RetrievalMode } from '../../src/lib/retrieval/modes.ts';
 import { scifactSubset } from '../helpers/beir-subset.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
@@ -243,6 +244,9 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     const cli = await want;
     expect(cli.report.config).toMatchObject({ protocol: 'seed-b', candidateK: 20, chunking: { chunkSize: 800, overlap: 120 }, growPool: false, resamples: 1000 });
     expect(report.configHash).toBe(cli.report.configHash);
+    // Compare's config diff of the two: every setting one side recorded, the other recorded too (no "—" against a value).
+    const oneSided = configDiff([report, cli.report]).filter((d) => Object.values(d.values).includes('—') && Object.values(d.values).some((x) => x !== '—'));
+    expect(oneSided.map((d) => d.path)).toEqual([]);
     for (const mode of modes) {
       const got = report.summary.metrics.find((m) => m.group === mode && m.id === 'ndcg@10');
       expect(Math.abs(got!.value! - cli.modes[mode]!['ndcg@10']!), mode).toBeLessThan(1e-9);

@@ -314,5 +314,13 @@ describe('Benchmark tab: cached rows are checked', () => {
     await page.locator('[data-testid=bench-cache-invalid]').waitFor({ timeout: 60_000 });
     expect(await page.locator('[data-testid=bench-cache-invalid]').innerText()).toBe('emanual: 2 cached rows were invalid (edited or corrupted) and were recomputed.');
     expect(await summary(page)).toBe(clean);
+    // The same settings over the same rows again: not a silent duplicate, the page offers replace or keep both.
+    const name = 'RAGBench · emanual · lexical · seed 0 · N 12';
+    await expect.poll(() => page.locator('[data-testid=report-duplicate]').innerText().catch(() => ''), { timeout: 30_000 }).toContain(`This run repeats “${name}”`);
+    await page.locator('[data-testid=report-duplicate-replace]').click();
+    await page.locator('[data-testid=tab-reports]').click();
+    const named = page.locator('[data-testid=reports-list] [data-testid=report-item-title]', { hasText: name });
+    await expect.poll(() => page.locator('[data-testid=reports-deleted] [data-testid=report-item-title]', { hasText: name }).count(), { timeout: 30_000 }).toBe(1);
+    expect(await named.count()).toBe(1);
   });
 });

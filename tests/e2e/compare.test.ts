@@ -9,12 +9,14 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serializeReport } from '../../src/lib/reports/format.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
+import { generatedTitle } from '../../src/lib/reports/title.ts';
 import { syntheticReport } from '../helpers/synthetic-reports.ts';
 
 const site = inject('siteUrl');
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const a = syntheticReport({ id: 'cmp-report-a', rows: 80, noise: 0.1, seed: 1, title: `lexical ${HOSTILE}`, answer: (i) => `A says ${i} <script>window.__pwned=2</script>` });
-const b = syntheticReport({ id: 'cmp-report-b', rows: 80, noise: 0.45, seed: 2, title: 'nli', config: { mode: 'validate', evaluator: 'nli', noise: 0.45 } });
+// b is untitled: Compare names it by its generated title, never by its id.
+const b = syntheticReport({ id: 'cmp-report-b', rows: 80, noise: 0.45, seed: 2, title: '', config: { mode: 'validate', evaluator: 'nli', noise: 0.45 } });
 const c = syntheticReport({ id: 'cmp-report-c', rows: 80, noise: 0.1, seed: 3, title: 'a retrieval run', kind: 'retrieval' });
 const d = syntheticReport({ id: 'cmp-report-d', rows: 20, noise: 0.1, seed: 4, title: 'other questions', keyOffset: 1000 });
 let browser: Browser;
@@ -58,6 +60,12 @@ describe('Compare tab', () => {
     // The hostile title is text, nothing ran.
     expect(await page.locator('img[src=x]').count()).toBe(0);
     expect(await page.locator('[data-testid=compare-table] thead').innerText()).toContain(HOSTILE);
+    // The untitled report: its generated title in the picker, the baseline list and the table header, not its id.
+    const name = generatedTitle(b);
+    expect(await pick(b.id).locator('xpath=..').innerText()).toContain(name);
+    expect(await page.locator('[data-testid=compare-baseline] option').allInnerTexts()).toContain(name);
+    expect(await page.locator('[data-testid=compare-table] thead').innerText()).toContain(name);
+    expect(await page.locator('[data-testid=compare-table] thead').innerText()).not.toContain(b.id);
   });
 
   test('the baseline switch re-runs the comparison against the other report', async () => {
@@ -101,6 +109,7 @@ describe('Compare tab', () => {
     const only = await diffRows.evaluateAll((els) => els.map((e) => e.getAttribute('data-path')));
     expect(only).toEqual(expect.arrayContaining(['config.evaluator', 'config.noise']));
     expect(await diffRows.evaluateAll((els) => els.every((e) => e.getAttribute('data-differs') === 'true'))).toBe(true);
+    expect(await page.locator('[data-testid=compare-config-diff] thead').innerText()).toContain(generatedTitle(b));
     await page.locator('[data-testid=compare-only-diff]').uncheck();
     const every = await diffRows.evaluateAll((els) => els.map((e) => e.getAttribute('data-path')));
     expect(every.length).toBeGreaterThan(only.length);

@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { parseReportText, serializeReport, type Report } from '../../src/lib/reports/format.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
+import { generatedTitle } from '../../src/lib/reports/title.ts';
 
 const site = inject('siteUrl');
 let browser: Browser;
@@ -176,6 +177,23 @@ describe('Reports tab', () => {
     await page.locator('[data-testid=report-close]').click();
   });
 
+  test('an untitled report is listed under its generated title and details; the title can be edited', async () => {
+    const untitled = testReport([...rows, ...rows.map((r) => ({ ...r, key: `covidqa:${r.key}`, group: 'covidqa' }))], { id: 'e2e-untitled', title: '', seed: 7, n: 24 });
+    await importFile(file('untitled.json', serializeReport(untitled)));
+    const item = page.locator('[data-testid=report-item][data-id=e2e-untitled]');
+    await expect.poll(() => item.locator('[data-testid=report-item-title]').innerText().catch(() => '')).toBe('RAGBench · emanual, covidqa · lexical · seed 7 · N 24');
+    expect(generatedTitle(untitled)).toBe('RAGBench · emanual, covidqa · lexical · seed 7 · N 24');
+    expect(await item.locator('[data-testid=report-details]').innerText()).toBe('subsets emanual, covidqa · evaluator lexical · mode validate · seed 7 · N 24 per subset');
+    await item.locator('[data-testid=report-open]').click();
+    await page.locator('[data-testid=report-opened][data-id=e2e-untitled]').waitFor();
+    expect(await page.locator('[data-testid=report-opened] [data-testid=report-title]').innerText()).toBe(generatedTitle(untitled));
+    expect(await page.locator('[data-testid=report-rename]').getAttribute('placeholder')).toBe(generatedTitle(untitled));
+    await page.locator('[data-testid=report-rename]').fill('Two subsets, seed 7');
+    await page.locator('[data-testid=report-rename]').press('Enter');
+    await expect.poll(() => item.locator('[data-testid=report-item-title]').innerText()).toBe('Two subsets, seed 7');
+    await page.locator('[data-testid=report-close]').click();
+  });
+
   test('a reload keeps the saved reports, their titles and notes', async () => {
     const ids = (await items().evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort();
     await page.locator('[data-testid=report-item][data-id=e2e-report-1] [data-testid=report-open]').click();
@@ -194,6 +212,14 @@ describe('Reports tab', () => {
     await expect.poll(async () => (await items().evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort()).toEqual(ids);
     await page.locator('[data-testid=report-item][data-id=e2e-report-1] [data-testid=report-open]').click();
     await expect.poll(() => page.locator('[data-testid=report-notes]').inputValue()).toBe('kept across reloads');
+    // The edited title stuck; cleared, the generated one is back.
+    const untitled = page.locator('[data-testid=report-item][data-id=e2e-untitled] [data-testid=report-item-title]');
+    expect(await untitled.innerText()).toBe('Two subsets, seed 7');
+    await page.locator('[data-testid=report-item][data-id=e2e-untitled] [data-testid=report-open]').click();
+    await page.locator('[data-testid=report-opened][data-id=e2e-untitled]').waitFor();
+    await page.locator('[data-testid=report-rename]').fill('');
+    await page.locator('[data-testid=report-rename]').press('Enter');
+    await expect.poll(() => untitled.innerText()).toBe('RAGBench · emanual, covidqa · lexical · seed 7 · N 24');
     expect(browser.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });

@@ -147,8 +147,13 @@ describe('compareReports', () => {
     expect(JSON.parse(JSON.stringify(r))).toEqual(r);
   });
 
-  it('config diff: report fields first, absent values as —', () => {
-    const rows = configDiff([{ ...a, config: { x: { y: 1 } } }, { ...b, config: { x: { y: 1 }, z: [1, 2] } }]);
+  it('config diff: report fields first, absent values as —, recorded nulls as none', () => {
+    const rows = configDiff([{ ...a, config: { x: { y: 1 }, w: null } }, { ...b, config: { x: { y: 1 }, z: [1, 2] } }]);
+    expect(rows.find((r) => r.path === 'config.w')!.values).toEqual({ 'report-a': 'none', 'report-b': '—' });
+    // A setting recorded as null on one side and as an object on the other: none against its fields, set against none.
+    const nested = configDiff([{ ...a, config: { chunking: null } }, { ...b, config: { chunking: { chunkSize: 400 } } }]);
+    expect(nested.find((r) => r.path === 'config.chunking')!.values).toEqual({ 'report-a': 'none', 'report-b': 'set' });
+    expect(nested.find((r) => r.path === 'config.chunking.chunkSize')!.values).toEqual({ 'report-a': 'none', 'report-b': '400' });
     expect(rows.slice(0, 2).map((r) => r.path)).toEqual(['evaluator', 'seed']);
     expect(rows.find((r) => r.path === 'config.z')).toEqual({ path: 'config.z', values: { 'report-a': '—', 'report-b': '[1,2]' }, differs: true });
     expect(rows.find((r) => r.path === 'config.x.y')!.differs).toBe(false);

@@ -97,6 +97,7 @@ describe('report files', () => {
     const back = parseReportText(f.text);
     expect(back.ok && back.report).toEqual(r);
     expect(reportFile(r, 'csv').type).toBe('text/csv');
-    expect(reportFile({ ...r, title: '' }, 'md').name).toBe(`ragbench-validate-${r.id}.md`);
+    // Untitled: the generated title names the file.
+    expect(reportFile({ ...r, title: '' }, 'md').name).toBe(`RAGBench-emanual-lexical-seed-0-${r.id}.md`);
   });
 });

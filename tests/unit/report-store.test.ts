@@ -122,6 +122,18 @@ describe('IndexedDB report store: damaged records', () => {
     expect(problems[0]).toMatch(/saved-report entry has the wrong shape \(meta\.n: .*report-bad1 was skipped/);
   });
 
+  it('an entry saved before generated titles (no generated / details / fingerprint) lists with them, made from its body', async () => {
+    const { store, problems, db } = stores[1]![1]();
+    const r = testReport({ id: 'report-old1', seed: 4 });
+    await store.put(r, 'run');
+    const rec = (await getRawReportRecord(REPORT_STORES.meta, 'report-old1', db!)) as { meta: Record<string, unknown> };
+    const { generated: _g, details: _d, fingerprint: _f, ...old } = rec.meta;
+    await putRawReportRecord(REPORT_STORES.meta, { ...rec, meta: old }, db!);
+    const [m] = await store.list();
+    expect(m).toMatchObject({ id: 'report-old1', generated: 'RAGBench · emanual · lexical · seed 4', details: expect.stringContaining('seed 4'), fingerprint: expect.stringContaining(r.configHash) });
+    expect(problems).toEqual([]);
+  });
+
   it('a body whose text was changed (checksum) or whose report is not valid cannot be opened, with a note', async () => {
     const { store, problems, db } = stores[1]![1]();
     await store.put(testReport({ id: 'report-edit' }), 'run');

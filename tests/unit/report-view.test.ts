@@ -39,13 +39,13 @@ describe('formatting', () => {
 });
 
 describe('header', () => {
-  it('names an untitled report "Untitled" and lists the environment with devices and dtypes', () => {
+  it('names an untitled report by its generated title and lists the environment with devices and dtypes', () => {
     const r = testReport([validateRow(0, 1, true)], {
       title: '  ', n: 20, seed: 7,
       environment: { app: '0.2.0', runtime: 'browser', agent: 'Chromium', models: [{ task: 'nli', id: 'tiny-nli', dtype: 'q8', device: 'wasm' }], llm: null, judge: { provider: 'groq', model: 'llama' } },
     });
     const h = reportHeader(r);
-    expect(h.title).toBe('Untitled');
+    expect(h.title).toBe('RAGBench · emanual · lexical · seed 7 · N 20');
     expect(h.n).toBe('20');
     expect(h.seed).toBe(7);
     expect(h.truncated).toBeNull();

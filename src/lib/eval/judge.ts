@@ -300,13 +300,16 @@ export interface JudgeResult extends ParsedJudgeReply {
 
 const NAN_SCORES: TraceScores = { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN };
 
+/** The judge's temperature when none is given. */
+export const DEFAULT_JUDGE_TEMPERATURE = 0;
+
 /** Asks the judge once (JSON mode, temperature 0 unless given) and turns its reply into TRACe scores. */
 export async function judgeTrace(provider: ChatProvider, input: JudgeInput, opts: JudgeOptions): Promise<JudgeResult> {
   const { messages, documents, response } = judgeMessages(input);
   const res = await provider.chat({
     messages,
     model: opts.model,
-    temperature: opts.temperature ?? 0,
+    temperature: opts.temperature ?? DEFAULT_JUDGE_TEMPERATURE,
     json: true,
     ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),

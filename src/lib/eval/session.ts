@@ -15,7 +15,7 @@ import type { RagbenchKb } from '../data/ragbench-kb.ts';
 import type { ChatProvider } from '../llm/types.ts';
 import type { RagConfig } from '../rag/config.ts';
 import type { SearchModels } from '../retrieval/search.ts';
-import { buildReport } from '../reports/build.ts';
+import { buildReport, SUMMARY_BOOTSTRAP } from '../reports/build.ts';
 import type { JsonValue, Report } from '../reports/format.ts';
 import { baselineEntries, pipelineReportRow, reportEnvironment, validateReportRow, type RunEnvironment } from '../reports/from-run.ts';
 import { sha256Hex } from '../store/checksum.ts';
@@ -26,6 +26,7 @@ import { EVALUATORS, type EvaluatorDeps, type EvaluatorId, type EvaluatorSetting
 import { RepeatTracker, type RepeatedJudgeResult, type RepeatSummary } from './judge-runs.ts';
 import { runRagbenchPipeline, type PipelineRowResult, type PipelineSubsetResult } from './ragbench-pipeline.ts';
 import { baselineScores } from './ragbench-validate.ts';
+import { DEFAULT_JUDGE_TEMPERATURE } from './judge.ts';
 
 /** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
 export const SCORING_VERSION = 1;
@@ -78,6 +79,22 @@ export interface JudgeStats {
 
 const scoringConfigOf = (evaluator: EvaluatorId, settings: EvaluatorSettings) =>
   ({ evaluator, mode: 'validate' as const, version: SCORING_VERSION, settings: EVALUATORS[evaluator].hashSettings(settings) });
+
+/**
+ * What decides a run's scores as its report records them (`config.scoring`): the evaluator and the settings its
+ * hash is made of, with defaults filled (the judge's temperature), so a run from the tab and one from the CLI show
+ * the same keys in Compare's config diff. Rate limits and concurrency change speed, not scores: not here.
+ */
+export function scoringRecord(evaluator: EvaluatorId, settings: EvaluatorSettings): Record<string, JsonValue> {
+  const out: Record<string, unknown> = { evaluator, ...EVALUATORS[evaluator].hashSettings(settings) };
+  if (evaluator === 'llm' && settings.judge) out['temperature'] = settings.judge.temperature ?? DEFAULT_JUDGE_TEMPERATURE;
+  return JSON.parse(JSON.stringify(out)) as Record<string, JsonValue>;
+}
+
+/** The shell's config plus what the session itself decides: the scoring settings and the summary's bootstrap resamples. */
+export function sessionReportConfig(o: Pick<SessionCommon, 'evaluator' | 'settings' | 'report'>, bootstrap: number): Record<string, JsonValue> {
+  return { ...o.report.config, bootstrap, scoring: scoringRecord(o.evaluator, o.settings) };
+}
 
 /** The result cache's config hash of a validate run (what decides a row's scores). */
 export function validateConfigHash(evaluator: EvaluatorId, settings: EvaluatorSettings): Promise<string> {
@@ -225,7 +242,7 @@ export async function runValidateSession(o: ValidateSessionOptions): Promise<Val
   const allRows = runs.flatMap((r) => r.validation.rows);
   const j = o.settings.judge;
   const report = o.withReport === false ? null : buildReport({
-    kind: 'ragbench-validate', evaluator: o.evaluator, config: o.report.config, configHash: hash,
+    kind: 'ragbench-validate', evaluator: o.evaluator, config: sessionReportConfig(o, bootstrap), configHash: hash,
     data: { dataset: RAGBENCH_DATASET, revision: o.report.revision ?? null, subsets: runs.map((r) => r.validation.subset), source: o.report.source, kb: null },
     seed: o.seed, n: o.n ?? null,
     rows: runs.flatMap((r) => r.validation.rows.map((row, i) => validateReportRow(r.validation.subset, row, r.validation.predictions[i]!))),
@@ -302,7 +319,7 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
   });
   const evalErrors = results.flatMap((r) => r.rows.filter((x) => x.evalError).map((x) => `${r.subset} ${x.id}: evaluator failed: ${x.evalError!.slice(0, 300)}`));
   const report = o.withReport === false ? null : buildReport({
-    kind: 'ragbench-pipeline', evaluator: o.evaluator, config: o.report.config, configHash: hash,
+    kind: 'ragbench-pipeline', evaluator: o.evaluator, config: sessionReportConfig(o, o.bootstrap ?? SUMMARY_BOOTSTRAP.iterations), configHash: hash,
     data: {
       dataset: RAGBENCH_DATASET, revision: o.report.revision ?? null, subsets, source: o.report.source,
       kb: subsets.map((subset) => kbConfigKey({ kind: 'ragbench', subset })).join(','),

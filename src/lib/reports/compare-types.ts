@@ -74,6 +74,7 @@ export type CompareResult =
     kind: ReportKind;
     dataset: string;
     baselineId: string;
+    /** `title`: the name shown (title.ts `reportTitle`: the user's title, else the generated one). */
     reports: Array<{ id: string; title: string; rows: number }>;
     /** Rows every report has (paired by key); the statistics use only these. */
     sharedRows: number;

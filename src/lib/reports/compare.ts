@@ -11,6 +11,7 @@ import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
 import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
 import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from './paired-stats.ts';
 import { metricColumn } from './summary-stats.ts';
+import { reportTitle } from './title.ts';
 
 export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
 /** Upper bounds of iterations and permutations (a hand-edited flag or message must not freeze a worker). */
@@ -19,9 +20,10 @@ export const COMPARE_MAX_DRAWS = 1_000_000;
 const fin = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const finPair = (x: [number, number] | null): [number, number] | null => (x && Number.isFinite(x[0]) && Number.isFinite(x[1]) ? x : null);
 
-/** A config value as short text for the diff table. */
+/** A config value as short text for the diff table: '—' when the report does not record it, 'none' when it records null. */
 function valueText(v: JsonValue | undefined): string {
-  if (v === undefined || v === null) return '—';
+  if (v === undefined) return '—';
+  if (v === null) return 'none';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return s.length > 200 ? `${s.slice(0, 199)}…` : s;
 }
@@ -52,6 +54,16 @@ export function flatConfig(r: Report): Map<string, string> {
   return out;
 }
 
+/**
+ * A path one report lacks where another has it: 'none' when the report records an enclosing setting as null (e.g.
+ * `chunking: null` against `chunking.chunkSize`), 'set' when it has the path's fields below it, '—' otherwise.
+ */
+function missingText(flat: Map<string, string>, path: string): string {
+  for (let i = path.lastIndexOf('.'); i > 0; i = path.lastIndexOf('.', i - 1)) if (flat.get(path.slice(0, i)) === 'none') return 'none';
+  for (const k of flat.keys()) if (k.startsWith(`${path}.`)) return 'set';
+  return '—';
+}
+
 /** One row per path any report has: each report's value ('—' where absent) and whether they differ. */
 export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
   const flats = reports.map(flatConfig);
@@ -62,14 +74,14 @@ export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
   const config = paths.filter((p) => p.startsWith('config.')).sort();
   return [...fixed, ...config].map((path) => {
     const values: Record<string, string> = {};
-    reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? '—'; });
+    reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? missingText(flats[i]!, path); });
     const texts = reports.map((r) => values[r.id]);
     return { path, values, differs: texts.some((t) => t !== texts[0]) };
   });
 }
 
 const rowsWord = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
-const nameOf = (r: Report) => `"${r.title || r.id}"`;
+const nameOf = (r: Report) => `"${reportTitle(r)}"`;
 
 function clampDraws(x: number | undefined, fallback: number): number {
   if (x === undefined || !Number.isFinite(x)) return fallback;
@@ -200,7 +212,7 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
     });
 
     return {
-      ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: r.title, rows: r.rows.length })),
+      ok: true, kind, dataset, baselineId, reports: reports.map((r) => ({ id: r.id, title: reportTitle(r), rows: r.rows.length })),
       sharedRows: shared.length, metrics, questions, configDiff: configDiff(reports), warnings, settings,
     };
   };

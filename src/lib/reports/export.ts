@@ -9,6 +9,7 @@
  */
 import { serializeReport, type JsonValue, type Report, type ReportRow } from './format.ts';
 import { metricDef } from './metrics.ts';
+import { reportTitle } from './title.ts';
 
 export type ExportKind = 'json' | 'csv' | 'md';
 export interface ExportFile { name: string; type: string; text: string }
@@ -78,7 +79,7 @@ function configLines(config: Record<string, JsonValue>, prefix = ''): string[] {
 export function reportMarkdown(report: Report): string {
   const s = report.summary;
   const lines = [
-    `# ${mdText(report.title || `Report ${report.id}`)}`, '',
+    `# ${mdText(reportTitle(report))}`, '',
     `- kind: ${report.kind}`, `- evaluator: ${mdText(report.evaluator)}`,
     `- dataset: ${mdText(report.data.dataset)}${report.data.revision ? ` @ ${mdText(report.data.revision)}` : ''}${report.data.subsets.length ? ` (${report.data.subsets.map(mdText).join(', ')})` : ''}`,
     `- rows: ${report.truncated?.rows ?? report.rows.length}${report.truncated ? ` (${report.rows.length} included)` : ''}; seed ${report.seed}`,
@@ -104,13 +105,14 @@ export function reportMarkdown(report: Report): string {
 
 /** A file name part from a title: letters, digits, - and _ only. */
 function slug(report: Report): string {
-  const base = (report.title || report.kind).normalize('NFKD').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  const base = reportTitle(report).normalize('NFKD').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
   return `${base || 'report'}-${report.id}`;
 }
 
 /** The download of `report` as `kind`. */
 export function reportFile(report: Report, kind: ExportKind): ExportFile {
-  if (kind === 'json') return { name: `${slug(report)}.json`, type: 'application/json', text: serializeReport(report) };
+  // The JSON file carries the name it is shown under (an untitled report's generated title), so another app reads it too.
+  if (kind === 'json') return { name: `${slug(report)}.json`, type: 'application/json', text: serializeReport({ ...report, title: reportTitle(report) }) };
   if (kind === 'csv') return { name: `${slug(report)}.csv`, type: 'text/csv', text: reportCsv(report) };
   return { name: `${slug(report)}.md`, type: 'text/markdown', text: reportMarkdown(report) };
 }

@@ -23,6 +23,7 @@ import { sha256Hex } from '../store/checksum.ts';
 import { newReportId, parseReportText, serializeReport, type Report } from './format.ts';
 import { DELETED_PATH, entryOf, idOfPath, INDEX_PATH, parseEntryList, REPORTS_DIR, reportPath, serializeEntryList, syncableId, type IndexEntry } from './hub-layout.ts';
 import type { ReportOrigin, ReportStore } from './store-types.ts';
+import { reportTitle } from './title.ts';
 
 export interface SyncTarget {
   /** `owner/name` of an existing dataset repo. */
@@ -384,7 +385,7 @@ export async function pushChange(t: SyncTarget, store: ReportStore, memoIn: Sync
           index = upsert(index, entry);
           deleted = deleted.filter((e) => e.id !== report.id);
           written = { id: report.id, bytes, report };
-          title = `${before ? 'Update' : 'Add'} report ${report.id}${report.title ? `: ${report.title.slice(0, 60)}` : ''}`;
+          title = `${before ? 'Update' : 'Add'} report ${report.id}: ${reportTitle(report).slice(0, 60)}`;
         } else if (change.type === 'remove' && id) {
           const entry = index.find((e) => e.id === id);
           if (!entry) return null;

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { REPORT_ID, REPORT_KINDS, REPORT_LIMITS, type Report } from './format.ts';
 import type { ReportMeta, ReportOrigin } from './store-types.ts';
+import { generatedTitle, reportDetails, runFingerprint } from './title.ts';
 
 export const REPORT_ORIGINS = ['run', 'import', 'shared', 'hub', 'cli'] as const satisfies readonly ReportOrigin[];
 
@@ -24,6 +25,9 @@ export const ReportMetaSchema = v.object({
   n: v.pipe(v.number(), v.integer(), v.minValue(0)),
   headline: v.pipe(v.array(v.object({ id: str(64), value: v.nullable(finite), ci: v.nullable(v.tuple([finite, finite])) })), v.maxLength(REPORT_LIMITS.fields)),
   origin: v.picklist(REPORT_ORIGINS),
+  generated: v.optional(str(REPORT_LIMITS.title * 2)),
+  details: v.optional(str(2000)),
+  fingerprint: v.optional(str(500)),
 }) satisfies v.GenericSchema<ReportMeta>;
 
 /** The list entry of `report`: its pooled (group null) summary figures are the headline. */
@@ -32,7 +36,7 @@ export function reportMeta(report: Report, origin: ReportOrigin, savedAt: string
     id: report.id, kind: report.kind, title: report.title, notes: report.notes, createdAt: report.createdAt, savedAt,
     draft: report.draft, dataset: report.data.dataset, evaluator: report.evaluator, n: report.truncated?.rows ?? report.rows.length,
     headline: report.summary.metrics.filter((m) => m.group === null).map((m) => ({ id: m.id, value: m.value, ci: m.ci })),
-    origin,
+    origin, generated: generatedTitle(report), details: reportDetails(report), fingerprint: runFingerprint(report),
   };
 }
 

@@ -24,6 +24,12 @@ export interface ReportMeta {
   /** The pooled (group null) summary figures: id, value, interval. */
   headline: Array<{ id: string; value: number | null; ci: [number, number] | null }>;
   origin: ReportOrigin;
+  /** The title generated from the report (title.ts `generatedTitle`); absent in entries saved before it existed. */
+  generated?: string;
+  /** The details line (title.ts `reportDetails`: subsets, evaluator, mode, seed, N); absent in older entries. */
+  details?: string;
+  /** title.ts `runFingerprint` (kind, dataset, config hash, rows): an identical re-run has the same; absent in older entries. */
+  fingerprint?: string;
 }
 
 export interface ReportStore {

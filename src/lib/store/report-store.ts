@@ -93,12 +93,26 @@ export class IndexedDbReportStore implements ReportStore, ReportTextSource {
     return parsed.report;
   }
 
+  /**
+   * Entries saved before generated titles existed lack `generated`, `details` and `fingerprint`: they are made
+   * from the report's body here (in memory; the next save stores them), so old reports are named like new ones.
+   */
+  private async upgraded(metas: ReportMeta[], bodyStore: string, where: 'saved' | 'deleted'): Promise<ReportMeta[]> {
+    return Promise.all(metas.map(async (m) => {
+      if (m.generated !== undefined && m.fingerprint !== undefined) return m;
+      const body = await this.body(bodyStore, m.id, where).catch(() => null);
+      if (!body) return m;
+      const fresh = reportMeta(body, m.origin, m.savedAt);
+      return { ...m, generated: fresh.generated!, details: fresh.details!, fingerprint: fresh.fingerprint! };
+    }));
+  }
+
   async list(): Promise<ReportMeta[]> {
-    return (await this.metas(REPORT_STORES.meta, 'saved-report')).sort(byCreated);
+    return (await this.upgraded(await this.metas(REPORT_STORES.meta, 'saved-report'), REPORT_STORES.body, 'saved')).sort(byCreated);
   }
 
   async listDeleted(): Promise<ReportMeta[]> {
-    return (await this.metas(REPORT_STORES.deletedMeta, 'deleted-report')).sort(bySaved);
+    return (await this.upgraded(await this.metas(REPORT_STORES.deletedMeta, 'deleted-report'), REPORT_STORES.deletedBody, 'deleted')).sort(bySaved);
   }
 
   get(id: string): Promise<Report | null> {

@@ -9,6 +9,7 @@ import { reportFile, type ExportFile, type ExportKind } from '../../lib/reports/
 import { ReportFinder, type ReportMatch } from '../../lib/reports/find.ts';
 import { draftsToPrune, hasFindTexts } from '../../lib/reports/meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from '../../lib/reports/store-types.ts';
+import { asReplacement, duplicateOf } from '../../lib/reports/title.ts';
 
 export type ReportChange = { type: 'put' | 'remove' | 'restore' | 'purge'; id: string | null };
 
@@ -19,6 +20,9 @@ const messageOf = (e: unknown) => (e as Error)?.message || String(e);
 
 /** An imported file whose id is already saved: waiting for the user to replace it or keep both. */
 export interface PendingImport { report: Report; existing: ReportMeta; fileName: string }
+
+/** A finished run (saved as a draft) that repeats a saved report: same config hash and rows. */
+export interface PendingDuplicate { id: string; existing: ReportMeta }
 
 export class ReportsState {
   list = $state.raw<ReportMeta[]>([]);
@@ -34,6 +38,8 @@ export class ReportsState {
   openedDeleted = $state(false);
   importError = $state<string | null>(null);
   pendingImport = $state.raw<PendingImport | null>(null);
+  /** The last run's draft when it repeats a saved report: waits for "replace" or "keep both". */
+  pendingDuplicate = $state.raw<PendingDuplicate | null>(null);
   /** The Reports list's find: the query and the matching reports (null: no query, every report shown). */
   findQuery = $state('');
   matches = $state.raw<ReportMatch[] | null>(null);
@@ -89,17 +95,34 @@ export class ReportsState {
    * failed save (quota) is shown in the tab (`error`), not thrown at the run that finished.
    */
   async saveDraft(report: Report): Promise<void> {
+    const existing = duplicateOf(report, this.list);
     try {
       await this.save({ ...report, draft: true }, 'run');
     } catch {
       return;
     }
+    this.pendingDuplicate = existing ? { id: report.id, existing } : null;
     const old = draftsToPrune(this.list, MAX_DRAFTS);
     if (!old.length) return;
     for (const m of old) {
       await this.change(async () => { await this.store.remove(m.id); await this.store.purge(m.id); }, { type: 'purge', id: m.id });
     }
     this.note(`${old.length} older draft${old.length === 1 ? ' was' : 's were'} deleted: only the ${MAX_DRAFTS} newest drafts are kept (Keep a draft to save it for good).`);
+  }
+
+  /**
+   * The user's answer for a run that repeats a saved report: replace (the new run takes the old one's title, notes
+   * and kept state; the old one moves to the deleted-reports archive) or keep both (nothing changes).
+   */
+  async resolveDuplicate(choice: 'replace' | 'keep-both'): Promise<void> {
+    const p = this.pendingDuplicate;
+    this.pendingDuplicate = null;
+    if (!p || choice === 'keep-both') return;
+    const report = await this.store.get(p.id).catch(() => null);
+    if (!report) { this.error = 'The new run is no longer saved here (reload the list).'; return; }
+    await this.save(asReplacement(report, p.existing), 'run').catch(() => undefined);
+    if (this.error) return;
+    await this.remove(p.existing.id);
   }
 
   /** Saves (inserts or replaces by id). */

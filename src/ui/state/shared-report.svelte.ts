@@ -8,6 +8,7 @@
  * user's click, and never overwrites a saved report with the same id (they choose a copy or cancel).
  */
 import { newReportId, type Report } from '../../lib/reports/format.ts';
+import { reportTitle } from '../../lib/reports/title.ts';
 import { isShareFragment, readShareFragment, type ReportRef } from '../../lib/reports/share-link.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
@@ -27,7 +28,7 @@ export type SharedSave =
 
 /** The same report under a new id (and "(copy)" in its title), for saving next to one with the same id. */
 export function copyOfReport(report: Report): Report {
-  const title = `${report.title || report.id} (copy)`;
+  const title = `${reportTitle(report)} (copy)`;
   return { ...report, id: newReportId(), title: title.length > 200 ? `${title.slice(0, 192)}… (copy)` : title };
 }
 
@@ -92,10 +93,10 @@ export class SharedReportState {
       if (asCopy) report = copyOfReport(report);
       else {
         const existing = await reports.get(report.id);
-        if (existing) { this.saving = { status: 'conflict', existingTitle: existing.title || existing.id }; return; }
+        if (existing) { this.saving = { status: 'conflict', existingTitle: reportTitle(existing) }; return; }
       }
       await reports.save(report, 'shared');
-      this.saving = { status: 'saved', id: report.id, title: report.title || report.id, copy: asCopy };
+      this.saving = { status: 'saved', id: report.id, title: reportTitle(report), copy: asCopy };
     } catch (e) {
       this.saving = { status: 'error', message: `The report was not saved: ${(e as Error).message || String(e)}` };
     }
