@@ -17,8 +17,14 @@ export function loadPlotly(): Promise<Plotly> {
   return loading;
 }
 
-/** The layout every chart shares: its title, small margins, 320 px high. */
-export const chartLayout = (title: string, extra: object = {}) => ({ title: { text: title }, margin: { t: 40, r: 10, b: 40, l: 50 }, height: 320, ...extra });
+/**
+ * The layout every chart shares: its title, small margins that grow to fit the tick labels (rotated category labels
+ * such as "RMSE completeness" were cut at the bottom), 320 px high. A chart's own axis settings are merged in.
+ */
+export const chartLayout = (title: string, extra: { xaxis?: object; yaxis?: object } & Record<string, unknown> = {}) => ({
+  title: { text: title }, margin: { t: 40, r: 10, b: 40, l: 50 }, height: 320, ...extra,
+  xaxis: { automargin: true, ...extra.xaxis }, yaxis: { automargin: true, ...extra.yaxis },
+});
 export const CHART_CONFIG = { displayModeBar: false, responsive: true } as const;
 
 /** The theme's chart colours as the page resolves them now (the CSS variables use light-dark(), so a probe element reads them). */
