@@ -271,6 +271,8 @@ describe('Benchmark tab', () => {
       await expect.poll(() => p2.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^covidqa\s+20\s/);
       expect(await p2.locator('[data-testid=bench-error]').count()).toBe(0);
       expect(await p2.locator('[data-testid=bench-subset-state]').allInnerTexts()).toEqual(['covidqa: done']);
+      // Finished: no "ETA …" left behind.
+      expect(await p2.locator('[data-testid=bench-eta]').innerText()).toBe('');
       // A Hub subset ticked too: it is named and skipped, covidqa is still scored (from the cache).
       await p2.locator('[data-testid=subset-emanual]').check();
       await p2.locator('[data-testid=bench-run]').click();
