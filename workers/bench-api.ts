@@ -1,5 +1,6 @@
 /** The typed surface of workers/bench.worker.ts. */
 import type { RunProgress, RowFailure } from '../src/lib/eval/bench-run.ts';
+import type { SkippedSubset, SubsetStatus } from '../src/lib/eval/subset-loading.ts';
 import type { MetricIntervals } from '../src/lib/eval/bootstrap.ts';
 import type { BaselineScores } from '../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../src/lib/eval/trace.ts';
@@ -49,6 +50,18 @@ export interface LocalFileReport {
   skipped: number;
   issues: string[];
   error: string | null;
+  /**
+   * Whether it is remembered for the next visit: 'yes', 'too-large' (over the limit: only its name is kept),
+   * 'failed' (the browser storage refused it), 'restored' (read back from the last visit); null: refused file.
+   */
+  remembered: 'yes' | 'too-large' | 'failed' | 'restored' | null;
+}
+
+/** What `restoreFiles` read back: the files parsed again, those too large to have been kept, damaged records. */
+export interface RestoredFiles {
+  files: LocalFileReport[];
+  forgotten: Array<{ file: string; subset: string; size: number }>;
+  problems: string[];
 }
 
 export interface BenchRowView {
@@ -132,14 +145,17 @@ export interface BenchResult {
   loadIssues: string[];
   /** Cached rows that were invalid (edited or corrupted) and were recomputed, one note per subset. */
   cacheNotes: string[];
+  /** Picked subsets that could not be loaded and were skipped, with why (the others were scored). */
+  skipped: SkippedSubset[];
   meanAuroc: number | null;
   /** The run as a report v1 (src/lib/reports/format.ts): what the Benchmark tab shows and the Reports tab saves. */
   report: Report | null;
 }
 
+/** Progress of a run; `subsets`: every picked subset's state (queued, loading, ready, running, done, skipped). */
 export type BenchProgress =
-  | { phase: 'load'; subset: string; loaded: number; total: number }
-  | ({ phase: 'score' } & RunProgress);
+  | { phase: 'load'; subset: string; loaded: number; total: number; subsets: SubsetStatus[] }
+  | ({ phase: 'score'; subsets: SubsetStatus[] } & RunProgress);
 
 /** Where a retrieval benchmark's BEIR dataset (documents, queries, qrels) comes from. */
 export type RetrievalSource =
@@ -205,6 +221,8 @@ export interface BenchWorkerApi {
   run(config: BenchConfig, apiKey: string | null, onProgress: (p: BenchProgress) => void): Promise<BenchResult>;
   /** Parses local RAGBench files (JSONL or parquet) here in the worker; a later file of the same subset replaces it. */
   loadFiles(files: File[]): Promise<LocalFileReport[]>;
+  /** Reads back the files remembered by earlier `loadFiles` calls (IndexedDB) into the worker, as at a reload. */
+  restoreFiles(): Promise<RestoredFiles>;
   /** Calls, tokens, cost and the shortest duration of an LLM-judge run, before it starts (loads the rows). */
   estimate(config: BenchConfig, onProgress: (p: BenchProgress) => void): Promise<JudgeEstimate>;
   cancel(): void;

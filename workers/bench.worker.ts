@@ -9,6 +9,7 @@
  */
 import * as Comlink from 'comlink';
 import { formatIssue, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { loadRunSubsets, SubsetBoard, type LoadedSubset, type LoadSubsetsResult } from '../src/lib/eval/subset-loading.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
 import { loadRagbenchSubset } from '../src/lib/data/ragbench-hub.ts';
 import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
@@ -19,6 +20,7 @@ import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from '../src/
 import { sampleRows } from '../src/lib/eval/ragbench-validate.ts';
 import { runPipelineSession, runValidateSession, validateConfigHash, type JudgeStats } from '../src/lib/eval/session.ts';
 import { mean } from '../src/lib/eval/stats.ts';
+import { remainingMs } from '../src/lib/eta.ts';
 import { minDurationMs, wrapProvider } from '../src/lib/llm/rate-limit.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
@@ -29,6 +31,7 @@ import type { RunEnvironment } from '../src/lib/reports/from-run.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
+import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
 import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, BenchWorkerApi, JudgeReport, LocalFileReport, PipelineView } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
@@ -37,7 +40,20 @@ import * as retrieval from './bench-retrieval.ts';
 const loaded = new Map<string, { rows: RagbenchRow[]; source: 'hub' | 'viewer' }>();
 /** Subsets loaded from local files, by subset name. */
 const local = new Map<string, { file: string; rows: RagbenchRow[] }>();
+/** Picked files remembered across a reload (IndexedDB, bounded). */
+const fileStore = new IndexedDbRagbenchFileStore();
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
+
+/** Parses one local file into the worker's `local` map; the report names the subset, or why the file was refused. */
+async function parseLocal(name: string, bytes: Uint8Array): Promise<LocalFileReport> {
+  try {
+    const r = await parseRagbenchFile(name, bytes);
+    local.set(r.subset, { file: name, rows: r.rows });
+    return { file: name, subset: r.subset, rows: r.rows.length, skipped: r.skipped.length, issues: r.skipped.slice(0, 20).map(formatIssue), error: null, remembered: null };
+  } catch (e) {
+    return { file: name, subset: null, rows: 0, skipped: 0, issues: [], error: (e as Error).message || String(e), remembered: null };
+  }
+}
 let controller: AbortController | null = null;
 
 /**
@@ -89,38 +105,38 @@ async function runEnvironment(): Promise<RunEnvironment> {
 /** The run's settings as the report keeps them: the BenchConfig (it never holds a key). */
 const reportConfig = (c: BenchConfig): Record<string, JsonValue> => JSON.parse(JSON.stringify(c)) as Record<string, JsonValue>;
 
-interface LoadedSubsets { subsets: Array<{ subset: string; rows: RagbenchRow[] }>; issues: string[]; source: string }
+/** What a run's progress callback takes before the worker adds the board of every subset's state. */
+type Emit = (p: DistributiveOmit<BenchProgress, 'subsets'>) => void;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-async function loadSubsets(config: BenchConfig, signal: AbortSignal, onProgress: (p: BenchProgress) => void): Promise<LoadedSubsets> {
-  const issues: string[] = [];
-  const sources = new Set<string>();
-  const subsets = [];
-  for (const subset of config.subsets) {
-    const r = await rowsOf(config, subset, signal, onProgress, issues);
-    sources.add(r.source);
-    subsets.push({ subset, rows: r.rows });
-  }
-  return { subsets, issues, source: [...sources].join('+') || 'local' };
+/** The run's per-subset board and a progress callback that sends it with every report. */
+function progressBoard(config: BenchConfig, onProgress: (p: BenchProgress) => void): { board: SubsetBoard; emit: Emit } {
+  const board = new SubsetBoard(config.subsets);
+  return { board, emit: (p) => onProgress({ ...p, subsets: board.snapshot() } as BenchProgress) };
 }
 
-async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, onProgress: (p: BenchProgress) => void, issues: string[]): Promise<{ rows: RagbenchRow[]; source: string }> {
+/** Each subset loaded on its own: one that cannot load is named and skipped while the others run (subset-loading.ts). */
+function loadSubsets(config: BenchConfig, signal: AbortSignal, board: SubsetBoard, emit: Emit): Promise<LoadSubsetsResult> {
+  return loadRunSubsets(config.subsets, (subset) => rowsOf(config, subset, signal, emit), { signal, board });
+}
+
+async function rowsOf(config: BenchConfig, subset: string, signal: AbortSignal, emit: Emit): Promise<LoadedSubset> {
   if (config.localSubsets.includes(subset)) {
     const file = local.get(subset);
-    if (!file) throw new Error(`The local file for ${subset} is no longer loaded (the page was reloaded): pick it again.`);
-    return { rows: file.rows, source: 'local' };
+    if (!file) throw new Error(`the local file for ${subset} is no longer loaded (the page was reloaded): pick it again`);
+    return { rows: file.rows, source: 'local', issues: [] };
   }
   const cacheKey = `${config.hubUrl}|${config.datasetsHost}|${subset}`;
-  let all = loaded.get(cacheKey);
-  if (!all) {
-    const res = await loadRagbenchSubset(subset, {
-      hubUrl: config.hubUrl, viewerUrl: config.datasetsHost, signal,
-      onProgress: (l, t) => onProgress({ phase: 'load', subset, loaded: l, total: t }),
-    });
-    all = { rows: res.rows, source: res.source === 'parquet' ? 'hub' : 'viewer' };
-    loaded.set(cacheKey, all);
-    issues.push(...res.notes, ...res.skipped.map(formatIssue));
-  }
-  return all;
+  const cached = loaded.get(cacheKey);
+  if (cached) return { ...cached, issues: [] };
+  emit({ phase: 'load', subset, loaded: 0, total: 0 });
+  const res = await loadRagbenchSubset(subset, {
+    hubUrl: config.hubUrl, viewerUrl: config.datasetsHost, signal,
+    onProgress: (l, t) => emit({ phase: 'load', subset, loaded: l, total: t }),
+  });
+  const all = { rows: res.rows, source: res.source === 'parquet' ? 'hub' as const : 'viewer' as const };
+  loaded.set(cacheKey, all);
+  return { ...all, issues: [...res.notes, ...res.skipped.map(formatIssue)] };
 }
 
 const num = (x: number) => (Number.isFinite(x) ? x : null);
@@ -173,7 +189,8 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
   const { search, embedder } = await pipelineModels(rag);
   const settings = evaluatorSettings(config, rag);
   const deps = await evaluatorDeps(config, settings, apiKey);
-  const loadedSubsets = await loadSubsets(config, ctl.signal, onProgress);
+  const { board, emit } = progressBoard(config, onProgress);
+  const loadedSubsets = await loadSubsets(config, ctl.signal, board, emit);
   const subsets = [];
   for (const { subset, rows } of loadedSubsets.subsets) {
     const rkb = buildRagbenchKb(rows, subset);
@@ -181,7 +198,7 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
       const docsHash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
       await attachDense(rkb.kb, embedder, {
         kbKey: `ragbench:${subset}:${docsHash}:${JSON.stringify(rkb.kb.options.chunking)}`, signal: ctl.signal,
-        onProgress: (_stage, done, total) => onProgress({ phase: 'load', subset, loaded: done, total }),
+        onProgress: (_stage, done, total) => emit({ phase: 'load', subset, loaded: done, total }),
       });
     }
     subsets.push({ subset, rows, kb: rkb });
@@ -193,10 +210,11 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
     redact: (m) => redactSecrets(m, [apiKey]),
     onProgress: (subset, done, total) => {
       if (done === 0) started = Date.now();
-      const perRow = done > 0 ? (Date.now() - started) / done : null;
-      onProgress({ phase: 'score', subset, total, done, cached: 0, invalid: 0, failed: 0, pending: total - done, etaMs: perRow === null ? null : perRow * (total - done) });
+      board.set(subset, 'running');
+      emit({ phase: 'score', subset, total, done, cached: 0, invalid: 0, failed: 0, pending: total - done, etaMs: remainingMs(Date.now() - started, done, total - done) });
     },
-    report: { config: reportConfig(config), environment: await runEnvironment(), source: loadedSubsets.source, loadIssues: loadedSubsets.issues },
+    onSubset: (r) => board.set(r.subset, 'done'),
+    report: { config: reportConfig(config), environment: await runEnvironment(), source: loadedSubsets.source, loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped },
   });
   const text = pipelineSettingsText(rag);
   const views: PipelineView[] = s.results.map((r) => ({
@@ -205,20 +223,22 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
     gold: { n: r.gold.n, relevance: num(r.gold.relevance), utilization: num(r.gold.utilization), completeness: num(r.gold.completeness), adherence: num(r.gold.adherence) },
     rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
   }));
-  return { pipeline: views, judge: judgeView(s.judge, settings), configHash: s.hash, subsets: [], rows: [], failures: [], loadIssues: loadedSubsets.issues, cacheNotes: [], meanAuroc: null, report: s.report };
+  return { pipeline: views, judge: judgeView(s.judge, settings), configHash: s.hash, subsets: [], rows: [], failures: [], loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped, cacheNotes: [], meanAuroc: null, report: s.report };
 }
 
 /** Validate mode: the dataset's own answers scored by the chosen evaluator, resumable through the IndexedDB cache. */
 async function runValidate(config: BenchConfig, apiKey: string | null, ctl: AbortController, onProgress: (p: BenchProgress) => void): Promise<BenchResult> {
   const settings = evaluatorSettings(config, null);
   const deps = await evaluatorDeps(config, settings, apiKey);
-  const loadedSubsets = await loadSubsets(config, ctl.signal, onProgress);
+  const { board, emit } = progressBoard(config, onProgress);
+  const loadedSubsets = await loadSubsets(config, ctl.signal, board, emit);
   const s = await runValidateSession({
     evaluator: config.evaluator, settings, deps, subsets: loadedSubsets.subsets, store: indexedDbResultStore,
     ...(config.n !== null ? { n: config.n } : {}), seed: config.seed, signal: ctl.signal, concurrency: 2,
     redact: (m) => redactSecrets(m, [apiKey]),
-    onProgress: (p) => onProgress({ phase: 'score', ...p }),
-    report: { config: reportConfig(config), environment: await runEnvironment(), source: loadedSubsets.source, loadIssues: loadedSubsets.issues },
+    onProgress: (p) => { board.set(p.subset, 'running'); emit({ phase: 'score', ...p }); },
+    onSubset: (run) => board.set(run.validation.subset, 'done'),
+    report: { config: reportConfig(config), environment: await runEnvironment(), source: loadedSubsets.source, loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped },
   });
   const subsets: BenchSubsetSummary[] = [];
   const rows: BenchRowView[] = [];
@@ -243,7 +263,7 @@ async function runValidate(config: BenchConfig, apiKey: string | null, ctl: Abor
   }
   return {
     pipeline: null, judge: judgeView(s.judge, settings), configHash: s.hash, subsets, rows, failures: s.failures,
-    loadIssues: [...loadedSubsets.issues, ...s.uncachedNotes], cacheNotes: s.cacheNotes,
+    loadIssues: [...loadedSubsets.issues, ...s.uncachedNotes], skipped: loadedSubsets.skipped, cacheNotes: s.cacheNotes,
     meanAuroc: num(mean(subsets.map((x) => x.auroc).filter((x): x is number => x !== null))),
     report: s.report,
   };
@@ -292,7 +312,7 @@ const api: BenchWorkerApi = {
     const j = config.judge;
     const inputs = [];
     for (const subset of config.subsets) {
-      const all = await rowsOf(config, subset, new AbortController().signal, onProgress, []);
+      const all = await rowsOf(config, subset, new AbortController().signal, (p) => onProgress({ ...p, subsets: [] } as BenchProgress));
       inputs.push(...sampleRows(all.rows, config.n ?? undefined, config.seed).map(rowJudgeInput));
     }
     const price = priceFor(j.provider, j.model);
@@ -306,15 +326,34 @@ const api: BenchWorkerApi = {
   async loadFiles(files) {
     const out: LocalFileReport[] = [];
     for (const f of files) {
-      try {
-        const r = await parseRagbenchFile(f.name, await f.arrayBuffer());
-        local.set(r.subset, { file: f.name, rows: r.rows });
-        out.push({ file: f.name, subset: r.subset, rows: r.rows.length, skipped: r.skipped.length, issues: r.skipped.slice(0, 20).map(formatIssue), error: null });
-      } catch (e) {
-        out.push({ file: f.name, subset: null, rows: 0, skipped: 0, issues: [], error: (e as Error).message || String(e) });
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      const r = await parseLocal(f.name, bytes);
+      if (r.subset !== null) {
+        // Remembered for the next visit (bounded); a failed write costs only that.
+        r.remembered = await fileStore.remember(r.subset, f.name, bytes).then((kept) => (kept ? 'yes' : 'too-large'), () => 'failed');
       }
+      out.push(r);
     }
     return out;
+  },
+
+  async restoreFiles() {
+    const files: LocalFileReport[] = [];
+    const forgotten: Array<{ file: string; subset: string; size: number }> = [];
+    let problems: string[] = [];
+    try {
+      const listed = await fileStore.list();
+      problems = listed.problems;
+      for (const x of listed.files) {
+        if (x.bytes === null) { forgotten.push({ file: x.file, subset: x.subset, size: x.size }); continue; }
+        const r = await parseLocal(x.file, x.bytes);
+        if (r.subset === null) { await fileStore.forget(x.subset).catch(() => {}); problems.push(r.error ?? `${x.file}: could not be read again`); continue; }
+        files.push({ ...r, remembered: 'restored' });
+      }
+    } catch (e) {
+      problems.push(`The remembered RAGBench files could not be read (${(e as Error).message || String(e)}): pick them again.`);
+    }
+    return { files, forgotten, problems };
   },
 
   cancel() {

@@ -7,6 +7,7 @@
 import type { KbEntry } from '../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../lib/build/types.ts';
 import { MODE_IDS, MODES, modeAvailability, type RetrievalMode } from '../lib/retrieval/modes.ts';
+import { etaText } from '../lib/eta.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
 import { runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
 import type { Calibration } from '../lib/retrieval/calibrate.ts';
@@ -65,12 +66,12 @@ export function kbChoices(local: readonly LocalKbMeta[], entries: readonly KbEnt
   return out.sort((a, b) => Number(a.disabled !== null) - Number(b.disabled !== null));
 }
 
-/** The progress line: "Loading corpus.parquet 3 / 10", "Embedding 120 / 5183", "sparse 12 / 50 (3 cached)". */
+/** The progress line: "Loading corpus.parquet 3 / 10", "Embedding 120 / 5183", "sparse 12 / 50 (3 cached) · ETA 40 s". */
 export function progressText(p: RetrievalBenchProgress | null): string {
   if (!p) return 'Starting…';
   if (p.phase === 'load') return `Loading (${p.stage}) ${p.done} / ${p.total}`;
   if (p.phase === 'embed') return `Embedding the documents ${p.done} / ${p.total}`;
-  return `${MODES[p.mode].label} (${p.mode}): ${p.done} / ${p.total} queries${p.cached > 0 ? ` (${p.cached} cached)` : ''}`;
+  return `${MODES[p.mode].label} (${p.mode}): ${p.done} / ${p.total} queries${p.cached > 0 ? ` (${p.cached} cached)` : ''} · ${etaText(p.etaMs)}`;
 }
 
 // ---- the run's settings form (protocol preset + each setting as a field) ----

@@ -2,8 +2,8 @@
  * The Benchmark tab in the built site: RAGBench rows from a local Hub (parquet written at test time, read with range
  * requests) or a local dataset viewer, local files picked or dropped, a lexical validate run with summary, intervals,
  * small-sample warnings and charts, an LLM-judge run reloaded midway that resumes from the cached rows, pipeline mode
- * with the Ask tab's settings, edited cached rows that are recomputed and reported, and the message when the Hub
- * cannot be reached.
+ * with the Ask tab's settings, edited cached rows that are recomputed and reported, and offline in a fresh profile:
+ * nothing preselected, a picked file scored, remembered across a reload, an unreachable subset named and skipped.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -246,26 +246,56 @@ describe('Benchmark tab', () => {
     expect(parquetHub.requests.length + viewer.requests.length).toBe(before);
   });
 
-  test('offline: the Hub and the viewer unreachable, the tab says to load a local file (no URL, no "Failed to fetch")', async () => {
+  test('offline, a fresh profile: nothing is preselected; a picked local file runs with the defaults, is remembered across a reload, and an unreachable subset is named and skipped', async () => {
     const probe = await listenLocal(createServer());
     const closed = `${probe.origin}/`;
     await probe.close();
-    // A page without the set-up script, so the unreachable hosts stay in the settings.
-    const p2 = await browser.context.newPage();
+    const host = new URL(closed).host;
+    const offline = `Could not reach the Hugging Face Hub (${host}). You seem to be offline or the host is blocked: load the subset from a local file (jsonl or parquet) instead.`;
+    const fresh = await launchBrowser();
     try {
-      await p2.goto(site);
-      await p2.evaluate((host) => {
+      await fresh.context.addInitScript((h) => {
         const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-        localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: host, remoteHost: host }));
+        localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, datasetsHost: h, remoteHost: h }));
       }, closed);
-      await p2.goto(`${site}?tab=benchmark&b_sub=expertqa&b_n=5&b_eval=lexical`);
+      const p2 = await fresh.context.newPage();
+      await p2.goto(`${site}?tab=benchmark`);
+      // Nothing that needs the Hub is ticked, and Run says what to pick.
+      await p2.locator('[data-testid=bench-run-hint]').filter({ hasText: 'Pick what to run' }).waitFor({ timeout: 60_000 });
+      expect(await p2.locator('[data-testid=bench-drop] input[type=checkbox]:checked').count()).toBe(0);
+      expect(await p2.locator('[data-testid=bench-run]').isDisabled()).toBe(true);
+      await p2.locator('[data-testid=bench-files]').setInputFiles(join(DATA, 'covidqa.jsonl'));
+      await expect.poll(() => p2.locator('[data-testid=bench-local-files]').innerText(), { timeout: 60_000 }).toContain('covidqa.jsonl: covidqa, 246 rows · remembered for your next visit');
+      expect(await p2.locator('[data-testid=subset-covidqa]').isChecked()).toBe(true);
       await p2.locator('[data-testid=bench-run]').click();
-      const host = new URL(closed).host;
-      await expect.poll(() => p2.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 60_000 })
-        .toBe(`Could not reach the Hugging Face Hub (${host}). You seem to be offline or the host is blocked: load the subset from a local file (jsonl or parquet) instead.`);
+      await expect.poll(() => p2.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^covidqa\s+20\s/);
+      expect(await p2.locator('[data-testid=bench-error]').count()).toBe(0);
+      expect(await p2.locator('[data-testid=bench-subset-state]').allInnerTexts()).toEqual(['covidqa: done']);
+      // Finished: no "ETA …" left behind.
+      expect(await p2.locator('[data-testid=bench-eta]').innerText()).toBe('');
+      // A Hub subset ticked too: it is named and skipped, covidqa is still scored (from the cache).
+      await p2.locator('[data-testid=subset-emanual]').check();
+      await p2.locator('[data-testid=bench-run]').click();
+      await p2.locator('[data-testid=bench-skipped]').waitFor({ timeout: 60_000 });
+      expect(await p2.locator('[data-testid=bench-skipped]').innerText()).toContain(`emanual: ${offline}`);
+      expect(await p2.locator('[data-testid=summary-row]').allInnerTexts()).toEqual([expect.stringMatching(/^covidqa\s+20\s/)]);
+      expect(await p2.locator('[data-testid=bench-subset-state]').allInnerTexts()).toEqual(['covidqa: done', `emanual: skipped (${offline})`]);
+      expect(await p2.locator('[data-testid=bench-error]').count()).toBe(0);
+      // After a reload the file is read back from this browser and the run resumes from the cached rows.
+      await p2.reload();
+      await expect.poll(() => p2.locator('[data-testid=bench-local-files]').innerText(), { timeout: 60_000 }).toContain('covidqa.jsonl: covidqa, 246 rows · remembered from your last visit');
+      await p2.locator('[data-testid=subset-emanual]').uncheck();
+      await p2.locator('[data-testid=bench-run]').click();
+      await expect.poll(() => p2.locator('[data-testid=summary-row]').first().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^covidqa\s+20\s/);
+      expect(await p2.locator('[data-testid=bench-progress]').innerText()).toContain('20 done (20 cached)');
+      expect(await p2.locator('[data-testid=bench-skipped]').count()).toBe(0);
+      // Only a subset that needs the Hub: the run fails naming it (no URL, no "Failed to fetch").
+      await p2.locator('[data-testid=subset-covidqa]').uncheck();
+      await p2.locator('[data-testid=subset-expertqa]').check();
+      await p2.locator('[data-testid=bench-run]').click();
+      await expect.poll(() => p2.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 60_000 }).toBe(`expertqa could not be loaded: ${offline}`);
     } finally {
-      await p2.evaluate(() => localStorage.removeItem('rag-lab:settings'));
-      await p2.close();
+      await fresh.close();
     }
   });
 });

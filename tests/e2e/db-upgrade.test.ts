@@ -36,7 +36,7 @@ describe('IndexedDB upgrades across tabs', () => {
     await expect.poll(() => page.locator('[data-testid=cache-note]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/newer version of RAG Lab .* reload this tab/);
   });
 
-  test('the upgrade from version 5 (before saved reports) keeps what was stored and adds the report, local knowledge-base and retrieval-row stores', async () => {
+  test('the upgrade from version 5 (before saved reports) keeps what was stored and adds the report, local knowledge-base, retrieval-row and RAGBench-file stores', async () => {
     const fresh = await launchBrowser();
     try {
       const p = await fresh.context.newPage();
@@ -74,7 +74,7 @@ describe('IndexedDB upgrades across tabs', () => {
         r.onerror = () => reject(r.error);
       }));
       expect(after.version).toBe(DB_VERSION);
-      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files', 'retrieval-rows']));
+      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files', 'retrieval-rows', 'ragbench-files']));
       expect(after.kept).toEqual(['result', 'transform']);
     } finally {
       await fresh.close();

@@ -116,8 +116,8 @@ describe('progress', () => {
     expect(progressText(null)).toBe('Starting…');
     expect(progressText({ phase: 'load', stage: 'corpus.parquet', done: 3, total: 10 })).toBe('Loading (corpus.parquet) 3 / 10');
     expect(progressText({ phase: 'embed', done: 5, total: 40 })).toBe('Embedding the documents 5 / 40');
-    expect(progressText({ phase: 'run', mode: 'sparse', done: 4, total: 9, cached: 2 })).toBe('BM25 (sparse): 4 / 9 queries (2 cached)');
-    expect(progressText({ phase: 'run', mode: 'dense', done: 1, total: 9, cached: 0 })).toBe('Dense (dense): 1 / 9 queries');
+    expect(progressText({ phase: 'run', mode: 'sparse', done: 4, total: 9, cached: 2, etaMs: 12_400 })).toBe('BM25 (sparse): 4 / 9 queries (2 cached) · ETA 12 s');
+    expect(progressText({ phase: 'run', mode: 'dense', done: 1, total: 9, cached: 0, etaMs: null })).toBe('Dense (dense): 1 / 9 queries · ETA …');
   });
 });
 

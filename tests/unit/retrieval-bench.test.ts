@@ -149,6 +149,14 @@ describe('runRetrievalBenchmark', () => {
     expect(retrievalReport(one, { config: {}, configHash: 'abcdef0123', data: report.data, environment: report.environment }).evaluator).toBe('sparse');
   });
 
+  test('the progress carries the ETA of the whole run: known from the first computed query, 0 at the end', async () => {
+    const progress: RetrievalProgress[] = [];
+    await runRetrievalBenchmark(input({ modes: ['sparse', 'dense'], onProgress: (p) => progress.push(p) }));
+    expect(progress.map((p) => [p.mode, p.done])).toEqual([['sparse', 1], ['sparse', 2], ['sparse', 3], ['sparse', 4], ['dense', 1], ['dense', 2], ['dense', 3], ['dense', 4]]);
+    for (const p of progress.slice(0, -1)) expect(p.etaMs).toBeGreaterThanOrEqual(0);
+    expect(progress.at(-1)!.etaMs).toBe(0);
+  });
+
   test('a second run with the same cache takes every row from it: identical rows, cached counts, no embedding', async () => {
     const cache = new MemoryRetrievalRowCache();
     const first = await runRetrievalBenchmark(input({ cache, modes: ['sparse', 'dense', 'hybrid_calibrated'] }));
@@ -160,7 +168,9 @@ describe('runRetrievalBenchmark', () => {
     expect(second.modes.map((m) => m.cached)).toEqual([4, 4, 4]);
     expect(second.modes.map((m) => m.means)).toEqual(first.modes.map((m) => m.means));
     expect(enc.calls.size).toBe(0);
-    expect(progress.filter((p) => p.mode === 'dense')).toEqual([1, 2, 3, 4].map((done) => ({ mode: 'dense', done, total: 4, cached: done })));
+    // Nothing computed: no ETA (eta.ts) until the end.
+    expect(progress.filter((p) => p.mode === 'dense')).toEqual([1, 2, 3, 4].map((done) => ({ mode: 'dense', done, total: 4, cached: done, etaMs: null })));
+    expect(progress.at(-1)!.etaMs).toBe(0);
     // Another config hash shares nothing.
     const other = await runRetrievalBenchmark(input({ cache, configHash: 'h2' }));
     expect(other.modes.map((m) => m.cached)).toEqual([0, 0]);

@@ -8,6 +8,7 @@
 import * as v from 'valibot';
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
 import { sha256Hex } from '../store/checksum.ts';
+import { remainingMs } from '../eta.ts';
 import { baselineScores, sampleRows, traceMetrics, type SubsetValidation, type TraceEvaluator } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';
 
@@ -137,9 +138,8 @@ export async function runSubset(
   let cacheError: string | null = null;
   const report = () => {
     const done = scores.size;
-    const perRow = computed > 0 ? (Date.now() - started) / computed : null;
     const pending = sample.length - done - failures.length;
-    opts.onProgress?.({ subset, total: sample.length, done, cached: cachedCount, invalid: invalidCount, failed: failures.length, pending, etaMs: perRow === null ? null : perRow * pending });
+    opts.onProgress?.({ subset, total: sample.length, done, cached: cachedCount, invalid: invalidCount, failed: failures.length, pending, etaMs: remainingMs(Date.now() - started, computed, pending) });
   };
   report();
   let next = 0;

@@ -25,6 +25,7 @@ import type { JsonValue, Report, ReportRow } from '../reports/format.ts';
 import { finiteOrNull, retrievalReportRow, retrievalRowKey } from '../reports/from-run.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODE_IDS, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
+import { remainingMs } from '../eta.ts';
 import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type SearchOptions, type StageTiming } from '../retrieval/search.ts';
 import { IR_METRIC_IDS, irScores, meanScores, type IrScores } from './ir-metrics.ts';
 import { QPP_DEFAULTS, queryPredictors, type QppOptions } from './qpp.ts';
@@ -44,7 +45,11 @@ export interface RetrievalRowCache {
   put(configHash: string, key: string, row: ReportRow): Promise<void>;
 }
 
-export interface RetrievalProgress { mode: RetrievalMode; done: number; total: number; cached: number }
+/**
+ * `done` / `total` queries of `mode`; `etaMs`: the whole run's time left (eta.ts: the mean time of the queries
+ * computed so far × the queries left in this mode and the modes after it; null until one is computed).
+ */
+export interface RetrievalProgress { mode: RetrievalMode; done: number; total: number; cached: number; etaMs: number | null }
 
 export interface RetrievalBenchInput {
   kb: KnowledgeBase;
@@ -206,8 +211,12 @@ export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise
 
   const rows: ReportRow[] = [];
   const summaries: RetrievalModeSummary[] = [];
+  // For the ETA: queries computed (not from the cache) and the time they took since the loop began.
+  const started = Date.now();
+  let computedQueries = 0;
+  const laterModes = modes.map((_, i) => modes.slice(i + 1).filter((m) => modeAvailability(m, caps).available).length);
   const skipped: RetrievalRun['skipped'] = [];
-  for (const mode of modes) {
+  for (const [modeIndex, mode] of modes.entries()) {
     const avail = modeAvailability(mode, caps);
     if (!avail.available) { skipped.push({ mode, reason: avail.reason }); continue; }
     const modeRows: ReportRow[] = [];
@@ -238,6 +247,7 @@ export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise
           predictorCache.set(q.id, Object.fromEntries(Object.entries(row.scores).filter(([k]) => k.startsWith('qpp.'))));
         }
       } else {
+        computedQueries++;
         const out = await search(kb, q.text, { candidateK, ...input.search, mode, topK: depth, dedup: true, rejectThreshold: 0 }, models);
         if (out.status === 'unavailable') { unavailable = out.reason; break; }
         const hits = out.hits.map((h) => ({ id: h.docId, score: h.score }));
@@ -255,7 +265,8 @@ export async function runRetrievalBenchmark(input: RetrievalBenchInput): Promise
       const ms = row.scores[TOTAL_MS];
       if (typeof ms === 'number') latencies.push(ms);
       for (const k of LATENCY_STAGES) { const v = row.scores[stageField(k)]; if (typeof v === 'number') stageMs[k].push(v); }
-      input.onProgress?.({ mode, done: i + 1, total: judged.length, cached });
+      const left = judged.length - (i + 1) + judged.length * laterModes[modeIndex]!;
+      input.onProgress?.({ mode, done: i + 1, total: judged.length, cached, etaMs: remainingMs(Date.now() - started, computedQueries, left) });
     }
     if (unavailable !== null) { skipped.push({ mode, reason: unavailable }); continue; }
     rows.push(...modeRows);

@@ -27,6 +27,7 @@ import { RepeatTracker, type RepeatedJudgeResult, type RepeatSummary } from './j
 import { runRagbenchPipeline, type PipelineRowResult, type PipelineSubsetResult } from './ragbench-pipeline.ts';
 import { baselineScores } from './ragbench-validate.ts';
 import { DEFAULT_JUDGE_TEMPERATURE } from './judge.ts';
+import { skippedNote, type SkippedSubset } from './subset-loading.ts';
 
 /** Bump when an evaluator's outputs change, so cached rows of the old code are not reused. */
 export const SCORING_VERSION = 1;
@@ -45,6 +46,8 @@ export interface SessionReportContext {
   revision?: string | null;
   /** Rows dropped while loading and similar notes of the shell. */
   loadIssues?: readonly string[];
+  /** Picked subsets that could not be loaded (subset-loading.ts): the report says which and why. */
+  skipped?: readonly SkippedSubset[];
   title?: string;
 }
 
@@ -159,6 +162,8 @@ function failureNotes(failures: readonly RowFailure[]): string[] {
     failures.slice(0, 5).map((f) => `${f.subset} ${f.key.replace('\u241f', ' / ')}: ${f.reason.slice(0, 300)}`).join('; ') + (failures.length > 5 ? '; …' : '')];
 }
 
+const skippedNotes = (c: SessionReportContext) => (c.skipped ?? []).map(skippedNote);
+
 /** Notes as a report holds them: at most 1,000, each at most 5,000 characters (the rest is summed up in one note). */
 function capNotes(notes: string[]): string[] {
   const out = notes.slice(0, 1000).map((n) => (n.length > 5000 ? `${n.slice(0, 4990)} …` : n));
@@ -248,7 +253,7 @@ export async function runValidateSession(o: ValidateSessionOptions): Promise<Val
     rows: runs.flatMap((r) => r.validation.rows.map((row, i) => validateReportRow(r.validation.subset, row, r.validation.predictions[i]!))),
     environment: reportEnvironment(o.report.environment, null, o.evaluator === 'llm' && j ? { provider: j.provider, model: j.model } : null),
     baselines: [...runs.flatMap((r) => baselineEntries(r.validation.subset, r.validation.baselines)), ...(runs.length > 1 ? baselineEntries(null, baselineScores(allRows)) : [])],
-    runNotes: capNotes([...failureNotes(failures), ...(o.report.loadIssues ?? []), ...cacheNotes, ...uncachedNotes, ...(judge ? [judgeNote(judge)] : [])]),
+    runNotes: capNotes([...skippedNotes(o.report), ...failureNotes(failures), ...(o.report.loadIssues ?? []), ...cacheNotes, ...uncachedNotes, ...(judge ? [judgeNote(judge)] : [])]),
     extra: {
       ...(judge ? judgeExtra(judge, o.settings) : {}),
       subsets: Object.fromEntries(runs.map((r) => [r.validation.subset, { scored: r.validation.n, computed: r.computed, failed: r.failures.length, invalidCached: r.invalidCached }])),
@@ -328,7 +333,7 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
     rows: results.flatMap((r) => r.rows.map((x) => pipelineReportRow(r.subset, x))),
     environment: reportEnvironment(o.report.environment, { provider: o.rag.llm.provider, model: o.rag.llm.model },
       o.evaluator === 'llm' && j ? { provider: j.provider, model: j.model } : null),
-    runNotes: capNotes([...statusNotes, ...evalErrors.slice(0, 20), ...(o.report.loadIssues ?? []), ...(judge ? [judgeNote(judge)] : [])]),
+    runNotes: capNotes([...skippedNotes(o.report), ...statusNotes, ...evalErrors.slice(0, 20), ...(o.report.loadIssues ?? []), ...(judge ? [judgeNote(judge)] : [])]),
     extra: {
       ...(judge ? judgeExtra(judge, o.settings) : {}),
       answers: { calls: answers.summary.calls, inputTokens: answers.summary.inputTokens, outputTokens: answers.summary.outputTokens, failedCalls: answers.failedCalls },

@@ -2,7 +2,8 @@
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
 import { uniqueList } from '../../lib/link-params.ts';
-import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport } from '../../../workers/bench-api.ts';
+import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
+import { finishedProgress, startProgress } from '../bench-progress.ts';
 import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
@@ -11,7 +12,10 @@ import type { ModelsState } from './models.svelte.ts';
 
 export class BenchState {
   mode = $state<'validate' | 'pipeline'>('validate');
-  subsets = $state<string[]>(['emanual']);
+  /** Nothing by default: a subset needs a local file or the Hub, and the user picks which (a picked file selects its subset). */
+  subsets = $state<string[]>([]);
+  /** The user chose subsets (ticked, unticked or by link): remembered files restored later do not change the choice. */
+  private subsetsChosen = false;
   n = $state<number | null>(20);
   seed = $state(0);
   evaluator = $state<'lexical' | 'llm' | 'nli'>('lexical');
@@ -36,6 +40,12 @@ export class BenchState {
   /** Local files loaded into the worker, the last one per subset (a refused file keeps its error). */
   localFiles = $state.raw<LocalFileReport[]>([]);
   loadingFiles = $state(false);
+  /** Reading back the files remembered from the last visit (Run waits for it). */
+  restoring = $state(true);
+  /** Files of the last visit that were too large to remember: they must be picked again. */
+  forgotten = $state.raw<RestoredFiles['forgotten']>([]);
+  /** Remembered files that could not be read back, one message each. */
+  restoreProblems = $state.raw<string[]>([]);
   private client = startBenchWorker();
 
   /** Subsets from local files (they replace the Hub for that subset). */
@@ -58,11 +68,43 @@ export class BenchState {
       this.localFiles = [...this.localFiles.filter((f) => !replaced.has(f.subset ?? `\u0000${f.file}`)), ...reports];
       const added = reports.filter((r) => r.subset !== null).map((r) => r.subset!);
       this.subsets = [...new Set([...this.subsets, ...added])];
+      this.forgotten = this.forgotten.filter((f) => !added.includes(f.subset));
     } catch (e) {
       this.error = (e as Error).message || String(e);
     } finally {
       this.loadingFiles = false;
     }
+  }
+
+  /** Reads back the files remembered from the last visit; their subsets are selected unless the user chose others. */
+  private async restore(): Promise<void> {
+    try {
+      const r = await this.client.api.restoreFiles();
+      const have = new Set(this.localFiles.map((f) => f.subset));
+      const files = r.files.filter((f) => !have.has(f.subset));
+      this.localFiles = [...files, ...this.localFiles];
+      this.forgotten = r.forgotten.filter((f) => !have.has(f.subset));
+      this.restoreProblems = r.problems;
+      if (!this.subsetsChosen && this.subsets.length === 0) this.subsets = files.map((f) => f.subset!);
+    } catch (e) {
+      this.restoreProblems = [`The remembered RAGBench files could not be read (${(e as Error).message || String(e)}): pick them again.`];
+    } finally {
+      this.restoring = false;
+    }
+  }
+
+  /** The user ticks or unticks a subset. */
+  toggleSubset(subset: string, on: boolean): void {
+    this.subsetsChosen = true;
+    this.subsets = on ? [...new Set([...this.subsets, subset])] : this.subsets.filter((x) => x !== subset);
+  }
+
+  /** Why Run cannot start yet (null: it can). */
+  get runBlocked(): string | null {
+    if (this.restoring) return 'Reading the RAGBench files remembered from your last visit…';
+    if (this.loadingFiles) return 'Reading the picked files…';
+    if (this.subsets.length === 0) return 'Pick what to run: load a RAGBench file (such as covidqa.jsonl) or tick a subset to read from the Hugging Face Hub.';
+    return null;
   }
 
   /**
@@ -76,6 +118,7 @@ export class BenchState {
       return this.client.api.attachModels(Comlink.transfer(port, [port]));
     };
     void attach();
+    void this.restore();
     // A replaced models worker (new thread count, recovery after a failed run) needs a new port here too.
     models.onRestart(attach);
   }
@@ -95,7 +138,7 @@ export class BenchState {
     const p = new URLSearchParams(search);
     const subs = uniqueList((p.get('b_sub') ?? '').split(','), 'b_sub', RAGBENCH_SUBSETS);
     this.linkWarnings = subs.warnings;
-    if (subs.values.length) this.subsets = subs.values;
+    if (subs.values.length) { this.subsets = subs.values; this.subsetsChosen = true; }
     const n = p.get('b_n');
     if (n === 'all') this.n = null;
     else if (n && Number.isInteger(Number(n)) && Number(n) > 0) this.n = Number(n);
@@ -164,10 +207,15 @@ export class BenchState {
       if (k.confirmed && this.mode !== 'pipeline') this.linkBaseUrl = null;
       key = k.key;
     }
+    const config = this.config();
     this.running = true;
-    this.progress = null;
+    // Not blank while the worker starts: every subset listed, the first one loading.
+    this.progress = startProgress(config.subsets);
     try {
-      this.result = await this.client.api.run(this.config(), key, Comlink.proxy((p: BenchProgress) => { this.progress = p; }));
+      // A report arriving after the result (another message port) must not undo the finished state.
+      const result = await this.client.api.run(config, key, Comlink.proxy((p: BenchProgress) => { if (this.running) this.progress = p; }));
+      this.result = result;
+      this.progress = finishedProgress(this.progress, config.subsets, result.skipped);
     } catch (e) {
       this.error = (e as Error).message || String(e);
     } finally {
