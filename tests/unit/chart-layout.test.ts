@@ -14,6 +14,6 @@ describe('chartLayout', () => {
     const layout = chartLayout('ROC', { xaxis: { range: [0, 1], title: { text: 'fpr' } }, yaxis: { automargin: false }, showlegend: true });
     expect(layout.xaxis).toEqual({ automargin: true, range: [0, 1], title: { text: 'fpr' } });
     expect(layout.yaxis).toEqual({ automargin: false });
-    expect(layout.showlegend).toBe(true);
+    expect((layout as Record<string, unknown>).showlegend).toBe(true);
   });
 });
