@@ -22,7 +22,7 @@ export class ReportSyncState {
   error = $state<string | null>(null);
   /** Notes of the last sync (skipped files, kept conflicts, reports saved under a new id). */
   notes = $state.raw<string[]>([]);
-  private settings: SyncSettings = { enabled: false, repo: '', memos: {} };
+  private settings: SyncSettings = defaultSyncSettings();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
