@@ -7,7 +7,7 @@
  * that failed is found again by the next pull (local-ahead puts and deletions) and pushed then.
  */
 import { emptyMemo, locateReport, pullReports, pushChange, type SyncChange, type SyncMemo } from '../../lib/reports/hub-sync.ts';
-import { memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../report-sync.ts';
+import { defaultSyncSettings, memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../report-sync.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
 export interface SyncAccess { hubUrl: string; token: string | null }
