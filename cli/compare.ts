@@ -9,6 +9,7 @@ import type { CompareResult } from '../src/lib/reports/compare-types.ts';
 import { parseReportText, type Report } from '../src/lib/reports/format.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { readText } from './fs-errors.ts';
+import { own } from '../src/lib/dict.ts';
 
 const HELP = `Usage: rag-lab compare A.json B.json [C.json…] [options]
 
@@ -65,7 +66,7 @@ export function compareText(r: Extract<CompareResult, { ok: true }>): string[] {
   if (r.warnings.length) out.push('', 'Warnings:', ...r.warnings.map((w) => `  ${w}`));
   const diff = r.configDiff.filter((d) => d.differs);
   out.push('', diff.length ? 'Config differences:' : 'Config differences: none');
-  if (diff.length) out.push(...table([['path', ...r.reports.map((x) => title.get(x.id)!)], ...diff.map((d) => [d.path, ...r.reports.map((x) => d.values[x.id] ?? '—')])]).map((l) => `  ${l}`));
+  if (diff.length) out.push(...table([['path', ...r.reports.map((x) => title.get(x.id)!)], ...diff.map((d) => [d.path, ...r.reports.map((x) => own(d.values, x.id) ?? '—')])]).map((l) => `  ${l}`));
   return out;
 }
 

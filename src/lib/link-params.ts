@@ -51,3 +51,24 @@ export function uniqueList<T extends string>(
   if (repeated.size) warnings.push(`The link lists ${[...repeated].map(quote).join(', ')} more than once in ${param}; each is used once.`);
   return { values: out, warnings };
 }
+
+/**
+ * A link's "rows per subset" (`b_n`): `all` → null (every row), a whole number ≥ 1 → itself; a number beyond any
+ * count (above 2^53 − 1) → all rows, with a warning; anything else is ignored with a warning (`n` absent).
+ */
+export function rowCountParam(raw: string | null, param: string): { n?: number | null; warning?: string } {
+  if (raw === null) return {};
+  if (isBlank(raw)) return { warning: blankWarning(param, 'the current number of rows') };
+  if (raw.trim() === 'all') return { n: null };
+  const x = Number(raw);
+  if (!Number.isInteger(x) || x < 1) return { warning: `Ignored invalid ${param}=${quote(raw)} in the link (a whole number of rows from 1, or all).` };
+  if (x > Number.MAX_SAFE_INTEGER) return { n: null, warning: `${param}=${quote(raw)} in the link is more rows than any dataset holds: using all rows.` };
+  return { n: x };
+}
+
+/** The "rows per subset" box: empty → null (all), else a whole number ≥ 1; past 2^53 − 1, all rows (null). */
+export function rowCountInput(raw: string): number | null {
+  if (raw.trim() === '') return null;
+  const x = Math.max(1, Math.round(Number(raw)));
+  return Number.isSafeInteger(x) ? x : null;
+}

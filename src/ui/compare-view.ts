@@ -2,7 +2,8 @@
  * Pure helpers of the Compare tab (compare.svelte.ts renders through them): which saved reports can be picked
  * together, and the per-question diff rows (Δ of a chosen metric against the baseline, sorted, "flipped only").
  */
-import type { CompareQuestion, CompareResult } from '../lib/reports/compare-types.ts';
+import type { CompareQuestion, CompareResult, ConfigDiffRow } from '../lib/reports/compare-types.ts';
+import { dict, own } from '../lib/dict.ts';
 import type { ReportMeta } from '../lib/reports/store-types.ts';
 
 /** Why `meta` cannot join the picked reports (null: it can). Compare needs one kind and one dataset. */
@@ -35,19 +36,28 @@ type Ok = Extract<CompareResult, { ok: true }>;
 
 /** Δ of `metric` for question `q`: perRow(report) − perRow(baseline), null where either has no value. */
 export function questionDelta(q: CompareQuestion, metric: string, reportId: string, baselineId: string): number | null {
-  const a = q.byReport[baselineId]?.perRow[metric] ?? null;
-  const b = q.byReport[reportId]?.perRow[metric] ?? null;
+  const a = own(own(q.byReport, baselineId)?.perRow, metric) ?? null;
+  const b = own(own(q.byReport, reportId)?.perRow, metric) ?? null;
   return a === null || b === null ? null : b - a;
 }
+
+/** Report `reportId`'s verdict on question `q` (null: none). Ids are data: `own`, so `__proto__` is an id like any other. */
+export const verdictOf = (q: CompareQuestion, reportId: string): string | null => own(q.byReport, reportId)?.verdict ?? null;
+
+/** Report `reportId`'s value in a config-diff row ('—' when absent). */
+export const diffValue = (d: ConfigDiffRow, reportId: string): string => own(d.values, reportId) ?? '—';
+
+/** A question row's Δ against report `reportId` (null: none). */
+export const rowDelta = (row: QuestionRow, reportId: string): number | null => own(row.deltas, reportId) ?? null;
 
 export function questionRows(r: Ok, query: QuestionQuery): QuestionRow[] {
   const others = r.reports.map((x) => x.id).filter((id) => id !== r.baselineId);
   const rows = r.questions
     .filter((q) => !query.flippedOnly || q.flipped)
     .map((q) => {
-      const deltas: Record<string, number | null> = {};
+      const deltas = dict<number | null>();
       for (const id of others) deltas[id] = questionDelta(q, query.metric, id, r.baselineId);
-      return { q, deltas, sortDelta: deltas[query.against] ?? null };
+      return { q, deltas, sortDelta: own(deltas, query.against) ?? null };
     });
   const sign = query.order === 'desc' ? -1 : 1;
   return rows.sort((x, y) => {

@@ -4,6 +4,7 @@
  * The Hub URL and the token are never kept here: they come from Settings and HubTokenState.
  */
 import * as v from 'valibot';
+import { dict } from '../lib/dict.ts';
 import { emptyMemo, SyncMemoSchema, type SyncMemo } from '../lib/reports/hub-sync.ts';
 
 export const SYNC_STORAGE_KEY = 'rag-lab:report-sync';
@@ -22,7 +23,7 @@ const SettingsSchema = v.object({
   memos: v.pipe(v.record(v.pipe(v.string(), v.maxLength(400)), SyncMemoSchema), v.check((o) => Object.keys(o).length <= 20)),
 });
 
-export const defaultSyncSettings = (): SyncSettings => ({ enabled: false, repo: '', memos: {} });
+export const defaultSyncSettings = (): SyncSettings => ({ enabled: false, repo: '', memos: dict<SyncMemo>() });
 
 /** The stored settings; anything unreadable gives the defaults (sync off) and a note. */
 export function readSyncSettings(raw: string | null): { settings: SyncSettings; note: string | null } {
@@ -35,7 +36,7 @@ export function readSyncSettings(raw: string | null): { settings: SyncSettings; 
   }
   const r = v.safeParse(SettingsSchema, json);
   if (!r.success) return { settings: defaultSyncSettings(), note: 'The saved sync settings were not valid and were reset (sync is off).' };
-  const memos: Record<string, SyncMemo> = {};
+  const memos = dict<SyncMemo>();
   for (const [k, m] of Object.entries(r.output.memos)) memos[k] = { ...emptyMemo(), head: m.head, files: Object.assign(emptyMemo().files, m.files) };
   return { settings: { enabled: r.output.enabled, repo: r.output.repo, memos }, note: null };
 }

@@ -7,6 +7,7 @@
  */
 import { REPORT_METRICS, rowVerdict } from '../lib/reports/metrics.ts';
 import { reportTitle } from '../lib/reports/title.ts';
+import { dict, own } from '../lib/dict.ts';
 import type { Report, ReportKind, ReportRow, SummaryMetric } from '../lib/reports/format.ts';
 
 /** A number as the view shows it: fixed decimals, "N/A" for null, undefined, NaN or ±∞. */
@@ -182,9 +183,9 @@ export function summaryTable(r: Report): SummaryTable {
   const rows = order.map((group): SummaryRowView => {
     const figures = r.summary.metrics.filter((m) => m.group === group);
     const groupRows = group === null ? r.rows : r.rows.filter((x) => x.group === group);
-    const cells: Record<string, SummaryCell> = {};
+    const cells = dict<SummaryCell>();
     for (const m of figures) cells[m.id] = { value: m.value, ci: m.ci, n: m.n };
-    const baselines: Record<string, number | null> = {};
+    const baselines = dict<number | null>();
     for (const b of r.summary.baselines) if (b.group === group) baselines[`${b.evaluator}:${b.metric}`] = b.value;
     return {
       group,
@@ -266,11 +267,11 @@ export function cellValue(kind: ReportKind, row: ReportRow, c: RowColumn): numbe
     case 'group': return row.group;
     case 'question': return row.question;
     case 'status': return row.status ?? null;
-    case 'score': return numOrNull(row.scores[c.key]);
-    case 'gold': return goldNum(row.gold[c.key]);
+    case 'score': return numOrNull(own(row.scores, c.key));
+    case 'gold': return goldNum(own(row.gold, c.key));
     case 'gap': {
-      const p = numOrNull(row.scores[c.key]);
-      const g = goldNum(row.gold[c.key]);
+      const p = numOrNull(own(row.scores, c.key));
+      const g = goldNum(own(row.gold, c.key));
       // |predicted − gold|, gold adherence as 1 (supported) or 0 (hallucinated)
       return p === null || g === null ? null : Math.abs(p - g);
     }
@@ -281,7 +282,7 @@ export function cellValue(kind: ReportKind, row: ReportRow, c: RowColumn): numbe
 /** A row's cell as text: scores with two decimals, gold adherence in words, "N/A" where the row has none. */
 export function cellText(kind: ReportKind, row: ReportRow, c: RowColumn): string {
   if (c.kind === 'gold') {
-    const g = row.gold[c.key];
+    const g = own(row.gold, c.key);
     if (typeof g === 'boolean') return g ? 'supported' : 'hallucinated';
     return fmt(g, 2);
   }

@@ -124,4 +124,25 @@ describe('Compare tab', () => {
     expect(await page.locator('[data-testid=compare-table]').count()).toBe(0);
     expect(browser.errors).toEqual([]);
   });
+
+  test('a report whose id is __proto__ is compared like any other (issue 22)', async () => {
+    const p = syntheticReport({ id: '__proto__', rows: 80, noise: 0.3, seed: 5, title: 'proto run' });
+    await pick(d.id).uncheck();
+    await page.click('[data-testid=tab-reports]');
+    await page.locator('[data-testid=reports-import]').setInputFiles([{ name: 'proto.json', mimeType: 'application/json', buffer: Buffer.from(serializeReport(p)) }]);
+    await page.locator('[data-testid=reports-list] li').nth(4).waitFor({ timeout: 30_000 });
+    await page.click('[data-testid=tab-compare]');
+    await pick(p.id).check();
+    await page.locator('[data-testid=compare-baseline]').selectOption(p.id);
+    await expect.poll(() => page.locator('[data-testid=compare-results]').getAttribute('data-baseline'), { timeout: 60_000 }).toBe(p.id);
+    const want = compareReports([a, p], { baselineId: p.id });
+    if (!want.ok) throw new Error(want.message);
+    const w = want.metrics.find((m) => m.id === 'rmse_relevance')!.cells[0]!;
+    expect(await cell('rmse_relevance', a.id).innerText()).toContain(w.value!.toFixed(3));
+    expect(await cell('rmse_relevance', p.id).getAttribute('data-significance')).toBe('baseline');
+    await page.locator('[data-testid=compare-only-diff]').uncheck();
+    expect(await page.locator('[data-testid=compare-config-diff] tr[data-path=configHash]').innerText()).toContain(p.configHash);
+    expect(await page.locator('[data-testid=compare-question]').count()).toBeGreaterThan(0);
+    expect(browser.errors).toEqual([]);
+  });
 });

@@ -18,6 +18,16 @@ const B = file('b.json', serializeReport(b));
 const C = file('c.json', serializeReport(c));
 
 describe('rag-lab compare', () => {
+  it('a report whose id is __proto__ compares like any other, as the baseline too (issue 22)', async () => {
+    const p = syntheticReport({ id: '__proto__', rows: 150, noise: 0.1, seed: 1, title: 'proto' });
+    const P = file('proto.json', serializeReport(p));
+    const r = await runCli(['compare', B, P, '--baseline', '__proto__', '--iterations', '100', '--permutations', '100']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/baseline "proto"/);
+    expect(r.stdout).toMatch(new RegExp(`configHash\\s+${b.configHash}\\s+${p.configHash}`));
+  });
+
   it('--json prints the CompareResult compareReports gives (same statistics code as the tab)', async () => {
     const r = await runCli(['compare', A, B, '--baseline', B, '--json', '--iterations', '400', '--permutations', '300', '--seed', '5']);
     expect(r.stderr).toBe('');

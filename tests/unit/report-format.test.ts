@@ -109,3 +109,13 @@ function baseInput() {
     environment: { app: '0', runtime: 'node' as const, agent: '', models: [], llm: null, judge: null },
   };
 }
+
+describe('truncated.rows (issue 22)', () => {
+  test('a count below the rows the report holds is refused; at or above it the report reads', () => {
+    const r = testReport([0, 1, 2, 3, 4].map((i) => validateRow(i, 0.5, i % 2 === 0)));
+    expect(parseReport(JSON.parse(JSON.stringify({ ...r, truncated: { rows: 3 } })))).toEqual({
+      ok: false, message: 'The report is not valid: truncated.rows: it says the full report has 3 rows, but this one holds 5.',
+    });
+    for (const rows of [5, 30]) expect(parseReport(JSON.parse(JSON.stringify({ ...r, truncated: { rows } }))).ok).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uniqueList } from '../../src/lib/link-params.ts';
+import { rowCountInput, rowCountParam, uniqueList } from '../../src/lib/link-params.ts';
 import { DEFAULT_URL_STATE, parseUrlState, serializeUrlState } from '../../src/ui/url-state.ts';
 
 describe('Search link parsing', () => {
@@ -81,5 +81,30 @@ describe('uniqueList', () => {
       warnings: ['Ignored unknown b_sub "nope" in the link (known: emanual, covidqa, hotpotqa).', 'The link lists "emanual" more than once in b_sub; each is used once.'],
     });
     expect(uniqueList(['a', 'b'], 'x')).toEqual({ values: ['a', 'b'], warnings: [] });
+  });
+});
+
+describe('rows per subset in a Benchmark link (b_n)', () => {
+  it('takes all and whole numbers; a number past any count means all rows with a warning, never an internal error', () => {
+    expect(rowCountParam(null, 'b_n')).toEqual({});
+    expect(rowCountParam('all', 'b_n')).toEqual({ n: null });
+    expect(rowCountParam('25', 'b_n')).toEqual({ n: 25 });
+    expect(rowCountParam(String(Number.MAX_SAFE_INTEGER), 'b_n')).toEqual({ n: Number.MAX_SAFE_INTEGER });
+    const huge = rowCountParam('100000000000000000000', 'b_n');
+    expect(huge.n).toBeNull();
+    expect(huge.warning).toBe('b_n="100000000000000000000" in the link is more rows than any dataset holds: using all rows.');
+    for (const bad of ['0', '-3', '2.5', 'abc', 'Infinity']) {
+      const r = rowCountParam(bad, 'b_n');
+      expect(r.n).toBeUndefined();
+      expect(r.warning).toMatch(/^Ignored invalid b_n=/);
+    }
+    expect(rowCountParam(' ', 'b_n').warning).toMatch(/^Ignored the empty b_n=/);
+  });
+
+  it('the rows box: empty is all, a number is rounded to at least 1, past 2^53 − 1 it is all', () => {
+    expect(rowCountInput('')).toBeNull();
+    expect(rowCountInput('0')).toBe(1);
+    expect(rowCountInput('12.4')).toBe(12);
+    expect(rowCountInput('1e20')).toBeNull();
   });
 });

@@ -24,6 +24,7 @@ import { authorizedFetch, backoffMs, checkHubToken, encodePath, sleep, type Fetc
 import type { BeirQuery, Qrels } from './beir.ts';
 import type { SourceDocument } from './document.ts';
 import { hostOf, isNetworkError } from './hub-reach.ts';
+import { dict } from '../dict.ts';
 import type { MetaField } from './kb-source.ts';
 
 /** Which column plays which part; `null` id = row number, `null` title = none. */
@@ -716,7 +717,7 @@ export async function hubDatasetDocuments(req: HubDatasetRequest, opts: HubDatas
       seen.set(id, 1);
       const doc: SourceDocument = { id, title: m.title === null ? '' : asText(row[m.title]).trim(), text };
       if (meta.length > 0) {
-        const md: Record<string, string | number> = {};
+        const md = dict<string | number>();
         for (const c of meta) {
           const val = metaValue(row[c]);
           if (val !== undefined) md[c] = val;

@@ -4,6 +4,7 @@
  * from knowledge of a particular corpus; a loader (sotu.ts, the artifact reader, beir.ts, ragbench-kb.ts) makes it.
  */
 import type { ExampleQuery, SourceDocument } from './document.ts';
+import { own } from '../dict.ts';
 
 /** One metadata field of the documents: `number` fields facet as a range, `string` fields as a set of values. */
 export interface MetaField {
@@ -57,15 +58,16 @@ export function facetsOf(fields: readonly MetaField[], docs: readonly SourceDocu
     if (f.type === 'number') {
       let min = Infinity, max = -Infinity;
       for (const d of docs) {
-        const x = Number(d.meta?.[f.name]);
-        if (d.meta?.[f.name] === undefined || !Number.isFinite(x)) continue;
+        const val = own(d.meta, f.name);
+        const x = Number(val);
+        if (val === undefined || !Number.isFinite(x)) continue;
         if (x < min) min = x;
         if (x > max) max = x;
       }
       if (min < max) out.push({ field: f.name, label: f.label, type: 'range', min, max });
     } else {
       const values = new Set<string>();
-      for (const d of docs) if (d.meta?.[f.name] !== undefined) values.add(String(d.meta[f.name]));
+      for (const d of docs) { const val = own(d.meta, f.name); if (val !== undefined) values.add(String(val)); }
       if (values.size > 1 && values.size <= MAX_FACET_VALUES) out.push({ field: f.name, label: f.label, type: 'values', values: [...values].sort() });
     }
   }

@@ -35,6 +35,7 @@ import { judgeRepeated, TRACE_METRICS, type RepeatedJudgeResult, type RepeatOpti
 import { LexicalEvaluator } from './lexical.ts';
 import { jsonNumber, sampleRows } from './ragbench-validate.ts';
 import { mean } from './stats.ts';
+import { dict } from '../dict.ts';
 import type { TraceScores } from './trace.ts';
 
 export interface PipelineEvalInput {
@@ -314,7 +315,7 @@ const scoresJson = (s: TraceScores) => ({
 
 /** The CLI's JSON for pipeline results: per subset the means, recall, gold reference, statuses and per-question rows. */
 export function pipelineSummary(results: readonly PipelineSubsetResult[]) {
-  const subsets: Record<string, unknown> = {};
+  const subsets = dict<unknown>();
   for (const r of results) {
     subsets[r.subset] = {
       n: r.n,

@@ -13,6 +13,7 @@
 import type { RagbenchRow } from '../data/ragbench.ts';
 import type { ChatProvider } from '../llm/types.ts';
 import { seededRandom } from '../random.ts';
+import { dict } from '../dict.ts';
 import { judgeTrace, type JudgeOptions, type JudgeResult } from './judge.ts';
 import { LexicalEvaluator } from './lexical.ts';
 import { nliTrace, type NliTraceModels, type NliTraceOptions } from './nli-trace.ts';
@@ -196,7 +197,7 @@ export const jsonNumber = (x: number): number | null => (Number.isFinite(x) ? x 
 
 /** The CLI's JSON summary: per subset our metrics and the baselines, and the mean AUROC over subsets. */
 export function validationSummary(results: readonly SubsetValidation[]) {
-  const subsets: Record<string, unknown> = {};
+  const subsets = dict<unknown>();
   for (const r of results) {
     const b = r.baselines;
     subsets[r.subset] = {

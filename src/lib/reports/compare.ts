@@ -12,6 +12,7 @@ import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
 import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from './paired-stats.ts';
 import { metricColumn } from './summary-stats.ts';
 import { reportTitle } from './title.ts';
+import { dict } from '../dict.ts';
 
 export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
 /** Upper bounds of iterations and permutations (a hand-edited flag or message must not freeze a worker). */
@@ -73,7 +74,7 @@ export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
   const fixed = paths.filter((p) => !p.startsWith('config.'));
   const config = paths.filter((p) => p.startsWith('config.')).sort();
   return [...fixed, ...config].map((path) => {
-    const values: Record<string, string> = {};
+    const values = dict<string>();
     reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? missingText(flats[i]!, path); });
     const texts = reports.map((r) => values[r.id]);
     return { path, values, differs: texts.some((t) => t !== texts[0]) };
@@ -199,9 +200,9 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
     }));
 
     const questions: CompareQuestion[] = shared.map((key, i) => {
-      const byReport: CompareQuestion['byReport'] = {};
+      const byReport: CompareQuestion['byReport'] = dict();
       reports.forEach((rep, r) => {
-        const perRow: Record<string, number | null> = {};
+        const perRow = dict<number | null>();
         defs.forEach((m, j) => { perRow[m.id] = fin(perRowOf[r]![j]![i]); });
         byReport[rep.id] = { perRow, verdict: rowVerdict(kind, rowsOf[r]![i]!) };
       });

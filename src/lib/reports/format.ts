@@ -225,6 +225,9 @@ export function parseReport(raw: unknown): ReportParse {
   if (secrets.length) return { ok: false, message: `The report was refused: ${secrets.slice(0, 3).join(', ')} holds what looks like a key or token (reports never carry secrets).` };
   const r = v.safeParse(ReportSchema, raw);
   if (!r.success) return { ok: false, message: `The report is not valid: ${describeIssue(r.issues[0])}${r.issues.length > 1 ? ` (and ${r.issues.length - 1} more)` : ''}.` };
+  // `truncated.rows` is the full report's row count: a summary cannot hold more rows than that.
+  const t = r.output.truncated;
+  if (t && t.rows < r.output.rows.length) return { ok: false, message: `The report is not valid: truncated.rows: it says the full report has ${t.rows} rows, but this one holds ${r.output.rows.length}.` };
   return { ok: true, report: r.output };
 }
 

@@ -1,5 +1,6 @@
 /** Metadata filters over source documents (year range, party, …), compiled to a per-document mask. */
 import type { SourceDocument } from '../data/document.ts';
+import { own } from '../dict.ts';
 
 export interface MetaFilter {
   field: string;
@@ -17,7 +18,7 @@ export function compileFilters(docs: readonly SourceDocument[], filters: readonl
   const mask = new Uint8Array(docs.length);
   docs.forEach((doc, d) => {
     mask[d] = active.every((f) => {
-      const v = doc.meta?.[f.field];
+      const v = own(doc.meta, f.field);
       if (v === undefined) return false;
       if (f.min !== undefined && !(Number(v) >= f.min)) return false;
       if (f.max !== undefined && !(Number(v) <= f.max)) return false;

@@ -1,7 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
-import { uniqueList } from '../../lib/link-params.ts';
+import { rowCountParam, uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
 import { finishedProgress, startProgress } from '../bench-progress.ts';
 import { startBenchWorker } from '../bench-client.ts';
@@ -139,9 +139,9 @@ export class BenchState {
     const subs = uniqueList((p.get('b_sub') ?? '').split(','), 'b_sub', RAGBENCH_SUBSETS);
     this.linkWarnings = subs.warnings;
     if (subs.values.length) { this.subsets = subs.values; this.subsetsChosen = true; }
-    const n = p.get('b_n');
-    if (n === 'all') this.n = null;
-    else if (n && Number.isInteger(Number(n)) && Number(n) > 0) this.n = Number(n);
+    const n = rowCountParam(p.get('b_n'), 'b_n');
+    if (n.n !== undefined) this.n = n.n;
+    if (n.warning) this.linkWarnings = [...this.linkWarnings, n.warning];
     const seed = p.get('b_seed');
     if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
     const ev = p.get('b_eval');

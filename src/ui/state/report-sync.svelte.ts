@@ -7,7 +7,7 @@
  * that failed is found again by the next pull (local-ahead puts and deletions) and pushed then.
  */
 import { emptyMemo, locateReport, pullReports, pushChange, type SyncChange, type SyncMemo } from '../../lib/reports/hub-sync.ts';
-import { memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../report-sync.ts';
+import { defaultSyncSettings, memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../report-sync.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
 export interface SyncAccess { hubUrl: string; token: string | null }
@@ -22,7 +22,7 @@ export class ReportSyncState {
   error = $state<string | null>(null);
   /** Notes of the last sync (skipped files, kept conflicts, reports saved under a new id). */
   notes = $state.raw<string[]>([]);
-  private settings: SyncSettings = { enabled: false, repo: '', memos: {} };
+  private settings: SyncSettings = defaultSyncSettings();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(

@@ -6,6 +6,7 @@
  * tokenizer_config.json.
  */
 import { SPECIAL_TOKENS } from './bert-tokens.ts';
+import { dict } from '../../dict.ts';
 
 /**
  * Tokens per input, [CLS] and [SEP] included. The model has no position embeddings, so nothing forces 512: 8,192
@@ -61,7 +62,7 @@ export function configJson(info: CorpusEmbedderInfo, vocabSize: number): Uint8Ar
 }
 
 export function tokenizerJson(tokens: readonly string[]): Uint8Array {
-  const vocab: Record<string, number> = {};
+  const vocab = dict<number>();
   tokens.forEach((t, i) => { vocab[t] = i; });
   const id = (t: string) => tokens.indexOf(t);
   const special = (t: string, type = 0) => ({ SpecialToken: { id: t, type_id: type } });
