@@ -9,6 +9,7 @@ import { COMPARE_MAX_DRAWS } from '../src/lib/reports/compare.ts';
 import { fmtCi, fmtP, fmtSigned, fmtValue, NA } from '../src/lib/reports/compare-format.ts';
 import type { Report } from '../src/lib/reports/format.ts';
 import { CliError, numberArg, parse } from './args.ts';
+import { reportTitle } from '../src/lib/reports/title.ts';
 import { readReport, table } from './compare.ts';
 
 const HELP = `Usage: rag-lab analyze --report FILE [options]
@@ -45,7 +46,7 @@ function verdictText(v: H1Verdict | H2Verdict): string[] {
 export function analysisText(a: RetrievalAnalysis, report: Report): string[] {
   const verdicts = hypothesisVerdicts(a);
   const out = [
-    `Analysis of "${report.title || report.id}": retrieval on ${report.data.dataset}, ${a.queries} queries with ${a.metric}; modes ${a.modes.join(', ')}`,
+    `Analysis of "${reportTitle(report)}": retrieval on ${report.data.dataset}, ${a.queries} quer${a.queries === 1 ? 'y' : 'ies'} with ${a.metric}; mode${a.modes.length === 1 ? '' : 's'} ${a.modes.join(', ')}`,
     `${a.settings.iterations} bootstrap resamples, ${a.settings.permutations} permutations, seed ${a.settings.seed} (${drawsSourceText(a.settings, { iterations: '--iterations', permutations: '--permutations' })})`,
     '',
     `H1: predictors vs per-query ${a.metric} of the retriever they read`,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analysisJson, analyzeRetrievalReport, drawsSourceText, h1Points, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
 import { pearson } from '../../src/lib/eval/correlation.ts';
+import { analysisText } from '../../cli/analyze.ts';
+import { generatedTitle } from '../../src/lib/reports/title.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
 import { hypothesisVerdicts } from '../../src/lib/eval/verdicts.ts';
 import type { Report } from '../../src/lib/reports/format.ts';
@@ -160,6 +162,23 @@ describe('analyzeRetrievalReport: warnings and refusals', () => {
     const w = a.warnings.join('\n');
     expect(w).toMatch(/made before predictors were recorded, so H1 needs a run of this version/);
     expect(w).toMatch(/One mode \(sparse\): no pair of modes to compare, so no H2/);
+  });
+
+  it('rows that repeat a (mode, query): the first is used and a warning counts the rest', () => {
+    const base = multiModeReport({ sparse: spread(12, 3), dense: spread(12, 4) });
+    const same: Report = { ...base, rows: base.rows.map((r) => ({ ...r, key: `${r.group}:q-same` })) };
+    const a = ok(analyzeRetrievalReport(same, FAST));
+    expect(a.queries).toBe(1);
+    expect(a.warnings.join('\n')).toMatch(/22 of 24 rows repeat a \(mode, query\) an earlier row already holds: only the first of each was used, so the analysis rests on 1 query\./);
+    expect(ok(analyzeRetrievalReport(base, FAST)).warnings.join('\n')).not.toMatch(/repeat a \(mode, query\)/);
+  });
+
+  it("rag-lab analyze's first line: singular for one query and one mode, the report's generated title", () => {
+    const one = singleModeReport('sparse', [0.5]);
+    const head = analysisText(ok(analyzeRetrievalReport(one, FAST)), one)[0]!;
+    expect(head).toBe(`Analysis of "${generatedTitle(one)}": retrieval on ${one.data.dataset}, 1 query with ndcg@10; mode sparse`);
+    const two = multiModeReport({ sparse: spread(3, 1), dense: spread(3, 2) });
+    expect(analysisText(ok(analyzeRetrievalReport(two, FAST)), two)[0]).toMatch(/, 3 queries with ndcg@10; modes sparse, dense$/);
   });
 
   it('modes that could not run (summary.extra.skipped_modes) are listed with their reasons', () => {

@@ -103,6 +103,8 @@ const queriesWord = (n: number) => `${n} quer${n === 1 ? 'y' : 'ies'}`;
 interface ModeTable {
   modes: string[];
   rows: Map<string, Map<string, ReportRow>>;
+  /** Rows whose (mode, query) an earlier row already holds: left out. */
+  repeated: number;
 }
 
 /**
@@ -112,14 +114,15 @@ interface ModeTable {
 function modeTable(report: Report): ModeTable {
   const multi = report.rows.every((r) => r.key.startsWith(`${r.group}:`) && r.key.length > r.group.length + 1);
   const rows = new Map<string, Map<string, ReportRow>>();
+  let repeated = 0;
   for (const r of report.rows) {
     const mode = multi ? r.group : report.evaluator;
     const query = multi ? r.key.slice(r.group.length + 1) : r.key;
     let m = rows.get(mode);
     if (!m) rows.set(mode, (m = new Map()));
-    if (!m.has(query)) m.set(query, r);
+    if (!m.has(query)) m.set(query, r); else repeated++;
   }
-  return { modes: [...rows.keys()], rows };
+  return { modes: [...rows.keys()], rows, repeated };
 }
 
 /** Every `qpp.*` field any row carries, in H1's order: predictor, then retriever, then calibration. */
@@ -313,6 +316,7 @@ export function analyzeRetrievalReport(report: Report, opts: Partial<AnalysisOpt
   const warnings: string[] = [];
   if (resamples.warning && (iterations.source !== 'option' || permutations.source !== 'option')) warnings.push(resamples.warning);
   if (judged.size < MIN_ROWS) warnings.push(`Only ${queriesWord(judged.size)} with ${metric}: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
+  if (t.repeated > 0) warnings.push(`${t.repeated} of ${report.rows.length} rows repeat a (mode, query) an earlier row already holds: only the first of each was used, so the analysis rests on ${queriesWord(judged.size)}.`);
   const skipped = skippedModes(report);
   if (skipped.length) warnings.push(`Modes that could not run (no rows, not in H1 / H2): ${skipped.join('; ')}.`);
 
