@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { listIndexes, openArtifact } from '../src/lib/artifact/read.ts';
 import { ArtifactError, type FileSource } from '../src/lib/artifact/types.ts';
 import { readArtifactZip } from '../src/lib/artifact/zip.ts';
+import { summariseList } from '../src/lib/summarise-list.ts';
 import { CliError } from './args.ts';
 import type { BuildData } from './build-data.ts';
 import { folderSource } from './folder-source.ts';
@@ -43,7 +44,7 @@ export async function loadArtifactData(at: { abs: string; index: string | null }
     const entries = await listIndexes(source);
     const entry = at.index !== null ? entries.find((e) => e.id === at.index) : entries.length === 1 ? entries[0] : undefined;
     if (!entry) {
-      const ids = entries.map((e) => e.id).join(', ') || 'none';
+      const ids = summariseList(entries.map((e) => e.id));
       throw new CliError(at.index !== null
         ? `--data ${at.abs}: no index "${at.index}" (it has ${ids})`
         : `--data ${at.abs}: ${entries.length} indexes (${ids}); pick one with --data ${at.abs}#<index-id>`);

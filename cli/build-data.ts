@@ -3,7 +3,7 @@
  * them for one subset), or a folder of PDF / TXT / MD / HTML files, told apart by what the path holds. Node side
  * only: it reads the files and hands them to the pure parsers in src/lib/data/ and src/lib/ingest/.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { ARXIV_API, ArxivError, arxivDocuments, type ArxivOptions, type ArxivRequest } from '../src/lib/data/arxiv.ts';
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
@@ -16,9 +16,11 @@ import type { InputFile, SkippedItem } from '../src/lib/build/types.ts';
 import { extractDocuments } from '../src/lib/ingest/extract.ts';
 import { fileFormatOf } from '../src/lib/ingest/formats.ts';
 import { sizeLimitReason } from '../src/lib/ingest/limits.ts';
+import { summariseList } from '../src/lib/summarise-list.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../src/lib/retrieval/chunk.ts';
 import { artifactDataPath, loadArtifactData } from './artifact-data.ts';
 import { CliError } from './args.ts';
+import { nonFileKind } from './folder-source.ts';
 import { readText, withFile } from './fs-errors.ts';
 
 export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv';
@@ -49,20 +51,43 @@ export function idOf(name: string): string {
   return id || 'index';
 }
 
-/** Every regular file under `dir` (relative paths), skipping dot-files, dot-folders and symbolic links. */
-function walk(dir: string): string[] {
-  const out: string[] = [];
+interface Walked {
+  /** Regular files (relative paths, sorted), symbolic links to them included. */
+  rels: string[];
+  /** What was passed over and why, sorted: "a/pipe (a FIFO (named pipe))", "b.pdf (a broken link)". */
+  passed: string[];
+}
+
+/**
+ * Every regular file under `dir`, following symbolic links to files and folders (a folder of links to PDFs is a
+ * folder of PDFs), each real folder once (a link loop ends); dot-files and dot-folders skipped. FIFOs, sockets,
+ * devices and broken links are never read (a FIFO would wait forever): they are listed in `passed`.
+ */
+function walk(dir: string): Walked {
+  const rels: string[] = [];
+  const passed: string[] = [];
+  const seen = new Set<string>();
   const visit = (d: string) => {
+    const real = withFile(d, () => realpathSync(d));
+    if (seen.has(real)) return;
+    seen.add(real);
     const entries = withFile(d, () => readdirSync(d, { withFileTypes: true }));
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
-      if (e.isDirectory()) visit(p);
-      else if (e.isFile()) out.push(relative(dir, p));
+      let st: Stats = e as unknown as Stats;
+      if (e.isSymbolicLink()) {
+        const target = withFile(p, () => statSync(p, { throwIfNoEntry: false }));
+        if (!target) { passed.push(`${relative(dir, p)} (a broken link)`); continue; }
+        st = target;
+      }
+      if (st.isDirectory()) visit(p);
+      else if (st.isFile()) rels.push(relative(dir, p));
+      else passed.push(`${relative(dir, p)} (${nonFileKind(st)})`);
     }
   };
   visit(dir);
-  return out.sort();
+  return { rels: rels.sort(), passed: passed.sort() };
 }
 
 function beirFile(dir: string, rel: string): string {
@@ -104,7 +129,7 @@ async function loadRagbench(path: string, files: string[]): Promise<BuildData> {
     rows.push(...parsed.rows);
   }
   if (subsets.size > 1) {
-    throw new CliError(`--data ${path}: rows of ${subsets.size} RAGBench subsets (${[...subsets].join(', ')}); an index is built from one subset: give one subset's file or folder`);
+    throw new CliError(`--data ${path}: rows of ${subsets.size} RAGBench subsets (${summariseList([...subsets])}); an index is built from one subset: give one subset's file or folder`);
   }
   const pooled = poolDocuments(rows);
   if (pooled.docs.length === 0) throw new CliError(`--data ${path}: the RAGBench rows hold no documents`);
@@ -122,7 +147,7 @@ const MAX_LISTED = 50;
  * A folder of PDF, TXT, MD and HTML files, through the same `extractDocuments` as the Build tab (so the same files
  * give the same documents and chunks). Other files are counted, not read; a file over the size limit is not read.
  */
-async function loadFiles(dir: string, rels: string[]): Promise<BuildData> {
+async function loadFiles(dir: string, rels: string[], passed: string[]): Promise<BuildData> {
   const files: InputFile[] = [];
   const tooLarge: SkippedItem[] = [];
   const ignored: string[] = [];
@@ -138,7 +163,8 @@ async function loadFiles(dir: string, rels: string[]): Promise<BuildData> {
   const got = await extractDocuments(files);
   const skipped = [...tooLarge, ...got.skipped].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const notes: string[] = [];
-  if (ignored.length > 0) notes.push(`ignored ${ignored.length} files that are not PDF, TXT, MD or HTML files: ${ignored.slice(0, 5).join(', ')}${ignored.length > 5 ? ', …' : ''}`);
+  if (ignored.length > 0) notes.push(`ignored ${ignored.length} files that are not PDF, TXT, MD or HTML files: ${summariseList(ignored, 5)}`);
+  if (passed.length > 0) notes.push(`passed over ${passed.length} entries that are not regular files (never read): ${summariseList(passed, 5)}`);
   if (skipped.length > 0) {
     notes.push(`skipped ${skipped.length} files:`);
     for (const s of skipped.slice(0, MAX_LISTED)) notes.push(`  ${s.path}: ${s.reason}`);
@@ -181,11 +207,13 @@ export async function loadBuildData(path: string, split = 'test'): Promise<Build
       throw new CliError(`--data ${path}: unknown data kind: a file that is not .jsonl or .parquet (expected ${EXPECTED})`);
     }
     if (existsSync(join(abs, 'corpus.jsonl'))) return loadBeir(abs, split);
-    const rels = walk(abs);
-    if (rels.some((r) => fileFormatOf(r))) return await loadFiles(abs, rels);
+    const { rels, passed } = walk(abs);
+    if (rels.some((r) => fileFormatOf(r))) return await loadFiles(abs, rels, passed);
     const tables = rels.filter((r) => RAGBENCH_FILE.test(r)).map((r) => join(abs, r));
     if (tables.length > 0) return await loadRagbench(abs, tables);
-    throw new CliError(`--data ${path}: unknown data kind: ${rels.length === 0 ? 'the folder is empty' : `none of its ${rels.length} files is corpus.jsonl, .jsonl, .parquet, .pdf, .txt, .md or .html`} (expected ${EXPECTED})`);
+    const none = rels.length > 0 ? `none of its ${rels.length} files is corpus.jsonl, .jsonl, .parquet, .pdf, .txt, .md or .html`
+      : passed.length > 0 ? `it holds no regular file (passed over: ${summariseList(passed, 3)})` : 'the folder is empty';
+    throw new CliError(`--data ${path}: unknown data kind: ${none} (expected ${EXPECTED})`);
   } catch (e) {
     if (e instanceof DataError) throw new CliError(e.message);
     throw e;

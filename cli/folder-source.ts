@@ -12,7 +12,7 @@ import { ArtifactError, type FileSource, type ReadOptions } from '../src/lib/art
 import { fsErrorLine } from './fs-errors.ts';
 
 /** What a path that is not a regular file is, in words. */
-function nonFileKind(s: Stats): string {
+export function nonFileKind(s: Stats): string {
   if (s.isDirectory()) return 'a folder';
   if (s.isFIFO()) return 'a FIFO (named pipe)';
   if (s.isSocket()) return 'a socket';

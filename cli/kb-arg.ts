@@ -21,6 +21,7 @@ import { hubSource } from '../src/lib/hub/hub-source.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import type { VectorIndexChoice } from '../src/lib/retrieval/vector-index.ts';
 import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { summariseList } from '../src/lib/summarise-list.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
 import { zipFileSource } from './artifact-data.ts';
@@ -167,10 +168,10 @@ function pickIndex(entries: readonly IndexEntry[], wanted: string | null, label:
   if (entries.length === 0) throw new CliError(`${label}: index_config.json lists no index`);
   if (wanted !== null) {
     const e = entries.find((x) => x.id === wanted);
-    if (!e) throw new CliError(`${label}: no index "${wanted}" (it has ${entries.map((x) => x.id).join(', ')})`);
+    if (!e) throw new CliError(`${label}: no index "${wanted}" (it has ${summariseList(entries.map((x) => x.id))})`);
     return e;
   }
-  if (entries.length > 1) throw new CliError(`${label}: ${entries.length} indexes (${entries.map((x) => x.id).join(', ')}); pick one with #<index-id>`);
+  if (entries.length > 1) throw new CliError(`${label}: ${entries.length} indexes (${summariseList(entries.map((x) => x.id))}); pick one with #<index-id>`);
   return entries[0]!;
 }
 

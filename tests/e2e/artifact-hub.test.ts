@@ -43,6 +43,7 @@ const TOP_K = 10;
 const CANDIDATE_K = 30;
 const CALIBRATION = 'cdf';
 const SEED_DIM = 16;
+const HUB_TOKEN = 'hf_privateREADtoken42';
 
 interface Hit { id: string; score: number }
 interface Shown { status: string; hits: Hit[] }
@@ -99,7 +100,7 @@ beforeAll(async () => {
   cliF32Results = cliSearch(join(out, F32_INDEX), F32_MODES);
   for (const p of [cliResults, cliF32Results]) p.catch(() => {});
 
-  hub = await serveHubRepos();
+  hub = await serveHubRepos({ token: HUB_TOKEN });
   hub.addRepo('test-owner/kb', out);
   hub.addRepo('test-owner/private', out, { private: true });
   // The same artifact with one byte of chunks.parquet changed (same size, another SHA-256 than meta.json's).
@@ -210,7 +211,7 @@ const revisionOnly = [{ method: 'GET', path: '/api/datasets/test-owner/kb/revisi
 const shape = (rs: RepoRequest[]) => rs.map((r) => ({ method: r.method, path: r.path }));
 
 describe('knowledge-base artifacts from the loopback Hub in the browser', () => {
-  test('a tampered file is refused naming it and SOTU stays open; a private repo without a token asks for one', async () => {
+  test('a tampered file is refused naming it and SOTU stays open; a private repo without a token asks for one, and a link to it opens with the remembered token', async () => {
     const page = await openPage();
     await page.goto(site);
     await ready(page);
@@ -226,7 +227,25 @@ describe('knowledge-base artifacts from the loopback Hub in the browser', () => 
     expect(await listRepo(page, 'test-owner/private')).toBe('test-owner/private@main: the repo test-owner/private is private or gated: add a Hugging Face token (hf_…) in Settings');
     expect(hub.requests.some((r) => r.auth)).toBe(false);
     expect(await openTitle(page)).toBe(SOTU_TITLE);
+
+    // With the token remembered in Settings, a fresh load of a link to the private repo opens it (the open waits
+    // for the remembered token; it used to start before, get 401 and fall back to SOTU).
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.locator('[data-testid=hub-token]').fill(HUB_TOKEN);
+    await page.getByLabel('Remember on this device').check();
+    await page.locator('[data-testid=hub-token-save]').click();
+    await page.getByText('Token set.').waitFor();
     await page.close();
+    const linked = await openPage();
+    const from = hub.requests.length;
+    await linked.goto(`${site}?kb=${encodeURIComponent(`hub:test-owner/private/${INDEX}@main`)}`);
+    await linked.waitForFunction(() => document.querySelector('[data-testid=kb-picker]')?.getAttribute('data-status') === 'ready'
+      && !document.querySelector('[data-testid=kb-pending]') && document.querySelector('[data-testid=kb-description] .kb-counts') !== null, null, { timeout: 120_000 });
+    // The link's entry is open (not SOTU), read at the private repo's commit.
+    expect(await openTitle(linked)).toBe(`test-owner/private/${INDEX}`);
+    expect(await linked.locator('[data-testid=kb-description] .kb-counts').innerText()).toContain(`commit ${hub.head('test-owner/private').slice(0, 7)}`);
+    expect(hub.requests.slice(from).filter((r) => r.path.includes('test-owner/private/')).every((r) => r.auth || r.method === 'OPTIONS')).toBe(true);
+    await linked.close();
   });
 
   test('a seed-A folder opens: BM25 rebuilt from its chunks, with the note about the ignored faiss.index', async () => {

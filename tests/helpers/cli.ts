@@ -2,8 +2,9 @@
  * Runs the `rag-lab` CLI as a child process (the real bin shim): plainly with pipes, on a pseudo-terminal
  * (util-linux `script`), or as an unprivileged user (to meet "permission denied" when the tests run as root).
  */
-import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { vi } from 'vitest';
@@ -54,9 +55,29 @@ export function runCliInTerminal(args: string[], env: Record<string, string> = {
 /** Whether the tests can run the CLI as user `nobody` (65534): as root, with util-linux `setpriv`. */
 export const CAN_DROP_PRIVILEGES = process.getuid?.() === 0 && existsSync('/usr/bin/setpriv');
 
+const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+
+/**
+ * Why user 65534 cannot run the CLI from this checkout, or null when it can: a checkout inside a folder other
+ * users cannot enter (a `mktemp -d` folder, a 0700 home) keeps it from `cli/rag-lab.js` and tsx ("Cannot find
+ * module"), and a private temp folder from the tests' data. Asked once, as that user (CAN_DROP_PRIVILEGES only).
+ */
+let nobodyReason: string | null | undefined;
+export function nobodyCannotRunCli(): string | null {
+  if (nobodyReason !== undefined) return nobodyReason;
+  const paths = [CLI, join(ROOT, 'node_modules/tsx/package.json'), join(ROOT, 'cli/main.ts')];
+  const probe = `const fs = require('node:fs');
+for (const p of JSON.parse(process.argv[1])) { try { fs.accessSync(p, fs.constants.R_OK); } catch (e) { console.log(p + ' (' + e.code + ')'); process.exit(0); } }
+try { fs.accessSync(process.argv[2], fs.constants.X_OK); } catch (e) { console.log(process.argv[2] + ' (' + e.code + ')'); }`;
+  const r = spawnSync('/usr/bin/setpriv', [...NOBODY, process.execPath, '-e', probe, JSON.stringify(paths), tmpdir()], { encoding: 'utf8' });
+  const missing = r.status === 0 ? r.stdout.trim() : `the probe exited ${r.status ?? r.signal}: ${r.stderr.trim()}`;
+  nobodyReason = missing ? `user 65534 cannot reach ${missing}: the checkout or the temp folder sits in a folder other users cannot enter` : null;
+  return nobodyReason;
+}
+
 /** The CLI as user and group 65534 (CAN_DROP_PRIVILEGES), so file modes apply as to any user. */
 export function runCliAsNobody(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runFile('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI, ...args], { HOME: '/nonexistent', ...env });
+  return runFile('/usr/bin/setpriv', [...NOBODY, process.execPath, CLI, ...args], { HOME: '/nonexistent', ...env });
 }
 
 /**

@@ -16,8 +16,8 @@
  * the old bytes. CORS as on huggingface.co (preflight answered; Range/Authorization allowed; ETag, Content-Range,
  * Link, X-Error-Code, X-Linked-* exposed). A private repo answers 401 without `Authorization: Bearer <token>`;
  * with `strictTokens` an unknown token gets 401 everywhere, a write needs the token, and a `readTokens` one gets 403.
- * Faults for tests: cut a file's connection after N bytes (a number of times), delay, a status (500). Every request
- * is recorded (method, path, range, status, bytes, whether Authorization was present, never the token itself).
+ * Faults for tests: cut a file's connection after N bytes (a number of times), delay, a status (500), an HTML page
+ * (200 text/html). Every request is recorded (method, path, range, status, bytes, whether Authorization was present, never the token itself).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -50,6 +50,8 @@ export type RepoFault =
   | { kind: 'status'; path: string; status: number; times?: number }
   /** Waits `ms` before answering requests whose path contains `path`. */
   | { kind: 'delay'; path: string; ms: number; times?: number }
+  /** Answers 200 with an HTML page (a captive portal, a proxy's login page) to requests whose path contains `path`. */
+  | { kind: 'html'; path: string; times?: number }
   /** Answers a resolve of `path` with 302 to `to` (as the Hub sends LFS files to its CDN). */
   | { kind: 'redirect'; path: string; to: string; times?: number };
 
@@ -176,6 +178,13 @@ export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<Hu
     if (delay) await new Promise((ok) => setTimeout(ok, delay.ms));
     const status = takeFault('status', path, false);
     if (status) { send(status.status, { error: `Injected HTTP ${status.status}` }); return; }
+    if (takeFault('html', path, false)) {
+      const page = '<!DOCTYPE html>\n<html><head><title>Sign in to the network</title></head><body>Accept the terms</body></html>';
+      rec.status = 200;
+      rec.bytes = page.length;
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
+      return;
+    }
 
     const authorized = opts.token !== undefined && req.headers.authorization === `Bearer ${opts.token}`;
     const reader = (opts.readTokens ?? []).some((t) => req.headers.authorization === `Bearer ${t}`);

@@ -114,5 +114,13 @@ describe('a knowledge-base .zip in the CLI', () => {
     oneLine(await cli(['search', '--kb', empty, 'cancer']), /other\.zip: not an index artifact zip \(no index_config\.json\)/);
     oneLine(await cli(['search', '--kb', `${zipPath}#nope`, 'cancer']), /no index "nope" \(it has scifact-mini\)/);
     expect(existsSync(join(dir, 'out'))).toBe(false);
+    // 100,000 listed indexes: the line names the first ten and counts the rest (not a 789 KB line).
+    const many = join(dir, 'many.zip');
+    const entry = { title: 't', description: '', counts: { documents: 1, chunks: 1 }, embedder: null, created: '2024-01-01T00:00:00Z', format_version: 1 };
+    const indexes = Array.from({ length: 100_000 }, (_, i) => ({ ...entry, id: `index-${i}`, path: `i${i}` }));
+    writeFileSync(many, zipSync({ 'index_config.json': strToU8(JSON.stringify({ format_version: 1, indexes })) }));
+    const r = await cli(['search', '--kb', many, 'cancer']);
+    oneLine(r, /100000 indexes \(index-0, index-1, .*, index-9, … and 99,990 more\); pick one/);
+    expect(r.stderr.length).toBeLessThan(1000);
   }, 120_000);
 });

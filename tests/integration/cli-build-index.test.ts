@@ -318,6 +318,17 @@ describe('push to the Hub and read back', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/other commits kept landing on me\/kb while pushing \(\d+ tries\): try again later/);
     expect(r.stdout + r.stderr).not.toContain('hf_testWRITEtoken123');
+
+    // A Hub that answers its API with an HTML page (a captive portal): one line naming the host and what came, exit 2.
+    hub.faults.push({ kind: 'html', path: '/commit/main' });
+    r = await cli(['build-index', '--data', beir, '--out', out, '--id', 'fourth', '--push', 'me/kb', '--token-env', 'RAG_LAB_TEST_HF'], env);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^rag-lab build-index: me\/kb: 127\.0\.0\.1:\d+ answered 200 with text\/html; charset=utf-8, not JSON \(first bytes: '<!DOCTYPE html> <html>.*'\)$/m);
+    expect(r.stderr).not.toMatch(/unexpected error/);
+    hub.faults.push({ kind: 'html', path: '/revision/' });
+    r = await cli(['search', '--kb', 'hub:me/kb', 'cancer'], env);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^rag-lab search: me\/kb@main: 127\.0\.0\.1:\d+ answered 200 with text\/html; charset=utf-8, not JSON/);
   }, 300_000);
 });
 

@@ -1,10 +1,12 @@
 /** What `build-index --data` reads: the data kind told from what the path holds, and the faults named. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../cli/args.ts';
 import { idOf, loadBuildData } from '../../cli/build-data.ts';
+import { textPdf } from '../helpers/make-pdf.ts';
 
 const RAGBENCH = resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 const temps: string[] = [];
@@ -77,6 +79,29 @@ describe('loadBuildData', () => {
     expect(got.docs.map((d) => [d.id, d.title])).toEqual([['a.md', 'Alpha'], ['sub/b.txt', 'b']]);
     expect(got.fields.map((f) => f.name)).toEqual(['file', 'format']);
     expect(got.notes.join(' ')).toMatch(/ignored 1 files/);
+  });
+
+  it('symbolic links to files and folders are followed (once, a loop ends); FIFOs and broken links are named, never read', async () => {
+    const papers = join(tempDir(), 'papers');
+    mkdirSync(join(papers, 'more'), { recursive: true });
+    writeFileSync(join(papers, 'one.pdf'), textPdf(['Boilers heat the water of the house.']));
+    writeFileSync(join(papers, 'more/two.pdf'), textPdf(['Radiators give the heat to the rooms.']));
+    const dir = join(tempDir(), 'links');
+    mkdirSync(dir);
+    symlinkSync(join(papers, 'one.pdf'), join(dir, 'one.pdf'));
+    symlinkSync(join(papers, 'more'), join(dir, 'more'));
+    symlinkSync(dir, join(dir, 'loop'));
+    symlinkSync(join(papers, 'gone.pdf'), join(dir, 'gone.pdf'));
+    execFileSync('mkfifo', [join(dir, 'pipe.txt')]);
+    const got = await loadBuildData(dir);
+    expect(got.kind).toBe('text');
+    expect(got.docs.map((d) => d.meta?.file)).toEqual(['more/two.pdf', 'one.pdf']);
+    expect(got.notes.join('\n')).toMatch(/passed over 2 entries that are not regular files \(never read\): gone\.pdf \(a broken link\), pipe\.txt \(a FIFO \(named pipe\)\)/);
+    // A folder of nothing but links that lead nowhere says so, not "the folder is empty".
+    const broken = join(tempDir(), 'broken');
+    mkdirSync(broken);
+    symlinkSync(join(papers, 'gone.pdf'), join(broken, 'gone.pdf'));
+    expect(await cliError(loadBuildData(broken))).toMatch(/it holds no regular file \(passed over: gone\.pdf \(a broken link\)\)/);
   });
 
   it('unknown data kinds and missing paths are one-line errors naming the path and what was expected', async () => {

@@ -88,4 +88,15 @@ describe('pushFiles', () => {
     expect(got).toBeNull();
     expect(dec(hub.fileAt('tester/empty', 'main', 'index_config.json'))).toBe('{"indexes":[]}');
   });
+
+  test('an answer that is not JSON (a captive portal\'s page) on the head read or the commit: one line naming the host and what came', async () => {
+    const files = new Map([['new/meta.json', enc('{}')]]);
+    const host = new URL(hub.url).host.replaceAll('.', '\\.');
+    const notJson = new RegExp(`^${REPO}: ${host} answered 200 with text/html; charset=utf-8, not JSON \\(first bytes: '<!DOCTYPE html> <html><head><title>Sign in to the network.*…'\\)$`);
+    hub.faults.push({ kind: 'html', path: `/api/datasets/${REPO}/revision/` });
+    await expect(pushFiles({ repo: REPO, files, hubUrl: hub.url, token: TOKEN, title: 't' })).rejects.toThrow(notJson);
+    hub.faults.push({ kind: 'html', path: '/commit/main' });
+    await expect(pushFiles({ repo: REPO, files, hubUrl: hub.url, token: TOKEN, title: 't', updateIndexConfig: addEntry('new') })).rejects.toThrow(notJson);
+    expect(idsAt(hub)).toEqual(['old']);
+  });
 });

@@ -18,6 +18,7 @@ import { ArtifactError, type FileSource, type ReadOptions } from '../artifact/ty
 import { hostOf, isNetworkError } from '../data/hub-reach.ts';
 import type { ArtifactFileCache } from '../store/artifact-cache.ts';
 import { ArtifactUnreachableError, authorizedFetch, cachedCopy, checkHubToken, checkRepoPath, downloadVerified, encodePath, keep, type Fetch } from './download.ts';
+import { jsonApiFetch, unexpectedAnswerLine } from './server-answer.ts';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 const SHA = /^[0-9a-f]{40}$/;
@@ -62,6 +63,8 @@ export const contentKey = (sha256: string) => `sha256:${sha256.toLowerCase()}`;
 
 /** Turns a failure of an @huggingface/hub call into an ArtifactError naming `what` and the host (never the URL). */
 export function hubCallError(e: unknown, what: string, repo: string, hubUrl: string, notFound: string): Error {
+  const unreadable = unexpectedAnswerLine(e, hubUrl);
+  if (unreadable) return new ArtifactError(what, unreadable);
   if (isNetworkError(e)) return new ArtifactUnreachableError(what, hostOf(hubUrl));
   if (e instanceof HubApiError) {
     if (e.statusCode === 401 || e.statusCode === 403) return new ArtifactError(what, privateRepoMessage(repo));
@@ -78,7 +81,7 @@ export async function hubSource(opts: HubSourceOptions): Promise<HubFileSource> 
   const hubUrl = trimSlash(opts.hubUrl ?? DEFAULT_HUB_URL);
   const revision = opts.revision ?? 'main';
   const cache = opts.cache ?? null;
-  const f = authorizedFetch(opts.fetch ?? ((i, init) => fetch(i, init)), opts.token, hubUrl);
+  const f = jsonApiFetch(authorizedFetch(opts.fetch ?? ((i, init) => fetch(i, init)), opts.token, hubUrl), hubUrl);
   const notes: string[] = [];
   const what = `${repo}@${revision}`;
 

@@ -12,6 +12,7 @@ import { ArtifactError } from '../artifact/types.ts';
 import { hostOf } from '../data/hub-reach.ts';
 import { authorizedFetch, backoffMs, checkHubToken, downloadVerified, sleep, type Fetch } from './download.ts';
 import { DEFAULT_HUB_URL, hubCallError } from './hub-source.ts';
+import { jsonApiFetch } from './server-answer.ts';
 
 export interface PushOptions {
   /** `owner/name` of an existing dataset repo. */
@@ -102,7 +103,7 @@ export async function pushFiles(opts: PushOptions): Promise<{ commit: string; at
   checkHubToken(opts.token);
   if (!opts.token) throw new Error('Pushing to the Hub needs a Hugging Face token with write access (hf_…).');
   const hubUrl = (opts.hubUrl ?? DEFAULT_HUB_URL).replace(/\/+$/, '');
-  const f = authorizedFetch(opts.fetch ?? ((i, init) => fetch(i, init)), opts.token, hubUrl);
+  const f = jsonApiFetch(authorizedFetch(opts.fetch ?? ((i, init) => fetch(i, init)), opts.token, hubUrl), hubUrl);
   const host = hostOf(hubUrl);
   const out = await commitAtHead({
     repo: opts.repo, hubUrl, fetch: f, retries: opts.retries ?? 4, retryDelayMs: opts.retryDelayMs ?? 500, signal: opts.signal,
