@@ -14,6 +14,10 @@ export interface StreamFault {
   /** The byte repeated (default a space). */
   fill?: number;
   times?: number;
+  /** Waits this long between chunks (a trickling download). */
+  everyMs?: number;
+  /** Set by the server: the client went away before the body ended. */
+  gone?: boolean;
 }
 
 /** Writes a `stream` fault's body lazily (64 KiB at a time, waiting for drain) until done or the client leaves. */
@@ -23,9 +27,11 @@ export async function streamBody(req: IncomingMessage, res: ServerResponse, rec:
   if (req.method === 'HEAD') { res.end(); return; }
   const chunk = Buffer.alloc(64 * 1024, f.fill ?? 0x20);
   let gone = false;
-  res.on('close', () => { gone = true; });
+  res.on('close', () => { gone = true; if (rec.bytes < f.bytes) f.gone = true; });
   while (!gone && rec.bytes < f.bytes) {
     const part = chunk.subarray(0, Math.min(chunk.byteLength, f.bytes - rec.bytes));
+    if (f.everyMs) await new Promise((ok) => setTimeout(ok, f.everyMs));
+    if (gone) break;
     rec.bytes += part.byteLength;
     if (!res.write(part)) await new Promise<void>((ok) => { res.once('drain', ok); res.once('close', ok); });
   }

@@ -10,6 +10,7 @@ import { addToIndexConfig, indexConfigBytes, writeArtifact } from '../../src/lib
 import { readBounded } from '../../src/lib/hub/bounded-read.ts';
 import { DOWNLOAD_LIMITS, DownloadLimitError, kindOf } from '../../src/lib/hub/download-limits.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
+import { HubDatasetError, retryingFetch } from '../../src/lib/data/hub-dataset.ts';
 import { REPORT_LIMITS } from '../../src/lib/reports/format.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
@@ -91,5 +92,16 @@ describe('downloads through hubSource', () => {
     expect(err).toBeInstanceOf(DownloadLimitError);
     expect((err as Error).message).toBe('kb/chunks.parquet: declared 10.0 GB (by meta.json), over the 1 GB limit for parquet files: refused before downloading it');
     expect(hub.requests.filter((r) => r.path.includes('/resolve/') && r.path.includes('/kb/') && !r.path.endsWith('/kb/meta.json'))).toHaveLength(0);
+  });
+});
+
+describe('Hub dataset reads', () => {
+  it('a parquet range answered with a declared 2 GB body is refused at the parquet limit, not retried', async () => {
+    hub.faults.push({ kind: 'stream', path: 'data/train-0000.parquet', bytes: 4 * MiB, declare: 2 * 1024 ** 3 });
+    const f = retryingFetch((i, init) => fetch(i, init), 2, 1);
+    const err = await f(url('data/train-0000.parquet'), { headers: { Range: 'bytes=0-99' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HubDatasetError);
+    expect((err as Error).message).toBe('train-0000.parquet: declared 2.0 GB (by the server (Content-Length)), over the 1 GB limit for parquet files: refused before downloading it');
+    expect(served('data/train-0000.parquet')).toHaveLength(1);
   });
 });
