@@ -19,6 +19,7 @@ import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { ModelSpec, TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense, type DenseSetup } from '../src/lib/store/dense-loader.ts';
 import { artifacts } from './artifact-adapter.ts';
+import { readBoundedText } from '../src/lib/hub/bounded-read.ts';
 import { openLocalKb } from '../src/lib/build/open-local.ts';
 import { kbTrainingTexts } from '../src/lib/build/train-embedder.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
@@ -110,21 +111,8 @@ async function download(url: string, onProgress: (p: LoadProgress) => void): Pro
     throw new Error(`Could not download the corpus from ${url}: ${(e as Error).message}`);
   }
   if (!res.ok || !res.body) throw new Error(`Could not download the corpus from ${url}: HTTP ${res.status}`);
-  const total = Number(res.headers.get('content-length') ?? 0);
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let done = 0;
-  for (;;) {
-    const r = await reader.read();
-    if (r.done) break;
-    parts.push(r.value);
-    done += r.value.byteLength;
-    onProgress({ stage: 'download', done, total: Math.max(total, done) });
-  }
-  const bytes = new Uint8Array(done);
-  let at = 0;
-  for (const p of parts) { bytes.set(p, at); at += p.byteLength; }
-  return new TextDecoder().decode(bytes);
+  // Bounded as every download (download-limits.ts): a corpus file is "other", 256 MB.
+  return readBoundedText(res, { file: 'the corpus', onProgress: (done, total) => onProgress({ stage: 'download', done, total: Math.max(total, done) }) });
 }
 
 /** The embedded corpus: its shipped BM25 artifact when the build has one (no indexing), else its JSON file. */
@@ -132,7 +120,7 @@ async function openEmbedded(baseUrl: string, onProgress: (p: LoadProgress) => vo
   const folder = new URL('corpora/', baseUrl).href;
   const notes: string[] = [];
   // A static host answering unknown paths with index.html (a dev server, an SPA fallback) has no artifact either.
-  const config = await fetch(new URL('index_config.json', folder)).then(async (r) => r.ok && (await r.text()).trimStart().startsWith('{'), () => false);
+  const config = await fetch(new URL('index_config.json', folder)).then(async (r) => r.ok && (await readBoundedText(r, { file: 'index_config.json' })).trimStart().startsWith('{')).catch(() => false);
   if (config) {
     try {
       const t0 = performance.now();

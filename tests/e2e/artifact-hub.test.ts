@@ -5,7 +5,8 @@
  * one of the seven modes gives the same top-10 ids and scores (to 1e-6) as `rag-lab search --json` on the folder (and
  * a float32-only index of the same repo, scanned exactly, in two modes). A
  * seed-A folder opens (BM25 rebuilt, the note about the ignored faiss.index). A tampered file and a private repo
- * without a token get their messages while SOTU keeps answering. A second open (picker, then reload) makes only the
+ * without a token get their messages while SOTU keeps answering, as does a meta.json declaring a 10 GB file (refused
+ * with the limit named, before any data file is asked for). A second open (picker, then reload) makes only the
  * revision request (the Hub source's rule: the revision is resolved, every file comes from the cache), and with the
  * Hub gone the page still opens it from the cached commit. The tests share one browser profile and run in order: the
  * tampered file is met before the good copy of its bytes is cached (the cache is content-addressed by meta.json's
@@ -112,6 +113,14 @@ beforeAll(async () => {
   chunks[at] = chunks[at]! ^ 0xff;
   writeFileSync(chunksFile, chunks);
   hub.addRepo('test-owner/tampered', tampered);
+  // The same artifact whose meta.json declares chunks.parquet as 10 GB (the Content-Length would match).
+  const huge = join(tmp, 'huge');
+  cpSync(out, huge, { recursive: true });
+  const metaFile = join(huge, INDEX, 'meta.json');
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { files: Record<string, { bytes: number }> };
+  meta.files['chunks.parquet']!.bytes = 10 * 1024 ** 3;
+  writeFileSync(metaFile, JSON.stringify(meta));
+  hub.addRepo('test-owner/huge', huge);
   const corpus = readFileSync(join(data, 'corpus.jsonl'), 'utf8').trim().split('\n').slice(0, 40)
     .map((l) => JSON.parse(l) as { _id: string; title: string; text: string }).map((d) => ({ id: d._id, title: d.title, text: d.text }));
   hub.addRepo('test-owner/seed-a', seedAFolder(join(tmp, 'seed-a'), corpus));
@@ -219,6 +228,10 @@ describe('knowledge-base artifacts from the loopback Hub in the browser', () => 
 
     const error = await openFromHub(page, 'test-owner/tampered', TITLE);
     expect(error).toMatch(new RegExp(`^${TITLE} could not be opened: .*${INDEX}/chunks\\.parquet.*SHA-256.*differs from meta\\.json.* ${SOTU_TITLE} stays open\\.$`));
+    expect(await openTitle(page)).toBe(SOTU_TITLE);
+    // A 10 GB file declared in meta.json: refused with the limit named before any data file is asked for.
+    expect(await openFromHub(page, 'test-owner/huge', TITLE)).toMatch(new RegExp(`${INDEX}/chunks\\.parquet: declared 10\\.0 GB \\(by meta\\.json\\), over the 1 GB limit for parquet files: refused before downloading it`));
+    expect(hub.requests.filter((r) => r.path.startsWith('/datasets/test-owner/huge/resolve/') && r.path.endsWith('.parquet'))).toEqual([]);
     expect(await openTitle(page)).toBe(SOTU_TITLE);
     const sotu = await searchShown(page, 'purchase of Louisiana', 'sparse');
     expect(sotu.hits.length).toBeGreaterThan(0);

@@ -11,11 +11,13 @@ import { encodeReportFragment, formatReportRef, reportPath, toBase64Url } from '
 import { shareSummary } from '../../src/lib/reports/share-summary.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
+import type { StreamFault } from '../helpers/stream-body.ts';
 import { validateReport } from '../helpers/share-reports.ts';
 
 const site = inject('siteUrl');
 const modelHost = inject('hubUrl');
 const EVIL = 'https://evil.example';
+const MiB = 1024 * 1024;
 let browser: Browser;
 let hub: HubRepoServer;
 let hubSha: string;
@@ -242,5 +244,47 @@ describe('#ref= links', () => {
     await shown(priv);
     expect(await priv.locator('[data-testid=shared-error]').innerText()).toMatch(/could not be downloaded .*private or gated: add a Hugging Face token/);
     await priv.close();
+  });
+
+  test('a ref answered with a 600 MB body is refused at the 200 MB report limit; the tab\'s heap stays within it + 100 MB', async () => {
+    const path = reportPath('huge00000001');
+    hub.faults.push({ kind: 'stream', path, bytes: 600 * MiB, fill: 0x5b });
+    const { page } = await openPage(`#${formatReportRef({ repo: 'team/reports', commit: hubSha, path })}`);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    let peak = 0;
+    let done = false;
+    const sampling = (async () => {
+      while (!done) {
+        const { metrics } = await cdp.send('Performance.getMetrics');
+        peak = Math.max(peak, metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0);
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+    })();
+    await page.locator('[data-testid=shared-error]').waitFor({ timeout: 120_000 });
+    done = true;
+    await sampling;
+    expect(await page.locator('[data-testid=shared-error]').innerText()).toMatch(/reports\/report_huge00000001\.json: over the 200 MB limit for reports \(stopped reading at 20\d\.\d MB\)/);
+    const sent = hub.requests.filter((q) => q.path.endsWith(path)).map((q) => q.bytes);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeLessThan(300 * MiB);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThan(300 * MiB);
+    await page.close();
+  });
+
+  test('a trickling ref download shows the bytes so far of the limit, and Cancel aborts it', async () => {
+    const path = reportPath('trickle00001');
+    const fault: StreamFault = { kind: 'stream', path, bytes: 64 * MiB, everyMs: 25 };
+    hub.faults.push(fault);
+    const { page } = await openPage(`#${formatReportRef({ repo: 'team/reports', commit: hubSha, path })}`);
+    await page.waitForFunction(() => /[1-9][\d.]* (KB|MB) so far \(at most 200 MB, the report limit\)/.test(document.querySelector('[data-testid=shared-progress]')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.locator('[data-testid=shared-cancel]').click();
+    await page.locator('[data-testid=shared-loading]').waitFor({ state: 'detached' });
+    expect(await page.locator('[data-testid=shared-error], [data-testid=shared-report]').count()).toBe(0);
+    expect(await page.evaluate(() => location.hash)).toBe('');
+    await expect.poll(() => fault.gone, { timeout: 30_000 }).toBe(true);
+    expect(hub.requests.find((q) => q.path.endsWith(path))!.bytes).toBeLessThan(64 * MiB);
+    await page.close();
   });
 });

@@ -24,6 +24,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { listenLocal } from './listen.ts';
+import { streamBody, type StreamFault } from './stream-body.ts';
 
 export interface RepoRequest {
   method: string;
@@ -53,7 +54,9 @@ export type RepoFault =
   /** Answers 200 with an HTML page (a captive portal, a proxy's login page) to requests whose path contains `path`. */
   | { kind: 'html'; path: string; times?: number }
   /** Answers a resolve of `path` with 302 to `to` (as the Hub sends LFS files to its CDN). */
-  | { kind: 'redirect'; path: string; to: string; times?: number };
+  | { kind: 'redirect'; path: string; to: string; times?: number }
+  /** Answers a resolve of `path` (need not exist) with a huge lazy body: see stream-body.ts. */
+  | StreamFault;
 
 interface Commit { sha: string; parent: string | null; title: string; date: string; files: Map<string, Uint8Array> }
 interface Repo { isPrivate: boolean; branches: Map<string, string>; commits: Map<string, Commit> }
@@ -242,6 +245,8 @@ export async function serveHubRepos(opts: HubRepoServerOptions = {}): Promise<Hu
       const file = decodeURIComponent(m[4]!);
       const bytes = commit?.files.get(file);
       if (!commit) { send(404, { error: 'Invalid rev id' }, { 'X-Error-Code': 'RevisionNotFound' }); return; }
+      const stream = takeFault('stream', file, true);
+      if (stream) { await streamBody(req, res, rec, stream); return; }
       if (!bytes) { send(404, { error: 'Entry not found' }, { 'X-Error-Code': 'EntryNotFound' }); return; }
       const redirect = takeFault('redirect', file, true);
       if (redirect) { rec.status = 302; res.writeHead(302, { Location: redirect.to }).end(); return; }

@@ -2,6 +2,7 @@
  * Reads the files of one index folder from a {@link FileSource}, checking each against its meta.json entry (byte size,
  * then SHA-256) before anyone uses it, whatever the source checked itself; records the bytes read per file.
  */
+import { checkDeclaredSize } from '../hub/download-limits.ts';
 import { sha256Of } from '../store/checksum.ts';
 import { FILES, joinPath, type FileEntry } from './format.ts';
 import { parseNpy, type Npy, type NpyDtype } from './npy.ts';
@@ -24,7 +25,10 @@ export class VerifiedReader {
     readonly dir: string,
     private readonly table: Record<string, FileEntry> | null,
     private readonly opts: { onProgress?: FileProgress; signal?: AbortSignal },
-  ) {}
+  ) {
+    // Sizes meta.json declares are checked against the download limits now, before any file is requested.
+    for (const [name, entry] of Object.entries(table ?? {})) checkDeclaredSize(this.path(name), entry.bytes, 'meta.json');
+  }
 
   path(name: string): string {
     return joinPath(this.dir, name);

@@ -12,6 +12,7 @@ import { parseRetryAfter, sleep } from '../llm/retry.ts';
 import type { BuildProgress, OnBuildProgress, SkippedItem, SourceDocuments } from '../build/types.ts';
 import type { SourceDocument } from './document.ts';
 import type { MetaField } from './kb-source.ts';
+import { readBoundedText } from '../hub/bounded-read.ts';
 import { hostOf, isNetworkError } from './hub-reach.ts';
 import { NotAFeedError, parseArxivFeed, type ArxivEntry, type ArxivFeed } from './arxiv-atom.ts';
 import { ARXIV_HOSTS, ARXIV_MAX_RESULTS, ARXIV_PAGE_SIZE, ArxivError, arxivPageUrl, arxivSearchQuery, validateArxivRequest, type ArxivRequest } from './arxiv-query.ts';
@@ -125,7 +126,7 @@ class PageReader {
         }
         throw e;
       }
-      const body = await res.text();
+      const body = await readBoundedText(res, { file: `${this.who}'s answer`, kind: 'viewer-page' });
       this.lastAt = this.clock.now();
       if ((res.status === 429 || res.status >= 500) && attempt < TRIES) {
         const after = parseRetryAfter(res.headers, this.clock.now());

@@ -20,7 +20,9 @@
 import { asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData, type SchemaTree } from 'hyparquet';
 import * as v from 'valibot';
 import type { OnBuildProgress, SkippedItem, SourceDocuments } from '../build/types.ts';
+import { readBounded } from '../hub/bounded-read.ts';
 import { authorizedFetch, backoffMs, checkHubToken, encodePath, sleep, type Fetch } from '../hub/download.ts';
+import { DownloadLimitError } from '../hub/download-limits.ts';
 import type { BeirQuery, Qrels } from './beir.ts';
 import type { SourceDocument } from './document.ts';
 import { hostOf, isNetworkError } from './hub-reach.ts';
@@ -140,6 +142,16 @@ interface Ctx {
   signal: AbortSignal | undefined;
 }
 
+/** The last part of a request's URL path, for messages ("0000.parquet", "main"). */
+function fileOfUrl(input: RequestInfo | URL): string {
+  const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  try {
+    return decodeURIComponent(new URL(href).pathname.split('/').filter(Boolean).at(-1) ?? 'the answer');
+  } catch {
+    return 'the answer';
+  }
+}
+
 const retryableStatus = (s: number) => s >= 500 || s === 429 || s === 408;
 
 /**
@@ -158,9 +170,11 @@ export function retryingFetch(base: Fetch, retries: number, delayMs: number, sig
           continue;
         }
         const method = (init?.method ?? 'GET').toUpperCase();
-        const body = method === 'HEAD' || res.status === 204 || res.status === 304 ? null : await res.arrayBuffer();
-        return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+        // Bounded by the kind of the file named (a parquet range: 1 GB; an API page: 256 MB), download-limits.ts.
+        const body = method === 'HEAD' || res.status === 204 || res.status === 304 ? null : await readBounded(res, { file: fileOfUrl(input) });
+        return new Response(body as Uint8Array<ArrayBuffer> | null, { status: res.status, statusText: res.statusText, headers: res.headers });
       } catch (e) {
+        if (e instanceof DownloadLimitError) throw new HubDatasetError(e.message);
         if (signal?.aborted || (e as Error).name === 'AbortError') throw e;
         if (attempt >= retries || !(isNetworkError(e) || (e instanceof Error && /terminated|socket|ECONNRESET|network/i.test(e.message)))) throw e;
         await sleep(backoffMs(attempt, delayMs), signal);

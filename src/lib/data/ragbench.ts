@@ -9,6 +9,8 @@
  * request) throw `RagbenchError`.
  */
 import * as v from 'valibot';
+import { readBoundedJson } from '../hub/bounded-read.ts';
+import { DownloadLimitError } from '../hub/download-limits.ts';
 import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
 
 export const RAGBENCH_DATASET = 'rungalileo/ragbench';
@@ -263,11 +265,16 @@ async function getPage(url: string, opts: HubLoadOptions, subset: string, where:
     if (res.status === 429 || res.status >= 500) { last = `HTTP ${res.status}`; continue; }
     if (!res.ok) {
       let detail = '';
-      try { detail = ((await res.json()) as { error?: string }).error ?? ''; } catch { /* not JSON */ }
+      try { detail = String(((await readBoundedJson(res, { file: where, limit: 64 * 1024 })) as { error?: unknown }).error ?? '').slice(0, 300); } catch { /* not JSON, or too long */ }
       throw new RagbenchError(`${subset}: ${viewer} answered HTTP ${res.status}${detail ? ` (${detail})` : ''} for ${where}`);
     }
     let body: unknown;
-    try { body = await res.json(); } catch (e) { throw new RagbenchError(`${subset}: ${viewer} sent invalid JSON for ${where}: ${(e as Error).message}`); }
+    try {
+      body = await readBoundedJson(res, { file: where, kind: 'viewer-page' });
+    } catch (e) {
+      if (e instanceof DownloadLimitError) throw new RagbenchError(`${subset}: ${viewer}: ${e.message}`);
+      throw new RagbenchError(`${subset}: ${viewer} sent invalid JSON for ${where}: ${(e as Error).message}`);
+    }
     const page = v.safeParse(ViewerPage, body);
     if (!page.success) throw new RagbenchError(`${subset}: unexpected reply from ${viewer} for ${where}: ${issueText(page.issues)}`);
     return page.output;

@@ -2,13 +2,17 @@
  * One download function for every remote artifact source (Hub dataset repos, plain-HTTP Hub-layout folders): streams
  * a file with per-file progress, resumes a dropped connection with `Range: bytes=<received>-` (up to `retries` times,
  * with jittered exponential backoff), checks the size and SHA-256 meta.json gives, and only then lets the caller cache
- * the bytes. A token goes only in the Authorization header and only to the one origin the caller named
+ * the bytes. Every body is bounded by its kind's limit (`download-limits.ts`, through `bounded-read.ts`): a size
+ * meta.json or the server declares over it is refused before the first byte, a body without one is cut there.
+ * A token goes only in the Authorization header and only to the one origin the caller named
  * (`authorizedFetch`); it never appears in a URL, a log or a message (messages name the host, never a URL).
  */
 import { ArtifactError } from '../artifact/types.ts';
 import { hostOf, isNetworkError, onOrigin } from '../data/hub-reach.ts';
 import { cacheWriteNote, contentHashOf, type ArtifactFileCache } from '../store/artifact-cache.ts';
 import { sha256Hex, vouchSha256 } from '../store/checksum.ts';
+import { concatChunks, limitFor, pumpBounded } from './bounded-read.ts';
+import { checkDeclaredSize, DownloadLimitError, kindOf, type DownloadKind } from './download-limits.ts';
 
 export type Fetch = typeof fetch;
 
@@ -77,6 +81,9 @@ export interface DownloadOptions {
   retries?: number | undefined;
   /** First backoff in ms (default 400). */
   retryDelayMs?: number | undefined;
+  /** The file's kind for its byte limit (default: from `file`'s name) and an explicit limit overriding it. */
+  kind?: DownloadKind | undefined;
+  limit?: number | undefined;
   /** The message for 401/403 (default: names the status). */
   forbidden?: string | undefined;
 }
@@ -96,6 +103,9 @@ function rangeTotal(h: string | null): { start: number; total: number } | null {
 export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array | null> {
   const retries = o.retries ?? 3;
   const host = hostOf(o.url);
+  const kind = o.kind ?? kindOf(o.file);
+  const limit = limitFor({ file: o.file, kind, limit: o.limit });
+  if (o.size !== undefined) checkDeclaredSize(o.file, o.size, 'meta.json', kind, limit);
   const chunks: Uint8Array[] = [];
   let got = 0;
   let total = o.size ?? -1;
@@ -142,24 +152,24 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
         await res.body?.cancel();
         throw new ArtifactError(o.file, `the file on ${host} has ${serverTotal} bytes, meta.json says ${o.size}: the artifact was changed after meta.json was written; rebuild or re-push it`);
       }
+      if (serverTotal > limit) { await res.body?.cancel().catch(() => {}); checkDeclaredSize(o.file, serverTotal, host, kind, limit); }
       total = serverTotal;
     }
     if (!res.body) {
       const b = new Uint8Array(await res.arrayBuffer());
+      if (got + b.byteLength > limit) throw new DownloadLimitError(o.file, limit, kind, { read: got + b.byteLength });
       chunks.push(b);
       got += b.byteLength;
       break;
     }
-    const reader = res.body.getReader();
+    const before = got;
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        got += value.byteLength;
-        o.onProgress?.(got, total >= 0 ? total : got);
-      }
+      await pumpBounded(res.body, chunks, {
+        file: o.file, kind, limit, already: before, total: total >= 0 ? total : undefined,
+        onBytes: (n) => { got = before + n; }, onProgress: o.onProgress,
+      });
     } catch (e) {
+      if (e instanceof DownloadLimitError) throw e;
       if (o.signal?.aborted) throw o.signal.reason ?? e;
       lastFault = 'the connection dropped';
       continue;
@@ -167,9 +177,8 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
     if (total >= 0 && got < total) { lastFault = 'the connection dropped'; continue; }
     break;
   }
-  const bytes = new Uint8Array(got);
-  let at = 0;
-  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
+  const bytes = concatChunks(chunks, got);
+  chunks.length = 0;
   if (o.size !== undefined && bytes.byteLength !== o.size) {
     throw new ArtifactError(o.file, `got ${bytes.byteLength} bytes, meta.json says ${o.size}: the download was cut or the file changed; open the knowledge base again (nothing was cached)`);
   }

@@ -6,6 +6,8 @@
 import * as v from 'valibot';
 import type { Dtype, ModelSpec } from './types.ts';
 import { withSlash } from './env.ts';
+import { readBoundedJson } from '../hub/bounded-read.ts';
+import { DownloadLimitError } from '../hub/download-limits.ts';
 
 /** The revision transformers.js downloads from (its default). */
 export const MODEL_REVISION = 'main';
@@ -70,8 +72,9 @@ export async function listModelFiles(remoteHost: string, id: string, fetchFn: ty
     if (!res.ok) throw new Error(`the model host did not list the files of "${id}" (HTTP ${res.status})`);
     let json: unknown;
     try {
-      json = await res.json();
-    } catch {
+      json = await readBoundedJson(res, { file: `the file list of "${id}"`, kind: 'viewer-page' });
+    } catch (e) {
+      if (e instanceof DownloadLimitError) throw e;
       throw new Error(`the model host answered the file list of "${id}" with something that is not JSON`);
     }
     const r = v.safeParse(Tree, json);

@@ -1,7 +1,9 @@
 /**
  * Opening a `#ref=` share link: the report file at that commit of a Hub dataset repo, downloaded from the Hub the
  * USER set in Settings (`hubUrl`; the link names a repo, a commit and a path, never a host) with the user's token
- * when one is set, then validated as any report file (`parseReportText`). Kept apart from share-link.ts so the Hub
+ * when one is set, then validated as any report file (`parseReportText`). The download is bounded by the report
+ * limit (`hub/download-limits.ts`: a larger declared size is refused before the first byte, a body without one is cut
+ * there), reports its progress and can be cancelled. Kept apart from share-link.ts so the Hub
  * client loads only when such a link is opened.
  */
 import { ArtifactError } from '../artifact/types.ts';
@@ -17,6 +19,10 @@ export interface RefAccess {
   /** Extra tries after a dropped connection or a 5xx (default 2). */
   retries?: number;
   retryDelayMs?: number;
+  /** Bytes so far and the total the server declared (or the bytes so far): a download is capped at the report limit. */
+  onProgress?: (done: number, total: number) => void;
+  /** Cancels the download (the result is then a message saying so). */
+  signal?: AbortSignal;
 }
 
 /** The report `ref` points at, or why it could not be downloaded or is not a valid report. */
@@ -29,8 +35,9 @@ export async function fetchReportAtRef(ref: ReportRef, access: RefAccess): Promi
       retries: access.retries ?? 2, ...(access.retryDelayMs !== undefined ? { retryDelayMs: access.retryDelayMs } : {}),
       ...(access.fetch ? { fetch: access.fetch } : {}),
     });
-    bytes = await src.read(ref.path);
+    bytes = await src.read(ref.path, { ...(access.onProgress ? { onProgress: access.onProgress } : {}), ...(access.signal ? { signal: access.signal } : {}) });
   } catch (e) {
+    if (access.signal?.aborted) return { ok: false, message: `The download of the shared report (${where}) was cancelled.` };
     const why = e instanceof ArtifactError ? e.message : (e as Error).message || String(e);
     return { ok: false, message: `The shared report could not be downloaded (${where}): ${why}` };
   }

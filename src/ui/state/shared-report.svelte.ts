@@ -10,11 +10,13 @@
 import { newReportId, type Report } from '../../lib/reports/format.ts';
 import { reportTitle } from '../../lib/reports/title.ts';
 import { isShareFragment, readShareFragment, type ReportRef } from '../../lib/reports/share-link.ts';
+import { DOWNLOAD_LIMITS } from '../../lib/hub/download-limits.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
 export type SharedView =
   | { status: 'none' }
-  | { status: 'loading'; what: string }
+  /** `progress`: bytes of a `#ref=` download so far, of at most `limit` (the report limit); such a download can be cancelled. */
+  | { status: 'loading'; what: string; progress?: { done: number; limit: number } }
   | { status: 'shown'; report: Report; from: 'link' | 'hub'; ref: ReportRef | null }
   | { status: 'error'; message: string };
 
@@ -37,6 +39,8 @@ export class SharedReportState {
   saving = $state.raw<SharedSave>({ status: 'idle' });
   /** Which fragment is being read: a newer hashchange wins over a download still running. */
   private seq = 0;
+  /** Aborts the `#ref=` download in flight (Cancel, Close, a newer link). */
+  private abort: AbortController | null = null;
 
   constructor(
     private readonly reports: () => ReportsState | null,
@@ -60,6 +64,8 @@ export class SharedReportState {
   async open(hash: string): Promise<void> {
     if (!isShareFragment(hash)) return;
     const seq = ++this.seq;
+    this.abort?.abort();
+    this.abort = null;
     this.saving = { status: 'idle' };
     this.view = { status: 'loading', what: 'Reading the shared report…' };
     let view: SharedView;
@@ -76,9 +82,23 @@ export class SharedReportState {
     if (link.kind === 'none') return { status: 'none' };
     if (link.kind === 'error') return { status: 'error', message: link.message };
     if (link.kind === 'inline') return { status: 'shown', report: link.report, from: 'link', ref: null };
-    if (!stale()) this.view = { status: 'loading', what: `Downloading the shared report from ${link.ref.repo} at ${link.ref.commit.slice(0, 7)}…` };
-    const [{ fetchReportAtRef }, { hubUrl, token }] = await Promise.all([import('../../lib/reports/share-ref.ts'), this.hubAccess()]);
-    const r = await fetchReportAtRef(link.ref, { hubUrl, token });
+    const what = `Downloading the shared report from ${link.ref.repo} at ${link.ref.commit.slice(0, 7)}…`;
+    const { fetchReportAtRef } = await import('../../lib/reports/share-ref.ts');
+    const limit = DOWNLOAD_LIMITS.report;
+    if (stale()) return { status: 'none' };
+    const abort = new AbortController();
+    this.abort = abort;
+    this.view = { status: 'loading', what, progress: { done: 0, limit } };
+    const { hubUrl, token } = await this.hubAccess();
+    // One update per 256 KiB step: enough for a moving figure, not one per network chunk.
+    let shown = 0;
+    const onProgress = (done: number) => {
+      if (stale() || done - shown < 256 * 1024) return;
+      shown = done;
+      this.view = { status: 'loading', what, progress: { done, limit } };
+    };
+    const r = await fetchReportAtRef(link.ref, { hubUrl, token, onProgress, signal: abort.signal });
+    if (this.abort === abort) this.abort = null;
     return r.ok ? { status: 'shown', report: r.report, from: 'hub', ref: link.ref } : { status: 'error', message: r.message };
   }
 
@@ -106,9 +126,14 @@ export class SharedReportState {
     this.saving = { status: 'idle' };
   }
 
-  /** Hides the shared report and takes the link out of the address bar (the query, the app's state, stays). */
+  /**
+   * Hides the shared report and takes the link out of the address bar (the query, the app's state, stays); a
+   * download in flight is aborted (this is the loading banner's Cancel too).
+   */
   close(): void {
     this.seq++;
+    this.abort?.abort();
+    this.abort = null;
     this.view = { status: 'none' };
     this.saving = { status: 'idle' };
     if (isShareFragment(location.hash)) history.replaceState(null, '', `${location.pathname}${location.search}`);
