@@ -11,7 +11,8 @@ import type { ArtifactDense } from '../../src/lib/artifact/types.ts';
 import { writeArtifact, type ArtifactFiles } from '../../src/lib/artifact/write.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
-import { BAD_QUERY_VECTOR, search, type RetrievalMode } from '../../src/lib/retrieval/search.ts';
+import type { RetrievalMode } from '../../src/lib/retrieval/modes.ts';
+import { BAD_QUERY_VECTOR, search } from '../../src/lib/retrieval/search.ts';
 import { checkVectors } from '../../src/lib/retrieval/vector-check.ts';
 import { sha256Hex } from '../../src/lib/store/checksum.ts';
 import { centres, clustered, idOf, row } from '../helpers/vectors.ts';
@@ -28,7 +29,7 @@ let written: ArtifactFiles;
 beforeAll(async () => {
   kb = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 0 });
   vectors = clustered(kb.size, DIM, centres(3, DIM, 4), 6);
-  written = await writeArtifact({ id: 'vec-kb', title: 'Vectors', fields: [], kb, dense: { vectors, dim: DIM, embedder: EMBEDDER, int8: true } });
+  written = await writeArtifact({ id: 'vec-kb', title: 'Vectors', fields: [], kb, dense: { vectors, dim: DIM, embedder: EMBEDDER, cdf: null, int8: true } });
 });
 
 /** The artifact with `name` replaced and meta.json's size and hash updated: only the values are wrong. */
