@@ -1,11 +1,13 @@
 /**
  * The knowledge-base picker on the embedded corpus: it lists SOTU with its counts, the filters are rendered from the
  * descriptor's facets (year range, party chips, no president), hits show the descriptor's fields, a `kb=` link with a
- * bogus or unreachable knowledge base warns and opens SOTU, and the Hub form validates what is typed.
+ * bogus or unreachable knowledge base warns and opens SOTU, and the Hub form validates what is typed; a repo listing
+ * 100,000 indexes renders the first 200 with a count and finds one deep in the list by filtering.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { launchBrowser, useSettings, type Browser } from '../helpers/browser.ts';
+import { serveHubRepos } from '../helpers/hub-repo-server.ts';
 
 const site = inject('siteUrl');
 let browser: Browser;
@@ -124,5 +126,35 @@ describe('knowledge-base picker', () => {
     await expect.poll(() => page.locator('[role=status]', { hasText: 'Token set.' }).count()).toBe(1);
     expect(await page.locator('[data-testid=hub-token]').inputValue()).toBe('');
     expect(page.url()).not.toContain('hf_');
+  });
+
+  test('a repo listing 100,000 indexes renders at most 200 with the count, and the filter finds one deep in the list', async () => {
+    const N = 100_000;
+    const indexes = Array.from({ length: N }, (_, i) => ({
+      id: `i${i}`, title: i === 98_765 ? 'Harbor records' : `Index ${i}`, description: '', path: `p${i}`,
+      counts: { documents: 1, chunks: 1 }, embedder: null, created: '2026-01-01T00:00:00Z', format_version: 1,
+    }));
+    const hub = await serveHubRepos();
+    try {
+      hub.addRepo('acme/many', new Map([['index_config.json', new TextEncoder().encode(JSON.stringify({ format_version: 1, indexes }))]]));
+      const p = await browser.context.newPage();
+      await useSettings(p, { hubUrl: hub.url });
+      await p.goto(site);
+      await ready(p);
+      await p.locator('[data-testid=kb-picker] summary').click();
+      await p.locator('[data-testid=kb-hub-repo]').fill('acme/many');
+      await p.locator('[data-testid=kb-hub-open]').click();
+      const count = p.locator('[data-testid=kb-index-count]');
+      await count.waitFor({ timeout: 60_000 });
+      expect(await count.innerText()).toBe('Showing 200 of 100,000 — type to filter.');
+      expect(await p.locator('[data-testid=kb-index-option]').count()).toBe(200);
+      await p.locator('[data-testid=kb-index-filter]').fill('harbor');
+      await expect.poll(() => p.locator('[data-testid=kb-index-option]').allInnerTexts()).toEqual(['Harbor records']);
+      expect(await p.locator('[data-testid=kb-index-option]').getAttribute('data-path')).toBe('p98765');
+      expect(await count.innerText()).toBe('1 of 100,000 match.');
+      await p.close();
+    } finally {
+      await hub.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIndexConfig, parseJsonBytes, parseMeta, safeRepoPath, type ArtifactMeta } from '../../src/lib/artifact/format.ts';
+import { MAX_INDEX_ENTRIES, parseIndexConfig, parseJsonBytes, parseMeta, safeRepoPath, type ArtifactMeta } from '../../src/lib/artifact/format.ts';
 import { ArtifactError } from '../../src/lib/artifact/types.ts';
 
 const entry = { id: 'sotu', title: 'SOTU', description: 'd', path: 'sotu', counts: { documents: 233, chunks: 16564 }, embedder: null, created: '2026-01-01T00:00:00.000Z', format_version: 1 };
@@ -24,6 +24,13 @@ function refused(f: () => unknown): ArtifactError {
 describe('parseIndexConfig', () => {
   it('accepts a valid list', () => {
     expect(parseIndexConfig({ format_version: 1, indexes: [entry, { ...entry, id: 'b', path: 'b', embedder: 'x' }] }).indexes.map((e) => e.id)).toEqual(['sotu', 'b']);
+  });
+
+  it('reads up to MAX_INDEX_ENTRIES indexes and refuses more, naming the count, before validating them', () => {
+    const many = (n: number) => ({ format_version: 1, indexes: Array.from({ length: n }, (_, i) => (i === 0 ? entry : null)) });
+    expect(refused(() => parseIndexConfig(many(MAX_INDEX_ENTRIES + 1))).message)
+      .toBe('index_config.json: lists 100,001 indexes; at most 100,000 are read: split the repo');
+    expect(refused(() => parseIndexConfig(many(MAX_INDEX_ENTRIES))).message).toMatch(/field indexes\.1/); // validated, not refused by count
   });
 
   it('refuses a newer format with the message that says so', () => {

@@ -198,6 +198,27 @@ describe('a repo with its own parquet files', () => {
     expect(out.notes).toContain('read the first 8 of 10 rows (the row limit)');
   });
 
+  test('one row per row group: 2,000 rows read in a handful of coalesced range requests, the same rows, a line that says why', async () => {
+    const N = 2000;
+    const ids = Array.from({ length: N }, (_, i) => `r${i}`);
+    // ≈ 400 incompressible letters a row: the file (≈ 1 MB) is above hyparquet's 512 KB read-it-whole size.
+    let seed = 1;
+    const letters = () => Array.from({ length: 400 }, () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2147483648) % 26))).join('');
+    const bodies = ids.map((id) => `passage ${id} ${letters()}`);
+    const file = parquet([{ name: 'id', type: 'STRING', data: ids }, { name: 'body', type: 'STRING', data: bodies }], 1);
+    expect(file.byteLength).toBeGreaterThan(1 << 19);
+    hub.addRepo('o/tiny-groups', new Map([['data/train-00000-of-00001.parquet', file]]));
+    const before = hub.requests.length;
+    const items: string[] = [];
+    const out = await hubDatasetDocuments({ dataset: 'o/tiny-groups', config: 'default', split: 'train', maxRows: N, columns: { id: 'id', title: null, text: 'body', metadata: [] } },
+      { ...opts, onProgress: (p) => { if (p.item) items.push(p.item); } });
+    expect(out.docs.map((d) => d.id)).toEqual(ids);
+    expect(out.docs[1234]!.text).toBe(bodies[1234]);
+    const reads = hub.requests.slice(before).filter((r) => r.path.includes('/resolve/') && r.method === 'GET');
+    expect(reads.length).toBeLessThanOrEqual(6); // footer probe + footer + the rows' span(s); one per row before
+    expect(items.at(-1)).toMatch(/^data\/train-00000-of-00001\.parquet stores 2,000 row groups of 1 row each: reading them in 1 request: rows 0–2,000$/);
+  });
+
   test('a column that does not exist: its name and the columns there are', async () => {
     await expect(hubDatasetDocuments({ dataset: 'o/papers', config: 'default', split: 'train', maxRows: 10, columns: { ...mapping, text: 'abstract' } }, opts))
       .rejects.toThrow('column "abstract" is not in o/papers (default/train): its columns are "doc_id", "heading", "body", "year", "venue", "extra"');

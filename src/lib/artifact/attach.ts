@@ -64,6 +64,7 @@ export async function attachArtifactDense(
   const previous = kb.dense;
   kb.dense = index;
   kb.denseCdf = dense.cdf;
+  kb.denseSkip = dense.skip ?? null;
   if (previous && previous !== index && previous instanceof HnswIndex) previous.dispose();
   return { index: kind, dim, indexMs };
 }

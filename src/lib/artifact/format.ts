@@ -133,8 +133,15 @@ function checkVersion(json: unknown, file: string): void {
 }
 
 /** Validates a parsed `index_config.json`; entries' paths must be {@link safeRepoPath} and ids unique. */
+/** index_config.json lists at most this many indexes (the picker renders the first 200 matches of them). */
+export const MAX_INDEX_ENTRIES = 100_000;
+
 export function parseIndexConfig(json: unknown, file = 'index_config.json'): IndexConfig {
   checkVersion(json, file);
+  const list = (json as { indexes?: unknown }).indexes;
+  if (Array.isArray(list) && list.length > MAX_INDEX_ENTRIES) {
+    throw new ArtifactError(file, `lists ${list.length.toLocaleString('en-US')} indexes; at most ${MAX_INDEX_ENTRIES.toLocaleString('en-US')} are read: split the repo`);
+  }
   const r = v.safeParse(IndexConfigSchema, json);
   if (!r.success) throw new ArtifactError(file, `not a valid index list (${describeIssue(r.issues)})`);
   const seen = new Set<string>();

@@ -23,6 +23,7 @@ import { parseNpy } from './npy.ts';
 import { indexColumn, readTable, stringColumn } from './parquet.ts';
 import { itemsOf } from './chunk-items.ts';
 import { isSeedAMeta, openSeedA, seedAEntry } from './seed-a.ts';
+import { flagNonFinite, rowList, screenVectors, zeroRows } from '../retrieval/vector-check.ts';
 import { checkNpy, VerifiedReader, type OpenArtifactOptions } from './verified-reader.ts';
 import { ArtifactError, type ArtifactDense, type FileSource, type OpenedArtifact } from './types.ts';
 
@@ -245,6 +246,7 @@ async function readDense(r: VerifiedReader, meta: ArtifactMeta, opts: OpenArtifa
   if (kind === 'int8' && !hasInt8) throw new ArtifactError(r.path(INT8_FILES.codes), 'is not part of this index (it ships float32 vectors only): open it with dense "float32" or "auto"');
   if (kind === 'float32' && !hasFloat) throw new ArtifactError(r.path(FILES.embeddings), 'is not part of this index (it ships int8 vectors only): open it with dense "int8" or "auto"');
   let vectors: Float32Array | null = null;
+  let skip: Uint8Array | null = null;
   if (kind === 'float32') {
     const path = r.path(FILES.embeddings);
     const a = parseNpy((await r.read(FILES.embeddings))!, path);
@@ -253,13 +255,47 @@ async function readDense(r: VerifiedReader, meta: ArtifactMeta, opts: OpenArtifa
     }
     checkNpy(a, path, ['<f4'], [n, e.dim]);
     vectors = a.data as Float32Array;
+    const screened = screenVectors(path, vectors, e.dim, notes, { unit: true });
+    if (!screened) return null;
+    ({ skip, values: vectors } = screened);
   }
-  const int8 = kind === 'int8' ? await readInt8(r, meta, e.dim) : null;
+  let int8 = kind === 'int8' ? await readInt8(r, meta, e.dim) : null;
+  if (int8) {
+    const screened = screenInt8(r, int8, notes);
+    if (!screened) return null;
+    skip = screened.skip;
+    int8 = screened.data;
+  }
   let hnsw: HnswIndexData | null = null;
   if (opts.hnsw && meta.hnsw && r.has(FILES.hnsw)) {
     const h = meta.hnsw;
     hnsw = { kind: 'hnsw', version: h.version, dim: e.dim, size: n, metric: h.metric, M: h.M, efConstruction: h.ef_construction, efSearch: h.ef_search, graph: (await r.read(FILES.hnsw))! };
   }
   const cdf = await readCdf(r, FILES.denseCdf, meta.dense_cdf);
-  return { embedder: e, vectors, int8, hnsw, cdf };
+  return { embedder: e, vectors, int8, hnsw, cdf, skip };
+}
+
+/**
+ * The int8 side's floats checked (codes are integers): a non-finite level or centroid scale spoils every row, so
+ * dense is off; rows whose scale or alpha is not finite are zeroed and left out (as for float32 rows).
+ */
+function screenInt8(r: VerifiedReader, data: Int8IndexData, notes: string[]): { data: Int8IndexData; skip: Uint8Array | null } | null {
+  const dir = r.path('embeddings.int8/');
+  if (flagNonFinite(data.levels, null) || flagNonFinite(data.centroidScales, null)) {
+    notes.push(`${dir}: levels.npy or centroid_scales.npy holds NaN or infinite values; dense search is off for this knowledge base (BM25 still works).`);
+    return null;
+  }
+  const bad = flagNonFinite(data.alphas, flagNonFinite(data.scales, null));
+  if (!bad) return { data, skip: null };
+  const count = bad.reduce((a, b) => a + b, 0);
+  const fmt = (x: number) => x.toLocaleString('en-US');
+  if (count > data.size / 2) {
+    notes.push(`${dir}: ${fmt(count)} of ${fmt(data.size)} rows hold NaN or infinite scales; dense search is off for this knowledge base (BM25 still works).`);
+    return null;
+  }
+  const scales = data.scales.slice(), alphas = data.alphas.slice();
+  zeroRows(scales, 1, bad);
+  zeroRows(alphas, 1, bad);
+  notes.push(`${dir}: ${fmt(count)} of ${fmt(data.size)} rows hold NaN or infinite scales: ${rowList(bad)}; dense search leaves those chunks out.`);
+  return { data: { ...data, scales, alphas }, skip: bad };
 }

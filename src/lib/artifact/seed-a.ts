@@ -16,6 +16,7 @@ import { itemsOf } from './chunk-items.ts';
 import { VerifiedReader, type OpenArtifactOptions } from './verified-reader.ts';
 import { ArtifactError, type ArtifactDense, type FileSource, type OpenedArtifact } from './types.ts';
 import { unitRows } from './write.ts';
+import { screenVectors } from '../retrieval/vector-check.ts';
 
 /** meta.json keys read, first present wins. */
 export const SEED_A_META_KEYS = Object.freeze({
@@ -208,7 +209,9 @@ async function readSeedDense(r: VerifiedReader, json: Record<string, unknown>, n
   if (dim < 1 || dim > MAX_DIM) throw new ArtifactError(path, `has ${dim}-dimensional vectors (at most ${MAX_DIM} are read)`);
   const metaDim = int(json, SEED_A_META_KEYS.dim);
   if (metaDim !== undefined && metaDim !== dim) throw new ArtifactError(path, `holds ${dim}-dimensional vectors, meta.json says ${metaDim}: the files do not belong together`);
-  const vectors = unitRows(a.data instanceof Float32Array ? a.data : Float32Array.from(a.data), dim);
+  const screened = screenVectors(path, a.data instanceof Float32Array ? a.data : Float32Array.from(a.data), dim, notes);
+  if (!screened) return null;
+  const vectors = unitRows(screened.values, dim);
   const id = seedAModelId(model);
   if (id !== model) notes.push(`Seed A's model ${model} is RAG Lab's ${id}.`);
   const defaults = prefixesFor(id);
@@ -221,6 +224,6 @@ async function readSeedDense(r: VerifiedReader, json: Record<string, unknown>, n
       normalized: true,
       prefixes: { query: str(json, SEED_A_META_KEYS.queryPrefix) ?? defaults.query, passage: str(json, SEED_A_META_KEYS.passagePrefix) ?? defaults.passage },
     },
-    vectors, int8: null, hnsw: null, cdf: null,
+    vectors, int8: null, hnsw: null, cdf: null, skip: screened.skip,
   };
 }

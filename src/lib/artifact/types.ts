@@ -52,6 +52,8 @@ export interface ArtifactDense {
   int8: Int8IndexData | null;
   hnsw: HnswIndexData | null;
   cdf: CdfTable | null;
+  /** Rows left out of dense search (1 = NaN/infinite/zero in the shipped vectors; zeroed), or null/absent. */
+  skip?: Uint8Array | null;
 }
 
 export interface OpenedArtifact {

@@ -11,13 +11,15 @@
  *   3. the Hub's list of that conversion, `GET /api/datasets/{ds}/parquet` (URLs that redirect to the files; not pinned).
  * Each of 1 and 2 is pinned once to its commit sha (`GET /api/datasets/{ds}/revision/{rev}`) and listed with the tree API at that
  * sha (which gives every file's size, so no HEAD); files are read at the sha, so a build reads one immutable state.
- * Shards of a split are read in order until the row limit, one row group (or less) per batch.
+ * Shards of a split are read in order until the row limit: a large row group per request, runs of small ones coalesced
+ * into one range (parquet-ranges.ts; a file of one-row row groups no longer costs a request per row). Column types and
+ * the column guess: hub-columns.ts.
  *
  * Tokens: only in `Authorization`, only to `opts.hubUrl`'s origin (`authorizedFetch`), never in a URL or message.
  * Range reads and API calls go through a retrying fetch (a dropped connection, no answer, 5xx/429: a few tries with
  * backoff), then fail with a message naming the host and file.
  */
-import { asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData, type SchemaTree } from 'hyparquet';
+import { asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import * as v from 'valibot';
 import type { OnBuildProgress, SkippedItem, SourceDocuments } from '../build/types.ts';
 import { readBounded } from '../hub/bounded-read.ts';
@@ -25,9 +27,11 @@ import { authorizedFetch, backoffMs, checkHubToken, encodePath, sleep, type Fetc
 import { DownloadLimitError } from '../hub/download-limits.ts';
 import type { BeirQuery, Qrels } from './beir.ts';
 import type { SourceDocument } from './document.ts';
+import { asText, columnsOf, guessColumns, metaValue, NUMERIC, SCALAR } from './hub-columns.ts';
 import { hostOf, isNetworkError } from './hub-reach.ts';
 import { dict } from '../dict.ts';
 import type { MetaField } from './kb-source.ts';
+import { batchNote, groupRanges, MAX_SPAN_REQUESTS, planBatches, spanBuffer } from './parquet-ranges.ts';
 
 /** Which column plays which part; `null` id = row number, `null` title = none. */
 export interface ColumnMapping {
@@ -88,14 +92,12 @@ export interface HubDatasetOptions {
 }
 
 /** The form's default row limit and the most it accepts. */
+export { guessColumns, typeInWords } from './hub-columns.ts';
+
 export const DEFAULT_MAX_ROWS = 10_000;
 export const MAX_ROWS = 200_000;
 /** Rows with empty text listed one by one in `skipped` (the rest are counted in a note). */
 const SKIPPED_LISTED = 20;
-/** A metadata value that is not a string or number is JSON, cut at this many characters. */
-const META_JSON_CHARS = 200;
-/** A metadata string is cut at this many characters. */
-const META_STRING_CHARS = 500;
 /** Queries and judgements read at most (BEIR layout). */
 const MAX_AUX_ROWS = 1_000_000;
 const SHA = /^[0-9a-f]{40}$/;
@@ -362,7 +364,8 @@ function pickSplit(layout: Layout, config: string | undefined, split: string | u
 // ---------------------------------------------------------------------------------------------------------------
 // Parquet: footers, schema, rows
 
-interface OpenShard { shard: Shard; file: AsyncBuffer; metadata: FileMetaData; rows: number }
+/** `file` caches what it read (footer, small reads); `raw` reads without keeping (coalesced spans). */
+interface OpenShard { shard: Shard; file: AsyncBuffer; raw: AsyncBuffer; metadata: FileMetaData; rows: number }
 
 async function openShard(ctx: Ctx, dataset: string, shard: Shard): Promise<OpenShard> {
   const notFound = `no such file ${shard.path} in ${dataset} (it was listed a moment ago): try again`;
@@ -377,7 +380,7 @@ async function openShard(ctx: Ctx, dataset: string, shard: Shard): Promise<OpenS
     const raw = await asyncBufferFromUrl({ url: shard.url, requestInit: init, fetch: f, ...(shard.size ? { byteLength: shard.size } : {}) });
     const file = cachedAsyncBuffer(raw);
     const metadata = await parquetMetadataAsync(file);
-    return { shard, file, metadata, rows: Number(metadata.num_rows) };
+    return { shard, file, raw, metadata, rows: Number(metadata.num_rows) };
   } catch (e) {
     if (e instanceof HubDatasetError || ctx.signal?.aborted) throw e;
     if (isNetworkError(e)) throw fetchError(ctx, e, shard.path);
@@ -392,115 +395,6 @@ async function openShards(ctx: Ctx, dataset: string, shards: readonly Shard[]): 
   return out;
 }
 
-/** A parquet column's type in words: "string", "int64", "list<string>", "struct", … */
-export function typeInWords(node: SchemaTree): string {
-  const e = node.element;
-  const lt = e.logical_type?.type;
-  if (node.children.length > 0) {
-    if (lt === 'LIST' || e.converted_type === 'LIST') {
-      const inner = node.children[0]!;
-      return `list<${typeInWords(inner.children.length === 1 ? inner.children[0]! : inner)}>`;
-    }
-    if (lt === 'MAP' || e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE') return 'map';
-    return 'struct';
-  }
-  if (e.repetition_type === 'REPEATED') return `list<${typeInWords({ ...node, element: { ...e, repetition_type: 'REQUIRED' } })}>`;
-  if (lt === 'STRING' || e.converted_type === 'UTF8' || lt === 'ENUM' || e.converted_type === 'ENUM') return 'string';
-  if (lt === 'JSON' || e.converted_type === 'JSON') return 'json';
-  if (lt === 'DATE' || e.converted_type === 'DATE') return 'date';
-  if (lt === 'TIMESTAMP' || e.converted_type?.startsWith('TIMESTAMP')) return 'timestamp';
-  if (lt === 'DECIMAL' || e.converted_type === 'DECIMAL') return 'decimal';
-  switch (e.type) {
-    case 'BOOLEAN': return 'boolean';
-    case 'INT32': return 'int32';
-    case 'INT64': return 'int64';
-    case 'INT96': return 'timestamp';
-    case 'FLOAT': return 'float';
-    case 'DOUBLE': return 'double';
-    default: return 'binary';
-  }
-}
-
-const NUMERIC = new Set(['int32', 'int64', 'float', 'double', 'decimal']);
-const SCALAR = new Set([...NUMERIC, 'string', 'boolean', 'date', 'timestamp']);
-
-function columnsOf(metadata: FileMetaData): HubDatasetColumn[] {
-  return parquetSchema(metadata).children.map((c) => ({ name: c.element.name, type: typeInWords(c) }));
-}
-
-/** A parquet value as text: strings as they are, lists of strings joined by blank lines, the rest as JSON. */
-function asText(x: unknown): string {
-  if (x === null || x === undefined) return '';
-  if (typeof x === 'string') return x;
-  if (typeof x === 'bigint' || typeof x === 'number' || typeof x === 'boolean') return String(x);
-  if (Array.isArray(x) && x.every((y) => typeof y === 'string')) return x.join('\n\n');
-  return json(x);
-}
-
-function json(x: unknown): string {
-  try {
-    return JSON.stringify(x, (_k, val: unknown) => (typeof val === 'bigint' ? Number(val) : val instanceof Uint8Array ? `<${val.byteLength} bytes>` : val)) ?? '';
-  } catch {
-    return String(x);
-  }
-}
-
-/** A metadata value: a string or number as it is (strings cut), anything else JSON, cut; null/undefined dropped. */
-function metaValue(x: unknown): string | number | undefined {
-  if (x === null || x === undefined) return undefined;
-  if (typeof x === 'number') return Number.isFinite(x) ? x : undefined;
-  if (typeof x === 'bigint') return Number(x);
-  if (typeof x === 'string') return x.length > META_STRING_CHARS ? `${x.slice(0, META_STRING_CHARS)}…` : x;
-  if (typeof x === 'boolean') return String(x);
-  if (x instanceof Date) return x.toISOString();
-  const s = json(x);
-  return s.length > META_JSON_CHARS ? `${s.slice(0, META_JSON_CHARS)}…` : s;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The column guess
-
-const ID_NAMES = ['_id', 'id', 'doc_id', 'docid', 'document_id', 'passage_id', 'pid', 'corpus_id', 'corpus-id', 'uuid', 'guid', 'key'];
-const TITLE_NAMES = ['title', 'name', 'heading', 'headline', 'subject', 'doc_title'];
-const TEXT_NAMES = ['text', 'content', 'contents', 'body', 'passage', 'abstract', 'document', 'context', 'article', 'paragraph', 'chunk', 'page_content', 'sentence', 'summary', 'description'];
-/** At most this many metadata columns are guessed. */
-const GUESS_METADATA = 5;
-/** A string column whose sample values average more than this is text, not metadata. */
-const META_MAX_MEAN = 120;
-
-const byName = (cols: readonly HubDatasetColumn[], names: readonly string[], ok: (c: HubDatasetColumn) => boolean) => {
-  for (const n of names) {
-    const c = cols.find((x) => x.name.toLowerCase() === n && ok(x));
-    if (c) return c.name;
-  }
-  return null;
-};
-
-/**
- * Which column is which, from the names and, for the text, the values: id ← `_id`/`id`/`doc_id`/…, title ←
- * `title`/`name`/…, text ← `text`/`content`/`body`/… else the string column with the longest values in `sample`,
- * metadata ← up to five other scalar columns with short values.
- */
-export function guessColumns(cols: readonly HubDatasetColumn[], sample: ReadonlyArray<Record<string, unknown>>): ColumnMapping {
-  const isString = (c: HubDatasetColumn) => c.type === 'string' || c.type === 'json';
-  const textLike = (c: HubDatasetColumn) => isString(c) || c.type === 'list<string>';
-  const mean = (name: string) => sample.length === 0 ? 0 : sample.reduce((s, r) => s + asText(r[name]).length, 0) / sample.length;
-  const id = byName(cols, ID_NAMES, (c) => isString(c) || NUMERIC.has(c.type));
-  const title = byName(cols, TITLE_NAMES, isString);
-  let text = byName(cols, TEXT_NAMES, (c) => textLike(c) && c.name !== id && c.name !== title);
-  if (!text) {
-    let best = -1;
-    for (const c of cols) {
-      if (!textLike(c) || c.name === id || c.name === title) continue;
-      const m = mean(c.name);
-      if (m > best) { best = m; text = c.name; }
-    }
-  }
-  const used = new Set([id, title, text]);
-  const metadata = cols.filter((c) => !used.has(c.name) && SCALAR.has(c.type) && (!isString(c) || mean(c.name) <= META_MAX_MEAN))
-    .slice(0, GUESS_METADATA).map((c) => c.name);
-  return { id, title, text: text ?? '', metadata };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // BEIR layout
@@ -542,32 +436,39 @@ async function beirParts(ctx: Ctx, layout: Layout, split: SplitFiles): Promise<B
 
 const lc = (cols: readonly HubDatasetColumn[]) => new Map(cols.map((c) => [c.name, c]));
 
-/** Reads `columns` of rows [0, maxRows) of the shards in order, a row group (or the rest of the limit) per batch. */
+/**
+ * Reads `columns` of rows [0, maxRows) of the shards in order, a batch of row groups per request: a large row
+ * group alone (hyparquet plans its column chunks), runs of small ones as one byte span (parquet-ranges.ts), so a
+ * file of one-row row groups costs a request per ≈ 8 MB, not per row.
+ */
 async function readRows(ctx: Ctx, shards: readonly OpenShard[], columns: readonly string[], maxRows: number,
   onBatch: (rows: Record<string, unknown>[], firstRow: number) => void, onProgress?: (done: number, total: number, item: string) => void): Promise<number> {
   const total = Math.min(maxRows, shards.reduce((s, x) => s + x.rows, 0));
   let done = 0;
   onProgress?.(0, total, shards[0]?.shard.path ?? '');
   for (const s of shards) {
-    let start = 0;
-    for (const group of s.metadata.row_groups) {
-      if (done >= total) return done;
+    if (done >= total) return done;
+    const groups = groupRanges(s.metadata, columns);
+    const batches = planBatches(groups, total - done);
+    if (batches.length > MAX_SPAN_REQUESTS) {
+      throw new HubDatasetError(`${s.shard.path}: reading ${fmt(batches.at(-1)!.rowEnd)} rows would take ${fmt(batches.length)} range requests (more than ${fmt(MAX_SPAN_REQUESTS)}; its row groups are small and scattered): lower the row limit`);
+    }
+    const why = batchNote(s.shard.path, groups, batches);
+    for (const b of batches) {
       ctx.signal?.throwIfAborted();
-      const n = Math.min(Number(group.num_rows), total - done);
-      const end = start + n;
       let rows: Record<string, unknown>[];
       try {
-        rows = await parquetReadObjects({ file: s.file, metadata: s.metadata, columns: [...columns], rowStart: start, rowEnd: end });
+        const file = b.last > b.first ? spanBuffer(s.file, b.start, await s.raw.slice(b.start, b.end)) : s.file;
+        rows = await parquetReadObjects({ file, metadata: s.metadata, columns: [...columns], rowStart: b.rowStart, rowEnd: b.rowEnd });
       } catch (e) {
         if (ctx.signal?.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : e;
         if (e instanceof HubDatasetError) throw e;
         if (isNetworkError(e)) throw fetchError(ctx, e, s.shard.path);
-        throw new HubDatasetError(`${s.shard.path}: rows ${start}–${end - 1} could not be read (${(e as Error).message})`);
+        throw new HubDatasetError(`${s.shard.path}: rows ${b.rowStart}–${b.rowEnd - 1} could not be read (${(e as Error).message})`);
       }
       onBatch(rows, done);
       done += rows.length;
-      start = end;
-      onProgress?.(done, total, `${s.shard.path}: rows ${fmt(done - rows.length)}–${fmt(done)}`);
+      onProgress?.(done, total, `${why ?? s.shard.path}: rows ${fmt(done - rows.length)}–${fmt(done)}`);
     }
   }
   return done;

@@ -299,14 +299,18 @@ export class HnswIndex implements DenseRetriever {
     const found = index.searchKnn(q, want, accept ? (label: number) => accept(label) : undefined);
     if (accept && found.neighbors.length < want) return this.exactFiltered(q, k, idOf, accept);
     // hnswlib's distance is 1 − dot in float32; the exact dot product keeps scores identical to ExactDenseIndex.
-    const hits = found.neighbors.map((i) => ({ index: i, score: dot(this.vectors, i * this.dim, q) }));
+    const hits = found.neighbors.map((i) => ({ index: i, score: dot(this.vectors, i * this.dim, q) })).filter((h) => Number.isFinite(h.score));
     return sortRanked(hits, idOf);
   }
 
   /** Exact scan of the accepted items only (a filter so selective that the graph search ran out of them). */
   private exactFiltered(q: Float32Array, k: number, idOf: (index: number) => string, accept: (index: number) => boolean): Scored[] {
     const hits: Scored[] = [];
-    for (let i = 0; i < this.size; i++) if (accept(i)) hits.push({ index: i, score: dot(this.vectors, i * this.dim, q) });
+    for (let i = 0; i < this.size; i++) {
+      if (!accept(i)) continue;
+      const score = dot(this.vectors, i * this.dim, q);
+      if (Number.isFinite(score)) hits.push({ index: i, score });
+    }
     return sortRanked(hits, idOf).slice(0, Math.max(0, k));
   }
 

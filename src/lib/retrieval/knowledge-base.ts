@@ -64,6 +64,8 @@ export class KnowledgeBase {
   /** Set when an embedding model has produced vectors for the items (models issue). */
   dense: DenseRetriever | null = null;
   denseCdf: CdfTable | null = null;
+  /** Items left out of dense search (1 = their vector held NaN/infinite values; vector-check.ts), or null. */
+  denseSkip: Uint8Array | null = null;
 
   private constructor(
     readonly docs: readonly SourceDocument[],

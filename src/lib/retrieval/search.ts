@@ -16,6 +16,7 @@ import { checkConfidence, idfCoverage, rejectThresholdFor, supportedConfidence }
 import type { SearchHit, SearchModels, SearchOptions, SearchOutcome, SearchTelemetry, StageName, StageTiming } from './search-types.ts';
 import { DEFAULT_SEARCH } from './search-types.ts';
 import type { Scored } from './topk.ts';
+import { allFinite } from './vector-check.ts';
 
 export * from './search-types.ts';
 
@@ -23,6 +24,7 @@ export const EMPTY_QUERY = 'Type a question or some keywords to search.';
 export const NO_TERMS = 'The query has no searchable words (only stop words, punctuation or symbols). Try more specific words.';
 export const NO_MATCH = 'No passage contains any of the query words.';
 export const NO_DOCS_IN_FILTER = 'No document matches the filters.';
+export const BAD_QUERY_VECTOR = 'The embedding model returned a query vector with NaN or infinite values, so dense scores cannot be computed; reload the model or search with BM25.';
 
 const now = () => performance.now();
 
@@ -96,6 +98,9 @@ export async function searchSteps(
   telemetry.queryTerms = terms;
   if (telemetry.filteredDocs === 0) return settled({ status: 'empty', reason: NO_DOCS_IN_FILTER, hits: [], telemetry: finish() });
   const useDense = meta.needsDense;
+  // Items whose vector was unusable (vector-check.ts) are left out of dense search, on top of the filters.
+  const skip = kb.denseSkip;
+  const denseAccept = skip ? (i: number) => skip[i] !== 1 && (!accept || accept(i)) : accept;
   if (terms.length === 0 && !useDense) return settled({ status: 'empty', reason: NO_TERMS, hits: [], telemetry: finish() });
 
   // Retrieval rounds: with dedup, the chunks of a few documents can fill the candidate pool, so the pool doubles
@@ -113,7 +118,9 @@ export async function searchSteps(
     }
     if (useDense) {
       qvec ??= await timed('embed', () => models.encoder!.embedQuery(o.denseQuery ?? query), true);
-      denseHits = await timed('dense', () => kb.dense!.search(qvec!, pool, kb.itemId, accept));
+      if (!allFinite(qvec)) return settled({ status: 'unavailable', reason: BAD_QUERY_VECTOR, hits: [], telemetry: null });
+      // Every index kind drops non-finite scores; the filter keeps that true for any DenseRetriever.
+      denseHits = (await timed('dense', () => kb.dense!.search(qvec!, pool, kb.itemId, denseAccept))).filter((h) => Number.isFinite(h.score));
     }
     ranked = await timed('fuse', () => fuse(kb, o, terms, qvec, sparseHits, denseHits, telemetry));
     if (meta.needsReranker) break; // the reranker sees the fused pool; dedup happens after it
@@ -243,7 +250,8 @@ function fuse(
   // Hybrid modes: every candidate of either list gets both scores, computed exactly.
   const union = [...new Set([...sparseHits.map((h) => h.index), ...denseHits.map((h) => h.index)])];
   const sparse = terms.length > 0 ? kb.bm25.scoreItems(terms, union) : union.map(() => 0);
-  const dense = kb.dense!.scoreItems(qvec!, union);
+  // A left-out item (zeroed vector) scores 0; a non-finite score is counted as 0 too, never carried into a rank.
+  const dense = kb.dense!.scoreItems(qvec!, union).map((x, i) => (Number.isFinite(x) && kb.denseSkip?.[union[i]!] !== 1 ? x : 0));
   const hits = union.map((item, i) => ({ ...blankHit(kb, item), sparse: sparse[i]!, dense: dense[i]! }));
   if (o.mode === 'rrf') {
     const rrf = reciprocalRankFusion([sparseHits.map((h) => h.index), denseHits.map((h) => h.index)], o.rrfK);

@@ -28,7 +28,7 @@ function compareIds(a: string, b: string): number {
 
 /**
  * The best `k` of `candidates` (indices into `scores`), in ranking order. A bounded min-heap keeps it
- * O(n log k); `accept` can drop items (filters).
+ * O(n log k); `accept` can drop items (filters); a non-finite score is never kept.
  */
 export function topK(
   scores: ArrayLike<number>,
@@ -43,7 +43,9 @@ export function topK(
   const worse = (a: Scored, b: Scored) => ranksBefore(b, a, idOf);
   for (const index of candidates) {
     if (accept && !accept(index)) continue;
-    const item = { index, score: scores[index]! };
+    const score = scores[index]!;
+    if (!Number.isFinite(score)) continue; // NaN/±Infinity never ranks (a vector that held NaN)
+    const item = { index, score };
     if (heap.length < k) {
       heap.push(item);
       siftUp(heap, heap.length - 1, worse);

@@ -12,6 +12,7 @@ import { denseCdfTable, embedItems } from '../retrieval/dense-build.ts';
 import type { DenseMetric, DenseRetriever } from '../retrieval/dense.ts';
 import { HNSW_DEFAULTS, HnswIndex, type HnswParams } from '../retrieval/hnsw.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { checkVectors, screenVectors } from '../retrieval/vector-check.ts';
 import {
   buildVectorIndex, chooseVectorIndex, restoreVectorIndex, serializeVectorIndex, type VectorIndexData, type VectorIndexKind,
 } from '../retrieval/vector-index.ts';
@@ -68,9 +69,14 @@ export async function attachDense(kb: KnowledgeBase, embedder: TextEmbedder, opt
   const notes: string[] = [];
   progress('embed-cache', 0, 1);
   const store = opts.store ?? indexedDbVectorStore;
-  const cached = await guardedLoad<VectorLoad>(() => store.load(key, kb.size), 'the embedding cache');
+  let cached = await guardedLoad<VectorLoad>(() => store.load(key, kb.size), 'the embedding cache');
   if (cached.status === 'invalid') notes.push(`The cached embeddings were not usable: ${cached.reason}. They were recomputed.`);
   let vectors: Float32Array, dim: number, source: DenseSetup['source'], embedMs = 0;
+  if (cached.status === 'hit' && checkVectors(cached.vectors, cached.dim).bad) {
+    // Cached vectors come from outside this run (IndexedDB): rows of NaN/Infinity mean a corrupt record.
+    notes.push('The cached embeddings were not usable: some rows hold NaN or infinite values. They were recomputed.');
+    cached = { status: 'invalid', reason: 'non-finite rows' };
+  }
   if (cached.status === 'hit') {
     ({ vectors, dim } = cached);
     source = 'cache';
@@ -84,6 +90,10 @@ export async function attachDense(kb: KnowledgeBase, embedder: TextEmbedder, opt
     embedMs = performance.now() - t0;
     source = 'computed';
   }
+  // A model that returns NaN for some passages: those chunks are left out of dense search (vector-check.ts).
+  const screened = screenVectors('the computed embeddings', vectors, dim, notes);
+  if (!screened) throw new Error(notes[notes.length - 1]);
+  vectors = screened.values;
 
   const kind = chooseVectorIndex(kb.size, dim, opts.index ?? 'auto');
   const hnsw: HnswParams = { ...HNSW_DEFAULTS, ...opts.hnsw };
@@ -157,6 +167,7 @@ export async function attachDense(kb: KnowledgeBase, embedder: TextEmbedder, opt
   const previous = kb.dense;
   kb.dense = index;
   kb.denseCdf = cdf;
+  kb.denseSkip = screened.skip;
   if (previous && previous !== index && previous instanceof HnswIndex) previous.dispose();
   return { source, cacheNote: notes.length > 0 ? notes.join(' ') : null, dim, index: kind, indexSource, indexMs, embedMs };
 }
