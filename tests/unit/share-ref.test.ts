@@ -15,7 +15,7 @@ let hub: HubRepoServer;
 let sha: string;
 beforeEach(async () => {
   hub = await serveHubRepos({ token: TOKEN });
-  sha = hub.addRepo('me/reports', new Map([[path, enc(serializeReport(report))], ['reports/report_notjson01.json', enc('{nope')]]));
+  sha = hub.addRepo('me/reports', new Map([[path, enc(serializeReport(report))], ['reports/report_notjson01.json', enc('{nope')], ['reports/report_renamed01.json', enc(serializeReport(report))]]));
   hub.addRepo('me/private', new Map([[path, enc(serializeReport(report))]]), { private: true });
 });
 afterEach(async () => { await hub.close(); });
@@ -25,8 +25,14 @@ const fast = { retryDelayMs: 1, retries: 0 };
 describe('fetchReportAtRef', () => {
   test('downloads the full report at the commit from the Hub given (not the link)', async () => {
     const r = await fetchReportAtRef({ repo: 'me/reports', commit: sha, path }, { hubUrl: hub.url, token: null, ...fast });
-    expect(r).toEqual({ ok: true, report });
+    expect(r).toEqual({ ok: true, report, note: null });
     expect(hub.requests.map((x) => x.path)).toEqual([`/datasets/me/reports/resolve/${sha}/${path}`]);
+  });
+
+  test('a file named for another id than the report it holds: shown, with a note naming both ids', async () => {
+    const r = await fetchReportAtRef({ repo: 'me/reports', commit: sha, path: 'reports/report_renamed01.json' }, { hubUrl: hub.url, token: null, ...fast });
+    expect(r.ok && r.report).toEqual(report);
+    expect(r.ok && r.note).toBe('The file is named for report "renamed01" but holds report "sharedReport01": it may have been renamed or copied. It is shown as the file holds it.');
   });
 
   test('the old bytes at a commit after main moved', async () => {

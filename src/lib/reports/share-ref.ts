@@ -9,7 +9,7 @@
 import { ArtifactError } from '../artifact/types.ts';
 import { hubSource } from '../hub/hub-source.ts';
 import type { Fetch } from '../hub/download.ts';
-import { parseReportText, type ReportParse } from './format.ts';
+import { parseReportText, type Report, type ReportParse } from './format.ts';
 import type { ReportRef } from './share-link.ts';
 
 export interface RefAccess {
@@ -25,8 +25,21 @@ export interface RefAccess {
   signal?: AbortSignal;
 }
 
+/** A report a `#ref=` names, with a note when the file and the report inside disagree on its id. */
+export type RefParse = (ReportParse & { ok: false }) | { ok: true; report: Report; note: string | null };
+
+/**
+ * The note for a report file whose name (`reports/report_<id>.json`, the sync layout) names another id than the
+ * report it holds: a renamed or copied file, shown as it is but said (saving it keeps the id inside).
+ */
+export function refIdNote(path: string, reportId: string): string | null {
+  const m = /(?:^|\/)report_([^/]+)\.json$/.exec(path);
+  if (!m || m[1] === reportId) return null;
+  return `The file is named for report "${m[1]}" but holds report "${reportId}": it may have been renamed or copied. It is shown as the file holds it.`;
+}
+
 /** The report `ref` points at, or why it could not be downloaded or is not a valid report. */
-export async function fetchReportAtRef(ref: ReportRef, access: RefAccess): Promise<ReportParse> {
+export async function fetchReportAtRef(ref: ReportRef, access: RefAccess): Promise<RefParse> {
   const where = `${ref.path} in ${ref.repo}@${ref.commit.slice(0, 7)}`;
   let bytes: Uint8Array | null;
   try {
@@ -49,5 +62,5 @@ export async function fetchReportAtRef(ref: ReportRef, access: RefAccess): Promi
     return { ok: false, message: `The shared report ${where} is not UTF-8 text.` };
   }
   const r = parseReportText(text, `The shared report ${where}`);
-  return r.ok ? r : { ok: false, message: r.message.startsWith('The shared report') ? r.message : `The shared report ${where} cannot be opened. ${r.message}` };
+  return r.ok ? { ok: true, report: r.report, note: refIdNote(ref.path, r.report.id) } : { ok: false, message: r.message.startsWith('The shared report') ? r.message : `The shared report ${where} cannot be opened. ${r.message}` };
 }

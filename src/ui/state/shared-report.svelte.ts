@@ -17,7 +17,8 @@ export type SharedView =
   | { status: 'none' }
   /** `progress`: bytes of a `#ref=` download so far, of at most `limit` (the report limit); such a download can be cancelled. */
   | { status: 'loading'; what: string; progress?: { done: number; limit: number } }
-  | { status: 'shown'; report: Report; from: 'link' | 'hub'; ref: ReportRef | null }
+  /** `note`: what the link's file says that the report does not (e.g. another id in its name), or null. */
+  | { status: 'shown'; report: Report; from: 'link' | 'hub'; ref: ReportRef | null; note: string | null }
   | { status: 'error'; message: string };
 
 export type SharedSave =
@@ -81,7 +82,7 @@ export class SharedReportState {
     const link = await readShareFragment(hash);
     if (link.kind === 'none') return { status: 'none' };
     if (link.kind === 'error') return { status: 'error', message: link.message };
-    if (link.kind === 'inline') return { status: 'shown', report: link.report, from: 'link', ref: null };
+    if (link.kind === 'inline') return { status: 'shown', report: link.report, from: 'link', ref: null, note: null };
     const what = `Downloading the shared report from ${link.ref.repo} at ${link.ref.commit.slice(0, 7)}…`;
     const { fetchReportAtRef } = await import('../../lib/reports/share-ref.ts');
     const limit = DOWNLOAD_LIMITS.report;
@@ -99,7 +100,7 @@ export class SharedReportState {
     };
     const r = await fetchReportAtRef(link.ref, { hubUrl, token, onProgress, signal: abort.signal });
     if (this.abort === abort) this.abort = null;
-    return r.ok ? { status: 'shown', report: r.report, from: 'hub', ref: link.ref } : { status: 'error', message: r.message };
+    return r.ok ? { status: 'shown', report: r.report, from: 'hub', ref: link.ref, note: r.note } : { status: 'error', message: r.message };
   }
 
   /** Saves the shown report to the user's reports; one with the same id already saved is never overwritten. */
