@@ -348,6 +348,9 @@ describe('faults leave the local store as it was and never show the token', () =
     await expectSyncError(a.pull(target({ repo: 'tester/nope' })), /No dataset repo tester\/nope on 127\.0\.0\.1/);
     hub.faults.push({ kind: 'status', path: '/revision/', status: 503 });
     await expectSyncError(a.pull(), /answered HTTP 503: the Hub is having trouble/);
+    // A captive portal's page where the Hub's JSON should be: one line naming the host and what came back.
+    hub.faults.push({ kind: 'html', path: '/revision/' });
+    await expectSyncError(a.pull(), /127\.0\.0\.1:\d+ answered 200 with text\/html; charset=utf-8, not JSON \(first bytes: '<!DOCTYPE html> <html><head><title>Sign in/);
     expect(await a.store.get(r.id)).toEqual(r);
     expect(await a.store.list()).toHaveLength(1);
     // And with the right token the private repo syncs.

@@ -19,6 +19,7 @@ import { ArtifactError } from '../artifact/types.ts';
 import { hostOf, isNetworkError } from '../data/hub-reach.ts';
 import { ArtifactUnreachableError, authorizedFetch, checkHubToken, downloadVerified, type Fetch } from '../hub/download.ts';
 import { commitAtHead, headSha } from '../hub/push.ts';
+import { jsonApiFetch, unexpectedAnswerLine } from '../hub/server-answer.ts';
 import { sha256Hex } from '../store/checksum.ts';
 import { newReportId, parseReportText, serializeReport, type Report } from './format.ts';
 import { DELETED_PATH, entryOf, idOfPath, INDEX_PATH, parseEntryList, REPORTS_DIR, reportPath, serializeEntryList, syncableId, type IndexEntry } from './hub-layout.ts';
@@ -127,7 +128,9 @@ export function syncErrorOf(e: unknown, t: Pick<SyncTarget, 'repo' | 'hubUrl' | 
   const host = hostOf(t.hubUrl);
   const keep = ' Local reports are unchanged.';
   let msg: string;
+  const unreadable = unexpectedAnswerLine(e, t.hubUrl);
   if (e instanceof SyncError) msg = e.message;
+  else if (unreadable) msg = `${unreadable}: not a Hub API answer (a captive portal or a proxy?).${keep}`;
   else if (e instanceof ArtifactUnreachableError || isNetworkError(e)) msg = `Could not reach ${host}: you seem to be offline, or the Hub is blocked or refuses cross-origin requests.${keep} Press Refresh to try again.`;
   else if (e instanceof HubApiError && e.statusCode === 401) msg = `${host} refused the token (HTTP 401): the Hugging Face token is missing or wrong (a private repo needs one). Check it in Settings.${keep}`;
   else if (e instanceof HubApiError && e.statusCode === 403) msg = `${host} refused (HTTP 403): the token has no write access to ${t.repo}. Use a token with write access in Settings.${keep}`;
@@ -151,7 +154,7 @@ function context(t: SyncTarget): Ctx {
     throw new SyncError((e as Error).message);
   }
   const hubUrl = t.hubUrl.replace(/\/+$/, '');
-  return { t, hubUrl, f: authorizedFetch(t.fetch ?? ((i, init) => fetch(i, init)), t.token, hubUrl), host: hostOf(hubUrl), notes: [] };
+  return { t, hubUrl, f: jsonApiFetch(authorizedFetch(t.fetch ?? ((i, init) => fetch(i, init)), t.token, hubUrl), hubUrl), host: hostOf(hubUrl), notes: [] };
 }
 
 /** A file's bytes at `sha` (null when missing). */
