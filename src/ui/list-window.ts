@@ -31,6 +31,11 @@ export function listWindow<T>(items: readonly T[], query: string, text: (x: T) =
   return { shown, matched, total: items.length };
 }
 
+/** A list another search already filtered (`items` of `total`, e.g. the Reports tab's Find): its first `cap`. */
+export function cappedWindow<T>(items: readonly T[], total: number, cap = LIST_CAP): ListWindow<T> {
+  return { shown: items.slice(0, cap), matched: items.length, total };
+}
+
 const n = (x: number) => x.toLocaleString('en-US');
 
 /** "Showing 200 of 100,000 — type to filter", "3 of 100,000 match", or null when everything is shown. */

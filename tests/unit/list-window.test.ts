@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIST_CAP, listWindow, listWindowNote } from '../../src/ui/list-window.ts';
+import { cappedWindow, LIST_CAP, listWindow, listWindowNote } from '../../src/ui/list-window.ts';
 
 const items = Array.from({ length: 1000 }, (_, i) => ({ id: `idx-${i}`, title: i === 987 ? 'Deep Harbor Records' : `Index ${i}` }));
 const text = (x: { id: string; title: string }) => `${x.title} ${x.id}`;
@@ -26,5 +26,14 @@ describe('listWindow', () => {
     expect(listWindowNote(w, true)).toBe('Showing 5 of 111 matches (of 1,000) — type more to narrow.');
     expect(listWindowNote(listWindow(items, 'zebra', text), true)).toBe('None of 1,000 match.');
     expect(listWindowNote(listWindow(items.slice(0, 3), '', text), false)).toBeNull();
+  });
+
+  it('a list another search filtered (the Reports tab\'s Find): its first 200, counted against the whole store', () => {
+    const all = cappedWindow(items, items.length);
+    expect(all.shown).toHaveLength(LIST_CAP);
+    expect(listWindowNote(all, false)).toBe('Showing 200 of 1,000 — type to filter.');
+    const found = cappedWindow(items.slice(0, 250), items.length);
+    expect(listWindowNote(found, true)).toBe('Showing 200 of 250 matches (of 1,000) — type more to narrow.');
+    expect(listWindowNote(cappedWindow(items.slice(0, 12), 12), false)).toBeNull();
   });
 });
