@@ -84,6 +84,9 @@ describe('knowledge-base picker', () => {
     expect(await page.locator('[data-testid=kb-select] option:checked').innerText()).toBe('State of the Union addresses');
     // The page writes back what it opened: the default needs no kb= parameter.
     await expect.poll(() => new URL(page.url()).searchParams.get('kb')).toBeNull();
+    // The warning can be dismissed.
+    await page.locator('[data-testid=kb-warning-dismiss]').click();
+    await expect.poll(() => page.locator('[data-testid=kb-warning]').count()).toBe(0);
   });
 
   test('a Hub knowledge base that cannot be opened says why and opens SOTU instead', async () => {
@@ -96,6 +99,8 @@ describe('knowledge-base picker', () => {
     await ready(page);
     const error = await page.locator('[data-testid=kb-switch-error]').innerText();
     expect(error).toMatch(/^acme\/none\/idx could not be opened: .+ Opened State of the Union addresses instead\.$/);
+    await page.locator('[data-testid=kb-switch-error-dismiss]').click();
+    await expect.poll(() => page.locator('[data-testid=kb-switch-error]').count()).toBe(0);
     expect(await page.locator('[data-testid=kb-select] option:checked').innerText()).toBe('State of the Union addresses');
     await searchFor(page, 'purchase of Louisiana');
     expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);

@@ -121,6 +121,16 @@ export class KbState {
     if (warning) this.warnings = [warning];
   }
 
+  /** The user dismissed the `i`-th warning (a link's or the stored list's). */
+  dismissWarning(i: number): void {
+    this.warnings = this.warnings.filter((_, j) => j !== i);
+  }
+
+  /** The user dismissed the message of a switch that failed. */
+  dismissSwitchError(): void {
+    this.switchError = null;
+  }
+
   /** Picks the knowledge base the link names (`kb=`); an unknown or malformed one warns and keeps the default. */
   loadFromUrl(search: string): void {
     const { entry, warnings } = kbFromLink(new URLSearchParams(search).get('kb'), this.entries);
