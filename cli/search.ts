@@ -5,8 +5,7 @@
  */
 import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 import { isMode, MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
-import { searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
-import { DEFAULT_URL_STATE } from '../src/ui/url-state.ts';
+import { DEFAULT_SEARCH, searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
 import type { SearchRequest } from '../workers/search-api.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
@@ -15,10 +14,10 @@ import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.
 const HELP = `Usage: rag-lab search --kb KB [options] "query" ["query" …]
 
 ${KB_HELP}
-  --mode MODE        retrieval mode (default ${DEFAULT_URL_STATE.mode}): ${MODE_IDS.join(', ')}
-  --top-k N          results per query (default ${DEFAULT_URL_STATE.topK}, as the Search tab)
-  --candidate-k N    candidates per retriever before fusion (default ${DEFAULT_URL_STATE.candidateK})
-  --calibration C    ${CALIBRATIONS.join(' | ')} (default ${DEFAULT_URL_STATE.calibration})
+  --mode MODE        retrieval mode (default ${DEFAULT_SEARCH.mode}): ${MODE_IDS.join(', ')}
+  --top-k N          results per query (default ${DEFAULT_SEARCH.topK}, as the Search tab)
+  --candidate-k N    candidates per retriever before fusion (default ${DEFAULT_SEARCH.candidateK})
+  --calibration C    ${CALIBRATIONS.join(' | ')} (default ${DEFAULT_SEARCH.calibration})
   --reject-threshold X
                      reject below this confidence, in [0, 1] (default: the mode's threshold; 0 never rejects)
   --json             print one JSON object: {kb, mode, results: [{query, status, hits: [{id, docId, score, …}]}]}
@@ -34,8 +33,8 @@ export interface SearchJsonHit {
 
 export async function searchCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
-    ...KB_ARGS, mode: { type: 'string', default: DEFAULT_URL_STATE.mode },
-    'top-k': { type: 'string' }, 'candidate-k': { type: 'string' }, calibration: { type: 'string', default: DEFAULT_URL_STATE.calibration },
+    ...KB_ARGS, mode: { type: 'string', default: DEFAULT_SEARCH.mode },
+    'top-k': { type: 'string' }, 'candidate-k': { type: 'string' }, calibration: { type: 'string', default: DEFAULT_SEARCH.calibration },
     'reject-threshold': { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     ...MODEL_ARGS,
   }, true);
@@ -46,9 +45,9 @@ export async function searchCommand(argv: string[]): Promise<void> {
   const mode = values.mode;
   if (!isMode(mode)) throw new CliError(`unknown mode "${mode}" (choose from ${MODE_IDS.join(', ')})`);
   if (!(CALIBRATIONS as readonly string[]).includes(values.calibration)) throw new CliError(`--calibration must be one of ${CALIBRATIONS.join(', ')}, got "${values.calibration}"`);
-  const topK = numberArg('top-k', values['top-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'an integer in [1, 100]') ?? DEFAULT_URL_STATE.topK;
-  const candidateK = numberArg('candidate-k', values['candidate-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 1000, 'an integer in [1, 1000]') ?? DEFAULT_URL_STATE.candidateK;
-  const rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (n) => n >= 0 && n <= 1, 'a number in [0, 1]') ?? DEFAULT_URL_STATE.threshold;
+  const topK = numberArg('top-k', values['top-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'an integer in [1, 100]') ?? DEFAULT_SEARCH.topK;
+  const candidateK = numberArg('candidate-k', values['candidate-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 1000, 'an integer in [1, 1000]') ?? DEFAULT_SEARCH.candidateK;
+  const rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (n) => n >= 0 && n <= 1, 'a number in [0, 1]') ?? null;
   const need = { dense: MODES[mode].needsDense, reranker: MODES[mode].needsReranker };
   checkModelArgs(values, need);
   const log = (m: string) => process.stderr.write(`${m}\n`);

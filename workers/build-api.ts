@@ -1,42 +1,13 @@
 /** The typed surface of workers/build.worker.ts (builds knowledge bases in the Build tab), shared with the UI. */
-import type { ArxivRequest } from '../src/lib/data/arxiv.ts';
-import type { HubDatasetInfo, HubDatasetRequest } from '../src/lib/data/hub-dataset.ts';
-import type { BuildProgress, BuildSettings, BuildSummary, InputFile } from '../src/lib/build/types.ts';
+import type { HubDatasetInfo } from '../src/lib/data/hub-dataset.ts';
+import type { BuildProgress, BuildSummary } from '../src/lib/build/types.ts';
 import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../src/lib/build/train-embedder.ts';
 import type { TrainedModelMeta } from '../src/lib/store/trained-models.ts';
 
 export type { TrainEmbedderProgress, TrainEmbedderRequest, TrainedModelMeta };
 
-/** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
-export interface HubAccess {
-  hubUrl: string;
-  token: string | null;
-}
-
-/** What a build reads its documents from. */
-export type BuildSource =
-  | { kind: 'files'; files: InputFile[] }
-  | { kind: 'hub-dataset'; request: HubDatasetRequest; access: HubAccess }
-  /** `proxyUrl`: the proxy the user set in Settings (the tab cannot call arXiv directly: no CORS). */
-  | { kind: 'arxiv'; request: ArxivRequest; proxyUrl: string }
-  /** The documents of a knowledge base already built here, built again with other settings. */
-  | { kind: 'rebuild'; name: string };
-
-export interface BuildRequest {
-  /** The local knowledge base's name (`LOCAL_KB_NAME`); one of the same name is replaced only when the build succeeds. */
-  name: string;
-  title: string;
-  description?: string;
-  source: BuildSource;
-  settings: BuildSettings;
-}
-
-export interface PublishRequest {
-  name: string;
-  /** `owner/name` of an existing Hub dataset repo. */
-  repo: string;
-  access: HubAccess & { token: string };
-}
+import type { BuildRequest, BuildSource, HubAccess, PublishRequest } from '../src/lib/build/requests.ts';
+export type { BuildRequest, BuildSource, HubAccess, PublishRequest };
 
 export interface PublishResult {
   repo: string;

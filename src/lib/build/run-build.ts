@@ -3,7 +3,7 @@
  * (`buildLocalKb`) → one put into the local store. Nothing is written before that final put, so a build that fails
  * or is cancelled (the page terminates the worker) leaves every saved knowledge base as it was.
  */
-import type { BuildRequest } from '../../../workers/build-api.ts';
+import type { BuildRequest } from './requests.ts';
 import type { LoadedModelLike } from '../models/readiness.ts';
 import type { TextEmbedder } from '../models/types.ts';
 import { checkTitle, type LocalKbStore } from '../store/local-kb-store.ts';

@@ -3,7 +3,7 @@
  * every file checked against meta.json first (a damaged one is refused, never exported or pushed), then the zip of
  * its artifact folder or one commit to a Hub dataset repo.
  */
-import type { PublishRequest } from '../../../workers/build-api.ts';
+import type { PublishRequest } from './requests.ts';
 import { artifactZip } from '../artifact/zip.ts';
 import { checkLocalKbFiles, missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
 import { publishLocalKb, type PublishedKb } from './publish.ts';

@@ -3,7 +3,7 @@
  * files through the ingest code, a Hub dataset, an arXiv query through the user's proxy, or a knowledge base already
  * built here (rebuilt with other settings: its documents, queries and judgements read back from its artifact).
  */
-import type { BuildSource } from '../../../workers/build-api.ts';
+import type { BuildSource } from './requests.ts';
 import { memorySource } from '../artifact/memory-source.ts';
 import { openArtifact } from '../artifact/read.ts';
 import { arxivDocuments } from '../data/arxiv.ts';

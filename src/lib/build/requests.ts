@@ -1,0 +1,39 @@
+/**
+ * What the build worker is asked to do (a build, a publish) and where a build reads its documents from: contract
+ * types of the knowledge-base build session (`run-build.ts`, `sources.ts`, `saved-kb.ts`), re-exported by the worker
+ * API (`workers/build-api.ts`).
+ */
+import type { ArxivRequest } from '../data/arxiv.ts';
+import type { HubDatasetRequest } from '../data/hub-dataset.ts';
+import type { BuildSettings, InputFile } from './types.ts';
+
+/** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
+export interface HubAccess {
+  hubUrl: string;
+  token: string | null;
+}
+
+/** What a build reads its documents from. */
+export type BuildSource =
+  | { kind: 'files'; files: InputFile[] }
+  | { kind: 'hub-dataset'; request: HubDatasetRequest; access: HubAccess }
+  /** `proxyUrl`: the proxy the user set in Settings (the tab cannot call arXiv directly: no CORS). */
+  | { kind: 'arxiv'; request: ArxivRequest; proxyUrl: string }
+  /** The documents of a knowledge base already built here, built again with other settings. */
+  | { kind: 'rebuild'; name: string };
+
+export interface BuildRequest {
+  /** The local knowledge base's name (`LOCAL_KB_NAME`); one of the same name is replaced only when the build succeeds. */
+  name: string;
+  title: string;
+  description?: string;
+  source: BuildSource;
+  settings: BuildSettings;
+}
+
+export interface PublishRequest {
+  name: string;
+  /** `owner/name` of an existing Hub dataset repo. */
+  repo: string;
+  access: HubAccess & { token: string };
+}
