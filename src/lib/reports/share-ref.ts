@@ -10,6 +10,7 @@ import { ArtifactError } from '../artifact/types.ts';
 import { hubSource } from '../hub/hub-source.ts';
 import type { Fetch } from '../hub/download.ts';
 import { parseReportText, type Report, type ReportParse } from './format.ts';
+import { idOfPath } from './hub-layout.ts';
 import type { ReportRef } from './share-link.ts';
 
 export interface RefAccess {
@@ -33,9 +34,9 @@ export type RefParse = (ReportParse & { ok: false }) | { ok: true; report: Repor
  * report it holds: a renamed or copied file, shown as it is but said (saving it keeps the id inside).
  */
 export function refIdNote(path: string, reportId: string): string | null {
-  const m = /(?:^|\/)report_([^/]+)\.json$/.exec(path);
-  if (!m || m[1] === reportId) return null;
-  return `The file is named for report "${m[1]}" but holds report "${reportId}": it may have been renamed or copied. It is shown as the file holds it.`;
+  const named = idOfPath(path);
+  if (!named || named === reportId) return null;
+  return `The file is named for report "${named}" but holds report "${reportId}": it may have been renamed or copied. It is shown as the file holds it.`;
 }
 
 /** The report `ref` points at, or why it could not be downloaded or is not a valid report. */
