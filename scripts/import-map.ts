@@ -1,0 +1,167 @@
+// The import map of the tree: lines per floor, imports that run from a lower floor to a higher one, circles between
+// folders, and files over the size limit. `npm run import-map` prints it; tests/unit/layers.test.ts holds the rules.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/** Where each part of the tree stands; a part may import only from the parts it lists. */
+export const FLOORS: Record<string, readonly string[]> = {
+  'src/lib': ['src/lib'],
+  workers: ['src/lib', 'workers'],
+  cli: ['src/lib', 'cli'],
+  'src/ui': ['src/lib', 'workers', 'src/ui'],
+  scripts: ['src/lib', 'workers', 'cli', 'src/ui', 'scripts'],
+};
+
+export const MAX_LINES = 400;
+const ROOTS = ['src', 'workers', 'cli', 'scripts'];
+const SOURCE = /\.(ts|svelte)$/;
+
+export interface SourceFile {
+  path: string;
+  lines: number;
+  imports: string[];
+}
+
+/** The floor a file stands on: its first listed prefix (src/main.ts and the root components count as src/ui). */
+export function floorOf(path: string): string {
+  if (path.startsWith('src/lib/')) return 'src/lib';
+  if (path.startsWith('src/')) return 'src/ui';
+  return path.split('/')[0]!;
+}
+
+/** The unit circles are counted between: a folder of src/lib (its root files are one unit), else the floor. */
+export function unitOf(path: string): string {
+  if (path.startsWith('src/lib/')) {
+    const parts = path.split('/');
+    return parts.length > 3 ? `src/lib/${parts[2]}` : 'src/lib (root)';
+  }
+  return floorOf(path);
+}
+
+const IMPORT = /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function resolveImport(root: string, from: string, spec: string): string | null {
+  if (!spec.startsWith('.')) return null;
+  const base = resolve(root, dirname(from), spec);
+  const candidates = [base, `${base}.ts`, base.replace(/\.js$/, '.ts'), join(base, 'index.ts')];
+  for (const c of candidates) {
+    try {
+      if (statSync(c).isFile()) return relative(root, c);
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+function walk(root: string, dir: string, out: string[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, dir));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = `${dir}/${name}`;
+    if (statSync(join(root, path)).isDirectory()) walk(root, path, out);
+    else if (SOURCE.test(name) && !name.endsWith('.d.ts')) out.push(path);
+  }
+}
+
+export function readTree(root: string): SourceFile[] {
+  const paths: string[] = [];
+  for (const r of ROOTS) walk(root, r, paths);
+  return paths.sort().map((path) => {
+    const text = readFileSync(join(root, path), 'utf8');
+    const imports: string[] = [];
+    for (const m of text.matchAll(IMPORT)) {
+      const target = resolveImport(root, path, m[1] ?? m[2]!);
+      if (target && SOURCE.test(target)) imports.push(target);
+    }
+    return { path, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0), imports };
+  });
+}
+
+export interface ImportMap {
+  linesPerFloor: Record<string, number>;
+  linesPerUnit: Record<string, number>;
+  upward: string[];
+  circles: string[][];
+  oversized: { path: string; lines: number }[];
+}
+
+/** Circles between units: each strongly connected component of more than one unit (Tarjan). */
+function circlesOf(edges: Map<string, Set<string>>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1) out.push(comp.sort());
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+export function importMap(files: SourceFile[]): ImportMap {
+  const linesPerFloor: Record<string, number> = {};
+  const linesPerUnit: Record<string, number> = {};
+  const upward: string[] = [];
+  const unitEdges = new Map<string, Set<string>>();
+  const fileEdges = new Map<string, Set<string>>();
+  for (const f of files) {
+    const floor = floorOf(f.path);
+    linesPerFloor[floor] = (linesPerFloor[floor] ?? 0) + f.lines;
+    linesPerUnit[unitOf(f.path)] = (linesPerUnit[unitOf(f.path)] ?? 0) + f.lines;
+    fileEdges.set(f.path, new Set(f.imports));
+    for (const target of f.imports) {
+      if (!(FLOORS[floor] ?? []).includes(floorOf(target))) upward.push(`${f.path} → ${target}`);
+      const a = unitOf(f.path);
+      const b = unitOf(target);
+      if (a !== b) {
+        if (!unitEdges.has(a)) unitEdges.set(a, new Set());
+        unitEdges.get(a)!.add(b);
+      }
+    }
+  }
+  // A circle is one between folders, or one between files of the same folder.
+  const circles = [...circlesOf(unitEdges), ...circlesOf(fileEdges)];
+  const oversized = files.filter((f) => f.lines > MAX_LINES).map((f) => ({ path: f.path, lines: f.lines }));
+  return { linesPerFloor, linesPerUnit, upward, circles, oversized };
+}
+
+function main(): void {
+  const root = resolve(process.argv[2] ?? '.');
+  const map = importMap(readTree(root));
+  console.log('lines per floor:', map.linesPerFloor);
+  console.log('lines per src/lib folder:', Object.fromEntries(Object.entries(map.linesPerUnit).filter(([k]) => k.startsWith('src/lib'))));
+  console.log(`upward imports (${map.upward.length}):`);
+  for (const u of map.upward) console.log(`  ${u}`);
+  console.log(`circles (${map.circles.length}):`);
+  for (const c of map.circles) console.log(`  ${c.join(' ↔ ')}`);
+  console.log(`files over ${MAX_LINES} lines (${map.oversized.length}):`);
+  for (const o of map.oversized.sort((a, b) => b.lines - a.lines)) console.log(`  ${o.lines} ${o.path}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
