@@ -3,6 +3,7 @@
  * qrels/<split>.tsv), or on a built artifact (`--kb`) without rebuilding it: its own queries and qrels, or those of
  * `--data`, and its vectors for the dense modes.
  */
+import { beirDataKey, beirVectorKey, hubBeirDataKey, hubBeirVectorKey } from '../src/lib/cache-keys.ts';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
@@ -11,7 +12,7 @@ import { beirEvalResult, type BeirEvalResult } from '../src/lib/eval/beir-eval.t
 import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
 import { readHubBeir } from '../src/lib/data/beir-hub.ts';
 import {
-  beirVectorKey, buildRunKb, hubBeirVectorKey, corpusHash, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOL_PRESETS, PROTOCOLS, runRetrievalSession, runSettings,
+  buildRunKb, corpusHash, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOL_PRESETS, PROTOCOLS, runRetrievalSession, runSettings,
   RunSettingsError, BM25_ANALYZERS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
 } from '../src/lib/eval/retrieval-session.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
@@ -162,7 +163,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     log(`indexed ${hub.docs.length} documents as ${kb.size} ${settings.chunking ? 'chunks' : 'documents'}`);
     for (const n of hub.notes) log(n);
     source = { id: 'hub-dataset', label: hub.dataset, kb, dense: null, queries, qrels, hashText: hub.docsKey, notes: hub.notes };
-    keys = { data: `hub-dataset:${hub.docsKey}`, vectors: hubBeirVectorKey(hub.dataset, hub.docsKey, kb) };
+    keys = { data: hubBeirDataKey(hub.docsKey), vectors: hubBeirVectorKey(hub.dataset, hub.docsKey, kb.options.chunking) };
   } else if (values.kb) {
     source = await openKb(values, {
       log,
@@ -201,7 +202,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     source = { id: 'beir', label: dir, kb, dense: null, queries, qrels, hashText: corpusText, notes: [] };
     dataset = basename(dir);
     const hash = await corpusHash(corpusText);
-    keys = { data: `beir:${hash}`, vectors: beirVectorKey(hash, kb) };
+    keys = { data: beirDataKey(hash), vectors: beirVectorKey(hash, kb.options.chunking) };
   }
   // A model that cannot load skips the modes that need it; the others still run.
   const models = await loadCliModels(modelArgsFor(values, source, argv), need, log, { skipFailed: true });

@@ -3,6 +3,7 @@
  * (validate mode), and RAG Lab's own pipeline on RAGBench questions over a knowledge base of each subset's pooled
  * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
  */
+import { ragbenchVectorKey } from '../src/lib/cache-keys.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
@@ -603,7 +604,7 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
     log(`${subset}: knowledge base of ${int(rkb.docs.length)} documents (pooled from ${int(rkb.documentCount)}), ${int(rkb.kb.size)} chunks, built in ${(performance.now() - t0).toFixed(0)} ms`);
     if (needDense && cliModels?.embedder) {
       const hash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
-      await attachDense(rkb.kb, cliModels.embedder, { kbKey: `ragbench:${subset}:${hash}:${JSON.stringify(rkb.kb.options.chunking)}`, store: cliModels.store });
+      await attachDense(rkb.kb, cliModels.embedder, { kbKey: ragbenchVectorKey(subset, hash, rkb.kb.options.chunking), store: cliModels.store });
     }
     subsets.push({ subset, rows, kb: rkb });
     const { questions } = pipelineQuestions(rows, a.n, a.seed);

@@ -8,6 +8,8 @@
  *                                      files cached under ~/.cache/rag-lab/artifacts
  *   <BEIR folder>                      (only where a command allows it: ask) a folder with corpus.jsonl, indexed now
  */
+import { HUB_ORIGIN } from '../src/lib/hub/endpoint.ts';
+import { kbVectorKey } from '../src/lib/cache-keys.ts';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { attachArtifactDense } from '../src/lib/artifact/attach.ts';
@@ -137,7 +139,7 @@ export const KB_ARGS = {
 
 /** The Hub the CLI talks to: `HF_ENDPOINT` (as huggingface_hub reads it), default https://huggingface.co. */
 export function hubUrl(): string {
-  return (process.env.HF_ENDPOINT ?? '').trim().replace(/\/+$/, '') || 'https://huggingface.co';
+  return (process.env.HF_ENDPOINT ?? '').trim().replace(/\/+$/, '') || HUB_ORIGIN;
 }
 
 /**
@@ -279,7 +281,7 @@ export async function attachKbDense(kb: CliKb, models: CliModels, opts: { index?
   }
   const hash = (await sha256Hex(kb.hashText)).slice(0, 16);
   const setup = await attachDense(kb.kb, models.embedder, {
-    kbKey: opts.kbKey ?? `${kb.id}:${hash}:${JSON.stringify(kb.kb.options.chunking)}`,
+    kbKey: opts.kbKey ?? kbVectorKey(kb.id, hash, kb.kb.options.chunking),
     store: models.store,
     index: opts.index ?? 'auto',
   });

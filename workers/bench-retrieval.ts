@@ -13,7 +13,8 @@ import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/da
 import { docsKey, readHubBeir } from '../src/lib/data/beir-hub.ts';
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
 import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
-import { beirVectorKey, buildRunKb, hubBeirVectorKey, corpusHash, runCandidateK, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
+import { beirDataKey, beirVectorKey, hubBeirDataKey, hubBeirVectorKey, artifactDataKey, artifactVectorKey, metaKeyOf } from '../src/lib/cache-keys.ts';
+import { buildRunKb, corpusHash, runCandidateK, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
 import type { SourceDocument } from '../src/lib/data/document.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportEnvironment } from '../src/lib/reports/from-run.ts';
@@ -81,7 +82,7 @@ async function loadSource(c: RetrievalBenchConfig, settings: RetrievalRunSetting
     const kb = docKb(f.docs);
     stage('index', 1, 1);
     // The keys eval-beir uses for a BEIR folder (so both speak of the same vectors and the same run).
-    return { kb, queries: f.queries, qrels, dataset: f.name, kbKey: beirVectorKey(folderHash, kb), dataKey: `beir:${folderHash}`, data: { revision: null, source: 'local', kb: null }, shipped: null, notes: [] };
+    return { kb, queries: f.queries, qrels, dataset: f.name, kbKey: beirVectorKey(folderHash, kb.options.chunking), dataKey: beirDataKey(folderHash), data: { revision: null, source: 'local', kb: null }, shipped: null, notes: [] };
   }
   if (s.kind === 'hub-dataset') {
     // The token goes only to the Hub of Settings (hub-dataset.ts sends it with authorizedFetch to hubUrl alone).
@@ -90,7 +91,7 @@ async function loadSource(c: RetrievalBenchConfig, settings: RetrievalRunSetting
     const kb = docKb(hub.docs);
     stage('index', 1, 1);
     return {
-      kb, queries: hub.queries, qrels: hub.qrels, dataset: hub.dataset, kbKey: hubBeirVectorKey(hub.dataset, hub.docsKey, kb), dataKey: `hub-dataset:${hub.docsKey}`,
+      kb, queries: hub.queries, qrels: hub.qrels, dataset: hub.dataset, kbKey: hubBeirVectorKey(hub.dataset, hub.docsKey, kb.options.chunking), dataKey: hubBeirDataKey(hub.docsKey),
       data: { revision: hub.revision, source: 'hub', kb: null }, shipped: null, notes: hub.notes,
     };
   }
@@ -111,9 +112,9 @@ async function loadSource(c: RetrievalBenchConfig, settings: RetrievalRunSetting
   if (!opened.queries || !opened.qrels) throw new Error(`${title} carries no queries and qrels: build it from a BEIR dataset (a Hub dataset in the BEIR layout, or a BEIR folder) to benchmark it.`);
   const path = ref.kind === 'hub' ? ref.path : '';
   const meta = await source.read(path ? `${path}/meta.json` : 'meta.json');
-  const metaKey = meta ? (await sha256Hex(meta)).slice(0, 16) : await docsKey([]);
+  const metaKey = meta ? metaKeyOf(await sha256Hex(meta)) : await docsKey([]);
   return {
-    kb: opened.kb, queries: opened.queries, qrels: opened.qrels, dataset: title, kbKey: `${id}:artifact:${metaKey}`, dataKey: `artifact:${metaKey}`,
+    kb: opened.kb, queries: opened.queries, qrels: opened.qrels, dataset: title, kbKey: artifactVectorKey(id, metaKey), dataKey: artifactDataKey(metaKey),
     data: { revision, source: ref.kind === 'hub' ? 'hub' : 'local', kb: id }, shipped: opened.dense, notes: [...opened.notes],
   };
 }

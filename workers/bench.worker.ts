@@ -7,6 +7,7 @@
  * report v1 (environment from the models worker's loaded models and the browser's user agent). The retrieval
  * benchmark on BEIR datasets (runRetrieval, loadBeirFiles, fusionCandidates) is in bench-retrieval.ts.
  */
+import { ragbenchVectorKey } from '../src/lib/cache-keys.ts';
 import * as Comlink from 'comlink';
 import { formatIssue, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { loadRunSubsets, SubsetBoard, type LoadedSubset, type LoadSubsetsResult } from '../src/lib/eval/subset-loading.ts';
@@ -197,7 +198,7 @@ async function runPipeline(config: BenchConfig, apiKey: string | null, ctl: Abor
     if (embedder) {
       const docsHash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
       await attachDense(rkb.kb, embedder, {
-        kbKey: `ragbench:${subset}:${docsHash}:${JSON.stringify(rkb.kb.options.chunking)}`, signal: ctl.signal,
+        kbKey: ragbenchVectorKey(subset, docsHash, rkb.kb.options.chunking), signal: ctl.signal,
         onProgress: (_stage, done, total) => emit({ phase: 'load', subset, loaded: done, total }),
       });
     }

@@ -2,6 +2,7 @@
 /**
  * Search worker: downloads and indexes the knowledge base, answers queries. Nothing here runs on the main thread.
  */
+import { artifactVectorKey, metaKeyOf } from '../src/lib/cache-keys.ts';
 import * as Comlink from 'comlink';
 import { SOTU_FILE, sotuDescriptor, sotuDocuments } from '../src/lib/data/sotu.ts';
 import { facetsOf, type KbDescriptor } from '../src/lib/data/kb-source.ts';
@@ -176,7 +177,7 @@ function fromArtifact(opened: OpenedArtifact, descriptor: KbDescriptor, id: stri
   const contentKey = async () => {
     const meta = await source.read(path ? `${path}/meta.json` : 'meta.json');
     if (!meta) throw new Error(`${path ? `${path}/` : ''}meta.json is no longer readable from ${source.label}: open the knowledge base again.`);
-    return `${id}:artifact:${(await sha256Hex(meta)).slice(0, 16)}`;
+    return artifactVectorKey(id, metaKeyOf(await sha256Hex(meta)));
   };
   return { kb: opened.kb, key: () => (key ??= contentKey().catch((e) => { key = null; throw e; })), info, artifactDense: dense };
 }

@@ -3,6 +3,7 @@
  * Invalid stored values fall back to defaults field by field, with a warning naming them. Unknown fields (a `token`,
  * say) are dropped on read.
  */
+import { HUB_HOST } from '../lib/hub/endpoint.ts';
 import * as v from 'valibot';
 import { arxivProxyProblem } from '../lib/data/arxiv-query.ts';
 import { parseHubId } from '../lib/data/kb-registry.ts';
@@ -73,11 +74,11 @@ export type Settings = v.InferOutput<typeof SettingsSchema>;
 export const SETTINGS_KEY = 'rag-lab:settings';
 
 const defaults: Settings = {
-  remoteHost: 'https://huggingface.co/',
+  remoteHost: HUB_HOST,
   embedder: { id: DEFAULT_MODELS.embedder, dtype: 'q8', device: 'wasm' },
   crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
   nli: { id: DEFAULT_MODELS.nli, dtype: 'q8', device: 'wasm' },
-  hubUrl: 'https://huggingface.co/',
+  hubUrl: HUB_HOST,
   sotuVectors: '',
   datasetsHost: DATASET_VIEWER,
   arxivProxy: '',

@@ -5,11 +5,12 @@
  * Space (an iframe on *.hf.space) the parent page's URL is what people copy, and only the parent can change it:
  * it is told the fragment by postMessage, to huggingface.co only.
  */
+import { HUB_ORIGIN } from '../lib/hub/endpoint.ts';
 import type { Report } from '../lib/reports/format.ts';
 import { formatReportRef, type ReportRef } from '../lib/reports/share-link.ts';
 import { shareSummary } from '../lib/reports/share-summary.ts';
 
-export const SPACE_PARENT_ORIGIN = 'https://huggingface.co';
+export const SPACE_PARENT_ORIGIN = HUB_ORIGIN;
 
 /** Where Hub sync has a report, or null (not pushed yet). */
 export type LocateReport = (id: string) => ReportRef | null;

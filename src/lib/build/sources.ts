@@ -10,7 +10,8 @@ import { arxivDocuments } from '../data/arxiv.ts';
 import { arxivProxyProblem } from '../data/arxiv-query.ts';
 import { hubDatasetDocuments } from '../data/hub-dataset.ts';
 import { extractDocuments } from '../ingest/extract.ts';
-import { localKbId, missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
+import { localKbId } from '../data/kb-registry.ts';
+import { missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
 import type { OnBuildProgress, SourceDocuments } from './types.ts';
 
 export interface SourceOptions {

@@ -11,7 +11,8 @@ import { openArtifact } from '../artifact/read.ts';
 import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainStage } from '../models/corpus-embedder/train.ts';
 import { trainedModelId } from '../models/trained-ids.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import { localKbId, missingMessage, type LocalKbStore } from '../store/local-kb-store.ts';
+import { localKbId } from '../data/kb-registry.ts';
+import { missingMessage, type LocalKbStore } from '../store/local-kb-store.ts';
 import type { NewTrainedModel, TrainedModelMeta } from '../store/trained-models.ts';
 
 export type TrainEmbedderStage = 'read' | TrainStage | 'save';

@@ -42,6 +42,9 @@ const IndexPath = v.pipe(v.string(), v.maxLength(300), v.check((s) => s === '' |
 
 export const HubKbRefSchema = v.object({ kind: v.literal('hub'), repo: Repo, revision: Revision, path: IndexPath });
 
+/** A knowledge base built in this browser: `local:<name>`. */
+export const localKbId = (name: string) => `local:${name}`;
+
 /** The stable id of a knowledge base source (the `kb=` link value). */
 export function kbIdOf(ref: KbSourceRef): string {
   switch (ref.kind) {
@@ -50,7 +53,7 @@ export function kbIdOf(ref: KbSourceRef): string {
     case 'folder': return `folder:${ref.path}`;
     case 'beir': return `beir:${ref.path}`;
     case 'ragbench': return `ragbench:${ref.subset}`;
-    case 'local': return `local:${ref.name}`;
+    case 'local': return localKbId(ref.name);
   }
 }
 

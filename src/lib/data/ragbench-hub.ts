@@ -8,12 +8,13 @@
  * A HEAD gives the size; then hyparquet reads the footer and each row group's column chunks as byte ranges.
  * When neither the Hub nor the viewer answers at all, the error says so and what to do (`HubUnreachableError`).
  */
+import { HUB_HOST, HUB_ORIGIN } from '../hub/endpoint.ts';
 import { asyncBufferFromUrl } from 'hyparquet';
 import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
 import { loadRagbenchFromHub, RAGBENCH_DATASET, RagbenchError, type HubLoadOptions, type RagbenchParseResult } from './ragbench.ts';
 import { readRagbenchParquet } from './ragbench-parquet.ts';
 
-export const HUB_URL = 'https://huggingface.co/';
+export const HUB_URL = HUB_HOST;
 
 export interface RagbenchHubOptions extends Omit<HubLoadOptions, 'endpoint'> {
   /** The Hub (file protocol). Default `HUB_URL`. */
@@ -31,7 +32,7 @@ export interface RagbenchHubResult extends RagbenchParseResult {
 
 /** Whether a Hub token may go with a request to `url`: only to https://huggingface.co. */
 export function tokenMayGoToHub(url: string): boolean {
-  return onOrigin(url, 'https://huggingface.co');
+  return onOrigin(url, HUB_ORIGIN);
 }
 
 /** The parquet files of one subset's split, in the order they are tried. */

@@ -137,16 +137,6 @@ export function runCandidateK(s: Pick<RetrievalRunSettings, 'candidateK' | 'dept
   return s.candidateK ?? (kb.options.chunking !== false ? s.depth * 10 : s.depth);
 }
 
-/** The content key a BEIR folder's document vectors are cached under (the same in the tab and the CLI). */
-export function beirVectorKey(corpusHash: string, kb: KnowledgeBase): string {
-  return `beir:${corpusHash}:${kb.options.chunking !== false ? 'chunk' : 'doc'}:${JSON.stringify(kb.options.chunking)}`;
-}
-
-/** The content key a Hub BEIR dataset's document vectors are cached under (the same in the tab and the CLI). */
-export function hubBeirVectorKey(dataset: string, docsKey: string, kb: KnowledgeBase): string {
-  return `hub-dataset:${dataset}:${docsKey}:${kb.options.chunking !== false ? `chunk:${JSON.stringify(kb.options.chunking)}` : 'doc'}`;
-}
-
 /** First 16 hex digits of the corpus text's SHA-256: a BEIR folder's data key. */
 export const corpusHash = async (corpusText: string) => (await sha256Hex(corpusText)).slice(0, 16);
 

@@ -13,6 +13,7 @@
  * message. THE CALLER decides which hubUrl a token may go to: the app passes a token only for https://huggingface.co
  * or an origin the user typed in Settings, never for one that came from a link or URL state.
  */
+import { HUB_ORIGIN } from './endpoint.ts';
 import { datasetInfo, HubApiError, listFiles } from '@huggingface/hub';
 import { ArtifactError, type FileSource, type ReadOptions } from '../artifact/types.ts';
 import { hostOf, isNetworkError } from '../data/hub-reach.ts';
@@ -20,7 +21,7 @@ import type { ArtifactFileCache } from '../store/artifact-cache.ts';
 import { ArtifactUnreachableError, authorizedFetch, cachedCopy, checkHubToken, checkRepoPath, downloadVerified, encodePath, keep, type Fetch } from './download.ts';
 import { jsonApiFetch, unexpectedAnswerLine } from './server-answer.ts';
 
-export const DEFAULT_HUB_URL = 'https://huggingface.co';
+export const DEFAULT_HUB_URL = HUB_ORIGIN;
 const SHA = /^[0-9a-f]{40}$/;
 const REPO = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
 

@@ -4,6 +4,7 @@
  * Runs unchanged in Node (onnxruntime-node: device 'cpu'; 'wasm' is rejected there) and in browsers and Web Workers
  * (onnxruntime-web: 'wasm' or 'webgpu'). No DOM APIs: only globals that exist in workers too.
  */
+import { HUB_HOST } from '../hub/endpoint.ts';
 import { env } from '@huggingface/transformers';
 import { DEFAULT_MODELS } from './registry.ts';
 import { trainedModelCache, type ModelFileCache, type TrainedFileSource } from './trained-cache.ts';
@@ -34,7 +35,7 @@ export interface ModelsConfig {
   trainedModels?: TrainedFileSource | null;
 }
 
-export const DEFAULT_REMOTE_HOST = 'https://huggingface.co/';
+export const DEFAULT_REMOTE_HOST = HUB_HOST;
 
 type NodeLikeProcess = { release?: { name?: string }; versions?: { node?: string } };
 const proc = (globalThis as { process?: NodeLikeProcess }).process;

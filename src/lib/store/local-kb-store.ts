@@ -7,6 +7,8 @@
  * `vector-indexes`, keys starting `local:<name>:artifact:`); replacing one removes those of its previous version.
  * `MemoryLocalKbStore` has the same semantics (tests, Node).
  */
+import { localKbId } from '../data/kb-registry.ts';
+import { artifactVectorKey, artifactVectorPrefix, metaKeyOf } from '../cache-keys.ts';
 import type { IDBPDatabase } from 'idb';
 import * as v from 'valibot';
 import { FILES, IndexEntrySchema, type IndexEntry } from '../artifact/format.ts';
@@ -42,14 +44,13 @@ const CACHE_STORES = ['vectors', 'vector-indexes'] as const;
 export const MAX_TITLE = 200;
 
 /** The knowledge-base id of a local one (kb-registry.ts `kbIdOf`). */
-export const localKbId = (name: string) => `local:${name}`;
 /**
  * Where the search worker keeps vectors embedded for a local knowledge base: like any artifact, under its id and the
  * first 16 hex digits of its meta.json's SHA-256 (search.worker.ts `fromArtifact`), then `|model|dtype`.
  */
-export const localVectorKey = (name: string, metaSha256: string) => `${localVectorPrefix(name)}${metaSha256.slice(0, 16)}`;
+export const localVectorKey = (name: string, metaSha256: string) => artifactVectorKey(localKbId(name), metaKeyOf(metaSha256));
 /** The start of every cache key of this knowledge base (a name holds no ':', so no other name shares it). */
-export const localVectorPrefix = (name: string) => `${localKbId(name)}:artifact:`;
+export const localVectorPrefix = (name: string) => artifactVectorPrefix(localKbId(name));
 
 export const missingMessage = (name: string) => `${name} is not in this browser any more (deleted, or built in another browser)`;
 

@@ -5,6 +5,7 @@
  * LocalKbsState. The Hub-dataset and arXiv forms call `start(source)` with their source; the form's title,
  * description and settings come from here.
  */
+import { HUB_HOST } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
 import type { BuildProgress, BuildSummary, InputFile } from '../../lib/build/types.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
@@ -29,7 +30,7 @@ type BuildWorker = ReturnType<typeof startBuildWorker>;
 export class BuildState {
   status = $state<'idle' | 'building' | 'done' | 'error' | 'cancelled'>('idle');
   /** The Hub URL and token (App wires Settings and HubTokenState in; never from a link). */
-  access: () => HubAccess = () => ({ hubUrl: 'https://huggingface.co/', token: null });
+  access: () => HubAccess = () => ({ hubUrl: HUB_HOST, token: null });
   /** The arXiv proxy URL from Settings ('' = none set). */
   arxivProxy: () => string = () => '';
 

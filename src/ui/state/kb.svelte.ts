@@ -4,6 +4,7 @@
  * knowledge base while one is open happens in a fresh worker: the open one stays usable until the new one is ready,
  * and stays open if it fails or is cancelled.
  */
+import { HUB_HOST } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
 import { sotuDescriptor } from '../../lib/data/sotu.ts';
 import {
@@ -107,7 +108,7 @@ export class KbState {
   /** Supplies a port to the models worker for each new search worker. */
   modelsPort: (() => MessagePort) | null = null;
   /** The Hub URL and token for artifact repos (App wires Settings and HubTokenState in). */
-  hubAccess: () => HubAccess = () => ({ hubUrl: 'https://huggingface.co/', token: null });
+  hubAccess: () => HubAccess = () => ({ hubUrl: HUB_HOST, token: null });
   /** The Hub repo holding vectors for the embedded corpus (Settings), or null to embed in the tab. */
   vectorsRepo: () => { repo: string; revision: string } | null = () => null;
   /** Called when a knowledge base opened (the Search state fits its filters to the facets). */
