@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { kbTrainingTexts } from '../src/lib/build/train-embedder.ts';
+import { kbTrainingTexts } from '../src/lib/kb-build/train-embedder.ts';
 import { ANALYSES, type Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';

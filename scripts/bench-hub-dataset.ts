@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildLocalKb } from '../src/lib/build/build-kb.ts';
+import { buildLocalKb } from '../src/lib/kb-build/build-kb.ts';
 import { hubDatasetDocuments, inspectHubDataset } from '../src/lib/data/hub-dataset.ts';
 import { DEFAULT_KB_OPTIONS, KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { search } from '../src/lib/retrieval/search.ts';

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { openArtifact } from '../src/lib/artifact/read.ts';
 import { writeArtifact } from '../src/lib/artifact/write.ts';
 import { artifactZip, readArtifactZip } from '../src/lib/artifact/zip.ts';
-import { publishLocalKb } from '../src/lib/build/publish.ts';
+import { publishLocalKb } from '../src/lib/kb-build/publish.ts';
 import { parseCorpus } from '../src/lib/data/beir.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';

@@ -7,7 +7,7 @@
  */
 import type * as Comlink from 'comlink';
 import { attachArtifactDense, embedderMismatch } from '../src/lib/artifact/attach.ts';
-import { openLocalKb } from '../src/lib/build/open-local.ts';
+import { openLocalKb } from '../src/lib/kb-build/open-local.ts';
 import type { BeirQuery, Qrels } from '../src/lib/data/beir.ts';
 import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/data/beir-folder.ts';
 import { docsKey, readHubBeir } from '../src/lib/data/beir-hub.ts';

@@ -1,12 +1,12 @@
 /** The typed surface of workers/build.worker.ts (builds knowledge bases in the Build tab), shared with the UI. */
 import type { HubDatasetInfo } from '../src/lib/data/hub-dataset.ts';
-import type { BuildProgress, BuildSummary } from '../src/lib/build/types.ts';
-import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../src/lib/build/train-embedder.ts';
+import type { BuildProgress, BuildSummary } from '../src/lib/kb-build/types.ts';
+import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../src/lib/kb-build/train-embedder.ts';
 import type { TrainedModelMeta } from '../src/lib/store/trained-models.ts';
 
 export type { TrainEmbedderProgress, TrainEmbedderRequest, TrainedModelMeta };
 
-import type { BuildRequest, BuildSource, HubAccess, PublishRequest } from '../src/lib/build/requests.ts';
+import type { BuildRequest, BuildSource, HubAccess, PublishRequest } from '../src/lib/kb-build/requests.ts';
 export type { BuildRequest, BuildSource, HubAccess, PublishRequest };
 
 export interface PublishResult {

@@ -1,14 +1,14 @@
 /// <reference lib="webworker" />
 /**
  * Build worker: turns files, a Hub dataset or an arXiv query into a knowledge base saved in IndexedDB, exports and
- * publishes saved ones, trains corpus embedders (`trainKbEmbedder`). A thin shell over src/lib/build/ (`runBuild`); the
+ * publishes saved ones, trains corpus embedders (`trainKbEmbedder`). A thin shell over src/lib/kb-build/ (`runBuild`); the
  * page cancels a build or a training run by terminating it.
  */
 import * as Comlink from 'comlink';
-import { embedderFromModels, runBuild } from '../src/lib/build/run-build.ts';
-import { exportLocalKb, publishSavedKb } from '../src/lib/build/saved-kb.ts';
+import { embedderFromModels, runBuild } from '../src/lib/kb-build/run-build.ts';
+import { exportLocalKb, publishSavedKb } from '../src/lib/kb-build/saved-kb.ts';
 import { inspectHubDataset } from '../src/lib/data/hub-dataset.ts';
-import { trainKbEmbedder } from '../src/lib/build/train-embedder.ts';
+import { trainKbEmbedder } from '../src/lib/kb-build/train-embedder.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
 import type { BuildWorkerApi } from './build-api.ts';

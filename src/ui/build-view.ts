@@ -6,8 +6,8 @@
 import * as v from 'valibot';
 import {
   BUILD_STAGES, LOCAL_KB_NAME, type BuildOrigin, type BuildProgress, type BuildSettings, type BuildStage, type BuildSummary, type LocalKbMeta,
-} from '../lib/build/types.ts';
-import { MAX_DESCRIPTION } from '../lib/build/run-build.ts';
+} from '../lib/kb-build/types.ts';
+import { MAX_DESCRIPTION } from '../lib/kb-build/run-build.ts';
 import { DEFAULT_BM25 } from '../lib/retrieval/bm25.ts';
 import { MAX_TITLE } from '../lib/store/local-kb-store.ts';
 import { DEFAULT_CHUNKING } from '../lib/retrieval/chunk.ts';

@@ -3,7 +3,7 @@
  * one-line explanation, the training stages, the label a trained model is shown with wherever its id is shown
  * (always "corpus-trained", never as a pretrained model) and the line after a run. Pure, unit-tested.
  */
-import type { TrainEmbedderProgress } from '../lib/build/train-embedder.ts';
+import type { TrainEmbedderProgress } from '../lib/kb-build/train-embedder.ts';
 import { isTrainedModelId } from '../lib/models/trained-ids.ts';
 import type { ModelSpec } from '../lib/models/types.ts';
 import type { TrainedModelMeta } from '../lib/store/trained-models.ts';

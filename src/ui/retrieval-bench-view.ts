@@ -5,7 +5,7 @@
  * and the progress line (a picked folder's paths: build-files.ts; the α simulator's queries: alpha-sim-view.ts).
  */
 import type { KbEntry } from '../lib/data/kb-registry.ts';
-import type { LocalKbMeta } from '../lib/build/types.ts';
+import type { LocalKbMeta } from '../lib/kb-build/types.ts';
 import { MODE_IDS, MODES, modeAvailability, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import { etaText } from '../lib/eta.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';

@@ -8,8 +8,8 @@ import { memorySource } from '../../src/lib/artifact/memory-source.ts';
 import { openArtifact } from '../../src/lib/artifact/read.ts';
 import {
   buildLocalKb, filesOf, BuildError, deriveExamples, MAX_SKIPPED, nothingToIndex, usableDocuments, type BuildKbOptions,
-} from '../../src/lib/build/build-kb.ts';
-import type { BuildProgress, BuildSettings, SourceDocuments } from '../../src/lib/build/types.ts';
+} from '../../src/lib/kb-build/build-kb.ts';
+import type { BuildProgress, BuildSettings, SourceDocuments } from '../../src/lib/kb-build/types.ts';
 import type { SourceDocument } from '../../src/lib/data/document.ts';
 import type { TextEmbedder } from '../../src/lib/models/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { guessColumns, hubDatasetDocuments, inspectHubDataset, parseDatasetId, splitOfPath, type HubDatasetOptions } from '../../src/lib/data/hub-dataset.ts';
-import type { BuildProgress } from '../../src/lib/build/types.ts';
+import type { BuildProgress } from '../../src/lib/kb-build/types.ts';
 import { addBeirScifact, parquet, scifactCorpus, scifactQrels, scifactQueries } from '../helpers/hub-dataset-fixtures.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 

@@ -4,8 +4,8 @@
  * read → tokenize … svd → write → save, and bad requests are refused in words before any work.
  */
 import { describe, expect, it } from 'vitest';
-import { buildLocalKb } from '../../src/lib/build/build-kb.ts';
-import { kbTrainingTexts, MAX_TRAIN_DIM, trainKbEmbedder, type TrainEmbedderProgress } from '../../src/lib/build/train-embedder.ts';
+import { buildLocalKb } from '../../src/lib/kb-build/build-kb.ts';
+import { kbTrainingTexts, MAX_TRAIN_DIM, trainKbEmbedder, type TrainEmbedderProgress } from '../../src/lib/kb-build/train-embedder.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';

@@ -7,7 +7,7 @@
  * the "Enable dense search" flow). Text in corpus-embedder-view.ts.
  */
 import * as Comlink from 'comlink';
-import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../../lib/build/train-embedder.ts';
+import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../../lib/kb-build/train-embedder.ts';
 import { IndexedDbTrainedModelStore, type TrainedModelMeta } from '../../lib/store/trained-models.ts';
 import { startBuildWorker } from '../build-client.ts';
 import { trainedLabel, trainedSpec } from '../corpus-embedder-view.ts';
