@@ -33,7 +33,7 @@ import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, type RagConfig } from 
 import { serializeReport, type JsonValue, type Report, type ReportEnvironment } from '../src/lib/reports/format.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { sha256Hex } from '../src/lib/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';

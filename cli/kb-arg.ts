@@ -22,7 +22,7 @@ import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import type { VectorIndexChoice } from '../src/lib/retrieval/vector-index.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { sha256Hex } from '../src/lib/checksum.ts';
 import { summariseList } from '../src/lib/summarise-list.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';

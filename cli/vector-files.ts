@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VectorIndexData } from '../src/lib/retrieval/vector-index.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { sha256Hex } from '../src/lib/checksum.ts';
 import {
   checkIndexRecord, vectorIndexChecksum, VECTOR_INDEX_SCHEMA_VERSION, VECTOR_SCHEMA_VERSION,
   type IndexLoad, type VectorIndexRecord, type VectorLoad, type VectorStore,

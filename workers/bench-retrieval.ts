@@ -21,7 +21,7 @@ import { reportEnvironment } from '../src/lib/reports/from-run.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { sha256Hex } from '../src/lib/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { indexedDbRetrievalRowCache } from '../src/lib/store/retrieval-cache.ts';

@@ -30,7 +30,7 @@ import { parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import type { RunEnvironment } from '../src/lib/reports/from-run.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { sha256Hex } from '../src/lib/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';

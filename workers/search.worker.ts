@@ -15,7 +15,7 @@ import { searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts'
 import { fusionCandidates } from '../src/lib/eval/alpha-sim.ts';
 import { RerankCache } from '../src/lib/retrieval/rerank-cache.ts';
 import { LruMap } from '../src/lib/lru.ts';
-import { sha256Hex } from '../src/lib/store/checksum.ts';
+import { sha256Hex } from '../src/lib/checksum.ts';
 import { openKnowledgeBase } from '../src/lib/store/kb-loader.ts';
 import type { ModelSpec, TextEmbedder } from '../src/lib/models/types.ts';
 import { attachDense, type DenseSetup } from '../src/lib/store/dense-loader.ts';

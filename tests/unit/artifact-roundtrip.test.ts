@@ -15,7 +15,7 @@ import { buildCdf } from '../../src/lib/retrieval/calibrate.ts';
 import { HnswIndex } from '../../src/lib/retrieval/hnsw.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { buildVectorIndex, type VectorIndexKind } from '../../src/lib/retrieval/vector-index.ts';
-import { sha256Hex } from '../../src/lib/store/checksum.ts';
+import { sha256Hex } from '../../src/lib/checksum.ts';
 import { centres, clustered, row } from '../helpers/vectors.ts';
 
 const HNSWLIB_CHATTER = /^(b\. jsFS synced|d\. Calling sync callback|EmscriptenFileSystemManager: Mounting|warning: \d+ FS\.syncfs)/;

@@ -14,7 +14,7 @@ import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../../src/lib/retrieval/modes.ts';
 import { BAD_QUERY_VECTOR, search } from '../../src/lib/retrieval/search.ts';
 import { checkVectors } from '../../src/lib/retrieval/vector-check.ts';
-import { sha256Hex } from '../../src/lib/store/checksum.ts';
+import { sha256Hex } from '../../src/lib/checksum.ts';
 import { centres, clustered, idOf, row } from '../helpers/vectors.ts';
 
 const DIM = 8;

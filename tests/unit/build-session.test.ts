@@ -19,7 +19,7 @@ import { readArtifactZip } from '../../src/lib/artifact/zip.ts';
 import type { BuildProgress, BuildSettings, LocalKbMeta } from '../../src/lib/kb-build/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
-import { sha256Hex } from '../../src/lib/store/checksum.ts';
+import { sha256Hex } from '../../src/lib/checksum.ts';
 import { STORES } from '../../src/lib/store/db.ts';
 import {
   IndexedDbLocalKbStore, localVectorKey, MemoryLocalKbStore, type LocalKbRecord, type LocalKbStore,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex, sha256Of, vouchSha256 } from '../../src/lib/store/checksum.ts';
+import { sha256Hex, sha256Of, vouchSha256 } from '../../src/lib/checksum.ts';
 
 const hex = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLocalKb } from '../../src/lib/kb-build/build-kb.ts';
 import type { BuildSettings, LocalKbMeta } from '../../src/lib/kb-build/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
-import { sha256Hex } from '../../src/lib/store/checksum.ts';
+import { sha256Hex } from '../../src/lib/checksum.ts';
 import { STORES } from '../../src/lib/store/db.ts';
 import { quotaFullOn } from '../helpers/failing-db.ts';
 import {

@@ -7,7 +7,7 @@
 import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/lib/store/checksum.ts';
+import { sha256Hex } from '../../src/lib/checksum.ts';
 import { IndexedDbTrainedModelStore, MAX_TRAINED_MODEL_BYTES, MAX_TRAINED_MODELS, TrainedModelMetaSchema, type NewTrainedModel } from '../../src/lib/store/trained-models.ts';
 import * as v from 'valibot';
 import { checkTrainedSpec, trainedDownloadPlan } from '../../src/lib/models/trained-plan.ts';

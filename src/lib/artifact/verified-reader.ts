@@ -3,7 +3,7 @@
  * then SHA-256) before anyone uses it, whatever the source checked itself; records the bytes read per file.
  */
 import { checkDeclaredSize } from '../hub/download-limits.ts';
-import { sha256Of } from '../store/checksum.ts';
+import { sha256Of } from '../checksum.ts';
 import { FILES, joinPath, type FileEntry } from './format.ts';
 import { parseNpy, type Npy, type NpyDtype } from './npy.ts';
 import { ArtifactError, type FileProgress, type FileSource } from './types.ts';

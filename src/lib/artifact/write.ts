@@ -11,7 +11,7 @@ import { normalize } from '../retrieval/dense.ts';
 import type { HnswIndexData } from '../retrieval/hnsw.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { Int8DenseIndex } from '../retrieval/quantized.ts';
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import {
   ARTIFACT_FORMAT_VERSION, BM25_FILES, FILES, INT8_FILES, parseIndexConfig, parseMeta, safeRepoPath,
   type ArtifactMeta, type IndexConfig, type IndexEntry,

@@ -3,7 +3,7 @@
  * reads from it, for the Benchmark tab's "Hub dataset" source and `rag-lab eval-beir --data hub:owner/name[@rev]`.
  * The token goes only to `opts.hubUrl` (hub-dataset.ts sends it with authorizedFetch to that host alone).
  */
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import type { BeirQuery, Qrels } from './beir.ts';
 import type { SourceDocument } from './document.ts';
 import { hubDatasetDocuments, inspectHubDataset, MAX_ROWS, type HubDatasetOptions } from './hub-dataset.ts';

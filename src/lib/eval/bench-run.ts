@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { remainingMs } from '../eta.ts';
 import { baselineScores, sampleRows, traceMetrics, type SubsetValidation, type TraceEvaluator } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';

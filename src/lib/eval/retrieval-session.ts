@@ -21,7 +21,7 @@ import { DEFAULT_ENTROPY_BASIS, ENTROPY_BASES, type EntropyBasis } from '../retr
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { QPP_DEFAULTS } from './qpp.ts';
 import { retrievalReport, runRetrievalBenchmark, type RetrievalProgress, type RetrievalRowCache, type RetrievalRun } from './retrieval-bench.ts';
 

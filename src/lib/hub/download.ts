@@ -10,7 +10,7 @@
 import { ArtifactError } from '../artifact/types.ts';
 import { hostOf, isNetworkError, onOrigin } from '../data/hub-reach.ts';
 import { cacheWriteNote, contentHashOf, type ArtifactFileCache } from '../store/artifact-cache.ts';
-import { sha256Hex, vouchSha256 } from '../store/checksum.ts';
+import { sha256Hex, vouchSha256 } from '../checksum.ts';
 import { concatChunks, limitFor, pumpBounded } from './bounded-read.ts';
 import { checkDeclaredSize, DownloadLimitError, kindOf, type DownloadKind } from './download-limits.ts';
 

@@ -20,7 +20,7 @@ import { hostOf, isNetworkError } from '../data/hub-reach.ts';
 import { ArtifactUnreachableError, authorizedFetch, checkHubToken, downloadVerified, type Fetch } from '../hub/download.ts';
 import { commitAtHead, headSha } from '../hub/push.ts';
 import { jsonApiFetch, unexpectedAnswerLine } from '../hub/server-answer.ts';
-import { sha256Hex } from '../store/checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { newReportId, parseReportText, serializeReport, type Report } from './format.ts';
 import { DELETED_PATH, entryOf, idOfPath, INDEX_PATH, parseEntryList, REPORTS_DIR, reportPath, serializeEntryList, syncableId, type IndexEntry } from './hub-layout.ts';
 import type { ReportOrigin, ReportStore } from './store-types.ts';

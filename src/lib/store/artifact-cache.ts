@@ -7,7 +7,7 @@
  * is checked (length and SHA-256 of its own bytes) and dropped if bad. A failed write (quota) never fails the read
  * that wanted it: it sets `lastNote` for the UI.
  */
-import { sha256Hex, sha256Of } from './checksum.ts';
+import { sha256Hex, sha256Of } from '../checksum.ts';
 import { database } from './db.ts';
 import { ArtifactFileRecordSchema, ArtifactRefRecordSchema, checkStored } from './record-schemas.ts';
 

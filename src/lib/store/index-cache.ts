@@ -4,7 +4,7 @@
  * rebuilds and tells the user). Saving never throws: a full quota is reported, and the app keeps the index in memory.
  */
 import type { KbData } from '../retrieval/knowledge-base.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { database, saveFailure } from './db.ts';
 import { checkStored, IndexRecordSchema } from './record-schemas.ts';
 

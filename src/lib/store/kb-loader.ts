@@ -4,7 +4,7 @@
  */
 import type { SourceDocument } from '../data/document.ts';
 import { DEFAULT_KB_OPTIONS, KnowledgeBase, type BuildStage, type KbOptions } from '../retrieval/knowledge-base.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { loadIndex, saveIndex } from './index-cache.ts';
 
 export type OpenStage = BuildStage | 'cache-load' | 'cache-save';

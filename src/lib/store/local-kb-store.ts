@@ -14,7 +14,7 @@ import * as v from 'valibot';
 import { FILES, IndexEntrySchema, type IndexEntry } from '../artifact/format.ts';
 import { firstIssue, LocalKbMetaSchema } from '../kb-build/schemas.ts';
 import type { LocalKbMeta } from '../kb-build/types.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { database } from './db.ts';
 import { checkRecord } from './record-schemas.ts';
 import { writeTransaction, type WriteTx } from './write-tx.ts';

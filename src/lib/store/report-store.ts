@@ -14,7 +14,7 @@ import * as v from 'valibot';
 import { newReportId, parseReportText, serializeReport, type Report } from '../reports/format.ts';
 import { byCreated, bySaved, reportMeta, ReportMetaSchema, type ReportTextSource } from '../reports/meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from '../reports/store-types.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { database } from './db.ts';
 import { checkRecord } from './record-schemas.ts';
 import { writeTransaction, type WriteTx } from './write-tx.ts';

@@ -7,7 +7,7 @@
 import type { CachedRows, ResultStore } from '../eval/bench-run.ts';
 import { validCachedScores } from '../eval/bench-run.ts';
 import type { TraceScores } from '../eval/trace.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { database } from './db.ts';
 
 /** Bump when the record layout or the canonical serialisation changes. */

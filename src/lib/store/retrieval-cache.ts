@@ -8,7 +8,7 @@
  */
 import { InvalidCachedRow, type RetrievalRowCache } from '../eval/retrieval-bench.ts';
 import type { ReportRow } from '../reports/format.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { database } from './db.ts';
 import { checkStored, RetrievalRowRecordSchema } from './record-schemas.ts';
 

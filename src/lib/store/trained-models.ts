@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { TRAINED_FILES, isTrainedModelId } from '../models/trained-ids.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { yieldingDatabase } from './open-db.ts';
 import { checkRecord } from './record-schemas.ts';
 import { writeTransaction } from './write-tx.ts';

@@ -12,7 +12,7 @@
 import type { CdfTable } from '../retrieval/calibrate.ts';
 import type { DenseMetric } from '../retrieval/dense.ts';
 import type { VectorIndexData, VectorIndexKind } from '../retrieval/vector-index.ts';
-import { sha256Hex } from './checksum.ts';
+import { sha256Hex } from '../checksum.ts';
 import { database, saveFailure } from './db.ts';
 import { checkStored, VectorIndexRecordSchema, VectorRecordSchema } from './record-schemas.ts';
 

@@ -7,7 +7,7 @@
  */
 import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
 import type { Report } from '../../lib/reports/format.ts';
-import { sha256Hex } from '../../lib/store/checksum.ts';
+import { sha256Hex } from '../../lib/checksum.ts';
 import { h1RowId } from '../analysis-view.ts';
 import { startAnalysisWorker } from '../compare-client.ts';
 import { WorkerSlot } from '../worker-slot.ts';
