@@ -50,7 +50,7 @@ import type { FileSource } from '../src/lib/artifact/types.ts';
 import { httpFolderSource } from '../src/lib/hub/http-source.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
-import { percentile } from '../src/lib/eval/stats.ts';
+import { percentile } from '../src/lib/stats/summary.ts';
 import { seededRandom } from '../src/lib/random.ts';
 import { denseCdfTable } from '../src/lib/retrieval/dense-build.ts';
 import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';

@@ -31,7 +31,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AutoTokenizer } from '@huggingface/transformers';
-import { mean, percentile } from '../src/lib/eval/stats.ts';
+import { mean, percentile } from '../src/lib/stats/summary.ts';
 import { lengthSortedBatches } from '../src/lib/models/batches.ts';
 import { autoThreads, configureModels } from '../src/lib/models/env.ts';
 import type { Dtype } from '../src/lib/models/types.ts';

@@ -20,7 +20,7 @@
 import 'fake-indexeddb/auto';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { mean, percentile } from '../src/lib/eval/stats.ts';
+import { mean, percentile } from '../src/lib/stats/summary.ts';
 import { seededRandom } from '../src/lib/random.ts';
 import { ExactDenseIndex, normalize, type DenseRetriever } from '../src/lib/retrieval/dense.ts';
 import { HNSW_DEFAULTS, HnswIndex } from '../src/lib/retrieval/hnsw.ts';

@@ -31,7 +31,7 @@ import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
 import type { SourceDocument } from '../src/lib/data/document.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
-import { mean, percentile } from '../src/lib/eval/stats.ts';
+import { mean, percentile } from '../src/lib/stats/summary.ts';
 import { seededRandom } from '../src/lib/random.ts';
 import { buildCdf } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';

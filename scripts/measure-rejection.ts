@@ -7,7 +7,7 @@
  *             the e2e tests' queries) over the embedded SOTU corpus.
  * Out:        the same questions over the next subset's documents (covidqa → delucionqa → … → msmarco → covidqa);
  *             SciFact claims over SOTU and the SOTU queries over SciFact.
- * AUROC:      Mann–Whitney (src/lib/eval/stats.ts), in-domain = positive class, score = confidence.
+ * AUROC:      Mann–Whitney (src/lib/stats/summary.ts), in-domain = positive class, score = confidence.
  * Threshold:  the largest multiple of 0.05 that keeps ≥ 95 % of the in-domain queries (all sets pooled) answered:
  *             a default should almost never refuse a question the knowledge base can answer; the table also shows
  *             the worst set's share kept, and Youden's J threshold for comparison (it rejects far more in-domain).
@@ -31,7 +31,7 @@ import { parseCorpus, parseQueries } from '../src/lib/data/beir.ts';
 import { parseRagbenchJsonl, RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.ts';
 import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
-import { auroc, percentile } from '../src/lib/eval/stats.ts';
+import { auroc, percentile } from '../src/lib/stats/summary.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';

@@ -20,7 +20,7 @@ import { rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
 import { sampleRows } from '../src/lib/eval/ragbench-validate.ts';
 import { runPipelineSession, runValidateSession, validateConfigHash, type JudgeStats } from '../src/lib/eval/session.ts';
-import { mean } from '../src/lib/eval/stats.ts';
+import { mean } from '../src/lib/stats/summary.ts';
 import { remainingMs } from '../src/lib/eta.ts';
 import { minDurationMs, wrapProvider } from '../src/lib/llm/rate-limit.ts';
 import { createProvider } from '../src/lib/llm/registry.ts';

@@ -2,7 +2,7 @@
 import type { CompareOptions, CompareResult } from '../src/lib/reports/compare-types.ts';
 import type { AnalysisOptions, AnalysisOutcome } from '../src/lib/eval/analysis.ts';
 import type { Report } from '../src/lib/reports/format.ts';
-import type { Column, PairedCell, PairedOptions } from '../src/lib/reports/paired-stats.ts';
+import type { Column, PairedCell, PairedOptions } from '../src/lib/stats/paired.ts';
 
 export interface CompareWorkerApi {
   compare(reports: Report[], opts: CompareOptions): Promise<CompareResult>;

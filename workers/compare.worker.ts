@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
 import { mergeTables, prepareCompare } from '../src/lib/reports/compare.ts';
-import { pairedTable } from '../src/lib/reports/paired-stats.ts';
+import { pairedTable } from '../src/lib/stats/paired.ts';
 import type { CompareHelperApi, CompareWorkerApi } from './compare-api.ts';
 
 let helper: Comlink.Remote<CompareHelperApi> | null = null;

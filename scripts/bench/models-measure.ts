@@ -8,7 +8,7 @@
  *  - reranking: loadCrossEncoder, `warmup` untimed runs, then runs of score(query, `pairs` passages) until `runs`
  *    are timed or the budget is spent (at least 5). Run i takes query i and chunks [i·pairs, (i+1)·pairs) (mod).
  */
-import { mean, percentile } from '../../src/lib/eval/stats.ts';
+import { mean, percentile } from '../../src/lib/stats/summary.ts';
 import { loadCrossEncoder } from '../../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../../src/lib/models/embedder.ts';
 import type { Device, Dtype } from '../../src/lib/models/types.ts';

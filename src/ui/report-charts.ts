@@ -10,7 +10,7 @@
  * figures (`withheldChartNote`): a chart drawn from 20 chosen rows would contradict the table beside it.
  */
 import { rocCurve } from '../lib/eval/roc.ts';
-import { auroc } from '../lib/eval/stats.ts';
+import { auroc } from '../lib/stats/summary.ts';
 import type { Report } from '../lib/reports/format.ts';
 import { evaluatorLabel, fmt, fmtCI, summaryTable } from './report-view.ts';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { RagbenchRow } from '../../src/lib/data/ragbench.ts';
 import { metricIntervals, smallSampleWarnings } from '../../src/lib/eval/bootstrap.ts';
 import { hallucinationAuroc } from '../../src/lib/eval/ragbench-validate.ts';
-import { auroc, percentile } from '../../src/lib/eval/stats.ts';
+import { auroc, percentile } from '../../src/lib/stats/summary.ts';
 import type { TraceScores } from '../../src/lib/eval/trace.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports, configDiff, mergeTables, prepareCompare } from '../../src/lib/reports/compare.ts';
 import { metricColumn } from '../../src/lib/reports/summary-stats.ts';
-import { columnValue, pairedTable } from '../../src/lib/reports/paired-stats.ts';
+import { columnValue, pairedTable } from '../../src/lib/stats/paired.ts';
 import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
 import { REPORT_KINDS, type Report, type ReportRow } from '../../src/lib/reports/format.ts';
 import { seededRandom } from '../../src/lib/random.ts';

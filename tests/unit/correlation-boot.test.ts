@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { correlationIntervals } from '../../src/lib/eval/correlation-boot.ts';
-import { correlationCi, kendallTauB, pearson, spearman } from '../../src/lib/eval/correlation.ts';
+import { correlationIntervals } from '../../src/lib/stats/correlation-boot.ts';
+import { correlationCi, kendallTauB, pearson, spearman } from '../../src/lib/stats/correlation.ts';
 import { spread } from '../helpers/retrieval-reports.ts';
 
 const close = (a: [number, number] | null, b: [number, number] | null) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   correlationCi, CORRELATION_CI_DEFAULTS, incompleteBeta, kendallTauB, logGamma, pearson, spearman, studentTwoSidedP,
-} from '../../src/lib/eval/correlation.ts';
+} from '../../src/lib/stats/correlation.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 
 /** Kendall τ-b by its definition over all pairs (the reference the O(n log n) version must match). */

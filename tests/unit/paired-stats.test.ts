@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapP, columnValue, drawCounts, holm, pairedTable, percentileInterval, randomizationP, swapDeltas, winTieLoss, type Column } from '../../src/lib/reports/paired-stats.ts';
+import { bootstrapP, columnValue, drawCounts, holm, pairedTable, percentileInterval, randomizationP, swapDeltas, winTieLoss, type Column } from '../../src/lib/stats/paired.ts';
 import { seededRandom } from '../../src/lib/random.ts';
-import { auroc, mean, percentile } from '../../src/lib/eval/stats.ts';
+import { auroc, mean, percentile } from '../../src/lib/stats/summary.ts';
 
 const mean1 = (x: number[], root = false): Column => ({ kind: 'mean', x: Float64Array.from(x), defined: new Uint8Array(x.length).fill(1), root });
 const aurocCol = (score: number[], positive: number[]): Column => ({ kind: 'auroc', score: Float64Array.from(score), positive: Uint8Array.from(positive), defined: new Uint8Array(score.length).fill(1) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/lib/random.ts';
-import { auroc, averageRanks, bootstrapCI, maskedPairs, pairedBootstrap, pearson, rmse } from '../../src/lib/eval/stats.ts';
+import { auroc, averageRanks, bootstrapCI, maskedPairs, pairedBootstrap, pearson, rmse } from '../../src/lib/stats/summary.ts';
 
 /** Independent AUROC: share of (positive, negative) pairs ranked right, ties ½ (O(n²)). */
 function pairwiseAuroc(y: readonly number[], s: readonly number[]): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mean, percentile } from '../../src/lib/eval/stats.ts';
+import { mean, percentile } from '../../src/lib/stats/summary.ts';
 
 describe('percentile (numpy linear interpolation)', () => {
   const oneToTwenty = Array.from({ length: 20 }, (_, i) => i + 1);

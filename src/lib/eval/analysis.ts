@@ -4,19 +4,19 @@
  *   H1: every predictor vs per-query NDCG@10 of the retriever it reads (sparse → mode sparse, dense → mode dense,
  *       α → hybrid_calibrated): Pearson r and p, Spearman, Kendall τ-b, each with a bootstrap interval
  *       (correlationCi's resamples, computed by counts in correlation-boot.ts);
- *   H2: every pair of modes on per-query NDCG@10 with the Compare statistics (src/lib/reports/paired-stats.ts:
+ *   H2: every pair of modes on per-query NDCG@10 with the Compare statistics (src/lib/stats/paired.ts:
  *       paired bootstrap, 10,000 resamples, seeded; randomization test; win/tie/loss).
  * Queries are paired by query id across modes; queries a mode lacks are left out of that pair, and said.
  * An old single-mode retrieval report (key = query id, group = dataset) reads as one mode named by its evaluator.
  */
 import type { Report, ReportRow } from '../reports/format.ts';
-import { pairedTable, winTieLoss, type Column } from '../reports/paired-stats.ts';
+import { pairedTable, winTieLoss, type Column } from '../stats/paired.ts';
 import { COMPARE_DEFAULTS, COMPARE_MAX_DRAWS } from '../reports/compare.ts';
 import { MIN_ROWS } from '../reports/summary-stats.ts';
-import { kendallTauB, pearson, spearman } from './correlation.ts';
-import { correlationIntervals } from './correlation-boot.ts';
+import { kendallTauB, pearson, spearman } from '../stats/correlation.ts';
+import { correlationIntervals } from '../stats/correlation-boot.ts';
 import { parsePredictorField, predictorField, QPP_PREDICTORS, type PredictorKey, type QppRetriever } from './qpp.ts';
-import { mean } from './stats.ts';
+import { mean } from '../stats/summary.ts';
 import { hypothesisVerdicts, type HypothesisVerdicts } from './verdicts.ts';
 
 export interface AnalysisOptions {

@@ -34,7 +34,7 @@ import {
 import { judgeRepeated, TRACE_METRICS, type RepeatedJudgeResult, type RepeatOptions } from './judge-runs.ts';
 import { LexicalEvaluator } from './lexical.ts';
 import { jsonNumber, sampleRows } from './ragbench-validate.ts';
-import { mean } from './stats.ts';
+import { mean } from '../stats/summary.ts';
 import { dict } from '../dict.ts';
 import type { TraceScores } from './trace.ts';
 

@@ -17,7 +17,7 @@ import { dict } from '../dict.ts';
 import { judgeTrace, type JudgeOptions, type JudgeResult } from './judge.ts';
 import { LexicalEvaluator } from './lexical.ts';
 import { nliTrace, type NliTraceModels, type NliTraceOptions } from './nli-trace.ts';
-import { auroc, bootstrapCI, mean, rmse } from './stats.ts';
+import { auroc, bootstrapCI, mean, rmse } from '../stats/summary.ts';
 import type { TraceScores } from './trace.ts';
 import type { MetricIntervals } from './bootstrap.ts';
 

@@ -30,7 +30,7 @@ import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type Sear
 import { IR_METRIC_IDS, irScores, meanScores, type IrScores } from './ir-metrics.ts';
 import { QPP_DEFAULTS, queryPredictors, type QppOptions } from './qpp.ts';
 import { sampleRows } from './ragbench-validate.ts';
-import { mean, percentile } from './stats.ts';
+import { mean, percentile } from '../stats/summary.ts';
 import { trecRunLines } from './trec-run.ts';
 
 export { retrievalRowKey };

@@ -10,7 +10,7 @@
  * a predictor or the queries to judge by are missing.
  */
 import { fmtP, fmtSigned, fmtValue } from '../reports/compare-format.ts';
-import { holm } from '../reports/paired-stats.ts';
+import { holm } from '../stats/paired.ts';
 import { MIN_ROWS } from '../reports/summary-stats.ts';
 import type { H1Row, RetrievalAnalysis } from './analysis.ts';
 

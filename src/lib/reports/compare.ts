@@ -1,7 +1,7 @@
 /**
  * Compare: 2+ reports of the same kind and dataset, paired by row key. The one implementation behind the compare
  * worker (the Compare tab) and `rag-lab compare`: figures and intervals on the shared rows, Δ against a baseline
- * with the paired bootstrap and the paired randomization test (paired-stats.ts), Holm's correction over the whole
+ * with the paired bootstrap and the paired randomization test (stats/paired.ts), Holm's correction over the whole
  * table, win/tie/loss, per-question values and verdicts, and the config diff. NaN and ±∞ never reach the result
  * (null).
  */
@@ -9,7 +9,7 @@ import { MIN_ROWS } from './summary-stats.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
 import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
-import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from './paired-stats.ts';
+import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from '../stats/paired.ts';
 import { metricColumn } from './summary-stats.ts';
 import { reportTitle } from './title.ts';
 import { dict } from '../dict.ts';

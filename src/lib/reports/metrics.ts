@@ -12,7 +12,7 @@
  * no per-row form and uses the row's adherence error for per-question deltas. `verdict` names a row's outcome
  * (supported / hallucinated, answered / refused, hit / miss) for "flipped" filters.
  */
-import { auroc, mean, rmse } from '../eval/stats.ts';
+import { auroc, mean, rmse } from '../stats/summary.ts';
 import type { ReportKind, ReportRow } from './format.ts';
 
 export interface MetricDef {

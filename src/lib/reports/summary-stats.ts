@@ -1,12 +1,12 @@
 /**
  * A report's figures with their 95% percentile-bootstrap intervals, computed by the fast kernels of
- * paired-stats.ts (no resample materialises rows or sorts scores): the summary of every report (build.ts), the
+ * stats/paired.ts (no resample materialises rows or sorts scores): the summary of every report (build.ts), the
  * Benchmark tab's and the CLI's per-subset intervals (eval/bootstrap.ts) and Compare all resample the same way,
  * so one run's interval is the same number wherever it is shown.
  */
 import type { ReportKind, ReportRow, ReportSummary } from './format.ts';
 import { REPORT_METRICS, type MetricDef } from './metrics.ts';
-import { pairedTable, type Column } from './paired-stats.ts';
+import { pairedTable, type Column } from '../stats/paired.ts';
 
 /** Below this many rows in a class (AUROC) or in all (other figures), a figure is flagged as not meaningful. */
 export const MIN_ROWS = 10;
@@ -14,7 +14,7 @@ export const MIN_ROWS = 10;
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
 /**
- * Metric `m` of `kind` over `rows` as a kernel column (paired-stats.ts), equal to `m.compute(rows)`:
+ * Metric `m` of `kind` over `rows` as a kernel column (stats/paired.ts), equal to `m.compute(rows)`:
  * AUROC: y = gold adherence false, score = 1 − predicted adherence; RMSE: √mean of perRow² (perRow = |pred − gold|);
  * answered: the share of all rows with status answered; other means: mean of perRow where it is a number.
  */

@@ -5,9 +5,9 @@
  * Undefined values (fewer than 3 pairs, a constant side, a value that is not finite) are null, never NaN; arrays of
  * different lengths are a caller's bug and throw.
  */
-import { percentileInterval } from '../reports/paired-stats.ts';
+import { percentileInterval } from './paired.ts';
 import { seededRandom } from '../random.ts';
-import { averageRanks } from './stats.ts';
+import { averageRanks } from './summary.ts';
 
 /** The pairs, checked: same length (else throws), at least 3 and all finite (else null). */
 function usable(x: readonly number[], y: readonly number[]): boolean {

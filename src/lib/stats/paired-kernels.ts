@@ -1,7 +1,6 @@
 /**
- * Paired statistics of Compare (compare.ts): every report's figures on the same shared rows, the paired bootstrap
- * (one set of resample indexes for every report and metric) and the paired randomization test (one set of swap
- * masks for every pair and metric), Holm's step-down correction and per-row win/tie/loss.
+ * The kernels of the paired statistics (paired.ts): a metric as a `Column` over the shared rows and the blocks that
+ * evaluate many columns under many resample weights or swap masks at once.
  *
  * Speed: 5 reports × 3,000 rows × 4 metrics with 10,000 resamples and 10,000 permutations must stay near a second,
  * so no resample materialises rows or sorts scores. A metric is a `Column` over the shared rows, evaluated by a
@@ -14,7 +13,6 @@
  *     (P·N) (P_g, N_g: positive / negative weight in a tie group of equal scores). Under swap masks one sorted list
  *     of the pair's 2n entries is walked and each entry goes to A' or B' by its row's mask.
  */
-import { seededRandom } from '../random.ts';
 
 /** A metric over the shared rows of one report (row i is the same question in every report). */
 export type Column =
@@ -33,10 +31,10 @@ export function columnValue(c: Column): number {
  * Weight vectors evaluated together (register blocking: each loaded value serves 4 weight vectors). A batch is one
  * interleaved Float64Array: W[4i + b] is row i's weight in vector b, so a row's 4 weights share a cache line.
  */
-const BATCH = 4;
+export const BATCH = 4;
 
 /** One weight vector as a batch (slot 0; the other slots 0). */
-function interleave(w: Float64Array): Float64Array {
+export function interleave(w: Float64Array): Float64Array {
   const W = new Float64Array(BATCH * w.length);
   w.forEach((x, i) => { W[BATCH * i] = x; });
   return W;
@@ -46,7 +44,7 @@ function interleave(w: Float64Array): Float64Array {
  * out[b·K + j] = Σᵢ w_b[i]·col_j[i] for a batch of up to 4 weight vectors: a small matrix product, blocked 4 weight
  * vectors × 2 columns so each loaded value is used 4 or 8 times (about 2.5× faster than one dot product at a time).
  */
-class SumBlock {
+export class SumBlock {
   private readonly cols: Float64Array[];
   readonly out: Float64Array;
 
@@ -77,11 +75,11 @@ class SumBlock {
   get width(): number { return this.cols.length; }
 }
 
-type MeanColumn = Extract<Column, { kind: 'mean' }>;
-type AurocColumn = Extract<Column, { kind: 'auroc' }>;
+export type MeanColumn = Extract<Column, { kind: 'mean' }>;
+export type AurocColumn = Extract<Column, { kind: 'auroc' }>;
 
 /** Several mean columns under resample counts (which sum to n): f(Σ wᵢxᵢ / Σ wᵢdᵢ), f = √ for RMSE. */
-class MeanBlock {
+export class MeanBlock {
   /** Per column: its value column and, when some row lacks a value, its count column (else −1: Σw = n). */
   private readonly slots: Array<{ x: number; d: number; root: boolean }> = [];
   private readonly block: SumBlock;
@@ -137,7 +135,7 @@ function rankAmongNegatives(negScores: Float64Array, posScores: Float64Array): {
  * weight vector, prefix sums N(k) of the negatives' weights and
  * AUROC = Σ_pos wᵢ·(N(loᵢ) + N(hiᵢ))/2 / (Σ_pos wᵢ · Σ_neg wⱼ)   (a tied negative counts ½).
  */
-class AurocKernel {
+export class AurocKernel {
   private readonly neg: Int32Array;
   private readonly pos: Int32Array;
   private readonly lo: Int32Array;
@@ -183,7 +181,7 @@ class AurocKernel {
 }
 
 /** Mean-type pairs (A, B) under swap masks: Σ over swapped rows of the pair's differences, one block for all pairs. */
-class MeanSwapBlock {
+export class MeanSwapBlock {
   private readonly pairs: Array<{ x: number; d: number; sa: number; ca: number; sb: number; cb: number; root: boolean }> = [];
   private readonly block: SumBlock;
   private readonly out: Float64Array;
@@ -230,7 +228,7 @@ class MeanSwapBlock {
  * them) once; per mask an entry of row i from side s (A 0, B 1) goes to B' when mask[i] XOR s = 1, and each side's
  * AUROC is the branch-free prefix-sum form of AurocKernel.
  */
-class AurocSwapKernel {
+export class AurocSwapKernel {
   private readonly negRow: Int32Array;
   private readonly negSide: Uint8Array;
   private readonly posRow: Int32Array;
@@ -289,254 +287,4 @@ class AurocSwapKernel {
     ];
     for (let b = 0; b < count; b++) out[b] = res[b]!;
   }
-}
-
-export interface PairedOptions {
-  /** Bootstrap resamples (default 10,000). */
-  iterations?: number;
-  /** Randomization-test permutations (default 10,000). */
-  permutations?: number;
-  /** Seed: resamples draw from mulberry32(seed), swap masks from mulberry32(seed + 1). Default 0. */
-  seed?: number;
-  /** Interval level (default 0.95). */
-  level?: number;
-}
-
-export interface PairedCell {
-  /** The column's value on all shared rows, and its percentile-bootstrap interval. */
-  value: number;
-  ci: [number, number] | null;
-  /** Against the baseline (NaN / null in the baseline's own cells). */
-  delta: number;
-  deltaCi: [number, number] | null;
-  pBootstrap: number | null;
-  pRandomization: number | null;
-}
-
-/** Percentile (numpy's linear interpolation) of sorted values, p in [0, 100]. */
-function percentileSorted(s: Float64Array, p: number): number {
-  const h = ((s.length - 1) * p) / 100;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  return s[lo]! + (h - lo) * (s[hi]! - s[lo]!);
-}
-
-/** The finite values of `xs`, sorted. */
-function finiteSorted(xs: Float64Array): Float64Array {
-  let n = 0;
-  const out = new Float64Array(xs.length);
-  for (const x of xs) if (Number.isFinite(x)) out[n++] = x;
-  return out.subarray(0, n).sort();
-}
-
-/** Percentile interval of the finite values; null when none. */
-export function percentileInterval(xs: Float64Array, level: number): [number, number] | null {
-  const s = finiteSorted(xs);
-  if (s.length === 0) return null;
-  const tail = ((1 - level) / 2) * 100;
-  return [percentileSorted(s, tail), percentileSorted(s, 100 - tail)];
-}
-
-/** Two-sided bootstrap p of resampled Δ*: min(1, 2·min(P(Δ* ≤ 0), P(Δ* ≥ 0))) over finite Δ*; null when none. */
-export function bootstrapP(deltas: ArrayLike<number>): number | null {
-  let n = 0, le = 0, ge = 0;
-  for (let i = 0; i < deltas.length; i++) {
-    const d = deltas[i]!;
-    if (!Number.isFinite(d)) continue;
-    n++;
-    if (d <= 0) le++;
-    if (d >= 0) ge++;
-  }
-  return n === 0 ? null : Math.min(1, (2 * Math.min(le, ge)) / n);
-}
-
-/**
- * Two-sided randomization p: (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + R) over the R finite permuted Δ; null when Δ_obs is
- * not a number or no permuted Δ is. |Δ_perm| ≥ |Δ_obs| is read with a relative tolerance of 1e-9, so a permutation that reproduces the
- * observed split (identity, full swap) counts whatever the rounding of its sums.
- */
-export function randomizationP(observed: number, permuted: ArrayLike<number>): number | null {
-  if (!Number.isFinite(observed)) return null;
-  const bar = Math.abs(observed) - 1e-9 * Math.max(Math.abs(observed), 1e-12);
-  let r = 0, hits = 0;
-  for (let i = 0; i < permuted.length; i++) {
-    const d = permuted[i]!;
-    if (!Number.isFinite(d)) continue;
-    r++;
-    if (Math.abs(d) >= bar) hits++;
-  }
-  return r === 0 ? null : (1 + hits) / (1 + r);
-}
-
-/**
- * Holm's step-down adjustment: with the m non-null p sorted ascending, p̃₍ᵢ₎ = max_{j ≤ i} min(1, (m − j + 1)·p₍ⱼ₎),
- * returned in the input order (nulls stay null).
- */
-export function holm(ps: ReadonlyArray<number | null>): Array<number | null> {
-  const idx = ps.map((p, i) => ({ p, i })).filter((x): x is { p: number; i: number } => x.p !== null && Number.isFinite(x.p));
-  idx.sort((a, b) => a.p - b.p || a.i - b.i);
-  const out: Array<number | null> = ps.map(() => null);
-  const m = idx.length;
-  let running = 0;
-  idx.forEach(({ p, i }, j) => {
-    running = Math.max(running, Math.min(1, (m - j) * p));
-    out[i] = running;
-  });
-  return out;
-}
-
-/** Per-row wins / ties / losses of B against A over rows where both have a value: tie when |b − a| ≤ eps. */
-export function winTieLoss(a: ReadonlyArray<number | null>, b: ReadonlyArray<number | null>, higherIsBetter: boolean, eps = 1e-9): { win: number; tie: number; loss: number } {
-  let win = 0, tie = 0, loss = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i], y = b[i];
-    if (x === null || x === undefined || y === null || y === undefined) continue;
-    const d = y - x;
-    if (Math.abs(d) <= eps) tie++;
-    else if ((d > 0) === higherIsBetter) win++;
-    else loss++;
-  }
-  return { win, tie, loss };
-}
-
-/**
- * Resample counts: n row indexes drawn with replacement, as how often each row was drawn, into slot `b` of a batch
- * (counts[stride·i + b]; stride 1, b 0: a plain array of n). The slot is zeroed first.
- */
-export function drawCounts(counts: Float64Array, rand: () => number, stride = 1, b = 0): Float64Array {
-  const n = counts.length / stride;
-  for (let i = 0; i < n; i++) counts[stride * i + b] = 0;
-  for (let k = 0; k < n; k++) counts[stride * Math.floor(rand() * n) + b]!++;
-  return counts;
-}
-
-/**
- * `drawCounts` with mulberry32's step inlined (the same sequence as seededRandom(seed) of src/lib/random.ts, a
- * third faster than calling it: the state stays in a register). Drawing is about a fifth of Compare's time.
- */
-class CountDraws {
-  private a: number;
-  constructor(seed: number) { this.a = seed >>> 0; }
-
-  draw(counts: Float64Array, stride: number, b: number): void {
-    const n = counts.length / stride;
-    for (let i = 0; i < n; i++) counts[stride * i + b] = 0;
-    let a = this.a;
-    for (let k = 0; k < n; k++) {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      counts[stride * Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n) + b]!++;
-    }
-    this.a = a;
-  }
-}
-
-/** Swap mask b of a batch: each row swapped with probability ½ (32 rows per random draw), as bit b of bits[i] and as W[4i + b]. */
-function drawMask(bits: Uint8Array, W: Float64Array, b: number, rand: () => number): void {
-  const clear = ~(1 << b) & 0xff;
-  for (let i = 0; i < bits.length; i += 32) {
-    let r = Math.floor(rand() * 4294967296);
-    const end = Math.min(i + 32, bits.length);
-    for (let j = i; j < end; j++) { const x = r & 1; bits[j] = (bits[j]! & clear) | (x << b); W[BATCH * j + b] = x; r >>>= 1; }
-  }
-}
-
-/** Δ = m(B') − m(A') of a pair of columns under each mask, and the observed Δ (mask all zeros). */
-export function swapDeltas(a: Column, b: Column, masks: readonly Uint8Array[]): { observed: number; permuted: Float64Array } {
-  let one: (mask: Uint8Array) => number;
-  if (a.kind === 'auroc' && b.kind === 'auroc') {
-    const k = new AurocSwapKernel(a, b);
-    one = (m) => k.delta(m);
-  } else if (a.kind === 'mean' && b.kind === 'mean') {
-    const block = new MeanSwapBlock([[a, b]]);
-    one = (m) => block.deltas(interleave(Float64Array.from(m)), 1)[0]!;
-  } else throw new Error('a pair of columns of different kinds');
-  return { observed: one(new Uint8Array(a.defined.length)), permuted: Float64Array.from(masks, one) };
-}
-
-/**
- * The paired statistics of a table: columns[r][j] is metric j of report r over the same shared rows. Every report's
- * value and bootstrap interval, and for r ≠ baseline: Δ = m(r) − m(baseline) with its paired-bootstrap interval and
- * p, and the randomization p. Resample indexes are drawn once per resample and used for every report and metric;
- * swap masks once per permutation and used for every pair and metric.
- */
-export function pairedTable(columns: readonly Column[][], baseline: number, opts: PairedOptions = {}): PairedCell[][] {
-  const { iterations = 10_000, permutations = 10_000, seed = 0, level = 0.95 } = opts;
-  const metrics = columns[0]?.length ?? 0;
-  const n = columns[0]?.[0]?.defined.length ?? 0;
-  for (const row of columns) {
-    if (row.length !== metrics) throw new Error('every report needs the same metrics');
-    for (const c of row) if (c.defined.length !== n) throw new Error('every column needs the same rows');
-  }
-  const base = columns[baseline];
-  if (!base) throw new Error(`no report ${baseline}`);
-  for (let j = 0; j < metrics; j++) if (columns.some((r) => r[j]!.kind !== base[j]!.kind)) throw new Error(`metric ${j} has columns of different kinds`);
-
-  // Bootstrap: every (report, metric) under each resample; resamples drawn in batches of 4 for the sum blocks.
-  const boot = columns.map((row) => row.map(() => new Float64Array(iterations)));
-  const meanCells: Array<[number, number]> = [];
-  const aurocCells: Array<{ r: number; j: number; kernel: AurocKernel }> = [];
-  columns.forEach((row, r) => row.forEach((c, j) => { if (c.kind === 'mean') meanCells.push([r, j]); else aurocCells.push({ r, j, kernel: new AurocKernel(c) }); }));
-  const meanBlock = new MeanBlock(meanCells.map(([r, j]) => columns[r]![j] as MeanColumn));
-  const meanTargets = meanCells.map(([r, j]) => boot[r]![j]!);
-  const weights = new Float64Array(BATCH * n);
-  const out4 = new Float64Array(BATCH);
-  const draws = new CountDraws(seed);
-  for (let it = 0; it < iterations; it += BATCH) {
-    const count = Math.min(BATCH, iterations - it);
-    for (let b = 0; b < count; b++) draws.draw(weights, BATCH, b);
-    if (meanCells.length) {
-      const vals = meanBlock.evaluate(weights, count);
-      for (let b = 0; b < count; b++) for (let k = 0; k < meanTargets.length; k++) meanTargets[k]![it + b] = vals[b * meanTargets.length + k]!;
-    }
-    for (const { r, j, kernel } of aurocCells) {
-      kernel.evaluate4(weights, count, out4);
-      for (let b = 0; b < count; b++) boot[r]![j]![it + b] = out4[b]!;
-    }
-  }
-
-  // Randomization: Δ of every (report ≠ baseline, metric) under each swap mask, masks drawn in batches of 4.
-  const pairs: Array<[number, number]> = [];
-  columns.forEach((_, r) => { if (r !== baseline) for (let j = 0; j < metrics; j++) pairs.push([r, j]); });
-  const perm = new Map(pairs.map(([r, j]) => [`${r}:${j}`, new Float64Array(permutations)]));
-  const observed = new Map<string, number>();
-  const meanPairs = pairs.filter(([, j]) => base[j]!.kind === 'mean');
-  const meanSwap = new MeanSwapBlock(meanPairs.map(([r, j]) => [base[j] as MeanColumn, columns[r]![j] as MeanColumn] as const));
-  const aurocSwap = pairs.filter(([, j]) => base[j]!.kind === 'auroc').map(([r, j]) => ({ key: `${r}:${j}`, kernel: new AurocSwapKernel(base[j] as AurocColumn, columns[r]![j] as AurocColumn) }));
-  const bits = new Uint8Array(n);
-  const maskWeights = new Float64Array(BATCH * n);
-  if (meanPairs.length) { const d = meanSwap.deltas(maskWeights, 1); meanPairs.forEach(([r, j], k) => observed.set(`${r}:${j}`, d[k]!)); }
-  for (const { key, kernel } of aurocSwap) observed.set(key, kernel.delta(new Uint8Array(n)));
-  const swapTargets = meanPairs.map(([r, j]) => perm.get(`${r}:${j}`)!);
-  const aurocTargets = aurocSwap.map(({ key }) => perm.get(key)!);
-  const rand2 = seededRandom(seed + 1);
-  for (let it = 0; it < permutations; it += BATCH) {
-    const count = Math.min(BATCH, permutations - it);
-    for (let b = 0; b < count; b++) drawMask(bits, maskWeights, b, rand2);
-    if (meanPairs.length) {
-      const d = meanSwap.deltas(maskWeights, count);
-      for (let b = 0; b < count; b++) for (let k = 0; k < swapTargets.length; k++) swapTargets[k]![it + b] = d[b * swapTargets.length + k]!;
-    }
-    aurocSwap.forEach(({ kernel }, k) => {
-      kernel.delta4(bits, count, out4);
-      for (let b = 0; b < count; b++) aurocTargets[k]![it + b] = out4[b]!;
-    });
-  }
-
-  const baseValues = base.map(columnValue);
-  return columns.map((row, r) => row.map((c, j) => {
-    const ci = percentileInterval(boot[r]![j]!, level);
-    if (r === baseline) return { value: baseValues[j]!, ci, delta: NaN, deltaCi: null, pBootstrap: null, pRandomization: null };
-    const value = columnValue(c);
-    const diff = new Float64Array(iterations);
-    const a = boot[baseline]![j]!, b = boot[r]![j]!;
-    for (let it = 0; it < iterations; it++) diff[it] = b[it]! - a[it]!;
-    const key = `${r}:${j}`;
-    return {
-      value, ci, delta: value - baseValues[j]!, deltaCi: percentileInterval(diff, level),
-      pBootstrap: bootstrapP(diff), pRandomization: randomizationP(observed.get(key)!, perm.get(key)!),
-    };
-  }));
 }

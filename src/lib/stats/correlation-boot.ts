@@ -1,7 +1,7 @@
 /**
  * The bootstrap intervals of Pearson r, Spearman ρ and Kendall τ-b in one pass, by resample counts instead of
  * resampled arrays: the same resamples as correlationCi (correlation.ts; mulberry32(seed), n draws each, here taken
- * as how often each pair was drawn, paired-stats.ts `drawCounts`), so the same intervals to rounding, but each
+ * as how often each pair was drawn, stats/paired.ts `drawCounts`), so the same intervals to rounding, but each
  * statistic is a weighted sum over the original pairs (no sort per resample):
  *   Pearson:  r* = Σcᵢ(xᵢ−x̄*)(yᵢ−ȳ*) / sqrt(Σcᵢ(xᵢ−x̄*)² · Σcᵢ(yᵢ−ȳ*)²)
  *   Spearman: Pearson r* of the resample's average ranks; a tie group g of x spanning weight W_g after weight S_g
@@ -12,7 +12,7 @@
  * H1 needs 3 × 20 intervals of 10,000 resamples: resorting 300 values per resample takes minutes, this a second.
  */
 import { seededRandom } from '../random.ts';
-import { drawCounts, percentileInterval } from '../reports/paired-stats.ts';
+import { drawCounts, percentileInterval } from './paired.ts';
 import { CORRELATION_CI_DEFAULTS, type CorrelationCiOptions } from './correlation.ts';
 
 export interface CorrelationIntervals { pearson: [number, number] | null; spearman: [number, number] | null; kendall: [number, number] | null }
