@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { contentHashOf, type ArtifactFileCache } from '../src/lib/store/artifact-cache.ts';
+import { contentHashOf, type ArtifactFileCache } from '../src/lib/hub/file-cache.ts';
 
 const hash = (b: string | Uint8Array) => createHash('sha256').update(b).digest('hex');
 

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Sta
 import { basename, join, relative, resolve } from 'node:path';
 import { ARXIV_API, ArxivError, arxivDocuments, type ArxivOptions, type ArxivRequest } from '../src/lib/data/arxiv.ts';
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import type { ExampleQuery, SourceDocument } from '../src/lib/data/document.ts';
+import type { ExampleQuery, SourceDocument } from '../src/lib/retrieval/document.ts';
 import type { MetaField } from '../src/lib/data/kb-source.ts';
 import { RagbenchError, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';

@@ -17,7 +17,7 @@ import {
 } from '../src/lib/eval/retrieval-session.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import { serializeReport, type JsonValue } from '../src/lib/reports/format.ts';
-import { reportEnvironment } from '../src/lib/reports/from-run.ts';
+import { reportEnvironment } from '../src/lib/eval/report-from-run.ts';
 import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { ENTROPY_BASES, type EntropyBasis } from '../src/lib/retrieval/entropy.ts';

@@ -17,7 +17,7 @@ import { joinPath, type IndexEntry } from '../src/lib/artifact/format.ts';
 import { listIndexes, openArtifact, type OpenArtifactOptions } from '../src/lib/artifact/read.ts';
 import { ArtifactError, type ArtifactDense, type FileSource } from '../src/lib/artifact/types.ts';
 import { DataError, parseCorpus, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import type { SourceDocument } from '../src/lib/data/document.ts';
+import type { SourceDocument } from '../src/lib/retrieval/document.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';

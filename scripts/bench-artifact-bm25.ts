@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { memorySource } from '../src/lib/artifact/memory-source.ts';
 import { openArtifact } from '../src/lib/artifact/read.ts';
 import { writeArtifact } from '../src/lib/artifact/write.ts';
-import type { SourceDocument } from '../src/lib/data/document.ts';
+import type { SourceDocument } from '../src/lib/retrieval/document.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { sotuCorpusJson } from './sotu-corpus.ts';

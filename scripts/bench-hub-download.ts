@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
-import { memoryArtifactCache } from '../src/lib/store/artifact-cache.ts';
+import { memoryArtifactCache } from '../src/lib/hub/file-cache.ts';
 import { serveHubRepos } from '../tests/helpers/hub-repo-server.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '16500' }, dim: { type: 'string', default: '384' }, runs: { type: 'string', default: '3' }, pretty: { type: 'boolean', default: false } } });

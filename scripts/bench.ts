@@ -29,7 +29,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
-import type { SourceDocument } from '../src/lib/data/document.ts';
+import type { SourceDocument } from '../src/lib/retrieval/document.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { mean, percentile } from '../src/lib/stats/summary.ts';
 import { seededRandom } from '../src/lib/random.ts';

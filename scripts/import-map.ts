@@ -9,7 +9,8 @@ export const FLOORS: Record<string, readonly string[]> = {
   workers: ['src/lib', 'workers'],
   cli: ['src/lib', 'cli'],
   'src/ui': ['src/lib', 'workers', 'src/ui'],
-  scripts: ['src/lib', 'workers', 'cli', 'src/ui', 'scripts'],
+  scripts: ['src/lib', 'workers', 'cli', 'src/ui', 'scripts', 'tests'],
+  tests: ['src/lib', 'workers', 'cli', 'src/ui', 'scripts', 'tests'],
 };
 
 export const MAX_LINES = 400;

@@ -8,7 +8,8 @@ import { listIndexes, openArtifact, type OpenArtifactOptions } from '../src/lib/
 import type { FileSource } from '../src/lib/artifact/types.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
 import { httpFolderSource } from '../src/lib/hub/http-source.ts';
-import { indexedDbArtifactCache, type ArtifactFileCache } from '../src/lib/store/artifact-cache.ts';
+import type { ArtifactFileCache } from '../src/lib/hub/file-cache.ts';
+import { indexedDbArtifactCache } from '../src/lib/store/artifact-cache.ts';
 
 let shared: ArtifactFileCache | null = null;
 const cache = () => (shared ??= indexedDbArtifactCache());

@@ -28,7 +28,7 @@ import { redactSecrets } from '../src/lib/llm/redact.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
-import type { RunEnvironment } from '../src/lib/reports/from-run.ts';
+import type { RunEnvironment } from '../src/lib/eval/report-from-run.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { sha256Hex } from '../src/lib/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';

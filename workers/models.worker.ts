@@ -14,7 +14,7 @@ import { configureModels, modelsEnvironment, runtimeThreads } from '../src/lib/m
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import { isTrainedModelId } from '../src/lib/models/trained-ids.ts';
-import { checkTrainedSpec, trainedDownloadPlan } from '../src/lib/models/trained-plan.ts';
+import { checkTrainedSpec, trainedDownloadPlan } from '../src/lib/store/trained-plan.ts';
 import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
 import type { CachedFile, LoadedModel, ModelsWorkerApi, ParityReport } from './models-api.ts';

@@ -3,7 +3,7 @@
  * when the example names a mode, that mode — or, when the mode needs a model that is not loaded, the best mode that
  * runs now, with one line saying why.
  */
-import type { ExampleQuery } from '../lib/data/document.ts';
+import type { ExampleQuery } from '../lib/retrieval/document.ts';
 import { MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import type { ModeAvailability } from '../../workers/search-api.ts';
 

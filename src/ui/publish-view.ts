@@ -4,7 +4,7 @@
  * (`?kb=hub:owner/name/<name>@<commit>`, pinned at the commit) and the lines around it.
  */
 import { checkPublishTarget } from '../lib/kb-build/publish.ts';
-import { hostOf } from '../lib/data/hub-reach.ts';
+import { hostOf } from '../lib/hub/hub-reach.ts';
 import { repoFromInput } from '../lib/data/kb-registry.ts';
 
 /** The repo from the field (owner/name, or the dataset's Hub page URL), or the message saying what to fix. */

@@ -31,7 +31,8 @@ beforeAll(async () => {
   writeFileSync(entry, [
     `export { hubSource } from ${JSON.stringify(join(root, 'src/lib/hub/hub-source.ts'))};`,
     `export { pushFiles } from ${JSON.stringify(join(root, 'src/lib/hub/push.ts'))};`,
-    `export { indexedDbArtifactCache, memoryArtifactCache } from ${JSON.stringify(join(root, 'src/lib/store/artifact-cache.ts'))};`,
+    `export { indexedDbArtifactCache } from ${JSON.stringify(join(root, 'src/lib/store/artifact-cache.ts'))};`,
+    `export { memoryArtifactCache } from ${JSON.stringify(join(root, 'src/lib/hub/file-cache.ts'))};`,
   ].join('\n'));
   await build({ configFile: false, root: dir, logLevel: 'warn', build: { outDir: join(dir, 'out'), emptyOutDir: true, minify: false, lib: { entry, formats: ['es'], fileName: 'hub' } } });
   writeFileSync(join(dir, 'out', 'index.html'), '<!doctype html><title>hub cors</title><script type="module">import * as hub from "./hub.mjs"; window.hub = hub;</script>');
@@ -49,7 +50,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-type HubModule = typeof import('../../src/lib/hub/hub-source.ts') & typeof import('../../src/lib/hub/push.ts') & typeof import('../../src/lib/store/artifact-cache.ts');
+type HubModule = typeof import('../../src/lib/hub/hub-source.ts') & typeof import('../../src/lib/hub/push.ts') & typeof import('../../src/lib/hub/file-cache.ts') & typeof import('../../src/lib/store/artifact-cache.ts');
 declare global { interface Window { hub: HubModule } }
 
 describe('Hub source and push in the browser, cross-origin', () => {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { addToIndexConfig, indexConfigBytes, writeArtifact } from '../../src/lib/artifact/write.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { launchBrowser, useSettings, type Browser } from '../helpers/browser.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { fusionCandidates, simulateFusion, sliderWeights, type FusionCandidates } from '../../src/lib/eval/alpha-sim.ts';
 import { ndcgAt } from '../../src/lib/eval/ir-metrics.ts';
 import { queryPredictors } from '../../src/lib/eval/qpp.ts';

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { defaultArtifactCacheDir, folderArtifactCache } from '../../cli/artifact-file-cache.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
-import { indexedDbArtifactCache, memoryArtifactCache, type ArtifactFileCache } from '../../src/lib/store/artifact-cache.ts';
+import { memoryArtifactCache, type ArtifactFileCache } from '../../src/lib/hub/file-cache.ts';
+import { indexedDbArtifactCache } from '../../src/lib/store/artifact-cache.ts';
 import { database } from '../../src/lib/store/db.ts';
 import { serveHubRepos } from '../helpers/hub-repo-server.ts';
 

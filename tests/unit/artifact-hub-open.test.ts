@@ -13,7 +13,7 @@ import { ArtifactError } from '../../src/lib/artifact/types.ts';
 import { addToIndexConfig, indexConfigBytes, writeArtifact, type ArtifactFiles } from '../../src/lib/artifact/write.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
-import { memoryArtifactCache } from '../../src/lib/store/artifact-cache.ts';
+import { memoryArtifactCache } from '../../src/lib/hub/file-cache.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 import { centres, clustered, row } from '../helpers/vectors.ts';
 

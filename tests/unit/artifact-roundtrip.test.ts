@@ -10,7 +10,7 @@ import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
 import { ArtifactError, type ArtifactDense, type OpenedArtifact } from '../../src/lib/artifact/types.ts';
 import { addToIndexConfig, indexConfigBytes, writeArtifact, type ArtifactFiles, type ArtifactInput } from '../../src/lib/artifact/write.ts';
 import type { Qrels } from '../../src/lib/data/beir.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { buildCdf } from '../../src/lib/retrieval/calibrate.ts';
 import { HnswIndex } from '../../src/lib/retrieval/hnsw.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';

@@ -10,7 +10,7 @@ import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
 import { ArtifactError } from '../../src/lib/artifact/types.ts';
 import { writeArtifact, type ArtifactFiles } from '../../src/lib/artifact/write.ts';
 import { artifactZip, crc32, MAX_ZIP_UNPACKED, readArtifactZip } from '../../src/lib/artifact/zip.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 
 const WORDS = 'river mountain tariff slavery commerce treaty navy army railroad bank currency gold silver labor union court justice education health ocean harbor canal wheat cotton steel'.split(' ');

@@ -10,7 +10,7 @@ import {
   buildLocalKb, filesOf, BuildError, deriveExamples, MAX_SKIPPED, nothingToIndex, usableDocuments, type BuildKbOptions,
 } from '../../src/lib/kb-build/build-kb.ts';
 import type { BuildProgress, BuildSettings, SourceDocuments } from '../../src/lib/kb-build/types.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import type { TextEmbedder } from '../../src/lib/models/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';

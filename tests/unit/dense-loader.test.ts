@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { fileVectorStore } from '../../cli/vector-files.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import type { ModelSpec, TextEmbedder } from '../../src/lib/models/types.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';

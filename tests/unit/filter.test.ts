@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { compileFilters } from '../../src/lib/retrieval/filter.ts';
 
 const docs: SourceDocument[] = [

@@ -7,11 +7,11 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { parseIndexConfig, joinPath } from '../../src/lib/artifact/format.ts';
 import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
 import { addToIndexConfig, indexConfigBytes, writeArtifact } from '../../src/lib/artifact/write.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
 import { pushFiles } from '../../src/lib/hub/push.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
-import { memoryArtifactCache } from '../../src/lib/store/artifact-cache.ts';
+import { memoryArtifactCache } from '../../src/lib/hub/file-cache.ts';
 import { serveHubRepos } from '../helpers/hub-repo-server.ts';
 
 const TOKEN = 'hf_integration';

@@ -9,7 +9,7 @@ import { ArtifactError } from '../../src/lib/artifact/types.ts';
 import { ArtifactUnreachableError, authorizedFetch } from '../../src/lib/hub/download.ts';
 import { httpFolderSource } from '../../src/lib/hub/http-source.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
-import { memoryArtifactCache, type ArtifactFileCache } from '../../src/lib/store/artifact-cache.ts';
+import { memoryArtifactCache, type ArtifactFileCache } from '../../src/lib/hub/file-cache.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 
 const TOKEN = 'hf_testtoken123';

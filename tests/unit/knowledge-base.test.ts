@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase, type KbData } from '../../src/lib/retrieval/knowledge-base.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import {
   candidateEntropy, clarity, entropyUnder, nqc, parsePredictorField, predictorField, QPP_DEFAULTS, queryPredictors, wig,
 } from '../../src/lib/eval/qpp.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, TokenUsage } from '../../src/lib/llm/types.ts';
 import {
   AGENT_REWRITE_SYSTEM_PROMPT, GRADE_SYSTEM_PROMPT, MAX_EXTRA_ROUNDS, REFLECT_SYSTEM_PROMPT,

@@ -3,7 +3,7 @@
  * an error with the partial text and the provider's words, never "Stopped."; only the user's stop is.
  */
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { OpenAICompatibleProvider } from '../../src/lib/llm/openai-compatible.ts';
 import { answerQuestion } from '../../src/lib/rag/answer.ts';
 import { malformedEventsNote, STREAM_ENDED } from '../../src/lib/rag/stream-end.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { documentSentences, expandItem, expandSpan, windowContexts } from '../../src/lib/rag/windows.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
-import { HubUnreachableError } from '../../src/lib/data/hub-reach.ts';
+import { HubUnreachableError } from '../../src/lib/hub/hub-reach.ts';
 import { loadRagbenchSubset, ragbenchParquetUrls } from '../../src/lib/data/ragbench-hub.ts';
 import { serveDatasetHub, type DatasetHubServer } from '../helpers/dataset-hub-server.ts';
 import { listenLocal } from '../helpers/listen.ts';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
 import { MemoryResultStore } from '../../src/lib/eval/bench-run.ts';
 import { EVALUATOR_IDS, type EvaluatorSettings } from '../../src/lib/eval/evaluators.ts';

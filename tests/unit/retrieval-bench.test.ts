@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { BeirQuery, Qrels } from '../../src/lib/data/beir.ts';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { irScores, meanScores } from '../../src/lib/eval/ir-metrics.ts';
 import { queryPredictors } from '../../src/lib/eval/qpp.ts';
 import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';

@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, test } from 'vitest';
 import { InvalidCachedRow, runRetrievalBenchmark } from '../../src/lib/eval/retrieval-bench.ts';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
-import { retrievalReportRow } from '../../src/lib/reports/from-run.ts';
+import { retrievalReportRow } from '../../src/lib/eval/report-from-run.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import {
   getRawRetrievalRow, indexedDbRetrievalRowCache as idb, MemoryRetrievalRowCache, putRawRetrievalRow, RETRIEVAL_ROW_SCHEMA_VERSION, retrievalRowChecksum,

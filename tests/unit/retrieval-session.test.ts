@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { analyzerOf, buildRunKb, retrievalRunConfig, runSettings, RunSettingsError } from '../../src/lib/eval/retrieval-session.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 

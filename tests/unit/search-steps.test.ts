@@ -3,7 +3,7 @@
  * fake cross-encoder that counts the pairs it scores and answers only when the test releases it.
  */
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';

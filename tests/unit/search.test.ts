@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { buildCdf, cdfRank } from '../../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';

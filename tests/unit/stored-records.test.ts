@@ -5,7 +5,7 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { SourceDocument } from '../../src/lib/data/document.ts';
+import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import type { ChatProvider, ChatRequest } from '../../src/lib/llm/types.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 import { transformCacheKey, transformQuery, type TransformCacheKey } from '../../src/lib/rag/transforms.ts';

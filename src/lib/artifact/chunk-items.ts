@@ -1,5 +1,5 @@
 /** The items (chunks) of an artifact's knowledge base from its chunk table, checked against the documents. */
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import type { KbItems } from '../retrieval/knowledge-base.ts';
 import { ArtifactError } from './types.ts';
 

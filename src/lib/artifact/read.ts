@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import type { BeirQuery, Qrels } from '../data/beir.ts';
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import type { KbDescriptor } from '../data/kb-source.ts';
 import { examplesOf } from '../data/examples.ts';
 import type { Bm25Data } from '../retrieval/bm25.ts';

@@ -5,7 +5,7 @@
  * the keys and column aliases below are what is understood (docs/index-format.md, "Seed-A interop"); there is no
  * checksum table, so the files are used as they are.
  */
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import { DEFAULT_CHUNKING } from '../retrieval/chunk.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODEL_OPTIONS, prefixesFor } from '../models/registry.ts';

@@ -10,39 +10,7 @@ import type { HnswIndexData } from '../retrieval/hnsw.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { Int8IndexData } from '../retrieval/quantized.ts';
 
-/** Progress of one file: bytes so far and the total (from meta.json or the server). */
-export type FileProgress = (file: string, done: number, total: number) => void;
-
-export interface ReadOptions {
-  /** Byte size from meta.json, when known (a source may use it to skip a size probe and to check truncation). */
-  size?: number;
-  /** Lower-case hex SHA-256 from meta.json: a source that caches must check it before caching. */
-  sha256?: string;
-  onProgress?: (done: number, total: number) => void;
-  signal?: AbortSignal;
-}
-
-/**
- * A place that holds an artifact repo's files, addressed by repo-relative POSIX paths (`sotu/meta.json`).
- * `read` resolves null for a missing file and rejects with an {@link ArtifactError} (naming the file) for anything
- * else. Implementations: a Node folder (`node-folder-source.ts`, CLI), a Hub dataset repo (`../hub/hub-source.ts`,
- * worker and CLI), memory (tests, the Build tab).
- */
-export interface FileSource {
-  /** Where the files come from, for messages: "/data/kb", "hub:owner/repo@1a2b3c4". */
-  readonly label: string;
-  read(path: string, opts?: ReadOptions): Promise<Uint8Array | null>;
-  /** Repo-relative paths of every file under `dir` ('' = the root), when the source can list them. */
-  list?(dir: string): Promise<string[]>;
-}
-
-/** A fault of an artifact file; `file` is repo-relative, the message says what to do. */
-export class ArtifactError extends Error {
-  constructor(readonly file: string, message: string) {
-    super(`${file}: ${message}`);
-    this.name = 'ArtifactError';
-  }
-}
+export { ArtifactError, type FileProgress, type FileSource, type ReadOptions } from '../file-source.ts';
 
 /** The dense side of an opened artifact, ready for `attachArtifactDense`. */
 export interface ArtifactDense {

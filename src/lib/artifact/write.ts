@@ -4,7 +4,7 @@
  * returns the bytes; the CLI writes them to disk, the Build tab to the Hub or a download.
  */
 import type { BeirQuery, Qrels } from '../data/beir.ts';
-import type { ExampleQuery } from '../data/document.ts';
+import type { ExampleQuery } from '../retrieval/document.ts';
 import type { MetaField } from '../data/kb-source.ts';
 import type { CdfTable } from '../retrieval/calibrate.ts';
 import { normalize } from '../retrieval/dense.ts';

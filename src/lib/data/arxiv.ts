@@ -8,12 +8,12 @@
  * `<proxy>?search_query=…&start=…&max_results=…&sortBy=…&sortOrder=…`; the proxy forwards that query string to arXiv
  * and returns arXiv's answer with `Access-Control-Allow-Origin`. Requests carry no credential, cookie or token.
  */
-import { parseRetryAfter, sleep } from '../llm/retry.ts';
+import { parseRetryAfter, sleep } from '../wait.ts';
 import type { BuildProgress, OnBuildProgress, SkippedItem, SourceDocuments } from '../kb-build/types.ts';
-import type { SourceDocument } from './document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from './kb-source.ts';
 import { readBoundedText } from '../hub/bounded-read.ts';
-import { hostOf, isNetworkError } from './hub-reach.ts';
+import { hostOf, isNetworkError } from '../hub/hub-reach.ts';
 import { NotAFeedError, parseArxivFeed, type ArxivEntry, type ArxivFeed } from './arxiv-atom.ts';
 import { ARXIV_HOSTS, ARXIV_MAX_RESULTS, ARXIV_PAGE_SIZE, ArxivError, arxivPageUrl, arxivSearchQuery, validateArxivRequest, type ArxivRequest } from './arxiv-query.ts';
 

@@ -5,7 +5,7 @@
  * Errors are `DataError`s naming the file (a missing one names what to pick).
  */
 import { DataError, parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from './beir.ts';
-import type { SourceDocument } from './document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 
 export interface BeirFileEntry {
   /** The path as the picker gives it (folder name first, `/` separated). */

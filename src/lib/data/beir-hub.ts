@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from '../checksum.ts';
 import type { BeirQuery, Qrels } from './beir.ts';
-import type { SourceDocument } from './document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import { hubDatasetDocuments, inspectHubDataset, MAX_ROWS, type HubDatasetOptions } from './hub-dataset.ts';
 
 export interface HubBeirDataset {

@@ -4,7 +4,7 @@
  * and line.
  */
 import * as v from 'valibot';
-import type { SourceDocument } from './document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 
 export class DataError extends Error {
   constructor(readonly file: string, readonly line: number | null, message: string) {

@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { isMode } from '../retrieval/modes.ts';
-import type { ExampleQuery } from './document.ts';
+import type { ExampleQuery } from '../retrieval/document.ts';
 
 /** The stored shape; `mode` is checked by {@link examplesOf}, so one unknown mode does not refuse the whole file. */
 export const StoredExampleSchema = v.object({ query: v.string(), note: v.optional(v.string()), mode: v.optional(v.unknown()) });

@@ -3,7 +3,7 @@
  * queries) and where it comes from. The UI renders facets, hit metadata and placeholders from a descriptor, never
  * from knowledge of a particular corpus; a loader (sotu.ts, the artifact reader, beir.ts, ragbench-kb.ts) makes it.
  */
-import type { ExampleQuery, SourceDocument } from './document.ts';
+import type { ExampleQuery, SourceDocument } from '../retrieval/document.ts';
 import { own } from '../dict.ts';
 
 /** One metadata field of the documents: `number` fields facet as a range, `string` fields as a set of values. */

@@ -10,7 +10,7 @@
  */
 import { HUB_HOST, HUB_ORIGIN } from '../hub/endpoint.ts';
 import { asyncBufferFromUrl } from 'hyparquet';
-import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
+import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from '../hub/hub-reach.ts';
 import { loadRagbenchFromHub, RAGBENCH_DATASET, RagbenchError, type HubLoadOptions, type RagbenchParseResult } from './ragbench.ts';
 import { readRagbenchParquet } from './ragbench-parquet.ts';
 

@@ -10,7 +10,7 @@
  */
 import type { KbOptions, BuildProgress } from '../retrieval/knowledge-base.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import type { SourceDocument } from './document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import { ragbenchRowKey, type RagbenchRow } from './ragbench.ts';
 
 /** The deduplication key of a document text. */

@@ -11,7 +11,7 @@
 import * as v from 'valibot';
 import { readBoundedJson } from '../hub/bounded-read.ts';
 import { DownloadLimitError } from '../hub/download-limits.ts';
-import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
+import { HubUnreachableError, hostOf, isNetworkError, onOrigin } from '../hub/hub-reach.ts';
 
 export const RAGBENCH_DATASET = 'rungalileo/ragbench';
 

@@ -3,7 +3,7 @@
  * packaged into the build as `corpora/sotu.json`. This module validates that file and turns it into documents.
  */
 import * as v from 'valibot';
-import type { ExampleQuery, SourceDocument } from './document.ts';
+import type { ExampleQuery, SourceDocument } from '../retrieval/document.ts';
 import type { KbDescriptor } from './kb-source.ts';
 
 export const SOTU_FILE = 'corpora/sotu.json';

@@ -9,7 +9,7 @@
  * folder gives the same knowledge base on every machine.
  */
 import { DataError } from './beir.ts';
-import type { SourceDocument } from './document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from './kb-source.ts';
 
 export interface TextFile {

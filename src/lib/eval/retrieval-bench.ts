@@ -22,7 +22,7 @@
 import type { BeirQuery, Qrels } from '../data/beir.ts';
 import { buildReport } from '../reports/build.ts';
 import type { JsonValue, Report, ReportRow } from '../reports/format.ts';
-import { finiteOrNull, retrievalReportRow, retrievalRowKey } from '../reports/from-run.ts';
+import { finiteOrNull, retrievalReportRow, retrievalRowKey } from './report-from-run.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODE_IDS, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
 import { remainingMs } from '../eta.ts';

@@ -12,7 +12,7 @@
  * reads).
  */
 import type { BeirQuery, Qrels } from '../data/beir.ts';
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import type { JsonValue, Report } from '../reports/format.ts';
 import { DEFAULT_BM25, type Bm25Options } from '../retrieval/bm25.ts';
 import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';

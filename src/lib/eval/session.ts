@@ -17,7 +17,7 @@ import type { RagConfig } from '../rag/config.ts';
 import type { SearchModels } from '../retrieval/search.ts';
 import { buildReport, SUMMARY_BOOTSTRAP } from '../reports/build.ts';
 import type { JsonValue, Report } from '../reports/format.ts';
-import { baselineEntries, pipelineReportRow, reportEnvironment, validateReportRow, type RunEnvironment } from '../reports/from-run.ts';
+import { baselineEntries, pipelineReportRow, reportEnvironment, validateReportRow, type RunEnvironment } from './report-from-run.ts';
 import { sha256Hex } from '../checksum.ts';
 import { configHash, invalidCacheNote, runSubset, type ResultStore, type RowFailure, type RunProgress, type SubsetRun } from './bench-run.ts';
 import { BOOTSTRAP_ITERATIONS, metricIntervals, smallSampleWarnings } from './bootstrap.ts';

@@ -9,7 +9,7 @@
  * matrix of 1M chunks × 384 is 1.5 GB, so vectors and graphs get 2 GiB; text tables 1 GiB; JSON that only
  * describes (meta.json, index_config.json) a few MB in practice, so tens of MB.
  */
-import { ArtifactError } from '../artifact/types.ts';
+import { ArtifactError } from '../file-source.ts';
 
 export type DownloadKind = 'report' | 'meta' | 'index-config' | 'parquet' | 'npy' | 'hnsw' | 'zip' | 'json' | 'viewer-page' | 'other';
 

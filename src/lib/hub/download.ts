@@ -7,9 +7,9 @@
  * A token goes only in the Authorization header and only to the one origin the caller named
  * (`authorizedFetch`); it never appears in a URL, a log or a message (messages name the host, never a URL).
  */
-import { ArtifactError } from '../artifact/types.ts';
-import { hostOf, isNetworkError, onOrigin } from '../data/hub-reach.ts';
-import { cacheWriteNote, contentHashOf, type ArtifactFileCache } from '../store/artifact-cache.ts';
+import { ArtifactError } from '../file-source.ts';
+import { hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
+import { cacheWriteNote, contentHashOf, type ArtifactFileCache } from './file-cache.ts';
 import { sha256Hex, vouchSha256 } from '../checksum.ts';
 import { concatChunks, limitFor, pumpBounded } from './bounded-read.ts';
 import { checkDeclaredSize, DownloadLimitError, kindOf, type DownloadKind } from './download-limits.ts';

@@ -5,8 +5,8 @@
  * A file with a known SHA-256 comes from the cache with no request; a file without one (meta.json, index_config.json)
  * is fetched, and the cached copy is used only when the host does not answer (a second open offline).
  */
-import { ArtifactError, type FileSource, type ReadOptions } from '../artifact/types.ts';
-import type { ArtifactFileCache } from '../store/artifact-cache.ts';
+import { ArtifactError, type FileSource, type ReadOptions } from '../file-source.ts';
+import type { ArtifactFileCache } from './file-cache.ts';
 import { ArtifactUnreachableError, cachedCopy, checkRepoPath, downloadVerified, encodePath, keep, type Fetch } from './download.ts';
 import { contentKey } from './hub-source.ts';
 

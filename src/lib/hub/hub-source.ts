@@ -15,9 +15,9 @@
  */
 import { HUB_ORIGIN } from './endpoint.ts';
 import { datasetInfo, HubApiError, listFiles } from '@huggingface/hub';
-import { ArtifactError, type FileSource, type ReadOptions } from '../artifact/types.ts';
-import { hostOf, isNetworkError } from '../data/hub-reach.ts';
-import type { ArtifactFileCache } from '../store/artifact-cache.ts';
+import { ArtifactError, type FileSource, type ReadOptions } from '../file-source.ts';
+import { hostOf, isNetworkError } from './hub-reach.ts';
+import type { ArtifactFileCache } from './file-cache.ts';
 import { ArtifactUnreachableError, authorizedFetch, cachedCopy, checkHubToken, checkRepoPath, downloadVerified, encodePath, keep, type Fetch } from './download.ts';
 import { jsonApiFetch, unexpectedAnswerLine } from './server-answer.ts';
 

@@ -8,8 +8,8 @@
  * `commitAtHead` is that loop on its own (report sync uses it with its own operations and messages).
  */
 import { commit, datasetInfo, HubApiError, type CommitOperation } from '@huggingface/hub';
-import { ArtifactError } from '../artifact/types.ts';
-import { hostOf } from '../data/hub-reach.ts';
+import { ArtifactError } from '../file-source.ts';
+import { hostOf } from './hub-reach.ts';
 import { authorizedFetch, backoffMs, checkHubToken, downloadVerified, sleep, type Fetch } from './download.ts';
 import { DEFAULT_HUB_URL, hubCallError } from './hub-source.ts';
 import { jsonApiFetch } from './server-answer.ts';

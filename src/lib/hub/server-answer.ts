@@ -3,7 +3,7 @@
  * portal's HTML, a proxy's text) becomes one line naming the host, the status, the content type and the first bytes
  * of what came back, instead of a SyntaxError deep inside @huggingface/hub ("unexpected error" on the CLI).
  */
-import { hostOf } from '../data/hub-reach.ts';
+import { hostOf } from './hub-reach.ts';
 import type { Fetch } from './download.ts';
 
 /** Thrown by {@link jsonApiFetch} for a 2xx API answer that is not JSON; its message is the whole line. */

@@ -16,7 +16,7 @@
  * Everything here is linear in the number of files; progress is reported per file (and per PDF page).
  */
 import type { InputFile, OnBuildProgress, SkippedItem, SourceDocuments } from '../kb-build/types.ts';
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from '../data/kb-source.ts';
 import { fileTitle, firstMarkdownHeading } from '../data/text-folder.ts';
 import { BINARY_REASON, decodeText } from './decode.ts';

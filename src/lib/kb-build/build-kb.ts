@@ -5,7 +5,7 @@
  */
 import type { IndexEntry } from '../artifact/format.ts';
 import { writeArtifact, type ArtifactInput } from '../artifact/write.ts';
-import type { ExampleQuery, SourceDocument } from '../data/document.ts';
+import type { ExampleQuery, SourceDocument } from '../retrieval/document.ts';
 import { prefixesFor } from '../models/registry.ts';
 import type { TextEmbedder } from '../models/types.ts';
 import { denseCdfTable, embedItems } from '../retrieval/dense-build.ts';

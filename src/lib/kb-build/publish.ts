@@ -9,7 +9,7 @@
 import { FILES, parseIndexConfig, parseJsonBytes, safeRepoPath, type IndexEntry } from '../artifact/format.ts';
 import { ArtifactError } from '../artifact/types.ts';
 import { addToIndexConfig, indexConfigBytes } from '../artifact/write.ts';
-import { hostOf } from '../data/hub-reach.ts';
+import { hostOf } from '../hub/hub-reach.ts';
 import { kbIdOf } from '../data/kb-registry.ts';
 import { checkHubToken } from '../hub/download.ts';
 import { pushFiles } from '../hub/push.ts';

@@ -5,7 +5,7 @@
  * `src/lib/data/hub-dataset.ts` (a Hub dataset) and `src/lib/data/arxiv.ts` (arXiv).
  */
 import type { BeirQuery, Qrels } from '../data/beir.ts';
-import type { ExampleQuery, SourceDocument } from '../data/document.ts';
+import type { ExampleQuery, SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from '../data/kb-source.ts';
 import type { Bm25Options } from '../retrieval/bm25.ts';
 import type { ChunkOptions } from '../retrieval/chunk.ts';

@@ -8,7 +8,10 @@
  * - `Deadline` is an AbortSignal that fires on the caller's signal or when no progress was made for `ms`
  *   (`kick()` restarts the clock: a streamed reply can run long as long as chunks keep coming).
  */
+import { sleep } from '../wait.ts';
 import { isProviderError } from './errors.ts';
+
+export { parseRetryAfter, sleep, type HeaderSource } from '../wait.ts';
 
 export interface RetryInfo {
   /** 1 for the first retry. */
@@ -40,49 +43,6 @@ export const RETRY_DEFAULTS = Object.freeze({
   maxDelayMs: 8_000,
   maxRetryAfterMs: 20_000,
 });
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Anything with `get(name)` (Fetch `Headers`), or a plain record of header values. */
-export type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined> | null | undefined;
-
-function header(h: HeaderSource, name: string): string | undefined {
-  if (!h) return undefined;
-  if (typeof (h as { get?: unknown }).get === 'function') return (h as { get(n: string): string | null }).get(name) ?? undefined;
-  const rec = h as Record<string, string | string[] | undefined>;
-  const key = Object.keys(rec).find((k) => k.toLowerCase() === name);
-  const v = key === undefined ? undefined : rec[key];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/**
- * The wait a response asks for, in ms: `retry-after-ms` (OpenAI), else `Retry-After` as delay-seconds (decimals
- * accepted) or an HTTP date. Undefined when absent or unreadable; never negative.
- */
-export function parseRetryAfter(headers: HeaderSource, nowMs: number = Date.now()): number | undefined {
-  const ms = header(headers, 'retry-after-ms')?.trim();
-  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.max(0, Math.round(Number(ms)));
-  const ra = header(headers, 'retry-after')?.trim();
-  if (!ra) return undefined;
-  if (/^\d+(\.\d+)?$/.test(ra)) return Math.max(0, Math.round(Number(ra) * 1000));
-  const at = Date.parse(ra);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
-}
 
 /** Backoff before retry number `attempt` (1-based): base·2^(attempt−1), capped, times a jitter in [0.5, 1). */
 export function backoffDelay(attempt: number, opts: RetryOptions = {}): number {

@@ -3,7 +3,7 @@
  * the model sees the context around a match. Sentences come from `splitSentences` over the whole document text,
  * cached per document.
  */
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import { splitSentences, type SentenceSpan } from '../retrieval/chunk.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { RetrievedHit } from './retrieve.ts';

@@ -16,7 +16,7 @@
 import { HubApiError, listFiles, type CommitOperation } from '@huggingface/hub';
 import * as v from 'valibot';
 import { ArtifactError } from '../artifact/types.ts';
-import { hostOf, isNetworkError } from '../data/hub-reach.ts';
+import { hostOf, isNetworkError } from '../hub/hub-reach.ts';
 import { ArtifactUnreachableError, authorizedFetch, checkHubToken, downloadVerified, type Fetch } from '../hub/download.ts';
 import { commitAtHead, headSha } from '../hub/push.ts';
 import { jsonApiFetch, unexpectedAnswerLine } from '../hub/server-answer.ts';

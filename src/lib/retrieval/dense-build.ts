@@ -2,10 +2,14 @@
  * The dense side of a knowledge base: item embeddings computed in batches with progress, and the corpus-CDF
  * table of query–item similarities from pseudo-queries (seed B scored 100 sample queries against every chunk).
  */
-import type { TextEmbedder } from '../models/types.ts';
 import { buildCdf, type CdfTable } from './calibrate.ts';
 import type { DenseRetriever } from './dense.ts';
 import { samplePseudoQueries, type KnowledgeBase } from './knowledge-base.ts';
+
+/** What embedding a knowledge base's items needs of a model (models/ TextEmbedder is one). */
+export interface ItemEmbedder {
+  embed(texts: readonly string[], kind: 'query' | 'passage'): Promise<Float32Array>;
+}
 
 export interface EmbedItemsOptions {
   /**
@@ -18,7 +22,7 @@ export interface EmbedItemsOptions {
 }
 
 /** Embeds every item's indexed text (title line + chunk, as BM25 sees it) as a passage; row-major n × dim. */
-export async function embedItems(kb: KnowledgeBase, embedder: TextEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number }> {
+export async function embedItems(kb: KnowledgeBase, embedder: ItemEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number }> {
   const batch = opts.batchSize ?? 128;
   const parts: Float32Array[] = [];
   let dim = 0;
@@ -38,7 +42,7 @@ export async function embedItems(kb: KnowledgeBase, embedder: TextEmbedder, opts
 }
 
 /** Corpus-CDF table of dense similarities: `queries` pseudo-queries embedded as queries, scored against every item. */
-export async function denseCdfTable(kb: KnowledgeBase, dense: DenseRetriever, embedder: TextEmbedder, queries: number, seed: number): Promise<CdfTable | null> {
+export async function denseCdfTable(kb: KnowledgeBase, dense: DenseRetriever, embedder: ItemEmbedder, queries: number, seed: number): Promise<CdfTable | null> {
   const sample = samplePseudoQueries(kb.size, (i) => kb.itemText(i), queries, seed + 1);
   if (sample.length === 0) return null;
   const all = Array.from({ length: kb.size }, (_, i) => i);

@@ -1,5 +1,5 @@
 /** Metadata filters over source documents (year range, party, …), compiled to a per-document mask. */
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from './document.ts';
 import { own } from '../dict.ts';
 
 export interface MetaFilter {

@@ -3,7 +3,7 @@
  * them and the corpus-CDF table of BM25 scores. Built in stages (chunk → index → calibrate) with progress, and
  * serialisable to plain data for the IndexedDB cache.
  */
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from './document.ts';
 import { seededRandom } from '../random.ts';
 import { Bm25Index, DEFAULT_BM25, type Bm25Data, type Bm25Options } from './bm25.ts';
 import type { AnalyzerOptions } from './tokenize.ts';

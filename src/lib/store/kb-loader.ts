@@ -2,7 +2,7 @@
  * Opens a knowledge base: from the IndexedDB cache when a valid record exists for exactly these documents and
  * options, otherwise by building it (chunk → index → calibrate) and caching the result.
  */
-import type { SourceDocument } from '../data/document.ts';
+import type { SourceDocument } from '../retrieval/document.ts';
 import { DEFAULT_KB_OPTIONS, KnowledgeBase, type BuildStage, type KbOptions } from '../retrieval/knowledge-base.ts';
 import { sha256Hex } from '../checksum.ts';
 import { loadIndex, saveIndex } from './index-cache.ts';

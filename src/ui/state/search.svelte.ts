@@ -7,7 +7,7 @@ import { NoticesState } from './notices.svelte.ts';
 import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
-import type { ExampleQuery } from '../../lib/data/document.ts';
+import type { ExampleQuery } from '../../lib/retrieval/document.ts';
 import { chipChoice } from '../example-chips.ts';
 
 export class SearchState {

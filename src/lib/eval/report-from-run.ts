@@ -11,12 +11,12 @@
  *     query id, group = dataset, and stay readable).
  */
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
-import type { IrScores } from '../eval/ir-metrics.ts';
-import type { PipelineRowResult } from '../eval/ragbench-pipeline.ts';
-import type { BaselineScores } from '../eval/ragbench-validate.ts';
-import type { TraceScores } from '../eval/trace.ts';
+import type { IrScores } from './ir-metrics.ts';
+import type { PipelineRowResult } from './ragbench-pipeline.ts';
+import type { BaselineScores } from './ragbench-validate.ts';
+import type { TraceScores } from './trace.ts';
 import { APP_VERSION } from '../app-version.ts';
-import type { ReportEnvironment, ReportRow, ReportSummary } from './format.ts';
+import type { ReportEnvironment, ReportRow, ReportSummary } from '../reports/format.ts';
 
 /** NaN, ±∞ and undefined → null (reports hold no non-finite numbers). */
 export const finiteOrNull = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);

@@ -1,4 +1,4 @@
-import type { RetrievalMode } from '../retrieval/modes.ts';
+import type { RetrievalMode } from './modes.ts';
 
 /** The unit every knowledge base is made of. */
 export interface SourceDocument {

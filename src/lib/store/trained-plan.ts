@@ -3,9 +3,9 @@
  * (stored here, at a dtype it has; a clear message instead of a request to the model host) and what loading it
  * "downloads" (nothing: its files are in this browser, counted as cached).
  */
-import { neededFiles, type ModelDownload } from './download-size.ts';
-import type { ModelSpec } from './types.ts';
-import { notStoredMessage, type TrainedModelMeta } from '../store/trained-models.ts';
+import { neededFiles, type ModelDownload } from '../models/download-size.ts';
+import type { ModelSpec } from '../models/types.ts';
+import { notStoredMessage, type TrainedModelMeta } from './trained-models.ts';
 
 /** The part of the trained-model store this needs. */
 export interface TrainedMetaSource {
@@ -36,5 +36,3 @@ export async function trainedDownloadPlan(spec: ModelSpec, store: TrainedMetaSou
   }
   return out;
 }
-
-export { notStoredMessage };
