@@ -1,0 +1,61 @@
+// The floors of the tree (scripts/import-map.ts FLOORS): no import runs from a lower floor to a higher one, no folder
+// of src/lib and no file is in an import circle, no source file is over the size limit, and the shells stay thin.
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { floorOf, importMap, MAX_LINES, readTree, unitOf, type SourceFile } from '../../scripts/import-map.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const tree = readTree(root);
+const map = importMap(tree);
+
+describe('the import map of the tree', () => {
+  it('reads the tree: every floor has files, and imports resolve to files of the tree', () => {
+    for (const floor of ['src/lib', 'src/ui', 'workers', 'cli', 'scripts']) expect(map.linesPerFloor[floor]).toBeGreaterThan(0);
+    expect(tree.find((f) => f.path === 'cli/main.ts')?.imports.length).toBeGreaterThan(0);
+  });
+
+  it('has no import from a lower floor to a higher one', () => {
+    expect(map.upward).toEqual([]);
+  });
+
+  it('has no circle between src/lib folders or between files', () => {
+    expect(map.circles).toEqual([]);
+  });
+
+  it(`has no source file over ${MAX_LINES} lines`, () => {
+    expect(map.oversized).toEqual([]);
+  });
+
+  it('keeps the shells thin: workers/ and cli/ together at most 2,500 lines', () => {
+    expect((map.linesPerFloor['workers'] ?? 0) + (map.linesPerFloor['cli'] ?? 0)).toBeLessThanOrEqual(2500);
+  });
+});
+
+describe('the import map itself', () => {
+  const files = (edges: Record<string, string[]>): SourceFile[] => Object.entries(edges).map(([path, imports]) => ({ path, lines: 10, imports }));
+
+  it('places files on their floors and units', () => {
+    expect(floorOf('src/lib/retrieval/bm25.ts')).toBe('src/lib');
+    expect(floorOf('src/ui/App.svelte')).toBe('src/ui');
+    expect(floorOf('src/main.ts')).toBe('src/ui');
+    expect(floorOf('workers/search.worker.ts')).toBe('workers');
+    expect(unitOf('src/lib/retrieval/bm25.ts')).toBe('src/lib/retrieval');
+    expect(unitOf('src/lib/dict.ts')).toBe('src/lib (root)');
+  });
+
+  it('finds an upward import, a folder circle and a file circle', () => {
+    const m = importMap(files({
+      'src/lib/a/x.ts': ['src/lib/b/y.ts'],
+      'src/lib/b/y.ts': ['src/lib/a/z.ts'],
+      'src/lib/a/z.ts': ['src/ui/v.ts'],
+      'src/ui/v.ts': [],
+      'workers/w.ts': ['src/lib/a/x.ts'],
+      'cli/p.ts': ['cli/q.ts'],
+      'cli/q.ts': ['cli/p.ts'],
+    }));
+    expect(m.upward).toEqual(['src/lib/a/z.ts → src/ui/v.ts']);
+    expect(m.circles).toContainEqual(['src/lib/a', 'src/lib/b']);
+    expect(m.circles).toContainEqual(['cli/p.ts', 'cli/q.ts']);
+    expect(m.circles).toHaveLength(2);
+  });
+});
