@@ -13,6 +13,12 @@ export const FLOORS: Record<string, readonly string[]> = {
   tests: ['src/lib', 'workers', 'cli', 'src/ui', 'scripts', 'tests'],
 };
 
+/**
+ * The floors inside src/lib, lowest first: a folder imports only from folders below it (and the root files, the
+ * lowest floor). A new folder takes its place here; docs/architecture.md draws the same order.
+ */
+export const LIB_FLOORS = ['(root)', 'stats', 'hub', 'retrieval', 'data', 'models', 'llm', 'artifact', 'ingest', 'rag', 'reports', 'eval', 'store', 'kb-build'] as const;
+
 export const MAX_LINES = 400;
 const ROOTS = ['src', 'workers', 'cli', 'scripts'];
 const SOURCE = /\.(ts|svelte)$/;
@@ -83,6 +89,11 @@ export function readTree(root: string): SourceFile[] {
   });
 }
 
+/** A src/lib unit's place in LIB_FLOORS (-1: not listed). */
+function libFloor(unit: string): number {
+  return (LIB_FLOORS as readonly string[]).indexOf(unit.replace(/^src\/lib(\/| )/, ''));
+}
+
 export interface ImportMap {
   linesPerFloor: Record<string, number>;
   linesPerUnit: Record<string, number>;
@@ -140,6 +151,9 @@ export function importMap(files: SourceFile[]): ImportMap {
       if (!(FLOORS[floor] ?? []).includes(floorOf(target))) upward.push(`${f.path} → ${target}`);
       const a = unitOf(f.path);
       const b = unitOf(target);
+      if (a !== b && a.startsWith('src/lib') && b.startsWith('src/lib') && libFloor(b) >= libFloor(a)) {
+        upward.push(`${f.path} → ${target}${libFloor(a) < 0 || libFloor(b) < 0 ? ' (a folder not in LIB_FLOORS)' : ''}`);
+      }
       if (a !== b) {
         if (!unitEdges.has(a)) unitEdges.set(a, new Set());
         unitEdges.get(a)!.add(b);

@@ -2,7 +2,7 @@
 // of src/lib and no file is in an import circle, no source file is over the size limit, and the shells stay thin.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { floorOf, importMap, MAX_LINES, readTree, unitOf, type SourceFile } from '../../scripts/import-map.ts';
+import { floorOf, importMap, LIB_FLOORS, MAX_LINES, readTree, unitOf, type SourceFile } from '../../scripts/import-map.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const tree = readTree(root);
@@ -12,6 +12,11 @@ describe('the import map of the tree', () => {
   it('reads the tree: every floor has files, and imports resolve to files of the tree', () => {
     for (const floor of ['src/lib', 'src/ui', 'workers', 'cli', 'scripts']) expect(map.linesPerFloor[floor]).toBeGreaterThan(0);
     expect(tree.find((f) => f.path === 'cli/main.ts')?.imports.length).toBeGreaterThan(0);
+  });
+
+  it('lists every src/lib folder in LIB_FLOORS', () => {
+    const units = new Set(tree.filter((f) => f.path.startsWith('src/lib/')).map((f) => unitOf(f.path).replace(/^src\/lib(\/| )/, '')));
+    expect([...units].filter((u) => !(LIB_FLOORS as readonly string[]).includes(u))).toEqual([]);
   });
 
   it('has no import from a lower floor to a higher one', () => {
@@ -33,6 +38,12 @@ describe('the import map of the tree', () => {
 
 describe('the import map itself', () => {
   const files = (edges: Record<string, string[]>): SourceFile[] => Object.entries(edges).map(([path, imports]) => ({ path, lines: 10, imports }));
+
+  it('counts an import from a lower src/lib folder to a higher one as upward, and one downward as fine', () => {
+    const m = importMap(files({ 'src/lib/retrieval/x.ts': ['src/lib/eval/y.ts', 'src/lib/dict.ts'], 'src/lib/eval/y.ts': ['src/lib/stats/z.ts'], 'src/lib/dict.ts': [], 'src/lib/stats/z.ts': [] }));
+    expect(m.upward).toEqual(['src/lib/retrieval/x.ts → src/lib/eval/y.ts']);
+    expect(m.circles).toEqual([]);
+  });
 
   it('places files on their floors and units', () => {
     expect(floorOf('src/lib/retrieval/bm25.ts')).toBe('src/lib');
