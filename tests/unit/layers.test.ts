@@ -56,16 +56,16 @@ describe('the import map itself', () => {
 
   it('finds an upward import, a folder circle and a file circle', () => {
     const m = importMap(files({
-      'src/lib/a/x.ts': ['src/lib/b/y.ts'],
-      'src/lib/b/y.ts': ['src/lib/a/z.ts'],
-      'src/lib/a/z.ts': ['src/ui/v.ts'],
+      'src/lib/retrieval/x.ts': ['src/lib/data/y.ts'],
+      'src/lib/data/y.ts': ['src/lib/retrieval/z.ts'],
+      'src/lib/retrieval/z.ts': ['src/ui/v.ts'],
       'src/ui/v.ts': [],
-      'workers/w.ts': ['src/lib/a/x.ts'],
+      'workers/w.ts': ['src/lib/retrieval/x.ts'],
       'cli/p.ts': ['cli/q.ts'],
       'cli/q.ts': ['cli/p.ts'],
     }));
-    expect(m.upward).toEqual(['src/lib/a/z.ts → src/ui/v.ts']);
-    expect(m.circles).toContainEqual(['src/lib/a', 'src/lib/b']);
+    expect(m.upward).toEqual(['src/lib/retrieval/x.ts → src/lib/data/y.ts', 'src/lib/retrieval/z.ts → src/ui/v.ts']);
+    expect(m.circles).toContainEqual(['src/lib/data', 'src/lib/retrieval']);
     expect(m.circles).toContainEqual(['cli/p.ts', 'cli/q.ts']);
     expect(m.circles).toHaveLength(2);
   });
