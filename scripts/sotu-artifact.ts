@@ -237,7 +237,7 @@ export async function sotuDense(
 ): Promise<NonNullable<ArtifactInput['dense']>> {
   const { embedItems, denseCdfTable } = await import('../src/lib/retrieval/dense-build.ts');
   const { ExactDenseIndex } = await import('../src/lib/retrieval/dense.ts');
-  const { prefixesFor } = await import('../src/lib/models/registry.ts');
+  const { embedderRecord } = await import('../src/lib/artifact/embedder-record.ts');
   const t0 = performance.now();
   let last = 0;
   const { vectors, dim } = await embedItems(kb, embedder, {
@@ -258,10 +258,9 @@ export async function sotuDense(
     hnsw = await serializeVectorIndex(index) as import('../src/lib/retrieval/hnsw.ts').HnswIndexData;
     log(`HNSW graph in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
   }
-  const spec = embedder.spec;
   return {
     vectors, dim, cdf, int8: opts.int8, float32: opts.float32, hnsw,
-    embedder: { id: spec.id, dtype: spec.dtype, dim, pooling: 'mean', normalized: true, prefixes: prefixesFor(spec.id) },
+    embedder: embedderRecord(embedder.spec, dim),
   };
 }
 

@@ -11,6 +11,7 @@ import { MAX_DESCRIPTION } from '../lib/kb-build/run-build.ts';
 import { DEFAULT_BM25 } from '../lib/retrieval/bm25.ts';
 import { MAX_TITLE } from '../lib/store/local-kb-store.ts';
 import { DEFAULT_CHUNKING } from '../lib/retrieval/chunk.ts';
+import { needsEmbedder } from '../lib/models/needs-embedder.ts';
 import { formatBytes } from './format.ts';
 
 export const BUILD_STAGE_LABELS: Record<BuildStage, string> = {
@@ -116,6 +117,8 @@ export type BuildFormCheck =
 
 export { MAX_DESCRIPTION, MAX_TITLE };
 export const CHUNK_SIZE_RANGE = [100, 20_000] as const;
+/** Why a build cannot embed its chunks now (the form's error and the checkbox's hint). */
+export const EMBED_NEEDS_EMBEDDER = needsEmbedder('Embedding the chunks', 'build without vectors (BM25 works without)');
 export const K1_MAX = 10;
 
 const ChunkSize = v.pipe(v.number(), v.integer(), v.minValue(CHUNK_SIZE_RANGE[0]), v.maxValue(CHUNK_SIZE_RANGE[1]));
@@ -156,7 +159,7 @@ export function checkBuildForm(form: BuildForm, opts: { taken: readonly string[]
   const b = valid(B, form.b);
   if (k1 === null) errors.k1 = `k1 must be a number from 0 to ${K1_MAX} (default ${DEFAULT_BM25.k1}).`;
   if (b === null) errors.b = `b must be a number from 0 to 1 (default ${DEFAULT_BM25.b}).`;
-  if (form.embed && !opts.embedder) errors.embed = 'No embedder is loaded: enable the models in the Search tab\'s models panel, or build without vectors.';
+  if (form.embed && !opts.embedder) errors.embed = EMBED_NEEDS_EMBEDDER;
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return { ok: true, name, title, description, settings: { chunking, bm25: { k1: k1!, b: b! }, embed: form.embed } };
 }

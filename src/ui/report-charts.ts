@@ -9,8 +9,7 @@
  * support (the means); the ROC and the scatter need every row, so they are replaced by a note with the full
  * figures (`withheldChartNote`): a chart drawn from 20 chosen rows would contradict the table beside it.
  */
-import { rocCurve } from '../lib/eval/roc.ts';
-import { auroc } from '../lib/stats/summary.ts';
+import { hallucinationRoc } from '../lib/stats/hallucination-roc.ts';
 import type { Report } from '../lib/reports/format.ts';
 import { evaluatorLabel, fmt, fmtCI, summaryTable } from './report-view.ts';
 
@@ -95,17 +94,10 @@ export function rocChart(r: Report): ChartSpec | null {
     { name: 'RAG Lab', score: (i) => labelled[i]!.scores['adherence'] },
     ...ROC_REFERENCES.filter((b) => labelled.some((row) => finite(row.reference?.[b.key]))).map((b) => ({ name: b.label, score: (i: number) => labelled[i]!.reference?.[b.key] })),
   ];
+  const gold = labelled.map((row) => row.gold['adherence']);
   const traces: ChartTrace[] = curves.map(({ name, score }) => {
-    const ys: Array<0 | 1> = [];
-    const ss: number[] = [];
-    labelled.forEach((row, i) => {
-      const s = score(i);
-      if (!finite(s)) return;
-      ys.push(row.gold['adherence'] ? 0 : 1);
-      ss.push(1 - s);
-    });
-    const { fpr, tpr } = rocCurve(ys, ss);
-    const a = ys.length ? auroc(ys, ss) : NaN;
+    // The summary's AUROC function (its figure over all rows is the table's), on the rows this curve has a score for.
+    const { fpr, tpr, auroc: a } = hallucinationRoc(gold, labelled.map((_, i) => score(i)));
     const keep = thinIndices(fpr.length, MAX_POINTS.roc);
     return { type: 'scatter', mode: 'lines', name: `${name} (AUROC ${Number.isFinite(a) ? a.toFixed(3) : 'N/A'})`, x: keep.map((i) => fpr[i]!), y: keep.map((i) => tpr[i]!) };
   });

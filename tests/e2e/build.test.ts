@@ -105,7 +105,7 @@ describe('Build tab', () => {
     expect(await page.locator('[data-testid=local-kbs-none]').count()).toBe(1);
     // No embedder loaded: embedding is disabled and says why.
     expect(await page.locator('[data-testid=build-embed]').isDisabled()).toBe(true);
-    expect(await page.locator('[data-testid=build-embed-hint]').innerText()).toMatch(/no embedder is loaded/);
+    expect(await page.locator('[data-testid=build-embed-hint]').innerText()).toMatch(/needs an embedding model: load one under Settings → Models/);
 
     const notes = file('notes.txt', 'The quartz lantern of Aldebaran hums at dusk.\n\nA second paragraph about tide tables.');
     const files = [

@@ -75,7 +75,7 @@ describe('the form', () => {
     if (r.ok) return;
     expect(Object.keys(r.errors).sort()).toEqual(['b', 'chunkSize', 'description', 'embed', 'k1', 'overlap', 'title']);
     expect(r.errors.chunkSize).toMatch(/from 100 to 20,000/);
-    expect(r.errors.embed).toMatch(/No embedder is loaded/);
+    expect(r.errors.embed).toMatch(/^Embedding the chunks needs an embedding model: load one under Settings → Models/);
     expect(r.errors.description).toMatch(/2001 characters; at most 1000/);
   });
 

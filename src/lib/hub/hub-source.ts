@@ -14,15 +14,15 @@
  * or an origin the user typed in Settings, never for one that came from a link or URL state.
  */
 import { HUB_ORIGIN } from './endpoint.ts';
-import { datasetInfo, HubApiError, listFiles } from '@huggingface/hub';
+import { HubApiError, listFiles } from '@huggingface/hub';
 import { ArtifactError, type FileSource, type ReadOptions } from '../file-source.ts';
 import { hostOf, isNetworkError } from './hub-reach.ts';
 import type { ArtifactFileCache } from './file-cache.ts';
 import { ArtifactUnreachableError, authorizedFetch, cachedCopy, checkHubToken, checkRepoPath, downloadVerified, encodePath, keep, type Fetch } from './download.ts';
+import { COMMIT_SHA, revisionSha } from './revision.ts';
 import { jsonApiFetch, unexpectedAnswerLine } from './server-answer.ts';
 
 export const DEFAULT_HUB_URL = HUB_ORIGIN;
-const SHA = /^[0-9a-f]{40}$/;
 const REPO = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
 
 export interface HubSourceOptions {
@@ -88,14 +88,13 @@ export async function hubSource(opts: HubSourceOptions): Promise<HubFileSource> 
 
   let sha: string;
   let resolved: HubFileSource['resolved'];
-  if (SHA.test(revision)) {
+  if (COMMIT_SHA.test(revision)) {
     sha = revision;
     resolved = 'pinned';
   } else {
     try {
-      const info = await datasetInfo({ name: repo, revision, hubUrl, fetch: f, additionalFields: ['sha'] });
-      const s = (info as { sha?: unknown }).sha;
-      if (typeof s !== 'string' || !SHA.test(s)) throw new ArtifactError(what, `${hostOf(hubUrl)} gave no commit sha for the revision: is it a Hub?`);
+      const s = await revisionSha({ repo, revision, hubUrl, fetch: f });
+      if (s === null) throw new ArtifactError(what, `${hostOf(hubUrl)} gave no commit sha for the revision: is it a Hub?`);
       sha = s;
       resolved = 'network';
       await cache?.putRef(refKey(hubUrl, repo, revision), sha).catch(() => {});

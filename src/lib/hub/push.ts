@@ -7,11 +7,12 @@
  * The token goes only to `hubUrl`'s origin, in the Authorization header (the caller decides which hubUrl may get it).
  * `commitAtHead` is that loop on its own (report sync uses it with its own operations and messages).
  */
-import { commit, datasetInfo, HubApiError, type CommitOperation } from '@huggingface/hub';
+import { commit, HubApiError, type CommitOperation } from '@huggingface/hub';
 import { ArtifactError } from '../file-source.ts';
 import { hostOf } from './hub-reach.ts';
 import { authorizedFetch, backoffMs, checkHubToken, downloadVerified, sleep, type Fetch } from './download.ts';
 import { DEFAULT_HUB_URL, hubCallError } from './hub-source.ts';
+import { revisionSha } from './revision.ts';
 import { jsonApiFetch } from './server-answer.ts';
 
 export interface PushOptions {
@@ -35,13 +36,11 @@ export interface PushOptions {
 }
 
 const INDEX_CONFIG = 'index_config.json';
-const SHA = /^[0-9a-f]{40}$/;
 
 /** The commit sha `main` of dataset repo `repo` points at; throws the Hub's error as it came, or one for a non-sha. */
 export async function headSha(repo: string, hubUrl: string, f: Fetch): Promise<string> {
-  const info = await datasetInfo({ name: repo, revision: 'main', hubUrl, fetch: f, additionalFields: ['sha'] });
-  const sha = String((info as { sha?: unknown }).sha ?? '');
-  if (!SHA.test(sha)) throw new ArtifactError(repo, `${hostOf(hubUrl)} gave no commit sha for main: is it a Hub?`);
+  const sha = await revisionSha({ repo, revision: 'main', hubUrl, fetch: f });
+  if (sha === null) throw new ArtifactError(repo, `${hostOf(hubUrl)} gave no commit sha for main: is it a Hub?`);
   return sha;
 }
 

@@ -8,8 +8,10 @@
  */
 import * as v from 'valibot';
 import { REPORT_ID, REPORT_KINDS, REPORT_LIMITS, FORBIDDEN_KEYS, type Report } from './format.ts';
+import { REPORTS_DIR, reportPath, reportPathId } from './report-path.ts';
 
-export const REPORTS_DIR = 'reports';
+export { REPORTS_DIR, reportPath };
+
 export const INDEX_PATH = `${REPORTS_DIR}/index.json`;
 export const DELETED_PATH = `${REPORTS_DIR}/deleted_reports.json`;
 export const INDEX_FORMAT = 'rag-lab-report-index';
@@ -18,13 +20,12 @@ export const LAYOUT_VERSION = 1;
 /** Entries one list may hold (a longer one is refused as corrupt or hostile, then rebuilt). */
 export const MAX_ENTRIES = 100_000;
 
-export const reportPath = (id: string) => `${REPORTS_DIR}/report_${id}.json`;
 /** A report id sync handles: REPORT_ID, and not a key of Object.prototype's own (`__proto__` is 9 valid characters). */
 export const syncableId = (id: string) => REPORT_ID.test(id) && !FORBIDDEN_KEYS.has(id);
 /** The id of a `reports/report_<id>.json` path, or null for any other path. */
 export function idOfPath(path: string): string | null {
-  const m = /^reports\/report_([^/]+)\.json$/.exec(path);
-  return m && syncableId(m[1]!) ? m[1]! : null;
+  const id = reportPathId(path);
+  return id !== null && syncableId(id) ? id : null;
 }
 
 const finite = v.pipe(v.number(), v.finite());

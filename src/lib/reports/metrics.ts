@@ -12,7 +12,8 @@
  * no per-row form and uses the row's adherence error for per-question deltas. `verdict` names a row's outcome
  * (supported / hallucinated, answered / refused, hit / miss) for "flipped" filters.
  */
-import { auroc, mean, rmse } from '../stats/summary.ts';
+import { hallucinationAurocOf } from '../stats/hallucination-roc.ts';
+import { mean, rmse } from '../stats/summary.ts';
 import type { ReportKind, ReportRow } from './format.ts';
 
 export interface MetricDef {
@@ -53,18 +54,7 @@ function meanMetric(id: string, label: string, key: string, digits = 3): MetricD
 /** Hallucination AUROC: y_true = 1 − gold adherence, y_score = 1 − predicted adherence (Mann–Whitney U). */
 const AUROC: MetricDef = {
   id: 'auroc', label: 'hallucination AUROC', higherIsBetter: true, digits: 3,
-  compute: (rows) => {
-    const y: boolean[] = [];
-    const s: number[] = [];
-    for (const r of rows) {
-      const g = r.gold['adherence'];
-      const p = num(r.scores['adherence']);
-      if (typeof g !== 'boolean' || p === null) continue;
-      y.push(!g);
-      s.push(1 - p);
-    }
-    return auroc(y, s);
-  },
+  compute: (rows) => hallucinationAurocOf(rows.map((r) => r.gold['adherence']), rows.map((r) => r.scores['adherence'])),
   // Per row: 1 − |predicted adherence − gold adherence| (higher is better, as AUROC).
   perRow: (r) => { const p = num(r.scores['adherence']); const g = goldNum(r, 'adherence'); return p === null || g === null ? null : 1 - Math.abs(p - g); },
 };

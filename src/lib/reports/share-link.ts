@@ -14,6 +14,7 @@
  * Uses CompressionStream / DecompressionStream and atob/btoa only: Node ≥ 18 and every current browser.
  */
 import { parseReport, REPORT_ID, type Report } from './format.ts';
+import { reportPathId } from './report-path.ts';
 
 /** The inline payload's version (the `v1.` prefix); a newer app may write `v2.`. */
 export const SHARE_LINK_VERSION = 1;
@@ -165,7 +166,6 @@ export async function decodeReportPayload(value: string, caps: { decodedBytes?: 
 /** Hub repo names: letters, digits, `-`, `_`, `.`, at most 96 characters each part, no `..`, not starting or ending with `-`/`.`. */
 const REPO_PART = /^(?![.-])[A-Za-z0-9._-]{1,96}(?<![.-])$/;
 const COMMIT = /^[0-9a-f]{40}$/;
-const REPORT_PATH = /^reports\/report_([^/]+)\.json$/;
 
 export function isRepoName(repo: string): boolean {
   const parts = repo.split('/');
@@ -173,7 +173,7 @@ export function isRepoName(repo: string): boolean {
 }
 
 /** The path a report with id `id` has in a synced repo (seed A's layout, hub-layout.ts). */
-export { reportPath } from './hub-layout.ts';
+export { reportPath } from './report-path.ts';
 
 /** `ref=<owner>/<repo>@<sha>/<path>`, the fragment (without `#`) of a link to `ref`. Throws for an invalid ref. */
 export function formatReportRef(ref: ReportRef): string {
@@ -185,8 +185,8 @@ export function formatReportRef(ref: ReportRef): string {
 function refProblem(ref: ReportRef): string | null {
   if (!isRepoName(ref.repo)) return 'the repo must be owner/name (letters, digits, "-", "_", ".")';
   if (!COMMIT.test(ref.commit)) return 'the commit must be 40 lower-case hex digits';
-  const m = REPORT_PATH.exec(ref.path);
-  if (!m || !REPORT_ID.test(m[1]!)) return 'the path must be reports/report_<id>.json';
+  const id = reportPathId(ref.path);
+  if (id === null || !REPORT_ID.test(id)) return 'the path must be reports/report_<id>.json';
   return null;
 }
 

@@ -4,6 +4,7 @@
  * reports or logs, and it is only sent to the Hub URL set in Settings (a link can name a repo, never a host).
  */
 import * as v from 'valibot';
+import type { HubAccess } from '../../lib/hub/access.ts';
 import { yieldingDatabase } from '../../lib/store/open-db.ts';
 
 const DB = 'rag-lab-hub-token';
@@ -25,6 +26,14 @@ export class HubTokenState {
 
   get isSet(): boolean {
     return this.value !== null;
+  }
+
+  /**
+   * The Hub access every state's Hub requests use: the Hub URL set in Settings (`hubUrl`, read at each call) with
+   * this token as it is then. The one place the pair is made; no host from a link, report or stored setting enters.
+   */
+  accessFor(hubUrl: () => string): () => HubAccess {
+    return () => ({ hubUrl: hubUrl(), token: this.value });
   }
 
   async load(): Promise<void> {

@@ -5,6 +5,7 @@
  * and stays open if it fails or is cancelled.
  */
 import { HUB_HOST } from '../../lib/hub/endpoint.ts';
+import type { HubAccess } from '../../lib/hub/access.ts';
 import * as Comlink from 'comlink';
 import { sotuDescriptor } from '../../lib/data/sotu.ts';
 import {
@@ -50,10 +51,7 @@ export function progressCounts(p: LoadProgress): string {
 }
 
 /** Where Hub requests go and the token they may carry (from Settings and HubTokenState; never from a link). */
-export interface HubAccess {
-  hubUrl: string;
-  token: string | null;
-}
+export type { HubAccess };
 
 export class KbState {
   /** The state of the open knowledge base (of the first open until one is ready). */
