@@ -6,11 +6,11 @@
  * take the same queue). A failure leaves the local reports as they are and shows its message (`error`); a change
  * that failed is found again by the next pull (local-ahead puts and deletions) and pushed then.
  */
+import type { HubAccess } from '../../lib/hub/access.ts';
 import { emptyMemo, locateReport, pullReports, pushChange, type SyncChange, type SyncMemo } from '../../lib/reports/hub-sync.ts';
 import { defaultSyncSettings, memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../report-sync.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
-export interface SyncAccess { hubUrl: string; token: string | null }
 
 export class ReportSyncState {
   enabled = $state(false);
@@ -27,7 +27,7 @@ export class ReportSyncState {
 
   constructor(
     private readonly reports: ReportsState,
-    private readonly access: () => SyncAccess,
+    private readonly access: () => HubAccess,
     private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | null = globalThis.localStorage ?? null,
   ) {}
 

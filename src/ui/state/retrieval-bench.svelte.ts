@@ -4,6 +4,7 @@
  * knowledge base for the α simulator, so a RAGBench run and a retrieval run neither cancel each other nor share
  * memory; the worker gets its own models-worker port, reconnected when the models worker restarts.
  */
+import type { HubAccess } from '../../lib/hub/access.ts';
 import { HUB_ORIGIN } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
 import type { FusionCandidates } from '../../lib/eval/alpha-sim.ts';
@@ -47,7 +48,7 @@ export class RetrievalBenchState {
   result = $state.raw<RetrievalBenchResult | null>(null);
   error = $state<string | null>(null);
   /** Hub URL and token from Settings (App sets it; never from a link). */
-  access: () => { hubUrl: string; token: string | null } = () => ({ hubUrl: HUB_ORIGIN, token: null });
+  access: () => HubAccess = () => ({ hubUrl: HUB_ORIGIN, token: null });
   /** Started on first use (a folder pick or a run), not when the page opens. */
   private started: ReturnType<typeof startBenchWorker> | null = null;
 

@@ -7,6 +7,7 @@
  * URLs, keys, models). The report's config is data to look at; nothing copies it into app state. Saving is the
  * user's click, and never overwrites a saved report with the same id (they choose a copy or cancel).
  */
+import type { HubAccess } from '../../lib/hub/access.ts';
 import { newReportId, type Report } from '../../lib/reports/format.ts';
 import { reportTitle } from '../../lib/reports/title.ts';
 import { isShareFragment, readShareFragment, type ReportRef } from '../../lib/reports/share-link.ts';
@@ -46,7 +47,7 @@ export class SharedReportState {
   constructor(
     private readonly reports: () => ReportsState | null,
     /** The Hub and token from Settings (the only place they come from), once the saved token is read. */
-    private readonly hubAccess: () => Promise<{ hubUrl: string; token: string | null }>,
+    private readonly hubAccess: () => Promise<HubAccess>,
   ) {}
 
   get active(): boolean {
