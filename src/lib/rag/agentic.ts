@@ -18,12 +18,7 @@ import type { RagConfig } from './config.ts';
 import { generateAnswer, isAbort, type Generation } from './generate.ts';
 import { answerRequest, buildAnswerMessages } from './prompt.ts';
 import {
-  lowConfidenceAnswer,
-  NO_RELEVANT_ANSWER,
-  NO_SOURCES_ANSWER,
-  rerankHits,
-  retrieveQueries,
-  searchOptionsFor,
+  lowConfidenceAnswer, NO_RELEVANT_ANSWER, NO_SOURCES_ANSWER, rerankHits, retrieveQueries, searchOptionsFor,
   type RetrievedHit,
 } from './retrieve.ts';
 import type { Tracer } from './trace.ts';
