@@ -37,7 +37,6 @@
  */
 import 'fake-indexeddb/auto';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -49,11 +48,6 @@ import { openArtifact } from '../src/lib/artifact/read.ts';
 import type { FileSource } from '../src/lib/artifact/types.ts';
 import { httpFolderSource } from '../src/lib/hub/http-source.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
-import type { TextEmbedder } from '../src/lib/models/types.ts';
-import { percentile } from '../src/lib/stats/summary.ts';
-import { seededRandom } from '../src/lib/random.ts';
-import { denseCdfTable } from '../src/lib/retrieval/dense-build.ts';
-import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';
 import type { HnswIndexData } from '../src/lib/retrieval/hnsw.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
@@ -63,20 +57,14 @@ import { memoryArtifactCache, type ArtifactFileCache } from '../src/lib/hub/file
 import { indexedDbArtifactCache } from '../src/lib/store/artifact-cache.ts';
 import { serveHubRepos } from '../tests/helpers/hub-repo-server.ts';
 import { serveStatic } from '../tests/helpers/static-server.ts';
-import { centres, clustered } from '../tests/helpers/vectors.ts';
-import { artifactRepoFiles, loadSotuArtifact, sotuArtifactInput, SOTU_INDEX_ID } from './sotu-artifact.ts';
-import { sotuDescriptor } from '../src/lib/data/sotu.ts';
+import { clustered } from '../tests/helpers/vectors.ts';
+import { artifactRepoFiles, loadSotuArtifact, SOTU_INDEX_ID } from './sotu-artifact.ts';
+import { log, mb, median, ms, now, tables, type OpenRow } from './bench/artifact-report.ts';
+import { denseFixture, DIM, STUB_ID, stubModels } from './bench/artifact-fixture.ts';
+import { browserHubOpen, browserOpen } from './bench/artifact-browser.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DIM = 384;
-const SEED = 384_010;
-const STUB_ID = 'bench/stub-embedder-384';
 const QUERY = 'tariff on imported goods';
-const log = (m: string) => process.stderr.write(`[bench-artifact] ${m}\n`);
-const now = () => performance.now();
-const ms = (x: number) => Math.round(x);
-const mb = (b: number) => (b / 1e6).toFixed(2);
-const median = (xs: readonly number[]) => percentile(xs, 50);
 
 interface Args { reps: number; embedChunks: number; skipBm25: boolean; skipEmbed: boolean; browser: boolean; browserOnly: boolean; skipEmbeddedBrowser: boolean; json: boolean }
 
@@ -99,41 +87,6 @@ function readArgs(): Args {
   };
 }
 
-/** A 32-bit number from a string (SHA-1's first word): seeds the stub models. */
-const seedOf = (s: string) => createHash('sha1').update(s).digest().readUInt32LE(0);
-
-/** Stands in for the embedder: a clustered random unit vector seeded by the text (no model time). */
-function stubEmbedder(clusterCentres: Float32Array): TextEmbedder {
-  return {
-    spec: { id: STUB_ID, dtype: 'fp32', device: 'cpu' },
-    dim: DIM,
-    async embed(texts) {
-      const out = new Float32Array(texts.length * DIM);
-      texts.forEach((t, i) => out.set(clustered(1, DIM, clusterCentres, seedOf(t)), i * DIM));
-      return out;
-    },
-  };
-}
-
-function stubModels(embedder: TextEmbedder): SearchModels {
-  return {
-    encoder: { embedQuery: async (q) => embedder.embed([q], 'query') },
-    reranker: { rerank: async (q, ps) => ps.map((p) => seededRandom(seedOf(`${q}\n${p}`))() * 8 - 4) },
-  };
-}
-
-/** The 16.5k × 384 data: the SOTU chunks + seeded clustered unit vectors, their dense CDF and the stub embedder. */
-async function denseFixture() {
-  const input = sotuArtifactInput();
-  const n = input.kb.size;
-  const clusterCentres = centres(200, DIM, SEED);
-  const vectors = clustered(n, DIM, clusterCentres, SEED + 1);
-  const embedder = stubEmbedder(clusterCentres);
-  const cdf = await denseCdfTable(input.kb, new ExactDenseIndex(vectors, DIM), embedder, 100, input.kb.options.seed);
-  const embedderMeta = { id: STUB_ID, dtype: 'fp32', dim: DIM, pooling: 'mean' as const, normalized: true as const, prefixes: { query: '', passage: '' } };
-  return { input, n, vectors, embedder, cdf, embedderMeta };
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 
 interface Variant { name: string; int8: boolean; hnsw: boolean }
@@ -143,11 +96,6 @@ const VARIANTS: readonly Variant[] = [
   { name: 'int8', int8: true, hnsw: false },
   { name: 'int8 + HNSW', int8: true, hnsw: true },
 ];
-
-interface OpenRow {
-  artifact: string; transport: string; cache: string;
-  bytes: number; requests: number; openMs: number; liveMs: number; allModesMs: number; index: string;
-}
 
 /** Opens `path` of `source()` to all seven modes live; the times are from before the source is made. */
 async function openToLive(source: () => Promise<FileSource>, denseKind: 'int8' | 'float32' | 'none', index: 'hnsw' | 'int8' | 'exact', models: SearchModels) {
@@ -319,138 +267,6 @@ async function main(): Promise<void> {
   process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : tables(report));
 }
 
-interface BrowserRow { corpus: string; visit: string; wallMs: number; shownMs: number; source: string }
-
-/**
- * The built app in Chromium: navigation → the Search tab's kb-info (BM25 ready), with the shipped artifact and with
- * the in-tab build (index_config.json 404), each in a fresh profile (first visit) and then reloaded.
- */
-async function browserOpen(reps: number): Promise<BrowserRow[]> {
-  const { existsSync } = await import('node:fs');
-  const { launchBrowser } = await import('../tests/helpers/browser.ts');
-  const dist = join(REPO_ROOT, 'dist');
-  if (!existsSync(join(dist, 'corpora/index_config.json'))) throw new Error('--browser needs the built app with the shipped artifact: run `npm run build` first');
-  const site = await serveStatic(dist, '/app/');
-  const rows: BrowserRow[] = [];
-  try {
-    for (const shipped of [true, false]) {
-      const samples: Record<string, { wall: number; shown: number; source: string }[]> = { 'first visit': [], reload: [] };
-      for (let r = 0; r < reps; r++) {
-        const b = await launchBrowser();
-        try {
-          if (!shipped) await b.context.route('**/corpora/index_config.json', (x) => x.fulfill({ status: 404, body: 'not found' }));
-          const page = await b.context.newPage();
-          for (const visit of ['first visit', 'reload'] as const) {
-            const t0 = now();
-            if (visit === 'reload') await page.reload(); else await page.goto(site.url);
-            const info = page.locator('[data-testid=kb-info]');
-            await info.waitFor({ timeout: 180_000 });
-            const wall = now() - t0;
-            const text = await info.innerText();
-            samples[visit]!.push({ wall, shown: Number(/in ([\d,]+) ms/.exec(text)?.[1]?.replace(/,/g, '') ?? NaN), source: (await info.getAttribute('data-source')) ?? '?' });
-          }
-        } finally {
-          await b.close();
-        }
-      }
-      for (const [visit, xs] of Object.entries(samples)) {
-        const row = { corpus: shipped ? 'shipped corpora/ artifact' : 'corpora/sotu.json, indexed in the tab', visit, wallMs: median(xs.map((x) => x.wall)), shownMs: median(xs.map((x) => x.shown)), source: xs[0]!.source };
-        rows.push(row);
-        log(`Chromium, ${row.corpus}, ${visit}: ${ms(row.wallMs)} ms to ready (worker says ${ms(row.shownMs)} ms, source ${row.source})`);
-      }
-    }
-  } finally {
-    await site.close();
-  }
-  return rows;
-}
-
-interface BrowserHubRow { artifact: string; open: string; wallMs: number; shownMs: number; bytes: number; requests: number }
-
-/**
- * The built app in Chromium opening the 16.5k × 384 artifact (int8, then float32; no HNSW; then the same chunks
- * without vectors, for the vectors' share) from the loopback Hub,
- * each rep in a fresh profile: the embedded corpus is indexed in the tab first (index_config.json answered 404, so
- * the shipped SOTU artifact does not fill the content-addressed file cache with the same parquet files), then
- *  - cold: the picker's Hub form lists the repo, the index option is clicked → its kb-info (knowledge base ready);
- *  - warm reload: page.reload() with kb= in the URL → ready (every file from the IndexedDB cache);
- *  - warm picker: the embedded corpus selected again, then the artifact from the picker's list → ready.
- * The worker's open reads the vectors (int8 codes or embeddings.npy, and the dense CDF) at open: download, SHA-256,
- * parse. Attaching them needs a 384-d query embedder, which does not exist offline: not included.
- */
-async function browserHubOpen(reps: number): Promise<BrowserHubRow[]> {
-  const { existsSync } = await import('node:fs');
-  const { launchBrowser } = await import('../tests/helpers/browser.ts');
-  const dist = join(REPO_ROOT, 'dist');
-  if (!existsSync(join(dist, 'index.html'))) throw new Error('--browser needs the built app: run `npm run build` first');
-  log('building the 16.5k × 384 int8 and float32 artifacts for the browser…');
-  const { input, vectors, cdf, embedderMeta } = await denseFixture();
-  const hub = await serveHubRepos();
-  const site = await serveStatic(dist, '/app/');
-  const rows: BrowserHubRow[] = [];
-  try {
-    for (const name of ['int8', 'float32', 'none (BM25 only)'] as const) {
-      const int8 = name === 'int8';
-      const title = `SOTU 16.5k × 384 ${name}`;
-      const repo = `bench/sotu-${name.split(' ')[0]}`;
-      const dense = name === 'none (BM25 only)' ? undefined : { vectors, dim: DIM, embedder: embedderMeta, cdf, int8, float32: !int8, hnsw: null };
-      hub.addRepo(repo, await artifactRepoFiles({ ...input, title, dense }));
-      const samples: Record<string, { wall: number; shown: number; bytes: number; requests: number }[]> = { 'cold (fresh profile, picker)': [], 'warm (reload, kb= link)': [], 'warm (picker again, same profile)': [] };
-      for (let r = 0; r < reps; r++) {
-        const b = await launchBrowser();
-        try {
-          await b.context.route('**/corpora/index_config.json', (x) => x.fulfill({ status: 404, body: 'not found' }));
-          const page = await b.context.newPage();
-          await page.addInitScript((url) => {
-            const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-            localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, hubUrl: url, autoLoadModels: false }));
-          }, `${hub.url}/`);
-          const readyAs = async (t: string) => {
-            await page.waitForFunction((t) => !document.querySelector('[data-testid=kb-pending]') && !!document.querySelector('[data-testid=kb-switch-error], [data-testid=load-error]')
-              || (document.querySelector('[data-testid=kb-info]')?.textContent ?? '').trim().startsWith(`${t}:`), t, { timeout: 300_000 });
-            const err = page.locator('[data-testid=kb-switch-error], [data-testid=load-error]');
-            if (await err.count()) throw new Error(`${title}: ${await err.first().innerText()}`);
-            return Number(/in ([\d,]+) ms/.exec(await page.locator('[data-testid=kb-info]').innerText())?.[1]?.replace(/,/g, '') ?? NaN);
-          };
-          const timed = async (open: string, act: () => Promise<void>) => {
-            const mark = hub.requests.length;
-            const t0 = now();
-            await act();
-            const shown = await readyAs(title);
-            const wall = now() - t0;
-            const reqs = hub.requests.slice(mark).filter((q) => q.method !== 'OPTIONS');
-            samples[open]!.push({ wall, shown, bytes: reqs.reduce((a, q) => a + q.bytes, 0), requests: reqs.length });
-          };
-          await page.goto(site.url);
-          await readyAs(sotuDescriptor.title);
-          await page.locator('[data-testid=kb-picker] details.kb-hub summary').click();
-          await page.locator('[data-testid=kb-hub-repo]').fill(repo);
-          await page.locator('[data-testid=kb-hub-revision]').fill('main');
-          await page.locator('[data-testid=kb-hub-open]').click();
-          const option = page.locator('[data-testid=kb-index-option]').first();
-          await option.waitFor({ timeout: 60_000 });
-          await timed('cold (fresh profile, picker)', () => option.click());
-          await timed('warm (reload, kb= link)', async () => { await page.reload(); });
-          await page.locator('[data-testid=kb-select]').selectOption({ label: sotuDescriptor.title });
-          await readyAs(sotuDescriptor.title);
-          await timed('warm (picker again, same profile)', async () => { await page.locator('[data-testid=kb-select]').selectOption({ label: title }); });
-        } finally {
-          await b.close();
-        }
-      }
-      for (const [open, xs] of Object.entries(samples)) {
-        const row = { artifact: name, open, wallMs: median(xs.map((x) => x.wall)), shownMs: median(xs.map((x) => x.shown)), bytes: median(xs.map((x) => x.bytes)), requests: median(xs.map((x) => x.requests)) };
-        rows.push(row);
-        log(`Chromium, Hub ${name}, ${open}: ${ms(row.wallMs)} ms to ready (worker says ${ms(row.shownMs)} ms), ${mb(row.bytes)} MB in ${row.requests} requests`);
-      }
-    }
-  } finally {
-    await site.close();
-    await hub.close();
-  }
-  return rows;
-}
-
 /** A fetch that counts the body bytes it hands out (for sources whose server keeps no log). */
 function countingFetch(counter: { bytes: number; requests: number }): typeof fetch {
   return async (input, init) => {
@@ -480,46 +296,6 @@ async function embedRate(chunks: number, kb: KnowledgeBase) {
     await models.embedder!.dispose?.();
   }
   return out;
-}
-
-function table(head: string[], body: (string | number)[][]): string {
-  return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-}
-
-function tables(r: Record<string, unknown>): string {
-  const browser = r.browser as BrowserRow[] | undefined;
-  const browserTable = browser ? ['', 'Built app in headless Chromium (navigation → BM25 knowledge base ready; "worker" = the open time the Search tab shows):', '',
-    table(['corpus', 'visit', 'to ready ms', 'worker ms', 'source'], browser.map((x) => [x.corpus, x.visit, ms(x.wallMs), ms(x.shownMs), x.source]))] : [];
-  const hubRows = r.browserHub as BrowserHubRow[] | undefined;
-  if (hubRows) browserTable.push('', 'Built app in headless Chromium, the 16.5k × 384 artifact from the loopback Hub (action → its knowledge base ready, vectors read at open; not attached: no 384-d embedder offline):', '',
-    table(['vectors', 'open', 'to ready ms', 'worker ms', 'Hub served MB', 'Hub requests'], hubRows.map((x) => [x.artifact, x.open, ms(x.wallMs), ms(x.shownMs), mb(x.bytes), x.requests])));
-  if (!r.open) return `${[`Machine: ${JSON.stringify(r.machine)}; load average ${(r.loadavgAtStart as number[]).join(' ')} at start, ${(r.loadavgAtEnd as number[]).join(' ')} at end.`, ...browserTable].join('\n')}\n`;
-  const rows = r.open as OpenRow[];
-  const ratio = r.int8Ratio as { vectorFiles: number; wholeArtifact: number; vectorBytes: Record<string, number>; totalBytes: Record<string, number> };
-  const build = r.build as { bm25ArtifactMs: number; fromBuildCacheMs: number; files: number; bytes: number };
-  const parts = [
-    `Machine: ${JSON.stringify(r.machine)}; load average ${(r.loadavgAtStart as number[]).join(' ')} at start, ${(r.loadavgAtEnd as number[]).join(' ')} at end. ${String(r.note)}.`,
-    '',
-    `Open → all seven modes live (16.5k × 384, median of the timed opens; "live" = KB + dense attached + reranker; HNSW graph built once for shipping in ${ms(r.hnswBuildMs as number)} ms)`,
-    '',
-    table(['artifact', 'transport', 'cache', 'downloaded MB', 'requests', 'open KB ms', 'live ms', '+ first query ×7 ms', 'vector index'],
-      rows.map((x) => [x.artifact, x.transport, x.cache, mb(x.bytes), x.requests, ms(x.openMs), ms(x.liveMs), ms(x.allModesMs), x.index])),
-    '',
-    table(['int8 / float32', 'ratio', 'bar'], [
-      ['vector files', `${ratio.vectorFiles.toFixed(3)} (${mb(ratio.vectorBytes['int8']!)} / ${mb(ratio.vectorBytes['float32']!)} MB)`, '≤ 0.27'],
-      ['whole artifact', `${ratio.wholeArtifact.toFixed(3)} (${mb(ratio.totalBytes['int8']!)} / ${mb(ratio.totalBytes['float32']!)} MB)`, '—'],
-    ]),
-    '',
-    table(['build', 'value'], [
-      ['SOTU BM25 artifact (index + CDF + parquet + meta), no cache', `${ms(build.bm25ArtifactMs)} ms, ${build.files} files, ${mb(build.bytes)} MB`],
-      ['the same from the build cache (node_modules/.cache/rag-lab)', `${ms(build.fromBuildCacheMs)} ms`],
-      ...Object.entries((r.embed ?? {}) as Record<string, { passages: number; seconds: number; passagesPerS: number }>).map(([dtype, e]) =>
-        [`fixture embedder (tiny, closed-form) ${dtype}`, `${e.passagesPerS} passages/s (${e.passages} in ${e.seconds} s); real models are much slower`]),
-    ]),
-  ];
-  parts.push(...browserTable);
-  if (r.bm25) parts.push('', 'BM25 postings vs rebuild on open (scripts/bench-artifact-bm25.ts):', '', String(r.bm25));
-  return `${parts.join('\n')}\n`;
 }
 
 main().catch((e: unknown) => {

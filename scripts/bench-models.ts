@@ -29,163 +29,22 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, platform, arch, release, totalmem, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { AutoTokenizer } from '@huggingface/transformers';
-import { mean, percentile } from '../src/lib/stats/summary.ts';
-import { lengthSortedBatches } from '../src/lib/models/batches.ts';
+import { mean } from '../src/lib/stats/summary.ts';
 import { autoThreads, configureModels } from '../src/lib/models/env.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
-import { chunkText } from '../src/lib/retrieval/chunk.ts';
 import { startChromium, type ChromiumRun, type Coep } from './bench/models-browser.ts';
 import { cpuSampler, descendantsCpuMs, ownCpuMs, type CpuSpans } from './bench/models-cpu.ts';
-import { ensureBenchModels, SetupError, type BenchModels } from './bench/models-fixtures.ts';
+import { ensureBenchModels, SetupError } from './bench/models-fixtures.ts';
 import { measure, type MeasurePlan, type MeasureResult } from './bench/models-measure.ts';
 import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
+import { readArgs, UsageError } from './bench/models-args.ts';
+import { sampleChunks, tokenStats } from './bench/models-tokens.ts';
 import { readSotuAddresses } from './sotu-corpus.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg: string) => process.stderr.write(`[bench:models] ${msg}\n`);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const BAR = 'Rerank of 20 pairs at MiniLM-L6 shape <= 400 ms in Chromium WASM';
-
-class UsageError extends Error {}
-
-interface Args {
-  runtimes: ('node' | 'chromium')[];
-  dtypes: Dtype[];
-  threads: number[];
-  chunks: number;
-  batch: number;
-  pairs: number;
-  runs: number;
-  warmup: number;
-  rerankBatch: number | null;
-  embedBudgetS: number;
-  rerankBudgetS: number;
-  vocab: 'corpus' | 'fixture';
-  coep: Coep;
-  barMs: number;
-  modelsDir: string;
-  pretty: boolean;
-}
-
-function readArgs(argv: string[]): Args {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        runtimes: { type: 'string', default: 'node,chromium' },
-        dtypes: { type: 'string', default: 'q8,fp32' },
-        threads: { type: 'string', default: '1,2' },
-        chunks: { type: 'string', default: '256' },
-        batch: { type: 'string', default: '32' },
-        pairs: { type: 'string', default: '20' },
-        runs: { type: 'string', default: '20' },
-        warmup: { type: 'string', default: '2' },
-        'rerank-batch': { type: 'string' },
-        'embed-budget-s': { type: 'string', default: '12' },
-        'rerank-budget-s': { type: 'string', default: '15' },
-        vocab: { type: 'string', default: 'corpus' },
-        coep: { type: 'string', default: 'require-corp' },
-        'bar-ms': { type: 'string', default: '400' },
-        'models-dir': { type: 'string', default: join(tmpdir(), 'rag-lab-minilm') },
-        pretty: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (values.help) {
-    process.stderr.write('Usage: npm run bench:models -- [--runtimes node,chromium] [--dtypes q8,fp32] [--threads 1,2] [--chunks 256] ' +
-      '[--batch 32] [--pairs 20] [--runs 20] [--warmup 2] [--rerank-batch N] [--embed-budget-s 12] [--rerank-budget-s 15] ' +
-      '[--vocab corpus|fixture] [--coep require-corp|credentialless] [--bar-ms 400] [--models-dir DIR] [--pretty]\n');
-    process.exit(0);
-  }
-  const int = (name: string, v: string, min = 1) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got "${v}"`);
-    return n;
-  };
-  const list = <T extends string>(name: string, v: string, allowed: readonly T[]): T[] => {
-    const xs = v.split(',').map((s) => s.trim()).filter(Boolean);
-    for (const x of xs) if (!allowed.includes(x as T)) throw new UsageError(`--${name}: "${x}" is not one of ${allowed.join(', ')}`);
-    if (!xs.length) throw new UsageError(`--${name} is empty`);
-    return xs as T[];
-  };
-  const one = <T extends string>(name: string, v: string, allowed: readonly T[]): T => list(name, v, allowed)[0]!;
-  return {
-    runtimes: list('runtimes', values.runtimes, ['node', 'chromium'] as const),
-    dtypes: list('dtypes', values.dtypes, ['fp32', 'q8'] as const),
-    threads: values.threads.split(',').map((s) => int('threads', s.trim())),
-    chunks: int('chunks', values.chunks),
-    batch: int('batch', values.batch),
-    pairs: int('pairs', values.pairs),
-    runs: int('runs', values.runs),
-    warmup: int('warmup', values.warmup),
-    rerankBatch: values['rerank-batch'] === undefined ? null : int('rerank-batch', values['rerank-batch']),
-    embedBudgetS: int('embed-budget-s', values['embed-budget-s']),
-    rerankBudgetS: int('rerank-budget-s', values['rerank-budget-s']),
-    vocab: one('vocab', values.vocab, ['corpus', 'fixture'] as const),
-    coep: one('coep', values.coep, ['require-corp', 'credentialless'] as const),
-    barMs: int('bar-ms', values['bar-ms']),
-    modelsDir: resolve(values['models-dir']),
-    pretty: values.pretty ?? false,
-  };
-}
-
-/** `n` chunks spread evenly over every chunk of the corpus (deterministic). */
-function sampleChunks(texts: readonly string[], n: number): string[] {
-  const all = texts.flatMap((t, i) => chunkText(String(i), t).map((c) => c.text));
-  const step = all.length / n;
-  return Array.from({ length: Math.min(n, all.length) }, (_, i) => all[Math.floor(i * step)]!);
-}
-
-function dist(xs: readonly number[]) {
-  return { mean: r2(mean(xs)), p50: r2(percentile(xs, 50)), p95: r2(percentile(xs, 95)), max: Math.max(...xs) };
-}
-
-/** Sequence lengths the models see: tokens per input (with [CLS]/[SEP]) and per padded forward pass. */
-async function tokenStats(models: BenchModels, chunks: readonly string[], args: Args, rerankBatch: number) {
-  configureModels({ localModelPath: models.root, allowRemote: false });
-  const tok = await AutoTokenizer.from_pretrained(models.embedderId);
-  const max = Number(tok.model_max_length);
-  const unk = tok.encode('[UNK]', { add_special_tokens: false })[0];
-  const ids = chunks.map((c) => tok.encode(c));
-  const lens = ids.map((x) => Math.min(max, x.length));
-  const unknown = ids.reduce((a, x) => a + x.filter((id) => id === unk).length, 0);
-  // Padded length per forward pass, batched as the app batches (lengthSortedBatches: by characters for embedding
-  // batches, by tokens for rerank pairs).
-  const padded: number[] = [];
-  for (let i = 0; i < chunks.length; i += args.batch) {
-    const batch = chunks.slice(i, i + args.batch);
-    for (const rows of lengthSortedBatches(batch.map((c) => c.length), args.batch)) padded.push(Math.max(...rows.map((r) => lens[i + r]!)));
-  }
-  const pairLens: number[] = [];
-  const pairPadded: number[] = [];
-  const span = Math.max(1, chunks.length - args.pairs);
-  for (let run = 0; run < args.warmup + args.runs; run++) {
-    const q = SOTU_BENCH_QUERIES[run % SOTU_BENCH_QUERIES.length]!;
-    const offset = (run * args.pairs) % span;
-    const ls = chunks.slice(offset, offset + args.pairs).map((p) =>
-      Math.min(max, (tok(q, { text_pair: p, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids.length));
-    pairLens.push(...ls);
-    for (const rows of lengthSortedBatches(ls, rerankBatch)) pairPadded.push(Math.max(...rows.map((r) => ls[r]!)));
-  }
-  const chars = chunks.map((c) => c.length);
-  return {
-    chunkChars: dist(chars),
-    charsPerToken: r2(chars.reduce((a, b) => a + b, 0) / lens.reduce((a, b) => a + b, 0)),
-    unknownTokenShare: r2((unknown / lens.reduce((a, b) => a + b, 0)) * 1e4) / 1e4,
-    modelMaxLength: max,
-    tokensPerChunk: dist(lens),
-    paddedTokensPerEmbedBatch: dist(padded),
-    tokensPerPair: dist(pairLens),
-    paddedTokensPerRerankPass: dist(pairPadded),
-  };
-}
 
 function cosine(a: readonly number[], b: readonly number[]): number | null {
   if (!a.length || a.length !== b.length) return null;

@@ -25,33 +25,30 @@
 import 'fake-indexeddb/auto';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus, platform, arch, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { join } from 'node:path';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
-import type { SourceDocument } from '../src/lib/retrieval/document.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
-import { mean, percentile } from '../src/lib/stats/summary.ts';
+import { mean } from '../src/lib/stats/summary.ts';
 import { seededRandom } from '../src/lib/random.ts';
 import { buildCdf } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
-import { normalize, type DenseRetriever } from '../src/lib/retrieval/dense.ts';
+import type { DenseRetriever } from '../src/lib/retrieval/dense.ts';
 import { HNSW_DEFAULTS, type HnswIndexData } from '../src/lib/retrieval/hnsw.ts';
-import { KnowledgeBase, type BuildStage, type KbOptions } from '../src/lib/retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../src/lib/retrieval/modes.ts';
-import { DEFAULT_SEARCH, search, type QueryEncoder, type SearchOptions, type StageTiming } from '../src/lib/retrieval/search.ts';
+import { DEFAULT_SEARCH, search, type SearchOptions } from '../src/lib/retrieval/search.ts';
 import {
   buildVectorIndex, chooseVectorIndex, HNSW_MIN_VALUES, restoreVectorIndex, serializeVectorIndex, type VectorIndexKind,
 } from '../src/lib/retrieval/vector-index.ts';
 import { vectorIndexChecksum, vectorsFingerprint } from '../src/lib/store/vector-cache.ts';
 import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
 import { sotuCorpusJson } from './sotu-corpus.ts';
+import { benchBuild, benchQueries, log, now, r3, summary, type QueryLoopResult, type Summary } from './bench/retrieval-timing.ts';
+import { readArgs, repsFor, UsageError, type BenchArgs } from './bench/retrieval-args.ts';
+import { clusterCentres, clusteredRow, clusteredVectors, NOISE, RandomQueryEncoder } from './bench/random-vectors.ts';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIM = 384;
 const VECTOR_SEED = 384_001;
 const CLUSTERS = 200;
-const NOISE = 0.9;
 const DENSE_CDF_QUERIES = 32;
 const RESTORE_REPS = 3;
 /** search.ts doubles the pool at most 4 times. */
@@ -60,252 +57,6 @@ const RANDOM_NOTE = 'random clustered vectors: measures fusion and index cost, n
 /** The issue's bar: hybrid_calibrated query latency without model time, p95, on the ~16k SOTU chunks. */
 const BAR = { mode: 'hybrid_calibrated' as RetrievalMode, p95Ms: 5 };
 const FUSION_MODES: readonly RetrievalMode[] = ['rrf', 'hybrid_fixed', 'hybrid_calibrated'];
-
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const now = () => performance.now();
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-
-interface Summary { n: number; mean: number; p50: number; p95: number; max: number }
-
-function summary(xs: readonly number[]): Summary {
-  return { n: xs.length, mean: r3(mean(xs)), p50: r3(percentile(xs, 50)), p95: r3(percentile(xs, 95)), max: r3(Math.max(...xs)) };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Options
-
-interface BenchArgs {
-  scifact: string; scifactExplicit: boolean; reps: number; minSamples: number; buildReps: number; pretty: boolean;
-}
-
-/** Passes over a query set: at least `reps`, and enough for `minSamples` timings (a stable p95 on short lists). */
-function repsFor(args: BenchArgs, queries: number): number {
-  return Math.max(args.reps, Math.ceil(args.minSamples / Math.max(1, queries)));
-}
-
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number >= 1, got "${value}"`);
-  return n;
-}
-
-class UsageError extends Error {}
-
-function readArgs(argv: string[]): BenchArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        scifact: { type: 'string' }, reps: { type: 'string' }, 'min-samples': { type: 'string' }, 'build-reps': { type: 'string' },
-        pretty: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (values.help) {
-    process.stderr.write('Usage: npm run bench -- [--scifact DIR] [--reps N] [--min-samples N] [--build-reps N] [--pretty]\n');
-    process.exit(0);
-  }
-  const fromFlag = values.scifact, fromEnv = process.env.RAG_LAB_SCIFACT;
-  const scifact = fromFlag ? resolve(fromFlag) : fromEnv ? resolve(fromEnv) : resolve(REPO_ROOT, '../shared/data/scifact');
-  return {
-    scifact,
-    scifactExplicit: Boolean(fromFlag || fromEnv),
-    reps: positiveInt('reps', values.reps, 3),
-    minSamples: positiveInt('min-samples', values['min-samples'], 300),
-    buildReps: positiveInt('build-reps', values['build-reps'], 3),
-    pretty: values.pretty ?? false,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Index build
-
-interface BuildResult {
-  kb: KnowledgeBase;
-  items: number;
-  totalMs: number;
-  /** From the progress callbacks: chunk = until the last chunk report; index = until the first calibrate
-   *  report (includes one CDF sample query); calibrate = the rest. */
-  stagesMs: Record<BuildStage, number>;
-}
-
-function timedBuild(docs: readonly SourceDocument[], options: Partial<KbOptions>): BuildResult {
-  const last: Partial<Record<BuildStage, number>> = {};
-  const first: Partial<Record<BuildStage, number>> = {};
-  const t0 = now();
-  const kb = KnowledgeBase.build(docs, options, (stage) => {
-    const t = now();
-    first[stage] ??= t;
-    last[stage] = t;
-  });
-  const t1 = now();
-  const chunkEnd = last.chunk ?? t0;
-  const indexEnd = first.calibrate ?? t1;
-  return {
-    kb,
-    items: kb.size,
-    totalMs: t1 - t0,
-    stagesMs: { chunk: r3(chunkEnd - t0), index: r3(indexEnd - chunkEnd), calibrate: r3(t1 - indexEnd) },
-  };
-}
-
-/** One warm-up build, then `reps` timed builds; returns the last knowledge base and the timings. */
-function benchBuild(label: string, docs: readonly SourceDocument[], options: Partial<KbOptions>, reps: number) {
-  log(`${label}: warm-up build`);
-  timedBuild(docs, options);
-  const runs: BuildResult[] = [];
-  for (let i = 0; i < reps; i++) runs.push(timedBuild(docs, options));
-  const kb = runs[runs.length - 1]!.kb;
-  const totals = runs.map((r) => r.totalMs);
-  const avgStage = (s: BuildStage) => r3(mean(runs.map((r) => r.stagesMs[s])));
-  const result = {
-    items: kb.size,
-    vocabulary: kb.bm25.vocabularySize,
-    buildMs: { runs: totals.map(r3), mean: r3(mean(totals)), min: r3(Math.min(...totals)) },
-    buildStagesMeanMs: { chunk: avgStage('chunk'), index: avgStage('index'), calibrate: avgStage('calibrate') },
-  };
-  log(`${label}: ${kb.size} items, build ${result.buildMs.mean.toFixed(0)} ms (mean of ${reps})`);
-  return { kb, result };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Query loops
-
-type StageName = StageTiming['stage'];
-
-interface QueryLoopResult {
-  queries: number;
-  reps: number;
-  queryMs: Summary;
-  wallMs: Summary;
-  stagesMs: Partial<Record<StageName, Summary>>;
-  modelMs: { mean: number };
-  outcomes: Record<string, number>;
-  candidates: { sparse: number; dense: number; fused: number; returned: number };
-  calibrationUsed?: { sparse: string | null; dense: string | null; note?: string };
-  /** Retrieval rounds per query (first pass): > 1 when dedup left < top_k documents and the pool doubled, which
-   *  reruns the sparse and dense searches with the larger pool. */
-  rounds: { mean: number; max: number; queriesWithExtraRounds: number };
-}
-
-async function benchQueries(
-  kb: KnowledgeBase, queries: readonly string[], options: Partial<SearchOptions>, reps: number,
-  encoder: QueryEncoder | null = null,
-): Promise<QueryLoopResult> {
-  const models = encoder ? { encoder } : {};
-  for (const q of queries) await search(kb, q, options, models); // warm-up pass
-  const queryMs: number[] = [], wallMs: number[] = [], modelMs: number[] = [];
-  const stages = new Map<StageName, number[]>();
-  const outcomes: Record<string, number> = {};
-  const cand = { sparse: 0, dense: 0, fused: 0, returned: 0 };
-  const rounds: number[] = [];
-  let calibrationUsed: QueryLoopResult['calibrationUsed'];
-  for (let rep = 0; rep < reps; rep++) {
-    for (const q of queries) {
-      const t0 = now();
-      const out = await search(kb, q, options, models);
-      const wall = now() - t0;
-      wallMs.push(wall);
-      if (rep === 0) outcomes[out.status] = (outcomes[out.status] ?? 0) + 1;
-      const t = out.telemetry;
-      if (!t) { queryMs.push(wall); continue; }
-      queryMs.push(t.queryMs);
-      modelMs.push(t.modelMs);
-      for (const s of t.stages) {
-        if (s.model) continue;
-        let xs = stages.get(s.stage);
-        if (!xs) stages.set(s.stage, (xs = []));
-        xs.push(s.ms);
-      }
-      if (rep === 0) {
-        rounds.push(t.stages.filter((s) => s.stage === 'fuse').length); // one fuse per round
-        cand.sparse += t.candidates.sparse; cand.dense += t.candidates.dense;
-        cand.fused += t.candidates.fused; cand.returned += t.candidates.returned;
-        calibrationUsed ??= { sparse: t.calibration.sparse, dense: t.calibration.dense, ...(t.calibration.note ? { note: t.calibration.note } : {}) };
-      }
-    }
-  }
-  const n = queries.length;
-  return {
-    queries: n,
-    reps,
-    queryMs: summary(queryMs),
-    wallMs: summary(wallMs),
-    stagesMs: Object.fromEntries([...stages].map(([s, xs]) => [s, summary(xs)])),
-    modelMs: { mean: r3(mean(modelMs)) },
-    outcomes,
-    candidates: {
-      sparse: r3(cand.sparse / n), dense: r3(cand.dense / n), fused: r3(cand.fused / n), returned: r3(cand.returned / n),
-    },
-    ...(calibrationUsed ? { calibrationUsed } : {}),
-    rounds: {
-      mean: rounds.length ? r3(mean(rounds)) : 0,
-      max: rounds.length ? Math.max(...rounds) : 0,
-      queriesWithExtraRounds: rounds.filter((r) => r > 1).length,
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Random vectors (fusion cost only)
-
-/** Standard normal values from a seeded PRNG (Box–Muller), so directions are uniform on the sphere. */
-function gaussianFill(out: Float32Array, rand: () => number): Float32Array {
-  for (let i = 0; i < out.length; i += 2) {
-    const u = 1 - rand(), v = rand();
-    const r = Math.sqrt(-2 * Math.log(u));
-    out[i] = r * Math.cos(2 * Math.PI * v);
-    if (i + 1 < out.length) out[i + 1] = r * Math.sin(2 * Math.PI * v);
-  }
-  return out;
-}
-
-/** FNV-1a, so each query string always maps to the same random vector. */
-function hash32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** `clusters` random unit centres. */
-function clusterCentres(clusters: number, dim: number, seed: number): Float32Array {
-  const c = gaussianFill(new Float32Array(clusters * dim), seededRandom(seed));
-  for (let i = 0; i < clusters; i++) normalize(c.subarray(i * dim, (i + 1) * dim));
-  return c;
-}
-
-/** One clustered unit vector into `out`: centre `c` + Gaussian noise of relative norm NOISE. */
-function clusteredRow(out: Float32Array, centres: Float32Array, c: number, rand: () => number): Float32Array {
-  const dim = out.length, s = NOISE / Math.sqrt(dim);
-  gaussianFill(out, rand);
-  for (let j = 0; j < dim; j++) out[j] = centres[c * dim + j]! + s * out[j]!;
-  return normalize(out);
-}
-
-/** n clustered unit vectors (row-major), each of a seeded random cluster. */
-function clusteredVectors(n: number, dim: number, centres: Float32Array, seed: number): Float32Array {
-  const rand = seededRandom(seed), k = centres.length / dim;
-  const out = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) clusteredRow(out.subarray(i * dim, (i + 1) * dim), centres, Math.floor(rand() * k), rand);
-  return out;
-}
-
-/** Stands in for an embedding model: a deterministic clustered random vector per query string. */
-class RandomQueryEncoder implements QueryEncoder {
-  constructor(private readonly dim: number, private readonly centres: Float32Array, private readonly seed: number) {}
-  embed(query: string): Float32Array {
-    const h = (hash32(query) ^ this.seed) >>> 0;
-    return clusteredRow(new Float32Array(this.dim), this.centres, h % (this.centres.length / this.dim), seededRandom(h));
-  }
-  async embedQuery(query: string): Promise<Float32Array> {
-    return this.embed(query);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ import { addToIndexConfig, indexConfigBytes, writeArtifact } from '../../src/lib
 import { readBounded } from '../../src/lib/hub/bounded-read.ts';
 import { DOWNLOAD_LIMITS, DownloadLimitError, kindOf } from '../../src/lib/hub/download-limits.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
-import { HubDatasetError, retryingFetch } from '../../src/lib/data/hub-dataset.ts';
+import { HubDatasetError } from '../../src/lib/data/hub-dataset.ts';
+import { retryingFetch } from '../../src/lib/data/hub-dataset-http.ts';
 import { REPORT_LIMITS } from '../../src/lib/reports/format.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';

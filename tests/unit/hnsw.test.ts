@@ -2,7 +2,8 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExactDenseIndex, normalize } from '../../src/lib/retrieval/dense.ts';
-import { HNSW_DEFAULTS, HNSW_INDEX_VERSION, HnswIndex, parseHnswFile, type HnswIndexData } from '../../src/lib/retrieval/hnsw.ts';
+import { HNSW_DEFAULTS, HNSW_INDEX_VERSION, HnswIndex, type HnswIndexData } from '../../src/lib/retrieval/hnsw.ts';
+import { parseHnswFile } from '../../src/lib/retrieval/hnsw-file.ts';
 import { centres, clustered, idOf, row } from '../helpers/vectors.ts';
 
 // hnswlib-wasm logs every FS sync with console.log (not switchable): keep the test output readable. Installed

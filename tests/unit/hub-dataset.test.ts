@@ -5,7 +5,8 @@
  * the row limit across shards, ids (null, duplicate), empty text, metadata types, the token's rules and the faults.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { guessColumns, hubDatasetDocuments, inspectHubDataset, parseDatasetId, splitOfPath, type HubDatasetOptions } from '../../src/lib/data/hub-dataset.ts';
+import { guessColumns, hubDatasetDocuments, inspectHubDataset, parseDatasetId, type HubDatasetOptions } from '../../src/lib/data/hub-dataset.ts';
+import { splitOfPath } from '../../src/lib/data/hub-dataset-layout.ts';
 import type { BuildProgress } from '../../src/lib/kb-build/types.ts';
 import { addBeirScifact, parquet, scifactCorpus, scifactQrels, scifactQueries } from '../helpers/hub-dataset-fixtures.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';

@@ -14,15 +14,12 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BROWSER_DEFAULT_MODEL,
-  BROWSER_JSON_INSTRUCTION,
   BrowserModelProvider,
-  buildBrowserPrompt,
   defaultGeneratorDtype,
   disposeBrowserModels,
-  plainChatPrompt,
   resolveGeneratorSpec,
-  withBrowserJsonInstruction,
 } from '../../src/lib/llm/browser.ts';
+import { BROWSER_JSON_INSTRUCTION, buildBrowserPrompt, plainChatPrompt, withBrowserJsonInstruction } from '../../src/lib/llm/browser-prompt.ts';
 import { ProviderError } from '../../src/lib/llm/errors.ts';
 import { ALL_PROVIDER_IDS, BROWSER_PROVIDER, createProvider, parseBrowserConfig, PROVIDER_IDS, PROVIDERS } from '../../src/lib/llm/registry.ts';
 import type { ChatMessage } from '../../src/lib/llm/types.ts';

@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/lib/random.ts';
 import { ExactDenseIndex, normalize } from '../../src/lib/retrieval/dense.ts';
+import { Int8DenseIndex } from '../../src/lib/retrieval/quantized.ts';
 import {
   centroidsOf,
   companderLevels,
   defaultCentroids,
   dequantize,
-  INT8_INDEX_VERSION,
-  Int8DenseIndex,
   quantizeInt8,
   scoreErrorBound,
   widestGap,
-  type QuantizedVectors,
-} from '../../src/lib/retrieval/quantized.ts';
+} from '../../src/lib/retrieval/quantize-int8.ts';
+import { INT8_INDEX_VERSION, type QuantizedVectors } from '../../src/lib/retrieval/quantized-data.ts';
 import { centres, clustered, idOf, row } from '../helpers/vectors.ts';
 
 

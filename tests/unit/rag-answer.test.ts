@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, TokenUsage } from '../../src/lib/llm/types.ts';
+import { MAX_EXTRA_ROUNDS } from '../../src/lib/rag/agentic.ts';
 import {
-  AGENT_REWRITE_SYSTEM_PROMPT, GRADE_SYSTEM_PROMPT, MAX_EXTRA_ROUNDS, REFLECT_SYSTEM_PROMPT,
-} from '../../src/lib/rag/agentic.ts';
+  AGENT_REWRITE_SYSTEM_PROMPT,
+  GRADE_SYSTEM_PROMPT,
+  REFLECT_SYSTEM_PROMPT,
+} from '../../src/lib/rag/agent-requests.ts';
 import { answerCutReason, answerQuestion, type AnswerDeps, type RagAnswer } from '../../src/lib/rag/answer.ts';
 import { generateAnswer, MAX_ANSWER_CHARS } from '../../src/lib/rag/generate.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, type RagConfig } from '../../src/lib/rag/config.ts';

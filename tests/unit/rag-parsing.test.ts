@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGrades, parseReflection } from '../../src/lib/rag/agentic.ts';
+import { parseGrades, parseReflection } from '../../src/lib/rag/agent-replies.ts';
 import { findCitations, mapCitations } from '../../src/lib/rag/citations.ts';
 import { buildAnswerMessages, formatSource, neutralize } from '../../src/lib/rag/prompt.ts';
 import {

@@ -1,7 +1,7 @@
 /** Messages never echo credentials, wherever they came from: links, typed base URLs, settings, provider answers. */
 import { describe, expect, it } from 'vitest';
 import { parseRagConfig, fromUrlParams } from '../../src/lib/rag/config.ts';
-import { normalizeBaseUrl } from '../../src/lib/llm/openai-compatible.ts';
+import { normalizeBaseUrl } from '../../src/lib/llm/http-transport.ts';
 import { REDACTED, redactSecrets, redactUrlForDisplay } from '../../src/lib/llm/redact.ts';
 import { createProvider, parseProviderConfig } from '../../src/lib/llm/registry.ts';
 import { ProviderError } from '../../src/lib/llm/errors.ts';

@@ -3,7 +3,7 @@
  * id, title, text and metadata; used by hub-dataset.ts.
  */
 import { parquetSchema, type FileMetaData, type SchemaTree } from 'hyparquet';
-import type { ColumnMapping, HubDatasetColumn } from './hub-dataset.ts';
+import type { ColumnMapping, HubDatasetColumn } from './hub-dataset-types.ts';
 
 /** A metadata value that is not a string or number is JSON, cut at this many characters. */
 const META_JSON_CHARS = 200;

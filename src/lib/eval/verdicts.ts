@@ -12,7 +12,7 @@
 import { fmtP, fmtSigned, fmtValue } from '../reports/compare-format.ts';
 import { holm } from '../stats/paired.ts';
 import { MIN_ROWS } from '../reports/summary-stats.ts';
-import type { H1Row, RetrievalAnalysis } from './analysis.ts';
+import type { H1Row, RetrievalAnalysis } from './analysis-types.ts';
 
 export type Verdict = 'supported' | 'partially' | 'not_supported' | 'n/a';
 

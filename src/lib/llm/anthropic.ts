@@ -28,7 +28,6 @@ import {
   DEFAULT_TIMEOUT_MS,
   mapFetchError,
   normalizeBaseUrl,
-  parseEventData,
   postForStream,
   postJson,
   resolveModel,
@@ -38,7 +37,8 @@ import {
   type FetchLike,
   type HttpProviderOptions,
   type StreamState,
-} from './openai-compatible.ts';
+} from './http-transport.ts';
+import { parseEventData } from './openai-mapping.ts';
 import type { RetryOptions } from './retry.ts';
 import type { SseEvent } from './sse.ts';
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, TokenUsage } from './types.ts';

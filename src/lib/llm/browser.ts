@@ -35,31 +35,22 @@
  * - Loaded models are shared by every provider object in this JS context (key: model, device, dtype) and run one
  *   request at a time; `dispose()` / `disposeBrowserModels()` free them.
  */
-import {
-  AutoModelForCausalLM,
-  AutoTokenizer,
-  BaseStreamer,
-  InterruptableStoppingCriteria,
-  type PreTrainedModel,
-  type PreTrainedTokenizer,
-  type Tensor,
-} from '@huggingface/transformers';
+import { BaseStreamer, InterruptableStoppingCriteria, type Tensor } from '@huggingface/transformers';
 import { IS_NODE } from '../models/env.ts';
 import { resolveGeneratorSpec, type GeneratorDtype } from './browser-spec.ts';
-import { loadConfig, modelLoad } from '../models/loading.ts';
-import type { Device, Dtype, FileProgress, ModelSpec } from '../models/types.ts';
+import type { Device, FileProgress } from '../models/types.ts';
 import { stripCodeFence } from './anthropic.ts';
+import { keyOf, loaded, loadGenerator, type BrowserModelInfo, type Generator } from './browser-loader.ts';
+import { buildBrowserPrompt } from './browser-prompt.ts';
 import { configError, ProviderError } from './errors.ts';
-import { BROWSER_PROVIDER } from './registry.ts';
-import type { ChatMessage, ChatProvider, ChatRequest, ChatResult, ChatStreamEvent } from './types.ts';
+import { BROWSER_PROVIDER } from './provider-meta.ts';
+import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent } from './types.ts';
 
-/** Default model: `BROWSER_PROVIDER.defaultModel` (registry.ts, where the suggestions for the model field live too). */
+/** Default model: `BROWSER_PROVIDER.defaultModel` (provider-meta.ts, where the suggestions for the model field live too). */
 export const BROWSER_DEFAULT_MODEL: string = BROWSER_PROVIDER.defaultModel;
 export const BROWSER_LABEL: string = BROWSER_PROVIDER.label;
 export const BROWSER_DEFAULT_MAX_TOKENS = 1024;
-export const BROWSER_JSON_INSTRUCTION =
-  'Respond with a single valid JSON object and nothing else: no prose before or after it, no Markdown code fences.';
-
+export { disposeBrowserModels, type BrowserModelInfo } from './browser-loader.ts';
 export { defaultGeneratorDtype, resolveGeneratorDevice, resolveGeneratorSpec, type GeneratorDtype } from './browser-spec.ts';
 
 export interface BrowserModelOptions {
@@ -75,182 +66,6 @@ export interface BrowserModelOptions {
   defaultMaxTokens?: number | undefined;
   /** Prefill the reply with '{' in JSON mode (default true). */
   jsonPrefill?: boolean | undefined;
-}
-
-/** What `load()` reports about a loaded model. */
-export interface BrowserModelInfo {
-  id: string;
-  device: Device;
-  dtype: GeneratorDtype;
-  /** Tokens the model takes (prompt + reply); Infinity when neither config nor tokenizer says. */
-  contextLength: number;
-  /** Whether the tokenizer has a chat template (otherwise the plain transcript format is used). */
-  chatTemplate: boolean;
-}
-
-interface Generator {
-  readonly info: BrowserModelInfo;
-  readonly tokenizer: PreTrainedTokenizer;
-  readonly model: PreTrainedModel;
-  readonly eos: ReadonlySet<number>;
-  /** The tail of the request queue: requests on one model run one at a time. */
-  queue: Promise<unknown>;
-}
-
-interface Entry {
-  promise: Promise<Generator>;
-  /** Progress callbacks of every provider waiting for this load (emptied once it settles). */
-  listeners: Set<(p: FileProgress) => void>;
-  settled: boolean;
-}
-
-const loaded = new Map<string, Entry>();
-
-const keyOf = (s: { id: string; device: Device; dtype: GeneratorDtype }) => `${s.id}\n${s.device}\n${s.dtype}`;
-
-const finiteLimit = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x > 0 && x < 1e9 ? x : Infinity);
-
-function eosIds(...sources: unknown[]): Set<number> {
-  const out = new Set<number>();
-  for (const s of sources) {
-    for (const v of Array.isArray(s) ? s : [s]) if (typeof v === 'number' && Number.isInteger(v)) out.add(v);
-  }
-  return out;
-}
-
-/** Loads (once per model, device and dtype in this JS context) the tokenizer and the ONNX session. */
-function loadGenerator(spec: { id: string; device: Device; dtype: GeneratorDtype }, onProgress?: (p: FileProgress) => void): Promise<Generator> {
-  const key = keyOf(spec);
-  const existing = loaded.get(key);
-  if (existing) {
-    if (onProgress && !existing.settled) existing.listeners.add(onProgress);
-    return existing.promise;
-  }
-  const listeners = new Set<(p: FileProgress) => void>();
-  if (onProgress) listeners.add(onProgress);
-  // modelLoad takes the models layer's ModelSpec; 'q4f16' is not one of its dtypes but is only handed on to
-  // transformers.js, which accepts it.
-  const modelSpec: ModelSpec = { id: spec.id, device: spec.device, dtype: spec.dtype as Dtype };
-  const promise = modelLoad(modelSpec, { onProgress: (p) => listeners.forEach((l) => l(p)) }, async (o) => {
-    const config = await loadConfig(modelSpec, o);
-    const [tokenizer, model] = await Promise.all([
-      AutoTokenizer.from_pretrained(spec.id, { progress_callback: o.progress_callback as never }),
-      AutoModelForCausalLM.from_pretrained(spec.id, {
-        config,
-        progress_callback: o.progress_callback as never,
-        device: o.device,
-        dtype: spec.dtype,
-        session_options: o.session_options as never,
-      }),
-    ]);
-    const cfg = config as unknown as { max_position_embeddings?: unknown; eos_token_id?: unknown };
-    const gen = (model as unknown as { generation_config?: { eos_token_id?: unknown } | null }).generation_config;
-    return {
-      info: {
-        id: spec.id,
-        device: spec.device,
-        dtype: spec.dtype,
-        contextLength: Math.min(finiteLimit(cfg.max_position_embeddings), finiteLimit(tokenizer.model_max_length)),
-        chatTemplate: hasChatTemplate(tokenizer),
-      },
-      tokenizer,
-      model,
-      eos: eosIds(gen?.eos_token_id, cfg.eos_token_id, tokenizer.eos_token_id),
-      queue: Promise.resolve(),
-    } satisfies Generator;
-  });
-  const entry: Entry = { promise, listeners, settled: false };
-  loaded.set(key, entry);
-  // A failed load is forgotten, so the next request tries again (after the user fixed the host, the cache…).
-  promise.then(
-    () => {
-      entry.settled = true;
-      listeners.clear();
-    },
-    () => {
-      entry.settled = true;
-      listeners.clear();
-      if (loaded.get(key) === entry) loaded.delete(key);
-    },
-  );
-  return promise;
-}
-
-/** Frees every loaded in-browser model (ONNX sessions, WebGPU/WASM memory). */
-export async function disposeBrowserModels(): Promise<void> {
-  const all = [...loaded.values()];
-  loaded.clear();
-  await Promise.all(all.map((e) => e.promise.then((g) => g.model.dispose(), () => undefined)));
-}
-
-function hasChatTemplate(tokenizer: PreTrainedTokenizer): boolean {
-  const t = (tokenizer as unknown as { chat_template?: unknown }).chat_template;
-  return (typeof t === 'string' && t.trim() !== '') || (typeof t === 'object' && t !== null);
-}
-
-const ROLE_NAMES: Readonly<Record<ChatMessage['role'], string>> = { system: 'System', user: 'User', assistant: 'Assistant' };
-
-/** The transcript used when the tokenizer has no chat template: "System: …\n\nUser: …\n\nAssistant:". */
-export function plainChatPrompt(messages: readonly ChatMessage[]): string {
-  return `${messages.map((m) => `${ROLE_NAMES[m.role]}: ${m.content}`).join('\n\n')}\n\nAssistant:`;
-}
-
-/** The messages with the JSON instruction added to the system prompt (or as a new first system message). */
-export function withBrowserJsonInstruction(messages: readonly ChatMessage[]): ChatMessage[] {
-  const out = messages.map((m) => ({ role: m.role, content: m.content }));
-  const sys = out.find((m) => m.role === 'system');
-  if (sys) sys.content = `${sys.content}\n\n${BROWSER_JSON_INSTRUCTION}`;
-  else out.unshift({ role: 'system', content: BROWSER_JSON_INSTRUCTION });
-  return out;
-}
-
-/** System messages merged into the first user message (for templates that reject the system role). */
-function systemIntoUser(messages: readonly ChatMessage[]): ChatMessage[] {
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
-  const rest = messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content }));
-  if (system.length === 0) return rest;
-  const first = rest.find((m) => m.role === 'user');
-  if (first) first.content = `${system.join('\n\n')}\n\n${first.content}`;
-  else rest.unshift({ role: 'user', content: system.join('\n\n') });
-  return rest;
-}
-
-export interface BuiltPrompt {
-  /** The text given to the tokenizer (prefill included). */
-  text: string;
-  /** 'template': the tokenizer's chat template; 'template-no-system': the same with system merged into user; 'plain'. */
-  format: 'template' | 'template-no-system' | 'plain';
-  /** Whether the tokenizer adds its special tokens (only for the plain format: templates write their own). */
-  addSpecialTokens: boolean;
-  /** Text the reply is forced to start with ('{' in JSON mode with prefill, else ''). */
-  prefill: string;
-}
-
-/** The prompt text for a request (chat template when the tokenizer has one). */
-export function buildBrowserPrompt(
-  tokenizer: PreTrainedTokenizer,
-  messages: readonly ChatMessage[],
-  o: { json?: boolean | undefined; jsonPrefill?: boolean | undefined } = {},
-): BuiltPrompt {
-  const msgs = o.json ? withBrowserJsonInstruction(messages) : messages.map((m) => ({ role: m.role, content: m.content }));
-  const prefill = o.json && (o.jsonPrefill ?? true) ? '{' : '';
-  if (hasChatTemplate(tokenizer)) {
-    const render = (m: ChatMessage[]) =>
-      tokenizer.apply_chat_template(m as never, { tokenize: false, add_generation_prompt: true }) as unknown as string;
-    try {
-      return { text: render(msgs) + prefill, format: 'template', addSpecialTokens: false, prefill };
-    } catch {
-      // Some templates (Gemma, Mistral v1) raise on a system message; retry without one, then give up on templates.
-      if (msgs.some((m) => m.role === 'system')) {
-        try {
-          return { text: render(systemIntoUser(msgs)) + prefill, format: 'template-no-system', addSpecialTokens: false, prefill };
-        } catch {
-          /* the plain transcript below */
-        }
-      }
-    }
-  }
-  return { text: plainChatPrompt(msgs) + prefill, format: 'plain', addSpecialTokens: true, prefill };
 }
 
 const DECODE = { skip_special_tokens: true, clean_up_tokenization_spaces: false } as const;

@@ -36,19 +36,17 @@ import {
   type ErrorContext,
 } from './errors.ts';
 import {
-  applyOpenAIEvent,
-  buildOpenAIBody,
   checkMessages,
   DEFAULT_TIMEOUT_MS,
   normalizeBaseUrl,
-  parseOpenAICompletion,
   resolveModel,
   runCall,
   runStream,
   streamOf,
   type CallPolicy,
   type HttpProviderOptions,
-} from './openai-compatible.ts';
+} from './http-transport.ts';
+import { applyOpenAIEvent, buildOpenAIBody, parseOpenAICompletion } from './openai-mapping.ts';
 import { parseRetryAfter, type Deadline, type RetryOptions } from './retry.ts';
 import type { SseEvent } from './sse.ts';
 import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent } from './types.ts';

@@ -8,7 +8,8 @@
  * a 'rate-limit' ProviderError that is not retried).
  */
 import { configError } from './errors.ts';
-import { OpenAICompatibleProvider, type HttpProviderOptions } from './openai-compatible.ts';
+import { OpenAICompatibleProvider } from './openai-compatible.ts';
+import type { HttpProviderOptions } from './http-transport.ts';
 
 export const HF_DEFAULT_BASE_URL = 'https://router.huggingface.co/v1';
 export const HF_KEY_PREFIX = 'hf_';

@@ -13,226 +13,54 @@
  * Every failure becomes a `SyncError` whose message says what to do (token, repo, Hub unreachable) and never holds
  * the token; the local store is only written after a read succeeded and validated.
  */
-import { HubApiError, listFiles, type CommitOperation } from '@huggingface/hub';
-import * as v from 'valibot';
-import { ArtifactError } from '../artifact/types.ts';
-import { hostOf, isNetworkError } from '../hub/hub-reach.ts';
-import { ArtifactUnreachableError, authorizedFetch, checkHubToken, downloadVerified, type Fetch } from '../hub/download.ts';
+import type { CommitOperation } from '@huggingface/hub';
 import { commitAtHead, headSha } from '../hub/push.ts';
-import { jsonApiFetch, unexpectedAnswerLine } from '../hub/server-answer.ts';
 import { sha256Hex } from '../checksum.ts';
-import { newReportId, parseReportText, serializeReport, type Report } from './format.ts';
-import { DELETED_PATH, entryOf, idOfPath, INDEX_PATH, parseEntryList, REPORTS_DIR, reportPath, serializeEntryList, syncableId, type IndexEntry } from './hub-layout.ts';
+import { newReportId, serializeReport, type Report } from './format.ts';
+import {
+  DELETED_PATH,
+  entryOf,
+  INDEX_PATH,
+  reportPath,
+  serializeEntryList,
+  syncableId,
+  type IndexEntry,
+} from './hub-layout.ts';
 import type { ReportOrigin, ReportStore } from './store-types.ts';
 import { reportTitle } from './title.ts';
+import {
+  context,
+  enc,
+  gitBlobOid,
+  localHash,
+  reportAt,
+  sameVersion,
+  seenOf,
+  snapshot,
+  syncErrorOf,
+  type Snapshot,
+} from './hub-snapshot.ts';
+import {
+  copyMemo,
+  SyncError,
+  type PullResult,
+  type PushResult,
+  type SyncChange,
+  type SyncMemo,
+  type SyncTarget,
+} from './hub-sync-types.ts';
 
-export interface SyncTarget {
-  /** `owner/name` of an existing dataset repo. */
-  repo: string;
-  /** The Hub set in Settings (the only host the token goes to). */
-  hubUrl: string;
-  token: string | null;
-  fetch?: Fetch;
-  /** Tries after a 412 (default 4: five in all). */
-  retries?: number;
-  /** First backoff after a 412, ms (default 400). */
-  retryDelayMs?: number;
-  signal?: AbortSignal;
-}
-
-/** What this client last saw of one report file on the Hub. */
-export interface SyncFile {
-  /** Git blob oid of the bytes (what the Hub's listing gives for a regular file). */
-  oid: string;
-  /** SHA-256 of the bytes (the listing's lfs.oid when the Hub stored the file in LFS). */
-  sha256: string;
-  /** SHA-256 of the local copy's serialization when it was synced (tells a local edit since). */
-  local: string;
-  /** A commit where the file has those bytes. */
-  commit: string;
-  /** The report is in the Hub's deleted list as far as this client knows (pulled or pushed so). */
-  hubDeleted?: boolean;
-}
-
-/** Per repo, kept by the caller between syncs (ReportSyncState keeps it in localStorage). */
-export interface SyncMemo { head: string | null; files: Record<string, SyncFile> }
-
-const hex = (n: number) => v.pipe(v.string(), v.regex(new RegExp(`^[0-9a-f]{${n}}$`)));
-export const SyncMemoSchema = v.object({
-  head: v.nullable(hex(40)),
-  files: v.pipe(
-    v.record(v.pipe(v.string(), v.check(syncableId)), v.object({ oid: hex(40), sha256: hex(64), local: hex(64), commit: hex(40), hubDeleted: v.optional(v.boolean()) })),
-    v.check((o) => Object.keys(o).length <= 100_000),
-  ),
-});
-export const emptyMemo = (): SyncMemo => ({ head: null, files: Object.create(null) as Record<string, SyncFile> });
-/** A copy whose `files` has no prototype (an id can never reach Object.prototype). */
-const copyMemo = (m: SyncMemo): SyncMemo => {
-  const files = Object.create(null) as Record<string, SyncFile>;
-  for (const [k, f] of Object.entries(m.files)) if (syncableId(k)) files[k] = f;
-  return { head: m.head, files };
-};
-
-export type SyncChange = { type: 'put' | 'remove' | 'restore' | 'purge'; id: string | null };
-
-/** A sync failure with a message fit to show (names the host or repo, never a URL or the token). */
-export class SyncError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SyncError';
-  }
-}
-
-export interface PullResult {
-  head: string;
-  /** Reports new here (live), reports replaced by a newer Hub copy, reports moved into the local archive. */
-  added: string[];
-  updated: string[];
-  removed: string[];
-  /** What was skipped and why (bad files, conflicts), each naming the file. */
-  notes: string[];
-  /** Local changes the Hub does not have yet (made offline, or a push that failed): push them. */
-  localAhead: SyncChange[];
-  memo: SyncMemo;
-}
-
-export interface PushResult {
-  /** The new commit, or null when the Hub already had the change. */
-  commit: string | null;
-  attempts: number;
-  notes: string[];
-  /** Set when ours was saved under a new id because another writer holds the id. */
-  renamed: { from: string; to: string } | null;
-  memo: SyncMemo;
-}
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-const gitBlobOid = async (bytes: Uint8Array): Promise<string> => {
-  // Git's blob id: SHA-1 of "blob <size>\0" then the bytes.
-  const head = enc.encode(`blob ${bytes.byteLength}\0`);
-  const all = new Uint8Array(head.byteLength + bytes.byteLength);
-  all.set(head);
-  all.set(bytes, head.byteLength);
-  const d = await crypto.subtle.digest('SHA-1', all);
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
-};
-
-interface RemoteFile { oid: string | null; lfsSha256: string | null }
-const sameVersion = (f: RemoteFile, seen: Pick<SyncFile, 'oid' | 'sha256'>) => (f.lfsSha256 ? f.lfsSha256 === seen.sha256 : f.oid === seen.oid);
-
-interface Ctx { t: SyncTarget; hubUrl: string; f: Fetch; host: string; notes: string[] }
-
-/** The messages a user sees; `e` as it came from @huggingface/hub, download.ts or here. */
-export function syncErrorOf(e: unknown, t: Pick<SyncTarget, 'repo' | 'hubUrl' | 'token'>): SyncError {
-  const host = hostOf(t.hubUrl);
-  const keep = ' Local reports are unchanged.';
-  let msg: string;
-  const unreadable = unexpectedAnswerLine(e, t.hubUrl);
-  if (e instanceof SyncError) msg = e.message;
-  else if (unreadable) msg = `${unreadable}: not a Hub API answer (a captive portal or a proxy?).${keep}`;
-  else if (e instanceof ArtifactUnreachableError || isNetworkError(e)) msg = `Could not reach ${host}: you seem to be offline, or the Hub is blocked or refuses cross-origin requests.${keep} Press Refresh to try again.`;
-  else if (e instanceof HubApiError && e.statusCode === 401) msg = `${host} refused the token (HTTP 401): the Hugging Face token is missing or wrong (a private repo needs one). Check it in Settings.${keep}`;
-  else if (e instanceof HubApiError && e.statusCode === 403) msg = `${host} refused (HTTP 403): the token has no write access to ${t.repo}. Use a token with write access in Settings.${keep}`;
-  else if (e instanceof HubApiError && e.statusCode === 404) msg = `No dataset repo ${t.repo} on ${host}, or it is private and the token cannot see it: create it on the Hub (New → Dataset) or check the name and the token.${keep}`;
-  else if (e instanceof HubApiError && e.statusCode === 412) msg = `Other commits kept landing on ${t.repo} while syncing: press Refresh to try again.${keep}`;
-  else if (e instanceof HubApiError) msg = `${host} answered HTTP ${e.statusCode}: the Hub is having trouble; try again later.${keep}`;
-  else if (e instanceof ArtifactError) msg = `${e.message}.${keep}`;
-  else msg = `Sync with ${t.repo} failed: ${(e as Error)?.message || String(e)}.${keep}`;
-  // Belt and braces: no message ever carries the token, whatever a server echoed back.
-  if (t.token) msg = msg.split(t.token).join('hf_…');
-  return new SyncError(msg.replace(/\bhf_[A-Za-z0-9]{8,}/g, 'hf_…'));
-}
-
-function context(t: SyncTarget): Ctx {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(t.repo) || t.repo.includes('..')) {
-    throw new SyncError('A dataset repo is named owner/name (letters, digits, "-", "_", "."): check the repo in the sync settings.');
-  }
-  try {
-    checkHubToken(t.token);
-  } catch (e) {
-    throw new SyncError((e as Error).message);
-  }
-  const hubUrl = t.hubUrl.replace(/\/+$/, '');
-  return { t, hubUrl, f: jsonApiFetch(authorizedFetch(t.fetch ?? ((i, init) => fetch(i, init)), t.token, hubUrl), hubUrl), host: hostOf(hubUrl), notes: [] };
-}
-
-/** A file's bytes at `sha` (null when missing). */
-async function fileAt(c: Ctx, sha: string, path: string): Promise<Uint8Array | null> {
-  return downloadVerified({
-    url: `${c.hubUrl}/datasets/${c.t.repo}/resolve/${sha}/${path}`, file: path, fetch: c.f, signal: c.t.signal, retries: 2, retryDelayMs: 300,
-    forbidden: `${c.host} refused the download: the Hugging Face token is missing or wrong for ${c.t.repo}; check it in Settings`,
-  });
-}
-
-/** The Hub's state of the reports at one commit. */
-interface Snapshot {
-  sha: string;
-  files: Map<string, RemoteFile>;
-  index: IndexEntry[];
-  deleted: IndexEntry[];
-  /** The index was missing, invalid or incomplete and was rebuilt from the files: the next commit writes it. */
-  rebuilt: boolean;
-  /** Reports downloaded while reading (validated), by id. */
-  reports: Map<string, { report: Report; bytes: Uint8Array }>;
-}
-
-/** A report file at `sha`, validated, with its id checked against its name; null (and a note) when bad or missing. */
-async function reportAt(c: Ctx, s: Snapshot, id: string): Promise<{ report: Report; bytes: Uint8Array } | null> {
-  const hit = s.reports.get(id);
-  if (hit) return hit;
-  const path = reportPath(id);
-  const bytes = await fileAt(c, s.sha, path);
-  if (!bytes) { c.notes.push(`${path} is listed but missing on the Hub: skipped.`); return null; }
-  const p = parseReportText(dec.decode(bytes), `${path} on the Hub`);
-  if (!p.ok) { c.notes.push(`${path} on the Hub was skipped: ${p.message}`); return null; }
-  if (p.report.id !== id) { c.notes.push(`${path} on the Hub was skipped: it holds report ${p.report.id}, not ${id}.`); return null; }
-  const out = { report: p.report, bytes };
-  s.reports.set(id, out);
-  return out;
-}
-
-async function snapshot(c: Ctx, sha: string): Promise<Snapshot> {
-  const files = new Map<string, RemoteFile>();
-  try {
-    for await (const e of listFiles({ repo: { type: 'dataset', name: c.t.repo }, path: REPORTS_DIR, recursive: true, revision: sha, hubUrl: c.hubUrl, fetch: c.f })) {
-      if (e.type === 'file') files.set(e.path, { oid: e.oid ?? null, lfsSha256: e.lfs?.oid ?? null });
-    }
-  } catch (e) {
-    // No reports/ folder yet: an empty listing (the repo itself was found when its head was read).
-    if (!(e instanceof HubApiError && e.statusCode === 404)) throw e;
-  }
-  const s: Snapshot = { sha, files, index: [], deleted: [], rebuilt: false, reports: new Map() };
-  const readList = async (which: 'index' | 'deleted'): Promise<IndexEntry[] | null> => {
-    const path = which === 'index' ? INDEX_PATH : DELETED_PATH;
-    if (!files.has(path)) return null;
-    const bytes = await fileAt(c, sha, path);
-    if (!bytes) return null;
-    const p = parseEntryList(dec.decode(bytes), which);
-    if (!p.ok) { c.notes.push(`${p.message}: ${which === 'index' ? 'rebuilt from the report files' : 'read as empty'}.`); return null; }
-    // An entry whose file is gone is dropped (the file decides).
-    return p.entries.filter((e) => files.has(e.path));
-  };
-  s.deleted = (await readList('deleted')) ?? [];
-  const index = await readList('index');
-  const gone = new Set(s.deleted.map((e) => e.id));
-  s.index = (index ?? []).filter((e) => !gone.has(e.id));
-  // Report files neither list names (no index, an invalid one, or a writer that added only the file) are live.
-  const listed = new Set(s.index.map((e) => e.id));
-  const orphans = [...files.keys()].map(idOfPath).filter((id): id is string => id !== null && !gone.has(id) && !listed.has(id));
-  s.rebuilt = orphans.length > 0 || (index === null && files.has(INDEX_PATH));
-  const now = new Date().toISOString();
-  for (const id of orphans) {
-    const r = await reportAt(c, s, id);
-    if (r) s.index.push(entryOf(r.report, now));
-  }
-  return s;
-}
-
-async function seenOf(bytes: Uint8Array, local: Report, commit: string): Promise<SyncFile> {
-  return { oid: await gitBlobOid(bytes), sha256: await sha256Hex(bytes), local: await localHash(local), commit };
-}
-const localHash = (r: Report) => sha256Hex(serializeReport(r));
+export {
+  emptyMemo,
+  SyncError,
+  SyncMemoSchema,
+  type PullResult,
+  type PushResult,
+  type SyncChange,
+  type SyncFile,
+  type SyncMemo,
+  type SyncTarget,
+} from './hub-sync-types.ts';
 
 /**
  * Brings the Hub's reports into `store`. Writes the store only with validated reports; a failure before that throws a
