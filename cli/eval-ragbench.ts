@@ -28,14 +28,14 @@ import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
-import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
+import { DEFAULT_RAG_CONFIG, type RagConfig } from '../src/lib/rag/config.ts';
 import { serializeReport, type JsonValue, type Report, type ReportEnvironment } from '../src/lib/reports/format.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
-import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
-import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
+import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
+import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 
 export { formatPipelineTable, formatValidationTable } from '../src/lib/eval/ragbench-tables.ts';
 
@@ -148,28 +148,6 @@ function setupApi(values: Values, need: string, log: (m: string) => void): ApiSe
     numberArg('price-out', values['price-out'], (x) => x >= 0, 'a number >= 0'));
   if (box.limits) log(limitsLine(box.limits, model));
   return { ...p, limits: box.limits, price, apiKey, providerId, model };
-}
-
-/** The pipeline settings from the flags (the Ask tab's RagConfig), checked before any file is read or model loaded. */
-function pipelineConfig(values: Values): RagConfig {
-  const c = cloneConfig(DEFAULT_RAG_CONFIG);
-  const retrieval = values['retrieval-mode'] ?? values.retrieval;
-  if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
-  if (retrieval !== undefined) {
-    const flag = values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval';
-    if (!(MODE_IDS as readonly string[]).includes(retrieval)) throw new CliError(`--${flag} must be one of ${MODE_IDS.join(', ')}, got "${retrieval}"`);
-    c.retrieval.mode = retrieval as RagConfig['retrieval']['mode'];
-  }
-  applyRagFlags(c, values);
-  c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;
-  if (values.provider && (PROVIDER_IDS as readonly string[]).includes(values.provider)) c.llm.provider = values.provider as RagConfig['llm']['provider'];
-  if (values.model) c.llm.model = values.model;
-  if (values['base-url']) c.llm.baseUrl = values['base-url'];
-  const parsed = parseRagConfig(c);
-  if (!parsed.ok) throw new CliError(parsed.message);
-  // Model flags (dtype, --models-dir, the cache dir) are checked now, before any file is read.
-  checkModelArgs(values, pipelineModelNeeds(parsed.config));
-  return parsed.config;
 }
 
 // ------------------------------------------------------------------------------------------------ models, data, reports
