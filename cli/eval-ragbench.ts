@@ -2,43 +2,42 @@
  * `rag-lab eval-ragbench`: TRACe evaluators against RAGBench gold labels, next to the dataset's baseline evaluators
  * (validate mode), and RAG Lab's own pipeline on RAGBench questions over a knowledge base of each subset's pooled
  * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
+ * Flags are parsed here; the runs are sessions of src/lib/eval (session.ts, ragbench-pipeline-session.ts).
  */
-import { ragbenchVectorKey } from '../src/lib/cache-keys.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
-import { buildRagbenchKb } from '../src/lib/data/ragbench-kb.ts';
+import { describeEstimate, limitsLine, runLimits, runPrice, usageLines, type ApiAccount } from '../src/lib/eval/api-usage.ts';
 import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.ts';
-import { BOOTSTRAP_ITERATIONS, formatInterval } from '../src/lib/eval/bootstrap.ts';
-import {
-  addEstimates, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, formatUsd, priceFor, UsageMeter, type ResolvedPrice, type RunEstimate,
-} from '../src/lib/eval/cost.ts';
-import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorDeps, type EvaluatorId, type EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
-import { rowJudgeInput, TRACE_METRICS, type RepeatSummary } from '../src/lib/eval/judge-runs.ts';
-import { pipelineModelNeeds, pipelineSettingsJson, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
-import {
-  estimatePipelineRun, pipelineQuestions, pipelineSummary, type PipelineEstimate, type PipelineSubsetResult,
-} from '../src/lib/eval/ragbench-pipeline.ts';
-import { jsonNumber, meanOver, sampleRows, validationSummary, type SubsetValidation } from '../src/lib/eval/ragbench-validate.ts';
-import { runPipelineSession, runValidateSession, type PipelineSessionSubset, type SessionReportContext } from '../src/lib/eval/session.ts';
-import { minDurationMs, presetLimits, RATE_LIMIT_PRESETS, wrapProvider, type RateLimiter, type RateLimits } from '../src/lib/llm/rate-limit.ts';
-import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
+import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
+import { DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, UsageMeter, type RunEstimate } from '../src/lib/eval/cost.ts';
+import { apiProvider, buildEvaluatorDeps, judgeSettings, type EvaluatorModelLoader } from '../src/lib/eval/evaluator-deps.ts';
+import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorId, type EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
+import { rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
+import { pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
+import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-pipeline-session.ts';
+import { pipelineJson, validateJson } from '../src/lib/eval/ragbench-output.ts';
+import { formatPipelineTable, formatValidationTable, repeatLines } from '../src/lib/eval/ragbench-tables.ts';
+import { sampleRows } from '../src/lib/eval/ragbench-validate.ts';
+import { runValidateSession, type SessionReportContext } from '../src/lib/eval/session.ts';
+import { RATE_LIMIT_PRESETS } from '../src/lib/llm/rate-limit.ts';
+import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import type { ChatProvider } from '../src/lib/llm/types.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
-import type { Dtype, NliClassifier } from '../src/lib/models/types.ts';
-import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, type RagConfig } from '../src/lib/rag/config.ts';
+import type { Dtype } from '../src/lib/models/types.ts';
+import { DEFAULT_RAG_CONFIG, type RagConfig } from '../src/lib/rag/config.ts';
 import { serializeReport, type JsonValue, type Report, type ReportEnvironment } from '../src/lib/reports/format.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
-import type { SearchModels } from '../src/lib/retrieval/search.ts';
-import { sha256Hex } from '../src/lib/checksum.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
-import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
-import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
+import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
+import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
+
+export { formatPipelineTable, formatValidationTable } from '../src/lib/eval/ragbench-tables.ts';
 
 const MODES_CLI = ['validate', 'pipeline'] as const;
 
@@ -109,100 +108,7 @@ ${MODEL_HELP}
     gold: RAGBench's labels of its own answers to those questions, for reference)
 `;
 
-const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a').padStart(w);
-const int = (x: number) => Math.round(x).toLocaleString('en-US');
-const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
-
-export function formatValidationTable(results: readonly SubsetValidation[], evaluator: string): string {
-  const head = ['subset'.padEnd(11), 'n'.padStart(5), 'halluc'.padStart(6), '|',
-    'AUROC:', 'ours'.padStart(6), 'ragas'.padStart(7), 'trulens'.padStart(7), 'gpt3'.padStart(7), '|',
-    'RMSE rel:', 'ours'.padStart(5), 'ragas'.padStart(7), 'trulens'.padStart(7), 'gpt3'.padStart(7), '|',
-    'RMSE util:', 'ours'.padStart(5), 'gpt35'.padStart(7), '|', 'RMSE compl'].join(' ');
-  const row = (name: string, n: string, h: string, r: { auroc: number; ragas: number; trulens: number; gpt3: number; rr: number; rragas: number; rtrulens: number; rgpt3: number; ru: number; rugpt: number; rc: number }) =>
-    [name.padEnd(11), n.padStart(5), h.padStart(6), '|', ''.padStart(6), fmt(r.auroc, 6), fmt(r.ragas), fmt(r.trulens), fmt(r.gpt3), '|',
-      ''.padStart(9), fmt(r.rr, 5), fmt(r.rragas), fmt(r.rtrulens), fmt(r.rgpt3), '|', ''.padStart(10), fmt(r.ru, 5), fmt(r.rugpt), '|', fmt(r.rc, 10)].join(' ');
-  const lines = results.map((r) => row(r.subset, String(r.n), String(r.hallucinations), {
-    auroc: r.auroc, ragas: r.baselines.ragas.auroc, trulens: r.baselines.trulens.auroc, gpt3: r.baselines.gpt3.auroc,
-    rr: r.rmse_relevance, rragas: r.baselines.ragas.rmse_relevance, rtrulens: r.baselines.trulens.rmse_relevance, rgpt3: r.baselines.gpt3.rmse_relevance,
-    ru: r.rmse_utilization, rugpt: r.baselines.gpt3.rmse_utilization, rc: r.rmse_completeness,
-  }));
-  const m = (f: (r: SubsetValidation) => number) => meanOver(results, f);
-  lines.push(row('mean', String(results.reduce((a, r) => a + r.n, 0)), String(results.reduce((a, r) => a + r.hallucinations, 0)), {
-    auroc: m((r) => r.auroc), ragas: m((r) => r.baselines.ragas.auroc), trulens: m((r) => r.baselines.trulens.auroc), gpt3: m((r) => r.baselines.gpt3.auroc),
-    rr: m((r) => r.rmse_relevance), rragas: m((r) => r.baselines.ragas.rmse_relevance), rtrulens: m((r) => r.baselines.trulens.rmse_relevance), rgpt3: m((r) => r.baselines.gpt3.rmse_relevance),
-    ru: m((r) => r.rmse_utilization), rugpt: m((r) => r.baselines.gpt3.rmse_utilization), rc: m((r) => r.rmse_completeness),
-  }));
-  const ci = results.filter((r) => r.intervals).map((r) => {
-    const iv = r.intervals!;
-    const one = (name: string, x: number, c: [number, number] | null) => `${name} ${fmt(x, 5).trim()} ${formatInterval(c, 3) || '[—]'}`;
-    return `  ${r.subset}: ${[one('AUROC', r.auroc, iv.auroc), one('RMSE rel', r.rmse_relevance, iv.rmse_relevance),
-      one('util', r.rmse_utilization, iv.rmse_utilization), one('compl', r.rmse_completeness, iv.rmse_completeness)].join(' · ')}`;
-  });
-  const warnings = results.flatMap((r) => (r.warnings ?? []).map((w) => `  warning: ${r.subset}: ${w}`));
-  return [`RAGBench validate, evaluator ${evaluator}: hallucination AUROC (higher is better) and RMSE vs gold (lower is better)`,
-    head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals (percentile, rows resampled):', ...ci] : []),
-    ...(warnings.length ? ['', ...warnings] : [])].join('\n');
-}
-
-export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
-  const k = results[0]?.k ?? 0;
-  const head = ['subset'.padEnd(11), 'n'.padStart(4), 'answered'.padStart(8), '|', `recall@${k}`.padStart(9), 'rel.docs'.padStart(8), '|',
-    'predicted:', 'rel'.padStart(6), 'util'.padStart(6), 'adh'.padStart(6), 'compl'.padStart(6), '|',
-    'gold (RAGBench):', 'rel'.padStart(6), 'util'.padStart(6), 'adh'.padStart(6), 'compl'.padStart(6)].join(' ');
-  const line = (name: string, n: string, answered: string, v: number[]) =>
-    [name.padEnd(11), n.padStart(4), answered.padStart(8), '|', fmt(v[0]!, 9), fmt(v[1]!, 8), '|', ''.padStart(10),
-      fmt(v[2]!, 6), fmt(v[3]!, 6), fmt(v[4]!, 6), fmt(v[5]!, 6), '|', ''.padStart(16), fmt(v[6]!, 6), fmt(v[7]!, 6), fmt(v[8]!, 6), fmt(v[9]!, 6)].join(' ');
-  const vals = (r: PipelineSubsetResult) => [r.recallAtK, r.relevantRecallAtK, r.predicted.relevance, r.predicted.utilization, r.predicted.adherence,
-    r.predicted.completeness, r.gold.relevance, r.gold.utilization, r.gold.adherence, r.gold.completeness];
-  const lines = results.map((r) => line(r.subset, String(r.n), String(r.statuses.answered ?? 0), vals(r)));
-  if (results.length > 1) {
-    const all = results.map(vals);
-    const m = all[0]!.map((_, i) => { const xs = all.map((v) => v[i]!).filter(Number.isFinite); return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN; });
-    lines.push(line('mean', String(results.reduce((a, r) => a + r.n, 0)), String(results.reduce((a, r) => a + (r.statuses.answered ?? 0), 0)), m));
-  }
-  const other = results.flatMap((r) => {
-    const s = Object.entries(r.statuses).filter(([st]) => st !== 'answered');
-    return s.length ? [`  ${r.subset}: ${s.map(([st, c]) => `${c} ${st}`).join(', ')}`] : [];
-  });
-  return [title, head, '-'.repeat(head.length), ...lines,
-    ...(other.length ? ['', 'not answered (no scores; recall still counted):', ...other] : []),
-    '', `recall@${k}: share of each question's own RAGBench documents among the documents of the ${k} retrieved chunks (rel.docs: only those holding a gold relevant sentence).`,
-    'gold: RAGBench\'s labels of its own answers to the same questions (a reference, not a target).'].join('\n');
-}
-
-function repeatLines(name: string, s: RepeatSummary, labelOf: (key: string) => string): string[] {
-  const short = { relevance: 'rel', utilization: 'util', adherence: 'adh', completeness: 'compl' } as const;
-  const std = TRACE_METRICS.map((m) => `${short[m]} ${fmt(s.meanStd[m], 5).trim()}`).join(', ');
-  const lines = [
-    `  ${name}: ${s.rows} rows × ${s.repeats}; adherence flips in ${s.flippedRows}/${s.comparableRows} rows (${pct(s.flipRate)}); mean std ${std}`,
-    `    parse failures: ${s.parseFailedCalls}/${s.calls} calls (${pct(s.callParseFailureRate)}), ${s.parseFailedRows}/${s.rows} rows (${pct(s.rowParseFailureRate)}); failed calls ${s.failedCalls}`,
-  ];
-  if (s.flipped.length) lines.push(`    flipped: ${s.flipped.slice(0, 10).map(labelOf).join(', ')}${s.flipped.length > 10 ? `, … (${s.flipped.length - 10} more)` : ''}`);
-  return lines;
-}
-
-function repeatJson(s: RepeatSummary, labelOf: (key: string) => unknown) {
-  const m = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonNumber(v)]));
-  return {
-    repeats: s.repeats, rows: s.rows, calls: s.calls, parse_failed_calls: s.parseFailedCalls, call_parse_failure_rate: jsonNumber(s.callParseFailureRate),
-    parse_failed_rows: s.parseFailedRows, row_parse_failure_rate: jsonNumber(s.rowParseFailureRate), failed_calls: s.failedCalls,
-    flipped_rows: s.flippedRows, comparable_rows: s.comparableRows, flip_rate: jsonNumber(s.flipRate),
-    mean_std: m(s.meanStd), mean_range: m(s.meanRange), flipped: s.flipped.map(labelOf),
-  };
-}
-
-// ------------------------------------------------------------------------------------------------ API setup
-
-interface ApiSetup {
-  /** The provider behind the rate limiter (when any); the session meters it per role. */
-  provider: ChatProvider;
-  limiter: RateLimiter | null;
-  limits: (RateLimits & { preset?: string; rpd?: number; tpd?: number; source?: string; asOf?: string }) | null;
-  price: ResolvedPrice;
-  apiKey: string | undefined;
-  providerId: string;
-  model: string;
-}
+// ------------------------------------------------------------------------------------------------ flags and API
 
 const OPTIONS = {
   data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: 'lexical' },
@@ -217,113 +123,83 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 
+/** An API run's provider (behind the rate limiter when any; the session meters it per role) and its accounting. */
+interface ApiSetup extends ApiAccount { provider: ChatProvider; apiKey: string | undefined; model: string }
+
 function setupApi(values: Values, need: string, log: (m: string) => void): ApiSetup {
-  const providerId = values.provider;
-  const model = values.model;
+  const { provider: providerId, model } = values;
   if (!providerId) throw new CliError(`${need} needs --provider (${PROVIDER_IDS.join(', ')}) and --model`);
   if (!model) throw new CliError(`${need} needs --model`);
   const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
-  let provider: ChatProvider;
+  const box: { limits: ApiSetup['limits'] } = { limits: null };
+  const limitsOf = () => (box.limits = runLimits(model, values.limits, (e) => new CliError(`--limits: ${e.message}`), () => ({
+    rpm: numberArg('rpm', values.rpm, (x) => x > 0, 'a number > 0'), tpm: numberArg('tpm', values.tpm, (x) => x > 0, 'a number > 0'),
+  })));
+  let p;
   try {
-    provider = createProvider({ provider: providerId, baseUrl: values['base-url'], model, apiKey });
-  } catch (e) {
-    throw new CliError(redactSecrets((e as Error).message, [apiKey]));
-  }
-  let limits: ApiSetup['limits'] = null;
-  if (values.limits) {
-    try {
-      const p = presetLimits(values.limits, model);
-      limits = { rpm: p.rpm, tpm: p.tpm, preset: p.preset.id, source: p.preset.source, asOf: p.preset.asOf, ...(p.rpd ? { rpd: p.rpd } : {}), ...(p.tpd ? { tpd: p.tpd } : {}) };
-    } catch (e) {
-      throw new CliError(`--limits: ${(e as Error).message}`);
-    }
-  }
-  const rpm = numberArg('rpm', values.rpm, (x) => x > 0, 'a number > 0');
-  const tpm = numberArg('tpm', values.tpm, (x) => x > 0, 'a number > 0');
-  if (rpm !== undefined || tpm !== undefined) limits = { ...(limits ?? {}), ...(rpm !== undefined ? { rpm } : {}), ...(tpm !== undefined ? { tpm } : {}) };
-  let limiter: RateLimiter | null = null;
-  if (limits) {
-    const wrapped = wrapProvider(provider, limits, {
+    p = apiProvider({
+      provider: providerId, baseUrl: values['base-url'], model, apiKey, limits: limitsOf,
       onWait: ({ ms, reason }) => { if (ms >= 1000) process.stderr.write(`rate limit (${reason === 'rpm' ? 'requests' : 'tokens'} per minute): waiting ${(ms / 1000).toFixed(1)} s\n`); },
     });
-    provider = wrapped;
-    limiter = wrapped.limiter;
+  } catch (e) {
+    throw e instanceof CliError ? e : new CliError(redactSecrets((e as Error).message, [apiKey]));
   }
-  const table = priceFor(providerId, model);
-  const pin = numberArg('price-in', values['price-in'], (x) => x >= 0, 'a number >= 0');
-  const pout = numberArg('price-out', values['price-out'], (x) => x >= 0, 'a number >= 0');
-  const price: ResolvedPrice = pin !== undefined || pout !== undefined
-    ? { key: `${providerId}/${model}`, inputPerM: pin ?? table.inputPerM, outputPerM: pout ?? table.outputPerM, known: true }
-    : table;
-  if (limits) {
-    const what = [limits.rpm ? `${int(limits.rpm)} requests` : '', limits.tpm ? `${int(limits.tpm)} tokens` : ''].filter(Boolean).join(' and ');
-    log(`rate limits: ${what} per minute${limits.preset ? ` (${limits.preset} for ${model}, as published at ${limits.source} on ${limits.asOf}; check your account)` : ''}`);
-  }
-  return { provider, limiter, limits, price, apiKey, providerId, model };
+  const price = runPrice(providerId, model, numberArg('price-in', values['price-in'], (x) => x >= 0, 'a number >= 0'),
+    numberArg('price-out', values['price-out'], (x) => x >= 0, 'a number >= 0'));
+  if (box.limits) log(limitsLine(box.limits, model));
+  return { ...p, limits: box.limits, price, apiKey, providerId, model };
 }
 
-interface EstimateView { calls: number; inputTokens: number; outputTokens: number; totalUsd: number; outputTokensPerCall?: number }
+// ------------------------------------------------------------------------------------------------ models, data, reports
 
-function describeEstimate(api: ApiSetup, e: EstimateView, what: string): string[] {
-  const p = api.price;
-  const priced = p.known
-    ? `≈ ${formatUsd(e.totalUsd)} at ${p.key} prices ($${p.inputPerM} in / $${p.outputPerM} out per 1M tokens${api.providerId === 'groq' ? '; a free-plan key is not billed' : ''})`
-    : `(no price known for ${p.key}: counted as $0; give --price-in/--price-out)`;
-  const lines = [`estimate: ${what}: ${int(e.calls)} calls, ~${int(e.inputTokens)} input tokens (chars/4) + ~${int(e.outputTokens)} output tokens (assumed) ${priced}`];
-  if (api.limits) {
-    const ms = minDurationMs(e.calls, e.inputTokens + e.outputTokens, api.limits);
-    if (ms > 0) lines.push(`  under the rate limits this takes at least ${(ms / 60_000).toFixed(1)} min`);
-    if (api.limits.rpd && e.calls > api.limits.rpd) lines.push(`  warning: ${int(e.calls)} calls exceed the daily limit of ${int(api.limits.rpd)} requests`);
-    if (api.limits.tpd && e.inputTokens + e.outputTokens > api.limits.tpd) lines.push(`  warning: ~${int(e.inputTokens + e.outputTokens)} tokens exceed the daily limit of ${int(api.limits.tpd)} tokens`);
-  }
-  return lines;
-}
-
-function estimateJson(api: ApiSetup, e: EstimateView) {
+/** The NLI evaluator's models from local files: the cross-encoder (`reranker`, loaded first), then the NLI model. */
+function nliLoader(values: Values, log: (m: string) => void, reranker: () => Promise<CliModels['reranker']>): EvaluatorModelLoader {
   return {
-    calls: e.calls, input_tokens: e.inputTokens, output_tokens: e.outputTokens,
-    ...(e.outputTokensPerCall !== undefined ? { output_tokens_per_call: e.outputTokensPerCall } : {}),
-    cost_usd: e.totalUsd,
-    price: { key: api.price.key, input_per_m: api.price.inputPerM, output_per_m: api.price.outputPerM, known: api.price.known },
-    min_minutes: api.limits ? minDurationMs(e.calls, e.inputTokens + e.outputTokens, api.limits) / 60_000 : 0,
+    async nliModels() {
+      const ce = await reranker();
+      const id = values.nli ?? DEFAULT_MODELS.nli;
+      const t0 = performance.now();
+      try {
+        const nli = await loadNli({ id, dtype: values.dtype as Dtype, device: 'cpu' });
+        log(`loaded NLI ${id} (${values.dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
+        return { nli, reranker: ce };
+      } catch (e) {
+        throw new CliError(e instanceof ModelLoadError ? e.message : `could not load NLI model ${id}: ${(e as Error).message}`);
+      }
+    },
   };
 }
 
-function usageLines(api: ApiSetup, meters: [string, UsageMeter][]): string[] {
-  const lines = meters.filter(([, m]) => m.summary.calls + m.failedCalls > 0).map(([name, m]) => {
-    const s = m.summary;
-    const missing = s.calls - s.callsWithUsage;
-    return `usage (${name}): ${int(s.calls)} calls${m.failedCalls ? ` (+${m.failedCalls} failed)` : ''}, ${int(s.inputTokens)} input + ${int(s.outputTokens)} output tokens` +
-      `${missing ? ` (${missing} calls reported no usage)` : ''}${api.price.known ? ` ≈ ${formatUsd(m.cost(api.price).totalUsd)}` : ''}`;
-  });
-  if (api.limiter) lines.push(`rate limiter: ${api.limiter.stats.waits} waits, ${(api.limiter.stats.waitedMs / 1000).toFixed(1)} s in all`);
-  return lines;
+/** The NLI evaluator's models as `id@dtype` (the names its cached scores would be filed under). */
+const nliModelIds = (v: Values) => ({ nli: `${v.nli ?? DEFAULT_MODELS.nli}@${v.dtype}`, reranker: `${v.reranker ?? DEFAULT_MODELS['cross-encoder']}@${v.dtype}` });
+
+/** The models this run loaded, as a report's environment lists them (the CLI runs them on the CPU). */
+function loadedModelInfo(values: Values, which: { nli?: boolean; reranker?: boolean; embedder?: boolean }): ReportEnvironment['models'] {
+  const one = (task: string, id: string) => ({ task, id, dtype: values.dtype, device: 'cpu' });
+  return [
+    ...(which.embedder ? [one('embedder', values.embedder ?? DEFAULT_MODELS.embedder)] : []),
+    ...(which.reranker ? [one('cross-encoder', values.reranker ?? DEFAULT_MODELS['cross-encoder'])] : []),
+    ...(which.nli ? [one('nli', values.nli ?? DEFAULT_MODELS.nli)] : []),
+  ];
 }
 
-function usageJson(api: ApiSetup, meters: UsageMeter[]) {
-  const s = { calls: 0, calls_with_usage: 0, input_tokens: 0, output_tokens: 0, failed_calls: 0 };
-  for (const m of meters) {
-    s.calls += m.summary.calls; s.calls_with_usage += m.summary.callsWithUsage; s.input_tokens += m.summary.inputTokens;
-    s.output_tokens += m.summary.outputTokens; s.failed_calls += m.failedCalls;
-  }
-  return { ...s, cost_usd: (s.input_tokens * api.price.inputPerM + s.output_tokens * api.price.outputPerM) / 1e6 };
+const reportContext = (config: Record<string, JsonValue>, models: ReportEnvironment['models']): SessionReportContext =>
+  ({ config, environment: { runtime: 'node', agent: `node ${process.version} (${process.platform})`, models }, source: 'local', revision: null });
+
+/** Writes the report (when --report-out names a file) and says so on stderr. */
+function writeReport(path: string | undefined, report: Report | null): void {
+  if (!path || !report) return;
+  writeText(path, serializeReport(report));
+  process.stderr.write(`report written to ${path} (${report.rows.length} rows)\n`);
 }
 
-function limitsJson(api: ApiSetup) {
-  if (!api.limits || !api.limiter) return null;
-  return { rpm: api.limits.rpm ?? null, tpm: api.limits.tpm ?? null, preset: api.limits.preset ?? null, waits: api.limiter.stats.waits, waited_ms: api.limiter.stats.waitedMs };
-}
-
-async function loadNliModel(values: Values, log: (m: string) => void): Promise<NliClassifier> {
-  const id = values.nli ?? DEFAULT_MODELS.nli;
-  const t0 = performance.now();
-  try {
-    const nli = await loadNli({ id, dtype: values.dtype as Dtype, device: 'cpu' });
-    log(`loaded NLI ${id} (${values.dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
-    return nli;
-  } catch (e) {
-    throw new CliError(e instanceof ModelLoadError ? e.message : `could not load NLI model ${id}: ${(e as Error).message}`);
-  }
+/** Progress lines on stderr, every 10% of a subset. */
+function progressPrinter(): (subset: string, done: number, total: number) => void {
+  let last = '';
+  return (subset, done, total) => {
+    const step = `${subset}:${Math.floor((100 * done) / Math.max(1, total) / 10)}`;
+    if (step !== last) { last = step; process.stderr.write(`${subset}: ${done}/${total}\n`); }
+  };
 }
 
 /** A row with at least one gold TRACe label to compare with. */
@@ -348,68 +224,8 @@ function chooseSubsets(dir: string, list: string | undefined, log: (m: string) =
   return found;
 }
 
-const rowLabel = (rowsByKey: Map<string, RagbenchRow>) => (key: string) => {
-  const r = rowsByKey.get(key);
-  return r ? `${r.id} (${r.generation_model_name})` : key;
-};
-
-// ------------------------------------------------------------------------------------------------ command
-
-export async function evalRagbenchCommand(argv: string[]): Promise<void> {
-  const { values } = parse(argv, OPTIONS);
-  if (values.help) { console.log(HELP); return; }
-  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
-  if (!(MODES_CLI as readonly string[]).includes(values.mode)) throw new CliError(`--mode must be validate or pipeline, got "${values.mode}"`);
-  const mode = values.mode as (typeof MODES_CLI)[number];
-  if (!isEvaluatorId(values.evaluator)) throw new CliError(`--evaluator must be one of ${EVALUATOR_IDS.join(', ')}, got "${values.evaluator}"`);
-  const evaluatorName: EvaluatorId = values.evaluator;
-  const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
-  const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
-  const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
-  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
-  const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
-  const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
-  if (repeats > 1 && evaluatorName !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
-  if (temperature !== undefined && evaluatorName !== 'llm') throw new CliError('--temperature is the judge temperature: it needs --evaluator llm');
-  const usesApi = mode === 'pipeline' || evaluatorName === 'llm';
-  for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
-    if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
-  }
-  for (const f of ['retrieval', 'retrieval-mode', 'top-k', 'reject-threshold', 'transform', 'window', 'rerank'] as const) {
-    if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
-  }
-  if (values.agentic && mode !== 'pipeline') throw new CliError('--agentic applies to --mode pipeline');
-  // The report's path is checked before any work, so a typo does not cost the run.
-  if (values['report-out']) checkOutputFile(values['report-out'], '--report-out');
-  const dir = resolve(values.data);
-  checkInputDir(dir, '--data', 'a folder of RAGBench <subset>.jsonl files');
-  const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
-  const subsets = chooseSubsets(dir, values.subsets, log);
-
-  // Pipeline settings are checked before any file is read or model loaded.
-  let config: RagConfig | null = null;
-  if (mode === 'pipeline') {
-    const c = cloneConfig(DEFAULT_RAG_CONFIG);
-    const retrieval = values['retrieval-mode'] ?? values.retrieval;
-    if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
-    if (retrieval !== undefined) {
-      const flag = values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval';
-      if (!(MODE_IDS as readonly string[]).includes(retrieval)) throw new CliError(`--${flag} must be one of ${MODE_IDS.join(', ')}, got "${retrieval}"`);
-      c.retrieval.mode = retrieval as RagConfig['retrieval']['mode'];
-    }
-    applyRagFlags(c, values);
-    c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;
-    if (values.provider && (PROVIDER_IDS as readonly string[]).includes(values.provider)) c.llm.provider = values.provider as RagConfig['llm']['provider'];
-    if (values.model) c.llm.model = values.model;
-    if (values['base-url']) c.llm.baseUrl = values['base-url'];
-    const parsed = parseRagConfig(c);
-    if (!parsed.ok) throw new CliError(parsed.message);
-    config = parsed.config;
-    // Model flags (dtype, --models-dir, the cache dir) are checked now, before any file is read.
-    checkModelArgs(values, pipelineModelNeeds(config));
-  }
-  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
-
+/** Each subset's rows, read and checked (validate mode needs gold labels); skipped rows are logged. */
+function readSubsets(dir: string, subsets: readonly string[], mode: string, log: (m: string) => void): Map<string, RagbenchRow[]> {
   const data = new Map<string, RagbenchRow[]>();
   for (const subset of subsets) {
     const file = join(dir, `${subset}.jsonl`);
@@ -429,84 +245,110 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     }
     data.set(subset, parsed.rows);
   }
+  return data;
+}
+
+// ------------------------------------------------------------------------------------------------ command
+
+interface Run {
+  values: Values; data: Map<string, RagbenchRow[]>; api: ApiSetup | null; evaluator: EvaluatorId; settings: EvaluatorSettings;
+  n: number | undefined; seed: number; concurrency: number; bootstrap: number; repeats: number;
+  log: (m: string) => void; label: (key: string) => string; reportConfig: Record<string, JsonValue>; redact: (m: string) => string;
+}
+
+export async function evalRagbenchCommand(argv: string[]): Promise<void> {
+  const { values } = parse(argv, OPTIONS);
+  if (values.help) { console.log(HELP); return; }
+  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  if (!(MODES_CLI as readonly string[]).includes(values.mode)) throw new CliError(`--mode must be validate or pipeline, got "${values.mode}"`);
+  const mode = values.mode as (typeof MODES_CLI)[number];
+  if (!isEvaluatorId(values.evaluator)) throw new CliError(`--evaluator must be one of ${EVALUATOR_IDS.join(', ')}, got "${values.evaluator}"`);
+  const evaluator: EvaluatorId = values.evaluator;
+  const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
+  const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
+  const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
+  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
+  const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
+  const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
+  if (repeats > 1 && evaluator !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
+  if (temperature !== undefined && evaluator !== 'llm') throw new CliError('--temperature is the judge temperature: it needs --evaluator llm');
+  const usesApi = mode === 'pipeline' || evaluator === 'llm';
+  for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
+    if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
+  }
+  for (const f of ['retrieval', 'retrieval-mode', 'top-k', 'reject-threshold', 'transform', 'window', 'rerank'] as const) {
+    if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
+  }
+  if (values.agentic && mode !== 'pipeline') throw new CliError('--agentic applies to --mode pipeline');
+  // The report's path is checked before any work, so a typo does not cost the run.
+  if (values['report-out']) checkOutputFile(values['report-out'], '--report-out');
+  const dir = resolve(values.data);
+  checkInputDir(dir, '--data', 'a folder of RAGBench <subset>.jsonl files');
+  const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
+  const subsets = chooseSubsets(dir, values.subsets, log);
+  const config = mode === 'pipeline' ? pipelineConfig(values) : null;
+  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
+  const data = readSubsets(dir, subsets, mode, log);
+
   const rowsByKey = new Map<string, RagbenchRow>();
   for (const rows of data.values()) for (const r of rows) rowsByKey.set(ragbenchRowKey(r), r);
-  const label = rowLabel(rowsByKey);
-  const judgeSettings = usesJudge(evaluatorName) && api
-    ? { provider: api.providerId, baseUrl: values['base-url'] ?? null, model: api.model, repeats, ...(temperature !== undefined ? { temperature } : {}) }
-    : null;
-  const settings: EvaluatorSettings = { judge: judgeSettings, nliModels: evaluatorName === 'nli' ? nliModelIds(values) : null };
-  const shared: SharedArgs = {
-    values, data, api, evaluatorName, settings, n, seed, concurrency, log, label, bootstrap,
+  const label = (key: string) => { const r = rowsByKey.get(key); return r ? `${r.id} (${r.generation_model_name})` : key; };
+  const judge = EVALUATORS[evaluator].api && api ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: values['base-url'] ?? null, model: api.model, repeats, temperature }) : null;
+  const settings: EvaluatorSettings = { judge, nliModels: evaluator === 'nli' ? nliModelIds(values) : null };
+  const run: Run = {
+    values, data, api, evaluator, settings, n, seed, concurrency, bootstrap, repeats, log, label,
     reportConfig: {
-      mode, subsets: [...data.keys()], n: n ?? null, seed, evaluator: evaluatorName, judge: judgeSettings ? { ...judgeSettings, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
+      mode, subsets: [...data.keys()], n: n ?? null, seed, evaluator, judge: judge ? { ...judge, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
       rag: config ? (JSON.parse(JSON.stringify(config)) as JsonValue) : null, nliModels: settings.nliModels ?? null, localSubsets: [...data.keys()], bootstrap, concurrency,
       // The tab's BenchConfig names these; the CLI reads local files only (none).
       datasetsHost: null, hubUrl: null,
     },
     redact: (m) => redactSecrets(m, [api?.apiKey]),
   };
+  if (mode === 'pipeline') await pipelineMode(run, config!, api!);
+  else await validateMode(run, rowsByKey);
+}
 
-  if (mode === 'pipeline') {
-    await pipelineMode({ ...shared, config: config!, api: api! });
-    return;
-  }
-
-  // ---------------------------------------------------------------------------------------------- validate
+async function validateMode(a: Run, rowsByKey: Map<string, RagbenchRow>): Promise<void> {
+  const { values, api, evaluator, log, label, repeats } = a;
   let parseFailures = 0;
   let estimate: RunEstimate | null = null;
-  const envModels: CliModelInfo[] = [];
-  let deps: EvaluatorDeps = {};
-  if (evaluatorName === 'nli') {
-    const models = await loadCliModels(values, { dense: false, reranker: true }, log);
-    deps = { nli: { nli: await loadNliModel(values, log), reranker: models.reranker } };
-    envModels.push(...loadedModelInfo(values, { nli: true, reranker: true }));
-  } else if (evaluatorName === 'llm') {
-    const a = api!;
-    const inputs = subsets.flatMap((s) => sampleRows(data.get(s)!, n, seed).map(rowJudgeInput));
-    estimate = estimateJudgeRun(inputs, { repeats, price: a.price, outputTokensPerCall: DEFAULT_JUDGE_OUTPUT_TOKENS });
-    for (const l of describeEstimate(a, estimate, `judge, ${int(inputs.length)} rows × ${repeats}`)) log(l);
-    deps = { judge: a.provider };
+  if (evaluator === 'llm') {
+    const inputs = [...a.data.values()].flatMap((rows) => sampleRows(rows, a.n, a.seed).map(rowJudgeInput));
+    estimate = estimateJudgeRun(inputs, { repeats, price: api!.price, outputTokensPerCall: DEFAULT_JUDGE_OUTPUT_TOKENS });
+    for (const l of describeEstimate(api!, estimate, `judge, ${Math.round(inputs.length).toLocaleString('en-US')} rows × ${repeats}`)) log(l);
   }
-
+  const loader = nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker);
+  const deps = await buildEvaluatorDeps(evaluator, { models: loader, judge: api?.provider ?? null });
   let first = true;
   const session = await runValidateSession({
-    evaluator: evaluatorName, settings, deps, subsets: [...data].map(([subset, rows]) => ({ subset, rows })), store: new MemoryResultStore(),
-    ...(n !== undefined ? { n } : {}), seed, concurrency, bootstrap, redact: shared.redact,
+    evaluator, settings: a.settings, deps, subsets: [...a.data].map(([subset, rows]) => ({ subset, rows })), store: new MemoryResultStore(),
+    ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
     onJudge: (row, r) => {
       if (r.parseFailedCalls === 0) return;
       parseFailures += r.parseFailedCalls;
       const why = r.results.find((x) => x.parseFailed)?.error;
       log(`${row.id} (${row.generation_model_name}): ${r.parseFailedCalls}/${r.results.length} judge replies not parsed (${why})${r.parseFailed ? '; scores left out' : ''}`);
     },
-    ...(evaluatorName === 'lexical' ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
+    ...(evaluator === 'lexical' ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
     onSubset: (run, ms) => {
       const v = run.validation;
-      for (const f of run.failures) log(`${label(f.key)}: ${evaluatorName === 'llm' ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
+      for (const f of run.failures) log(`${label(f.key)}: ${evaluator === 'llm' ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
       log(`${v.subset}: ${v.n} rows scored in ${ms.toFixed(0)} ms${run.failures.length ? ` (${run.failures.length} failed, left out)` : ''}`);
-      if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluatorName === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
+      if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluator === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(shared, envModels), withReport: values['report-out'] !== undefined,
+    report: reportContext(a.reportConfig, evaluator === 'nli' ? loadedModelInfo(values, { nli: true, reranker: true }) : []),
+    withReport: values['report-out'] !== undefined,
   });
   const results = session.runs.map((r) => r.validation);
   const judge = session.judge;
   const judgeMeter = judge?.usage ?? new UsageMeter();
   if (judge && parseFailures + judgeMeter.failedCalls > 0) log(`judge: ${parseFailures} replies not parsed, ${judgeMeter.failedCalls} calls failed (rows without a parsed reply are left out of the metrics)`);
   const labelJson = (key: string) => { const r = rowsByKey.get(key); return r ? { id: r.id, generation_model_name: r.generation_model_name } : { key }; };
-
-  if (values.json) {
-    const summary = validationSummary(results) as ReturnType<typeof validationSummary> & { subsets: Record<string, Record<string, unknown>> };
-    if (judge) for (const [s, t] of judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
-    console.log(JSON.stringify({
-      evaluator: evaluatorName, mode: 'validate', ...summary,
-      ...(api && estimate && judge ? {
-        estimate: estimateJson(api, estimate), usage: usageJson(api, [judgeMeter]), rate_limits: limitsJson(api),
-        judge: repeatJson(judge.overall, labelJson),
-      } : {}),
-    }));
-  } else {
-    console.log(formatValidationTable(results, evaluatorName + (repeats > 1 ? ` (judge × ${repeats}, scores are means)` : '')));
+  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson, api, estimate })));
+  else {
+    console.log(formatValidationTable(results, evaluator + (repeats > 1 ? ` (judge × ${repeats}, scores are means)` : '')));
     if (judge) {
       console.log('');
       console.log(`judge repeats: ${repeats} per row${repeats > 1 ? ' (std: population standard deviation over the parsed replies of a row, averaged over rows)' : ''}`);
@@ -517,118 +359,26 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   writeReport(values['report-out'], session.report);
 }
 
-// ------------------------------------------------------------------------------------------------ reports
-
-const usesJudge = (e: EvaluatorId) => EVALUATORS[e].api;
-
-/** The NLI evaluator's models as `id@dtype` (the names its cached scores would be filed under). */
-function nliModelIds(values: Values): { nli: string; reranker: string } {
-  return { nli: `${values.nli ?? DEFAULT_MODELS.nli}@${values.dtype}`, reranker: `${values.reranker ?? DEFAULT_MODELS['cross-encoder']}@${values.dtype}` };
-}
-
-type CliModelInfo = ReportEnvironment['models'][number];
-
-/** The models this run loaded, as a report's environment lists them (the CLI runs them on the CPU). */
-function loadedModelInfo(values: Values, which: { nli?: boolean; reranker?: boolean; embedder?: boolean }): CliModelInfo[] {
-  const one = (task: string, id: string): CliModelInfo => ({ task, id, dtype: values.dtype, device: 'cpu' });
-  return [
-    ...(which.embedder ? [one('embedder', values.embedder ?? DEFAULT_MODELS.embedder)] : []),
-    ...(which.reranker ? [one('cross-encoder', values.reranker ?? DEFAULT_MODELS['cross-encoder'])] : []),
-    ...(which.nli ? [one('nli', values.nli ?? DEFAULT_MODELS.nli)] : []),
-  ];
-}
-
-function reportContext(a: SharedArgs, models: CliModelInfo[]): SessionReportContext {
-  return { config: a.reportConfig, environment: { runtime: 'node', agent: `node ${process.version} (${process.platform})`, models }, source: 'local', revision: null };
-}
-
-/** Writes the report (when --report-out names a file) and says so on stderr. */
-function writeReport(path: string | undefined, report: Report | null): void {
-  if (!path || !report) return;
-  writeText(path, serializeReport(report));
-  process.stderr.write(`report written to ${path} (${report.rows.length} rows)\n`);
-}
-
-/** Progress lines on stderr, every 10% of a subset. */
-function progressPrinter(): (subset: string, done: number, total: number) => void {
-  let last = '';
-  return (subset, done, total) => {
-    const step = `${subset}:${Math.floor((100 * done) / Math.max(1, total) / 10)}`;
-    if (step !== last) { last = step; process.stderr.write(`${subset}: ${done}/${total}\n`); }
-  };
-}
-
-// ------------------------------------------------------------------------------------------------ pipeline
-
-interface SharedArgs {
-  values: Values;
-  data: Map<string, RagbenchRow[]>;
-  api: ApiSetup | null;
-  evaluatorName: EvaluatorId;
-  settings: EvaluatorSettings;
-  n: number | undefined;
-  seed: number;
-  concurrency: number;
-  bootstrap: number;
-  log: (m: string) => void;
-  label: (key: string) => string;
-  reportConfig: Record<string, JsonValue>;
-  redact: (m: string) => string;
-}
-
-interface PipelineArgs extends SharedArgs {
-  config: RagConfig;
-  api: ApiSetup;
-}
-
-async function pipelineMode(a: PipelineArgs): Promise<void> {
-  const { config, api, log, evaluatorName, settings } = a;
-  const repeats = settings.judge?.repeats ?? 1;
+async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<void> {
+  const { values, log, evaluator, repeats } = a;
+  const int = (x: number) => Math.round(x).toLocaleString('en-US');
   const needs = pipelineModelNeeds(config);
-  const needDense = needs.dense;
-  const needReranker = needs.reranker || evaluatorName === 'nli';
-  let cliModels: CliModels | null = null;
-  if (needDense || needReranker) cliModels = await loadCliModels(a.values, { dense: needDense, reranker: needReranker }, log);
-  const searchModels: SearchModels = needs.dense || needs.reranker ? (cliModels?.search ?? {}) : {};
-  const envModels = loadedModelInfo(a.values, { embedder: needDense, reranker: needReranker, nli: evaluatorName === 'nli' });
-  let deps: EvaluatorDeps = {};
-  if (evaluatorName === 'nli') deps = { nli: { nli: await loadNliModel(a.values, log), reranker: cliModels?.reranker ?? null } };
-  else if (evaluatorName === 'llm') deps = { judge: api.provider };
-
-  // Knowledge bases, then the estimate (retrieval is local: the prompts to be sent are known before any call).
-  const subsets: PipelineSessionSubset[] = [];
-  const estimates: PipelineEstimate[] = [];
-  for (const [subset, rows] of a.data) {
-    const t0 = performance.now();
-    const rkb = buildRagbenchKb(rows, subset);
-    log(`${subset}: knowledge base of ${int(rkb.docs.length)} documents (pooled from ${int(rkb.documentCount)}), ${int(rkb.kb.size)} chunks, built in ${(performance.now() - t0).toFixed(0)} ms`);
-    if (needDense && cliModels?.embedder) {
-      const hash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
-      await attachDense(rkb.kb, cliModels.embedder, { kbKey: ragbenchVectorKey(subset, hash, rkb.kb.options.chunking), store: cliModels.store });
-    }
-    subsets.push({ subset, rows, kb: rkb });
-    const { questions } = pipelineQuestions(rows, a.n, a.seed);
-    estimates.push(await estimatePipelineRun(rkb, questions, config, searchModels, {
-      price: api.price, judge: evaluatorName === 'llm' ? { repeats } : null,
-    }));
-  }
-  const sum = (f: (e: PipelineEstimate) => RunEstimate | null): RunEstimate | null => {
-    const xs = estimates.map(f).filter((x): x is RunEstimate => x !== null);
-    if (xs.length === 0) return null;
-    return xs.slice(1).reduce((acc, x) => ({ ...acc, ...addEstimates(acc, x) }), xs[0]!);
-  };
-  const answersEst = sum((e) => e.answers)!;
-  const judgeEst = sum((e) => e.judge);
-  const total = judgeEst ? { ...addEstimates(answersEst, judgeEst) } : answersEst;
-  const questions = estimates.reduce((x, e) => x + e.questions, 0);
-  const answerable = estimates.reduce((x, e) => x + e.answerable, 0);
-  for (const l of describeEstimate(api, answersEst, `answers, ${answerable} of ${questions} questions pass retrieval`)) log(l);
-  if (judgeEst) for (const l of describeEstimate(api, judgeEst, `judge, ${answerable} answers × ${repeats}`)) log(l);
-  for (const note of [...new Set(estimates.flatMap((e) => e.notes))]) log(`  note: ${note}`);
-
+  const needReranker = needs.reranker || evaluator === 'nli';
+  const cliModels = needs.dense || needReranker ? await loadCliModels(values, { dense: needs.dense, reranker: needReranker }, log) : null;
+  const deps = await buildEvaluatorDeps(evaluator, { models: nliLoader(values, log, async () => cliModels?.reranker ?? null), judge: api.provider });
+  const embedder = needs.dense ? cliModels?.embedder : null;
   let first = true;
-  const session = await runPipelineSession({
-    evaluator: evaluatorName, settings, deps, subsets, rag: config, answerer: api.provider, models: searchModels,
+  const session = await runRagbenchPipelineSession({
+    evaluator, settings: a.settings, deps, subsets: [...a.data].map(([subset, rows]) => ({ subset, rows })), rag: config, answerer: api.provider,
+    models: needs.dense || needs.reranker ? (cliModels?.search ?? {}) : {},
+    attachVectors: embedder ? async (kb, kbKey) => { await attachDense(kb, embedder, { kbKey, store: cliModels!.store }); } : null,
+    onKb: (r, ms) => log(`${r.subset}: knowledge base of ${int(r.docs.length)} documents (pooled from ${int(r.documentCount)}), ${int(r.kb.size)} chunks, built in ${ms.toFixed(0)} ms`),
+    estimate: { price: api.price, judge: evaluator === 'llm' ? { repeats } : null },
+    onEstimate: (e) => {
+      for (const l of describeEstimate(api, e.answers, `answers, ${e.answerable} of ${e.questions} questions pass retrieval`)) log(l);
+      if (e.judge) for (const l of describeEstimate(api, e.judge, `judge, ${e.answerable} answers × ${repeats}`)) log(l);
+      for (const note of e.notes) log(`  note: ${note}`);
+    },
     ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
     onJudge: (row, r) => { if (r.parseFailedCalls > 0) log(`${row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`); },
     onProgress: progressPrinter(),
@@ -641,32 +391,13 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
       if (first && r.n > 0 && (r.statuses.error ?? 0) === r.n) throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a, envModels), withReport: a.values['report-out'] !== undefined,
+    report: reportContext(a.reportConfig, loadedModelInfo(values, { embedder: needs.dense, reranker: needReranker, nli: evaluator === 'nli' })),
+    withReport: values['report-out'] !== undefined,
   });
-  const results = session.results;
-  const judge = session.judge;
-  const answerMeter = session.answers;
-  const judgeMeter = judge?.usage ?? new UsageMeter();
-  const labelJson = (key: string) => { const r = key.split('\u241f'); return { id: r[0], generation_model_name: r[1] }; };
-  if (a.values.json) {
-    const summary = pipelineSummary(results) as ReturnType<typeof pipelineSummary> & { subsets: Record<string, Record<string, unknown>> };
-    if (judge) for (const [s, t] of judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
-    console.log(JSON.stringify({
-      evaluator: evaluatorName, mode: 'pipeline', provider: api.providerId, model: api.model,
-      retrieval: { mode: config.retrieval.mode, top_k: config.retrieval.topK, reject_threshold: config.retrieval.rejectThreshold },
-      pipeline: pipelineSettingsJson(config),
-      ...summary,
-      estimate: {
-        ...estimateJson(api, total),
-        answers: estimateJson(api, answersEst), ...(judgeEst ? { judge: estimateJson(api, judgeEst) } : {}),
-        questions, answerable,
-      },
-      usage: { ...usageJson(api, [answerMeter, judgeMeter]), answers: usageJson(api, [answerMeter]), ...(judgeEst ? { judge: usageJson(api, [judgeMeter]) } : {}) },
-      rate_limits: limitsJson(api),
-      ...(judge ? { judge: repeatJson(judge.overall, labelJson) } : {}),
-    }));
-  } else {
-    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluatorName}${repeats > 1 ? ` (judge × ${repeats}, means)` : ''}`;
+  const { results, judge, answers } = session;
+  if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate! })));
+  else {
+    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluator}${repeats > 1 ? ` (judge × ${repeats}, means)` : ''}`;
     console.log(formatPipelineTable(results, title));
     if (judge) {
       console.log('');
@@ -674,6 +405,6 @@ async function pipelineMode(a: PipelineArgs): Promise<void> {
       for (const [s, t] of judge.trackers) for (const l of repeatLines(s, t.summary(), a.label)) console.log(l);
     }
   }
-  for (const l of usageLines(api, [['answers', answerMeter], ['judge', judgeMeter]])) log(l);
-  writeReport(a.values['report-out'], session.report);
+  for (const l of usageLines(api, [['answers', answers], ['judge', judge?.usage ?? new UsageMeter()]])) log(l);
+  writeReport(values['report-out'], session.report);
 }

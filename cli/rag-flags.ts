@@ -2,8 +2,12 @@
  * Pipeline flags shared by `ask` and `eval-ragbench --mode pipeline`: how many passages, which query transform,
  * the sentence window, reranking and the agentic loop. Each is checked here; the whole config by `parseRagConfig`.
  */
-import { TRANSFORMS, type QueryTransform, type RagConfig } from '../src/lib/rag/config.ts';
+import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS, type QueryTransform, type RagConfig } from '../src/lib/rag/config.ts';
+import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
+import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
+import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { CliError, numberArg } from './args.ts';
+import { checkModelArgs, type ModelArgs } from './models.ts';
 
 export const RAG_FLAG_ARGS = {
   'top-k': { type: 'string' },
@@ -39,4 +43,32 @@ export function applyRagFlags(config: RagConfig, values: RagFlagValues): RagConf
   if (rerank !== undefined) config.rerank = { enabled: true, topN: rerank };
   if (values.agentic) config.agentic = true;
   return config;
+}
+
+/** eval-ragbench --mode pipeline's flags: the shared ones, the retrieval mode and threshold, the LLM and the models. */
+export interface PipelineFlagValues extends RagFlagValues, ModelArgs {
+  retrieval?: string | undefined; 'retrieval-mode'?: string | undefined; 'reject-threshold'?: string | undefined;
+  provider?: string | undefined; model?: string | undefined; 'base-url'?: string | undefined;
+}
+
+/** The pipeline settings from the flags (the Ask tab's RagConfig), checked before any file is read or model loaded. */
+export function pipelineConfig(values: PipelineFlagValues): RagConfig {
+  const c = cloneConfig(DEFAULT_RAG_CONFIG);
+  const retrieval = values['retrieval-mode'] ?? values.retrieval;
+  if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
+  if (retrieval !== undefined) {
+    const flag = values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval';
+    if (!(MODE_IDS as readonly string[]).includes(retrieval)) throw new CliError(`--${flag} must be one of ${MODE_IDS.join(', ')}, got "${retrieval}"`);
+    c.retrieval.mode = retrieval as RagConfig['retrieval']['mode'];
+  }
+  applyRagFlags(c, values);
+  c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;
+  if (values.provider && (PROVIDER_IDS as readonly string[]).includes(values.provider)) c.llm.provider = values.provider as RagConfig['llm']['provider'];
+  if (values.model) c.llm.model = values.model;
+  if (values['base-url']) c.llm.baseUrl = values['base-url'];
+  const parsed = parseRagConfig(c);
+  if (!parsed.ok) throw new CliError(parsed.message);
+  // Model flags (dtype, --models-dir, the cache dir) are checked now, before any file is read.
+  checkModelArgs(values, pipelineModelNeeds(parsed.config));
+  return parsed.config;
 }

@@ -1,0 +1,86 @@
+/**
+ * The JSON object `rag-lab eval-ragbench --json` prints on its last line, for validate and pipeline runs: the
+ * per-subset figures, the judge's repeat summary, and for API runs the estimate, usage and rate limits
+ * (api-usage.ts). Pure: field order is the printed order.
+ */
+import { estimateJson, limitsJson, usageJson, type ApiAccount } from './api-usage.ts';
+import { UsageMeter, type RunEstimate } from './cost.ts';
+import type { EvaluatorId } from './evaluators.ts';
+import type { RepeatSummary } from './judge-runs.ts';
+import { pipelineSettingsJson } from './pipeline-settings.ts';
+import { pipelineSummary, type PipelineSubsetResult } from './ragbench-pipeline.ts';
+import type { PipelineEstimateTotals } from './ragbench-pipeline-session.ts';
+import { jsonNumber, validationSummary, type SubsetValidation } from './ragbench-validate.ts';
+import type { JudgeStats } from './session.ts';
+import type { RagConfig } from '../rag/config.ts';
+
+export function repeatJson(s: RepeatSummary, labelOf: (key: string) => unknown) {
+  const m = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonNumber(v)]));
+  return {
+    repeats: s.repeats, rows: s.rows, calls: s.calls, parse_failed_calls: s.parseFailedCalls, call_parse_failure_rate: jsonNumber(s.callParseFailureRate),
+    parse_failed_rows: s.parseFailedRows, row_parse_failure_rate: jsonNumber(s.rowParseFailureRate), failed_calls: s.failedCalls,
+    flipped_rows: s.flippedRows, comparable_rows: s.comparableRows, flip_rate: jsonNumber(s.flipRate),
+    mean_std: m(s.meanStd), mean_range: m(s.meanRange), flipped: s.flipped.map(labelOf),
+  };
+}
+
+type WithSubsets<T> = T & { subsets: Record<string, Record<string, unknown>> };
+
+export interface ValidateJsonInput {
+  evaluator: EvaluatorId;
+  results: readonly SubsetValidation[];
+  judge: JudgeStats | null;
+  /** A row key as the JSON names it ({id, generation_model_name}). */
+  labelJson: (key: string) => unknown;
+  /** API runs: the provider's accounting and the judge estimate printed before the run. */
+  api: ApiAccount | null;
+  estimate: RunEstimate | null;
+}
+
+export function validateJson(o: ValidateJsonInput) {
+  const summary = validationSummary(o.results) as WithSubsets<ReturnType<typeof validationSummary>>;
+  if (o.judge) for (const [s, t] of o.judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), o.labelJson);
+  const { api, estimate, judge } = o;
+  return {
+    evaluator: o.evaluator, mode: 'validate', ...summary,
+    ...(api && estimate && judge ? {
+      estimate: estimateJson(api, estimate), usage: usageJson(api, [judge.usage]), rate_limits: limitsJson(api),
+      judge: repeatJson(judge.overall, o.labelJson),
+    } : {}),
+  };
+}
+
+export interface PipelineJsonInput {
+  evaluator: EvaluatorId;
+  model: string;
+  config: RagConfig;
+  results: readonly PipelineSubsetResult[];
+  judge: JudgeStats | null;
+  /** Usage of the answering model. */
+  answers: UsageMeter;
+  api: ApiAccount;
+  estimate: PipelineEstimateTotals;
+}
+
+/** Pipeline-run JSON; its row keys are `id␟generator` (the pipeline's). */
+export function pipelineJson(o: PipelineJsonInput) {
+  const { api, config, judge, estimate: e } = o;
+  const labelJson = (key: string) => { const r = key.split('\u241f'); return { id: r[0], generation_model_name: r[1] }; };
+  const judgeMeter = judge?.usage ?? new UsageMeter();
+  const summary = pipelineSummary(o.results) as WithSubsets<ReturnType<typeof pipelineSummary>>;
+  if (judge) for (const [s, t] of judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
+  return {
+    evaluator: o.evaluator, mode: 'pipeline', provider: api.providerId, model: o.model,
+    retrieval: { mode: config.retrieval.mode, top_k: config.retrieval.topK, reject_threshold: config.retrieval.rejectThreshold },
+    pipeline: pipelineSettingsJson(config),
+    ...summary,
+    estimate: {
+      ...estimateJson(api, e.total),
+      answers: estimateJson(api, e.answers), ...(e.judge ? { judge: estimateJson(api, e.judge) } : {}),
+      questions: e.questions, answerable: e.answerable,
+    },
+    usage: { ...usageJson(api, [o.answers, judgeMeter]), answers: usageJson(api, [o.answers]), ...(e.judge ? { judge: usageJson(api, [judgeMeter]) } : {}) },
+    rate_limits: limitsJson(api),
+    ...(judge ? { judge: repeatJson(judge.overall, labelJson) } : {}),
+  };
+}

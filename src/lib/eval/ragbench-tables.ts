@@ -1,0 +1,81 @@
+/**
+ * The text tables `rag-lab eval-ragbench` prints: validate mode's AUROC/RMSE table next to RAGBench's baselines (with
+ * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, and the judge-repeat
+ * lines (spread, verdict flips, parse failures) of LLM-judge runs.
+ */
+import { formatInterval } from './bootstrap.ts';
+import { TRACE_METRICS, type RepeatSummary } from './judge-runs.ts';
+import type { PipelineSubsetResult } from './ragbench-pipeline.ts';
+import { meanOver, type SubsetValidation } from './ragbench-validate.ts';
+
+const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a').padStart(w);
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
+
+export function formatValidationTable(results: readonly SubsetValidation[], evaluator: string): string {
+  const head = ['subset'.padEnd(11), 'n'.padStart(5), 'halluc'.padStart(6), '|',
+    'AUROC:', 'ours'.padStart(6), 'ragas'.padStart(7), 'trulens'.padStart(7), 'gpt3'.padStart(7), '|',
+    'RMSE rel:', 'ours'.padStart(5), 'ragas'.padStart(7), 'trulens'.padStart(7), 'gpt3'.padStart(7), '|',
+    'RMSE util:', 'ours'.padStart(5), 'gpt35'.padStart(7), '|', 'RMSE compl'].join(' ');
+  const row = (name: string, n: string, h: string, r: { auroc: number; ragas: number; trulens: number; gpt3: number; rr: number; rragas: number; rtrulens: number; rgpt3: number; ru: number; rugpt: number; rc: number }) =>
+    [name.padEnd(11), n.padStart(5), h.padStart(6), '|', ''.padStart(6), fmt(r.auroc, 6), fmt(r.ragas), fmt(r.trulens), fmt(r.gpt3), '|',
+      ''.padStart(9), fmt(r.rr, 5), fmt(r.rragas), fmt(r.rtrulens), fmt(r.rgpt3), '|', ''.padStart(10), fmt(r.ru, 5), fmt(r.rugpt), '|', fmt(r.rc, 10)].join(' ');
+  const lines = results.map((r) => row(r.subset, String(r.n), String(r.hallucinations), {
+    auroc: r.auroc, ragas: r.baselines.ragas.auroc, trulens: r.baselines.trulens.auroc, gpt3: r.baselines.gpt3.auroc,
+    rr: r.rmse_relevance, rragas: r.baselines.ragas.rmse_relevance, rtrulens: r.baselines.trulens.rmse_relevance, rgpt3: r.baselines.gpt3.rmse_relevance,
+    ru: r.rmse_utilization, rugpt: r.baselines.gpt3.rmse_utilization, rc: r.rmse_completeness,
+  }));
+  const m = (f: (r: SubsetValidation) => number) => meanOver(results, f);
+  lines.push(row('mean', String(results.reduce((a, r) => a + r.n, 0)), String(results.reduce((a, r) => a + r.hallucinations, 0)), {
+    auroc: m((r) => r.auroc), ragas: m((r) => r.baselines.ragas.auroc), trulens: m((r) => r.baselines.trulens.auroc), gpt3: m((r) => r.baselines.gpt3.auroc),
+    rr: m((r) => r.rmse_relevance), rragas: m((r) => r.baselines.ragas.rmse_relevance), rtrulens: m((r) => r.baselines.trulens.rmse_relevance), rgpt3: m((r) => r.baselines.gpt3.rmse_relevance),
+    ru: m((r) => r.rmse_utilization), rugpt: m((r) => r.baselines.gpt3.rmse_utilization), rc: m((r) => r.rmse_completeness),
+  }));
+  const ci = results.filter((r) => r.intervals).map((r) => {
+    const iv = r.intervals!;
+    const one = (name: string, x: number, c: [number, number] | null) => `${name} ${fmt(x, 5).trim()} ${formatInterval(c, 3) || '[—]'}`;
+    return `  ${r.subset}: ${[one('AUROC', r.auroc, iv.auroc), one('RMSE rel', r.rmse_relevance, iv.rmse_relevance),
+      one('util', r.rmse_utilization, iv.rmse_utilization), one('compl', r.rmse_completeness, iv.rmse_completeness)].join(' · ')}`;
+  });
+  const warnings = results.flatMap((r) => (r.warnings ?? []).map((w) => `  warning: ${r.subset}: ${w}`));
+  return [`RAGBench validate, evaluator ${evaluator}: hallucination AUROC (higher is better) and RMSE vs gold (lower is better)`,
+    head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals (percentile, rows resampled):', ...ci] : []),
+    ...(warnings.length ? ['', ...warnings] : [])].join('\n');
+}
+
+export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
+  const k = results[0]?.k ?? 0;
+  const head = ['subset'.padEnd(11), 'n'.padStart(4), 'answered'.padStart(8), '|', `recall@${k}`.padStart(9), 'rel.docs'.padStart(8), '|',
+    'predicted:', 'rel'.padStart(6), 'util'.padStart(6), 'adh'.padStart(6), 'compl'.padStart(6), '|',
+    'gold (RAGBench):', 'rel'.padStart(6), 'util'.padStart(6), 'adh'.padStart(6), 'compl'.padStart(6)].join(' ');
+  const line = (name: string, n: string, answered: string, v: number[]) =>
+    [name.padEnd(11), n.padStart(4), answered.padStart(8), '|', fmt(v[0]!, 9), fmt(v[1]!, 8), '|', ''.padStart(10),
+      fmt(v[2]!, 6), fmt(v[3]!, 6), fmt(v[4]!, 6), fmt(v[5]!, 6), '|', ''.padStart(16), fmt(v[6]!, 6), fmt(v[7]!, 6), fmt(v[8]!, 6), fmt(v[9]!, 6)].join(' ');
+  const vals = (r: PipelineSubsetResult) => [r.recallAtK, r.relevantRecallAtK, r.predicted.relevance, r.predicted.utilization, r.predicted.adherence,
+    r.predicted.completeness, r.gold.relevance, r.gold.utilization, r.gold.adherence, r.gold.completeness];
+  const lines = results.map((r) => line(r.subset, String(r.n), String(r.statuses.answered ?? 0), vals(r)));
+  if (results.length > 1) {
+    const all = results.map(vals);
+    const m = all[0]!.map((_, i) => { const xs = all.map((v) => v[i]!).filter(Number.isFinite); return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN; });
+    lines.push(line('mean', String(results.reduce((a, r) => a + r.n, 0)), String(results.reduce((a, r) => a + (r.statuses.answered ?? 0), 0)), m));
+  }
+  const other = results.flatMap((r) => {
+    const s = Object.entries(r.statuses).filter(([st]) => st !== 'answered');
+    return s.length ? [`  ${r.subset}: ${s.map(([st, c]) => `${c} ${st}`).join(', ')}`] : [];
+  });
+  return [title, head, '-'.repeat(head.length), ...lines,
+    ...(other.length ? ['', 'not answered (no scores; recall still counted):', ...other] : []),
+    '', `recall@${k}: share of each question's own RAGBench documents among the documents of the ${k} retrieved chunks (rel.docs: only those holding a gold relevant sentence).`,
+    'gold: RAGBench\'s labels of its own answers to the same questions (a reference, not a target).'].join('\n');
+}
+
+export function repeatLines(name: string, s: RepeatSummary, labelOf: (key: string) => string): string[] {
+  const short = { relevance: 'rel', utilization: 'util', adherence: 'adh', completeness: 'compl' } as const;
+  const std = TRACE_METRICS.map((m) => `${short[m]} ${fmt(s.meanStd[m], 5).trim()}`).join(', ');
+  const lines = [
+    `  ${name}: ${s.rows} rows × ${s.repeats}; adherence flips in ${s.flippedRows}/${s.comparableRows} rows (${pct(s.flipRate)}); mean std ${std}`,
+    `    parse failures: ${s.parseFailedCalls}/${s.calls} calls (${pct(s.callParseFailureRate)}), ${s.parseFailedRows}/${s.rows} rows (${pct(s.rowParseFailureRate)}); failed calls ${s.failedCalls}`,
+  ];
+  if (s.flipped.length) lines.push(`    flipped: ${s.flipped.slice(0, 10).map(labelOf).join(', ')}${s.flipped.length > 10 ? `, … (${s.flipped.length - 10} more)` : ''}`);
+  return lines;
+}
+
