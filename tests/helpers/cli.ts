@@ -1,6 +1,8 @@
 /**
- * Runs the `rag-lab` CLI as a child process (the real bin shim): plainly with pipes, on a pseudo-terminal
- * (util-linux `script`), or as an unprivileged user (to meet "permission denied" when the tests run as root).
+ * Runs the `rag-lab` CLI for the tests: in this process (`runCli`, as cli/rag-lab.js would run it, minus the process
+ * around it), or as a child process (the real bin shim) where the process boundary is what a test is about: plainly
+ * with pipes, on a pseudo-terminal (util-linux `script`), or as an unprivileged user (to meet "permission denied"
+ * when the tests run as root).
  */
 import { execFile, spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { vi } from 'vitest';
 import { CliError } from '../../cli/args.ts';
+import { runInProcess } from './cli-in-process.ts';
 
 const run = promisify(execFile);
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -26,7 +29,13 @@ async function runFile(file: string, args: string[], env: Record<string, string>
   }
 }
 
+/** `rag-lab …args` in this process, with `env` over process.env for the run: what it printed and its exit code. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runInProcess(args, env);
+}
+
+/** `rag-lab …args` as a child process with pipes, for a test of what only a fresh process shows. */
+export function runCliProcess(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runFile(process.execPath, [CLI, ...args], env);
 }
 
