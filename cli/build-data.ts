@@ -12,7 +12,7 @@ import type { MetaField } from '../src/lib/data/kb-source.ts';
 import { RagbenchError, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { parseRagbenchFile } from '../src/lib/data/ragbench-files.ts';
 import { poolDocuments } from '../src/lib/data/ragbench-kb.ts';
-import type { InputFile, SkippedItem } from '../src/lib/kb-build/types.ts';
+import type { InputFile, SkippedItem } from '../src/lib/data/source-documents.ts';
 import { extractDocuments } from '../src/lib/ingest/extract.ts';
 import { fileFormatOf } from '../src/lib/ingest/formats.ts';
 import { sizeLimitReason } from '../src/lib/ingest/limits.ts';

@@ -21,7 +21,7 @@
  */
 import { asyncBufferFromUrl, cachedAsyncBuffer, parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import * as v from 'valibot';
-import type { OnBuildProgress, SkippedItem, SourceDocuments } from '../kb-build/types.ts';
+import type { OnBuildProgress, SkippedItem, SourceDocuments } from './source-documents.ts';
 import { readBounded } from '../hub/bounded-read.ts';
 import { authorizedFetch, backoffMs, checkHubToken, encodePath, sleep, type Fetch } from '../hub/download.ts';
 import { DownloadLimitError } from '../hub/download-limits.ts';
