@@ -20,8 +20,10 @@ import { extractDocuments } from '../ingest/extract.ts';
 import { fileFormatOf } from '../ingest/formats.ts';
 import { sizeLimitReason } from '../ingest/limits.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
+import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { summariseList } from '../summarise-list.ts';
 import { BuildError } from './build-kb.ts';
+import { kbTrainingTexts } from './train-embedder.ts';
 
 export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv';
 
@@ -76,6 +78,16 @@ export function idOf(name: string): string {
 /** The chunking a knowledge base built from `data` gets unless a flag says otherwise: its own (an artifact's), whole documents for BEIR, else the default chunks. */
 export function dataChunking(data: Pick<BuildData, 'kind' | 'chunking'>): ChunkOptions | false {
   return data.chunking ?? (data.kind === 'beir' ? false : DEFAULT_CHUNKING);
+}
+
+/**
+ * What collected data (`collectData`) trains on: the items of the knowledge base build-index makes of it (whole
+ * BEIR documents, an artifact's own chunking, else the default chunks), as the tab trains on them; and what it was.
+ */
+export function dataTrainingTexts(data: BuildData): { texts: string[]; chunking: ChunkOptions | false; trainedOn: string } {
+  const chunking = dataChunking(data);
+  const texts = kbTrainingTexts(KnowledgeBase.build(data.docs, { chunking, cdfQueries: 0 }));
+  return { texts, chunking, trainedOn: `${DATA_KIND_NAMES[data.kind]} ${data.id}` };
 }
 
 function beirFile(fs: DataFiles, dir: string, rel: string): string {
