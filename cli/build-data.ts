@@ -53,16 +53,17 @@ export const nodeDataFiles: DataFiles = {
   artifactSource: (abs, zip) => (zip ? zipFileSource(abs) : folderSource(abs)),
 };
 
-/** A fault the user can fix, as the CLI says it. */
-async function cliFaults<T>(run: Promise<T>): Promise<T> {
+/** A fault the user can fix (a BuildError), as the CLI says it. */
+export function cliFault<T>(run: () => T): T {
+  const said = (e: unknown): never => { throw e instanceof BuildError ? new CliError(e.message) : e; };
   try {
-    return await run;
+    const got = run();
+    return (got instanceof Promise ? got.catch(said) : got) as T;
   } catch (e) {
-    if (e instanceof BuildError) throw new CliError(e.message);
-    throw e;
+    return said(e);
   }
 }
 
-export const loadBuildData = (path: string, split = 'test'): Promise<BuildData> => cliFaults(collectData(nodeDataFiles, path, split));
+export const loadBuildData = (path: string, split = 'test'): Promise<BuildData> => cliFault(() => collectData(nodeDataFiles, path, split));
 
-export const loadArxivData = (req: ArxivRequest, opts: Partial<ArxivOptions> = {}): Promise<BuildData> => cliFaults(collectArxiv(req, opts));
+export const loadArxivData = (req: ArxivRequest, opts: Partial<ArxivOptions> = {}): Promise<BuildData> => cliFault(() => collectArxiv(req, opts));

@@ -6,13 +6,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ARXIV_API, ARXIV_MAX_RESULTS, type ArxivRequest } from '../src/lib/data/arxiv.ts';
-import { FILES, parseIndexConfig, parseJsonBytes, type IndexConfig } from '../src/lib/artifact/format.ts';
-import { ArtifactError } from '../src/lib/artifact/types.ts';
+import { ARXIV_API, ARXIV_MAX_RESULTS } from '../src/lib/data/arxiv.ts';
+import { FILES } from '../src/lib/artifact/format.ts';
 import { buildArtifact } from '../src/lib/kb-build/build-artifact.ts';
-import { DEFAULT_CHUNKING, type ChunkOptions } from '../src/lib/retrieval/chunk.ts';
+import { checkBuildFlags } from '../src/lib/kb-build/build-flags.ts';
+import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { CliError, parse } from './args.ts';
-import { loadArxivData, loadBuildData } from './build-data.ts';
+import { cliFault, loadArxivData, loadBuildData } from './build-data.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
@@ -59,46 +59,6 @@ const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
 
 export const NO_IDB = 'an HNSW graph is serialised through IndexedDB (hnswlib-wasm uses IDBFS), and the fake-indexeddb package that gives Node one is not installed (npm install fake-indexeddb)';
 
-const CHUNK = /^(\d+)\/(\d+)$/;
-
-/** `--chunk SIZE/OVERLAP` → chunk options (the default separators), checked. */
-export function parseChunkArg(value: string): ChunkOptions {
-  const m = CHUNK.exec(value.trim());
-  if (!m) throw new CliError(`--chunk must be SIZE/OVERLAP (e.g. ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}), got "${value}"`);
-  const size = Number(m[1]), overlap = Number(m[2]);
-  if (size < 1 || size > 100_000) throw new CliError(`--chunk: the size must be between 1 and 100000 characters, got ${size}`);
-  if (overlap >= size) throw new CliError(`--chunk: the overlap (${overlap}) must be smaller than the size (${size})`);
-  return { ...DEFAULT_CHUNKING, chunkSize: size, overlap };
-}
-
-const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
-const REPO = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
-
-const SORTS = ['relevance', 'lastUpdatedDate', 'submittedDate'] as const;
-
-/** `--arxiv`, `--max`, `--arxiv-sort`, checked (the endpoint is checked by arxivDocuments). */
-function arxivRequest(values: { arxiv?: string; max?: string; 'arxiv-sort'?: string }): ArxivRequest {
-  const query = values.arxiv!.trim();
-  if (!query) throw new CliError('--arxiv needs a query: words, or arXiv fields such as "ti:retrieval AND cat:cs.IR"');
-  const max = values.max === undefined ? 200 : Number(values.max);
-  if (!Number.isInteger(max) || max < 1 || max > ARXIV_MAX_RESULTS) throw new CliError(`--max must be a whole number from 1 to ${ARXIV_MAX_RESULTS} (arXiv gives at most ${ARXIV_MAX_RESULTS} results per request), got "${values.max}"`);
-  const sort = values['arxiv-sort'];
-  if (sort !== undefined && !(SORTS as readonly string[]).includes(sort)) throw new CliError(`--arxiv-sort must be ${SORTS.join(', ')}, got "${sort}"`);
-  return { query, max, ...(sort ? { sortBy: sort as ArxivRequest['sortBy'] } : {}) };
-}
-
-/** Reads and validates an existing `<out>/index_config.json`, or null when there is none. */
-function readIndexConfig(path: string): IndexConfig | null {
-  if (!existsSync(path)) return null;
-  const bytes = withFile(path, () => readFileSync(path));
-  try {
-    return parseIndexConfig(parseJsonBytes(bytes, path), path);
-  } catch (e) {
-    if (e instanceof ArtifactError) throw new CliError(`${e.message} (fix or remove it; build-index adds to it and keeps the other indexes)`);
-    throw e;
-  }
-}
-
 /**
  * Writes `files` under a staging folder beside `folder` (`.<name>.partial-<pid>`), then `clear`s the old folder and
  * renames the staging folder into place, so a failed run leaves the old one whole. Returns the bytes written.
@@ -133,35 +93,17 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
-  if (values.data !== undefined && values.arxiv !== undefined) throw new CliError('give --data or --arxiv, not both');
-  const arxiv = values.arxiv !== undefined ? arxivRequest(values) : null;
-  for (const flag of ['max', 'arxiv-sort', 'arxiv-endpoint'] as const) if (!arxiv && values[flag] !== undefined) throw new CliError(`--${flag} goes with --arxiv`);
-  if (!values.data && !arxiv) throw new CliError(`--data (or --arxiv) is required\n\n${HELP}`);
-  if (!values.out) throw new CliError(`--out is required (the folder that holds index_config.json and one folder per index)\n\n${HELP}`);
-  if (values.chunk !== undefined && values['no-chunk']) throw new CliError('give --chunk SIZE/OVERLAP or --no-chunk, not both');
-  const chunkArg = values.chunk !== undefined ? parseChunkArg(values.chunk) : values['no-chunk'] ? false : null;
-  if (values.dtype !== 'fp32' && values.dtype !== 'q8') throw new CliError(`--dtype must be q8 or fp32, got "${values.dtype}"`);
-  if ((values.int8 || values.hnsw) && !values.embedder) throw new CliError(`${values.int8 ? '--int8' : '--hnsw'} needs --embedder (it packs the vectors)`);
-  if (values.id !== undefined && !ID.test(values.id)) throw new CliError(`--id must be letters, digits, ".", "_" or "-" (at most 100, not starting with a dot), got "${values.id}"`);
-  // Push checks come before any work: a missing token must not cost the build.
-  let token: string | undefined;
-  if (values.push !== undefined) {
-    if (!REPO.test(values.push)) throw new CliError(`--push must be a Hub dataset repo id owner/name, got "${values.push}"`);
-    if (values['token-env'] === undefined) throw new CliError('--push needs --token-env VAR: the environment variable that holds your hf_ write token');
-    token = tokenFromEnv(values['token-env'], 'it must hold an hf_ token with write access to the repo');
-  } else if (values['token-env'] !== undefined) {
-    throw new CliError('--token-env goes with --push');
-  }
+  const { arxiv, chunking: chunkArg } = cliFault(() => checkBuildFlags(values, HELP));
+  const token = values.push !== undefined ? tokenFromEnv(values['token-env'], 'it must hold an hf_ token with write access to the repo') : undefined;
   if (values.hnsw && !(await ensureIndexedDb())) throw new CliError(`--hnsw: ${NO_IDB}`);
-  const out = resolve(values.out);
+  const out = resolve(values.out!);
   checkOutputDir(out, '--out');
   const configPath = join(out, FILES.indexConfig);
-  const previousConfig = readIndexConfig(configPath);
   const log = (m: string) => bar.log(m);
   const bar = new ProgressBar(stderrOutput(), {
     rate: (stage, done, ms) => (stage === 'embed' && ms > 0 ? `${(done / (ms / 1000)).toFixed(1)} passages/s` : null),
   });
-  await buildArtifact({
+  await cliFault(() => buildArtifact({
     int8: values.int8, hnsw: values.hnsw,
     ...(values.id !== undefined ? { id: values.id } : {}), ...(values.title !== undefined ? { title: values.title } : {}),
     ...(values.description !== undefined ? { description: values.description } : {}), ...(chunkArg !== null ? { chunking: chunkArg } : {}),
@@ -175,7 +117,7 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
       : loadBuildData(values.data!, values.split)),
     ...(values.embedder ? { embedder: async () => (await loadCliModels({ ...values, 'no-cache': true }, { dense: true, reranker: false }, log)).embedder! } : {}),
     sink: {
-      previousConfig,
+      readConfig: () => (existsSync(configPath) ? { bytes: withFile(configPath, () => readFileSync(configPath)), path: configPath } : null),
       writeIndex: (id, files, onFile) => {
         const folder = join(out, id);
         writeStagedFolder(folder, files, () => withFile(folder, () => rmSync(folder, { recursive: true, force: true })), (done) => onFile(done, files.size));
@@ -184,5 +126,5 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
       writeConfig: (bytes) => { withFile(configPath, () => writeFileSync(configPath, bytes)); return configPath; },
     },
     progress: bar, log, fault: artifactFault,
-  });
+  }));
 }

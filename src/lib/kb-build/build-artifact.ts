@@ -7,6 +7,7 @@
  * {@link ArtifactBuildDeps}.
  */
 import { FILES, parseIndexConfig, parseJsonBytes, type IndexConfig } from '../artifact/format.ts';
+import { ArtifactError } from '../artifact/types.ts';
 import { addToIndexConfig, indexConfigBytes, writeArtifact, type ArtifactInput } from '../artifact/write.ts';
 import { pushFiles } from '../hub/push.ts';
 import type { TextEmbedder } from '../models/types.ts';
@@ -16,6 +17,7 @@ import { embedItems } from '../retrieval/dense-build.ts';
 import { HNSW_DEFAULTS, HnswIndex } from '../retrieval/hnsw.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { buildVectorIndex } from '../retrieval/vector-index.ts';
+import { BuildError } from './build-kb.ts';
 import { dataChunking, type BuildData } from './collect-data.ts';
 import { calibratedDense } from './dense-input.ts';
 
@@ -43,7 +45,7 @@ export interface StageProgress {
 /** Where the artifact goes: an index folder `<id>/` replaced whole, and index_config.json beside it. */
 export interface ArtifactSink {
   /** The index_config.json there now, or null (other indexes listed there are kept). */
-  previousConfig: IndexConfig | null;
+  readConfig(): { bytes: Uint8Array; path: string } | null;
   /** Writes the index folder (index-folder-relative paths), calling `onFile` per file; returns where (for the log). */
   writeIndex(id: string, files: Map<string, Uint8Array>, onFile: (done: number, total: number) => void): string;
   /** Writes index_config.json; returns where. */
@@ -71,8 +73,20 @@ export interface BuiltArtifact {
   commit?: string;
 }
 
+/** The index_config.json an artifact is added to, validated; a bad one is a BuildError. */
+function previousConfig(got: { bytes: Uint8Array; path: string } | null): IndexConfig | null {
+  if (!got) return null;
+  try {
+    return parseIndexConfig(parseJsonBytes(got.bytes, got.path), got.path);
+  } catch (e) {
+    if (e instanceof ArtifactError) throw new BuildError(`${e.message} (fix or remove it; build-index adds to it and keeps the other indexes)`);
+    throw e;
+  }
+}
+
 export async function buildArtifact(req: ArtifactBuildRequest, deps: ArtifactBuildDeps): Promise<BuiltArtifact> {
   const { progress: bar, log } = deps;
+  const previous = previousConfig(deps.sink.readConfig());
   const data = await deps.collect();
   log(`data: ${data.summary}`);
   for (const n of data.notes) log(n);
@@ -124,7 +138,7 @@ export async function buildArtifact(req: ArtifactBuildRequest, deps: ArtifactBui
   }
   bar.update('encode', 1, 1);
   bar.end();
-  const config = addToIndexConfig(deps.sink.previousConfig, built.entry);
+  const config = addToIndexConfig(previous, built.entry);
   const folder = deps.sink.writeIndex(id, built.files, (done, total) => bar.update('write', done, total));
   const configPath = deps.sink.writeConfig(indexConfigBytes(config));
   bar.end();
