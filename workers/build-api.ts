@@ -6,17 +6,8 @@ import type { TrainedModelMeta } from '../src/lib/store/trained-models.ts';
 
 export type { TrainEmbedderProgress, TrainEmbedderRequest, TrainedModelMeta };
 
-import type { BuildRequest, BuildSource, HubAccess, PublishRequest } from '../src/lib/kb-build/requests.ts';
-export type { BuildRequest, BuildSource, HubAccess, PublishRequest };
-
-export interface PublishResult {
-  repo: string;
-  commit: string;
-  /** The index folder in the repo (the knowledge base's name). */
-  path: string;
-  /** The `kb=` id that opens it for anyone: `hub:owner/name/path@commit`. */
-  kbId: string;
-}
+import type { BuildRequest, BuildSource, HubAccess, PublishRequest, PublishResult } from '../src/lib/kb-build/requests.ts';
+export type { BuildRequest, BuildSource, HubAccess, PublishRequest, PublishResult };
 
 export interface BuildWorkerApi {
   /** Gives this worker a direct line to the models worker (embedding at build time uses its loaded embedder). */
