@@ -12,7 +12,7 @@ import { CliError } from './args.ts';
 import { folderSource, nonFileKind } from './folder-source.ts';
 import { readText, withFile } from './fs-errors.ts';
 
-export { dataChunking, idOf, type BuildData, type DataKind } from '../src/lib/kb-build/collect-data.ts';
+export { idOf } from '../src/lib/kb-build/collect-data.ts';
 
 /**
  * Every regular file under `dir`, following symbolic links to files and folders (a folder of links to PDFs is a
@@ -54,15 +54,7 @@ export const nodeDataFiles: DataFiles = {
 };
 
 /** A fault the user can fix (a BuildError), as the CLI says it. */
-export function cliFault<T>(run: () => T): T {
-  const said = (e: unknown): never => { throw e instanceof BuildError ? new CliError(e.message) : e; };
-  try {
-    const got = run();
-    return (got instanceof Promise ? got.catch(said) : got) as T;
-  } catch (e) {
-    return said(e);
-  }
-}
+export const cliFault = <T>(run: () => Promise<T>): Promise<T> => run().catch((e: unknown) => { throw e instanceof BuildError ? new CliError(e.message) : e; });
 
 export const loadBuildData = (path: string, split = 'test'): Promise<BuildData> => cliFault(() => collectData(nodeDataFiles, path, split));
 

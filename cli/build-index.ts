@@ -93,7 +93,7 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
-  const { arxiv, chunking: chunkArg } = cliFault(() => checkBuildFlags(values, HELP));
+  const { arxiv, chunking } = await cliFault(async () => checkBuildFlags(values, HELP));
   const token = values.push !== undefined ? tokenFromEnv(values['token-env'], 'it must hold an hf_ token with write access to the repo') : undefined;
   if (values.hnsw && !(await ensureIndexedDb())) throw new CliError(`--hnsw: ${NO_IDB}`);
   const out = resolve(values.out!);
@@ -104,10 +104,8 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     rate: (stage, done, ms) => (stage === 'embed' && ms > 0 ? `${(done / (ms / 1000)).toFixed(1)} passages/s` : null),
   });
   await cliFault(() => buildArtifact({
-    int8: values.int8, hnsw: values.hnsw,
-    ...(values.id !== undefined ? { id: values.id } : {}), ...(values.title !== undefined ? { title: values.title } : {}),
-    ...(values.description !== undefined ? { description: values.description } : {}), ...(chunkArg !== null ? { chunking: chunkArg } : {}),
-    ...(values.push !== undefined ? { push: { repo: values.push, hubUrl: hubUrl(), token: token! } } : {}),
+    id: values.id, title: values.title, description: values.description, chunking, int8: values.int8, hnsw: values.hnsw,
+    push: values.push !== undefined ? { repo: values.push, hubUrl: hubUrl(), token: token! } : undefined,
   }, {
     collect: () => (arxiv
       ? loadArxivData(arxiv, {

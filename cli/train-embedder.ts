@@ -2,14 +2,16 @@
  * `rag-lab train-embedder`: learns a corpus-trained embedding model (LSI, docs/corpus-embedder.md) from the items of
  * the knowledge base build-index makes of `--data` (whole documents for BEIR, 800/120 chunks for other data, an
  * artifact's own chunking; each item as BM25 indexes it, title line and text; queries and qrels are never read) —
- * the texts and the training session the tab uses (`dataTrainingTexts`, `trainOnTexts`), so both give the same model for
+ * the texts and the training session the tab uses (`trainOnData` → `trainOnTexts`), so both give the same model for
  * the same knowledge base — and writes it in Hub layout to `--out` (a staging folder renamed into place), loadable as any other model
  * with `--models-dir <dir> --embedder <owner>/<name>`.
  */
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { dataTrainingTexts } from '../src/lib/kb-build/collect-data.ts';
-import { trainOnTexts, TrainEmbedderError } from '../src/lib/kb-build/train-embedder.ts';
+import { BuildError } from '../src/lib/kb-build/build-kb.ts';
+import { trainOnData } from '../src/lib/kb-build/collect-data.ts';
+import { TrainEmbedderError } from '../src/lib/kb-build/train-embedder.ts';
+import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
 import { ANALYSES, type Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
 import { TRAIN_DEFAULTS, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
 import { CliError, numberArg, parse } from './args.ts';
@@ -83,19 +85,16 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const bar = new ProgressBar(stderrOutput());
   const data = await loadBuildData(values.data);
   bar.log(`read ${data.summary}`);
-  if (data.docs.length === 0) throw new CliError(`--data ${values.data}: no documents to learn from`);
-  const { texts, chunking, trainedOn } = dataTrainingTexts(data);
-  let model: TrainedModel;
+  let model: TrainedModel, chunking: ChunkOptions | false;
   try {
-    model = await trainOnTexts(texts, {
+    ({ model, chunking } = await trainOnData(data, {
       ...(dim !== undefined ? { dim } : {}), ...(seed !== undefined ? { seed } : {}), ...(minDf !== undefined ? { minDf } : {}),
       ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}), ...(idfPower !== undefined ? { idfPower } : {}),
-      ...(analysis !== undefined ? { analysis } : {}), trainedOn,
-      onProgress: (p) => bar.update(p.stage, p.done, p.total),
-    }, (why) => `--data ${values.data}: ${why}`);
+      ...(analysis !== undefined ? { analysis } : {}), onProgress: (p) => bar.update(p.stage, p.done, p.total),
+    }, values.data));
   } catch (e) {
     bar.end();
-    if (e instanceof TrainEmbedderError) throw new CliError(e.message);
+    if (e instanceof TrainEmbedderError || e instanceof BuildError) throw new CliError(e.message);
     throw e;
   }
   bar.end();

@@ -23,17 +23,17 @@ import { calibratedDense } from './dense-input.ts';
 
 export interface ArtifactBuildRequest {
   /** Index id and folder name (default: the data's). */
-  id?: string;
+  id?: string | undefined;
   /** Title in the knowledge-base picker (default: the data's, else the id). */
-  title?: string;
-  description?: string;
-  /** Chunking (default: the data's, `dataChunking`). */
-  chunking?: ChunkOptions | false;
+  title?: string | undefined;
+  description?: string | undefined;
+  /** Chunking (null or absent: the data's, `dataChunking`). */
+  chunking?: ChunkOptions | false | null;
   /** With an embedder: also ship int8 vectors, an HNSW graph. */
   int8: boolean;
   hnsw: boolean;
   /** Upload the index folder and index_config.json to this Hub dataset repo (a concurrent writer is merged). */
-  push?: { repo: string; hubUrl: string; token: string };
+  push?: { repo: string; hubUrl: string; token: string } | undefined;
 }
 
 /** Stage progress as a bar shows it: `update` per step, `end` when a stage is over. */

@@ -23,7 +23,8 @@ import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { summariseList } from '../summarise-list.ts';
 import { BuildError } from './build-kb.ts';
-import { kbTrainingTexts } from './train-embedder.ts';
+import type { TrainedModel, TrainOptions } from '../models/corpus-embedder/train.ts';
+import { kbTrainingTexts, trainOnTexts } from './train-embedder.ts';
 
 export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv';
 
@@ -88,6 +89,16 @@ export function dataTrainingTexts(data: BuildData): { texts: string[]; chunking:
   const chunking = dataChunking(data);
   const texts = kbTrainingTexts(KnowledgeBase.build(data.docs, { chunking, cdfQueries: 0 }));
   return { texts, chunking, trainedOn: `${DATA_KIND_NAMES[data.kind]} ${data.id}` };
+}
+
+/**
+ * `rag-lab train-embedder`'s session: the collected data's training texts (`dataTrainingTexts`) → the training the
+ * tab runs (`trainOnTexts`); `label` names the data in a fault (a BuildError or TrainEmbedderError in words).
+ */
+export async function trainOnData(data: BuildData, opts: Omit<TrainOptions, 'trainedOn'>, label: string): Promise<{ model: TrainedModel; chunking: ChunkOptions | false }> {
+  if (data.docs.length === 0) throw new BuildError(`--data ${label}: no documents to learn from`);
+  const { texts, chunking, trainedOn } = dataTrainingTexts(data);
+  return { model: await trainOnTexts(texts, { ...opts, trainedOn }, (why) => `--data ${label}: ${why}`), chunking };
 }
 
 function beirFile(fs: DataFiles, dir: string, rel: string): string {
