@@ -2,18 +2,21 @@
  * `rag-lab train-embedder`: learns a corpus-trained embedding model (LSI, docs/corpus-embedder.md) from the items of
  * the knowledge base build-index makes of `--data` (whole documents for BEIR, 800/120 chunks for other data, an
  * artifact's own chunking; each item as BM25 indexes it, title line and text; queries and qrels are never read) —
- * the texts and the trainer the tab uses (`kbTrainingTexts`, `trainCorpusEmbedder`), so both give the same model for
+ * the texts and the training session the tab uses (`trainOnData` → `trainOnTexts`), so both give the same model for
  * the same knowledge base — and writes it in Hub layout to `--out` (a staging folder renamed into place), loadable as any other model
  * with `--models-dir <dir> --embedder <owner>/<name>`.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { kbTrainingTexts } from '../src/lib/kb-build/train-embedder.ts';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { BuildError } from '../src/lib/kb-build/build-kb.ts';
+import { trainOnData } from '../src/lib/kb-build/collect-data.ts';
+import { TrainEmbedderError } from '../src/lib/kb-build/train-embedder.ts';
+import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
 import { ANALYSES, type Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
-import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
+import { TRAIN_DEFAULTS, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { dataChunking, loadBuildData, type DataKind } from './build-data.ts';
+import { loadBuildData } from './build-data.ts';
+import { writeStagedFolder } from './build-index.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { stderrOutput } from './kb-arg.ts';
 import { ProgressBar } from './progress-bar.ts';
@@ -40,8 +43,6 @@ matrix; no pretrained weights, no queries, no labels) and writes it as a transfo
   --json               print the summary as one JSON object on stdout
 `;
 
-const KIND: Record<DataKind, string> = { beir: 'BEIR folder', artifact: 'knowledge-base artifact', text: 'text folder', ragbench: 'RAGBench subset', arxiv: 'arXiv query' };
-
 /** `--out` must be a new or empty folder: a model folder is never overwritten. */
 function checkOut(path: string): string {
   const out = resolve(path);
@@ -58,26 +59,6 @@ function checkOut(path: string): string {
 /** `<owner>/<name>` when --out is `<models dir>/<owner>/<name>`: what --embedder takes. */
 function modelId(out: string): string {
   return relative(dirname(dirname(out)), out).split(sep).join('/');
-}
-
-/** Writes the files under a staging folder beside `out`, then renames it into place. */
-function writeModel(out: string, files: TrainedModel['files']): number {
-  const staging = join(dirname(out), `.${basename(out)}.partial-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  let bytes = 0;
-  try {
-    for (const [path, data] of Object.entries(files)) {
-      const file = join(staging, path);
-      withFile(dirname(file), () => mkdirSync(dirname(file), { recursive: true }));
-      withFile(file, () => writeFileSync(file, data));
-      bytes += data.byteLength;
-    }
-    if (existsSync(out)) withFile(out, () => rmSync(out, { recursive: false, force: true }));
-    withFile(out, () => renameSync(staging, out));
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return bytes;
 }
 
 const positive = (name: string, v: string | undefined, min: number) => numberArg(name, v, (n) => Number.isInteger(n) && n >= min, `a whole number ≥ ${min}`);
@@ -104,26 +85,21 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const bar = new ProgressBar(stderrOutput());
   const data = await loadBuildData(values.data);
   bar.log(`read ${data.summary}`);
-  if (data.docs.length === 0) throw new CliError(`--data ${values.data}: no documents to learn from`);
-  // The knowledge base build-index makes of the data, and its items as the tab trains on them (kbTrainingTexts).
-  const chunking = dataChunking(data);
-  const texts = kbTrainingTexts(KnowledgeBase.build(data.docs, { chunking, cdfQueries: 0 }));
-  let model: TrainedModel;
+  let model: TrainedModel, chunking: ChunkOptions | false;
   try {
-    model = await trainCorpusEmbedder(texts, {
+    ({ model, chunking } = await trainOnData(data, {
       ...(dim !== undefined ? { dim } : {}), ...(seed !== undefined ? { seed } : {}), ...(minDf !== undefined ? { minDf } : {}),
       ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}), ...(idfPower !== undefined ? { idfPower } : {}),
-      ...(analysis !== undefined ? { analysis } : {}), trainedOn: `${KIND[data.kind]} ${data.id}`,
-      onProgress: (p) => bar.update(p.stage, p.done, p.total),
-    });
+      ...(analysis !== undefined ? { analysis } : {}), onProgress: (p) => bar.update(p.stage, p.done, p.total),
+    }, values.data));
   } catch (e) {
     bar.end();
-    if (e instanceof CorpusEmbedderError) throw new CliError(`--data ${values.data}: ${e.message}`);
+    if (e instanceof TrainEmbedderError || e instanceof BuildError) throw new CliError(e.message);
     throw e;
   }
   bar.end();
   for (const note of model.summary.notes) bar.log(`note: ${note}`);
-  const bytes = writeModel(out, model.files);
+  const bytes = writeStagedFolder(out, Object.entries(model.files), () => { if (existsSync(out)) withFile(out, () => rmSync(out, { recursive: false, force: true })); });
   const s = model.summary;
   const id = modelId(out);
   if (values.json) {

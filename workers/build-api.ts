@@ -1,22 +1,11 @@
 /** The typed surface of workers/build.worker.ts (builds knowledge bases in the Build tab), shared with the UI. */
 import type { HubDatasetInfo } from '../src/lib/data/hub-dataset.ts';
 import type { BuildProgress, BuildSummary } from '../src/lib/kb-build/types.ts';
+import type { BuildRequest, BuildSource, HubAccess, PublishRequest, PublishResult } from '../src/lib/kb-build/requests.ts';
 import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../src/lib/kb-build/train-embedder.ts';
 import type { TrainedModelMeta } from '../src/lib/store/trained-models.ts';
 
-export type { TrainEmbedderProgress, TrainEmbedderRequest, TrainedModelMeta };
-
-import type { BuildRequest, BuildSource, HubAccess, PublishRequest } from '../src/lib/kb-build/requests.ts';
-export type { BuildRequest, BuildSource, HubAccess, PublishRequest };
-
-export interface PublishResult {
-  repo: string;
-  commit: string;
-  /** The index folder in the repo (the knowledge base's name). */
-  path: string;
-  /** The `kb=` id that opens it for anyone: `hub:owner/name/path@commit`. */
-  kbId: string;
-}
+export type { BuildRequest, BuildSource, HubAccess, PublishRequest, PublishResult, TrainEmbedderProgress, TrainEmbedderRequest, TrainedModelMeta };
 
 export interface BuildWorkerApi {
   /** Gives this worker a direct line to the models worker (embedding at build time uses its loaded embedder). */

@@ -5,7 +5,7 @@
  * (valibot); an unknown or malformed one gets a warning and the default knowledge base, like other link parameters.
  */
 import * as v from 'valibot';
-import { LOCAL_KB_NAME } from '../kb-build/types.ts';
+import { LOCAL_KB_NAME } from './local-kb-meta.ts';
 import { blankWarning, isBlank } from '../link-params.ts';
 import type { KbSourceRef } from './kb-source.ts';
 import { sotuDescriptor } from './sotu.ts';

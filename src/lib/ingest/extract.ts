@@ -15,7 +15,7 @@
  * Documents come in path order (code-unit order), so the same files give the same knowledge base everywhere.
  * Everything here is linear in the number of files; progress is reported per file (and per PDF page).
  */
-import type { InputFile, OnBuildProgress, SkippedItem, SourceDocuments } from '../kb-build/types.ts';
+import type { InputFile, OnBuildProgress, SkippedItem, SourceDocuments } from '../data/source-documents.ts';
 import type { SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from '../data/kb-source.ts';
 import { fileTitle, firstMarkdownHeading } from '../data/text-folder.ts';

@@ -6,12 +6,11 @@
 import type { IndexEntry } from '../artifact/format.ts';
 import { writeArtifact, type ArtifactInput } from '../artifact/write.ts';
 import type { ExampleQuery, SourceDocument } from '../retrieval/document.ts';
-import { prefixesFor } from '../models/registry.ts';
 import type { TextEmbedder } from '../models/types.ts';
-import { denseCdfTable, embedItems } from '../retrieval/dense-build.ts';
-import { ExactDenseIndex } from '../retrieval/dense.ts';
+import { embedItems } from '../retrieval/dense-build.ts';
 import { DEFAULT_KB_OPTIONS, KnowledgeBase, type KbOptions } from '../retrieval/knowledge-base.ts';
 import { wordSpans } from '../retrieval/tokenize.ts';
+import { calibratedDense } from './dense-input.ts';
 import { LOCAL_KB_NAME, type BuildSettings, type BuildStage, type BuildSummary, type OnBuildProgress, type SkippedItem, type SourceDocuments } from './types.ts';
 
 export interface BuildKbOptions {
@@ -186,15 +185,8 @@ export async function buildLocalKb(source: SourceDocuments, opts: BuildKbOptions
     ? KnowledgeBase.fromItems(docs, indexed.data, options, { bm25: indexed.bm25.toData() }, (_s, done) => progress({ stage: 'calibrate', done, total: calibrations }))
     : indexed;
   if (embedder && vectors) {
-    // The dense corpus-CDF table as attachDense computes it (same pseudo-queries and seed), over the exact vectors.
-    const exact = new ExactDenseIndex(vectors.vectors, vectors.dim, 'cosine');
-    const cdf = await denseCdfTable(kb, exact, embedder, kb.options.cdfQueries, kb.options.seed);
+    dense = await calibratedDense(kb, embedder, vectors.vectors, vectors.dim);
     progress({ stage: 'calibrate', done: calibrations, total: calibrations });
-    const p = prefixesFor(embedder.spec.id);
-    dense = {
-      vectors: vectors.vectors, dim: vectors.dim, cdf,
-      embedder: { id: embedder.spec.id, dtype: embedder.spec.dtype, dim: vectors.dim, pooling: 'mean', normalized: true, prefixes: { query: p.query, passage: p.passage } },
-    };
     embedderInfo = { id: embedder.spec.id, dtype: embedder.spec.dtype, dim: vectors.dim };
   }
 

@@ -37,3 +37,13 @@ export interface PublishRequest {
   repo: string;
   access: HubAccess & { token: string };
 }
+
+/** A publish done: the repo, its commit and the index folder, as the page shows them. */
+export interface PublishResult {
+  repo: string;
+  commit: string;
+  /** The index folder in the repo (the knowledge base's name). */
+  path: string;
+  /** The `kb=` id that opens it for anyone: `hub:owner/name/path@commit`. */
+  kbId: string;
+}

@@ -8,7 +8,7 @@
  */
 import { memorySource } from '../artifact/memory-source.ts';
 import { openArtifact } from '../artifact/read.ts';
-import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainStage } from '../models/corpus-embedder/train.ts';
+import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel, type TrainOptions, type TrainStage } from '../models/corpus-embedder/train.ts';
 import { trainedModelId } from '../models/trained-ids.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { localKbId } from '../data/kb-registry.ts';
@@ -51,6 +51,19 @@ export function kbTrainingTexts(kb: KnowledgeBase): string[] {
   return out;
 }
 
+/**
+ * The training session of the tab and of `rag-lab train-embedder`: training texts → an LSI model (its files in Hub
+ * layout and a summary), progress per stage; a corpus it cannot learn from is a TrainEmbedderError, `cannot(why)`.
+ */
+export async function trainOnTexts(texts: readonly string[], opts: TrainOptions, cannot: (why: string) => string): Promise<TrainedModel> {
+  try {
+    return await trainCorpusEmbedder(texts, opts);
+  } catch (e) {
+    if (e instanceof CorpusEmbedderError) throw new TrainEmbedderError(cannot(e.message));
+    throw e;
+  }
+}
+
 function checkTexts(texts: unknown): string[] {
   if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) throw new TrainEmbedderError('The knowledge base gave no texts to train on.');
   if (texts.length > MAX_TRAIN_TEXTS) throw new TrainEmbedderError(`The knowledge base has ${texts.length.toLocaleString('en')} chunks; a corpus embedder trains on at most ${MAX_TRAIN_TEXTS.toLocaleString('en')} in the tab (use rag-lab train-embedder).`);
@@ -84,13 +97,8 @@ export async function trainKbEmbedder(req: TrainEmbedderRequest, deps: TrainEmbe
   onProgress?.({ stage: 'read', done: 0, total: 1 });
   const texts = checkTexts(req.source?.kind === 'local' ? await localTexts(deps.localKbs, req.source.name, signal) : req.source?.texts);
   onProgress?.({ stage: 'read', done: 1, total: 1 });
-  let trained;
-  try {
-    trained = await trainCorpusEmbedder(texts, { dim, trainedOn: kbTitle, ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) });
-  } catch (e) {
-    if (e instanceof CorpusEmbedderError) throw new TrainEmbedderError(`A corpus embedder cannot be trained on ${kbTitle}: ${e.message}.`);
-    throw e;
-  }
+  const trained = await trainOnTexts(texts, { dim, trainedOn: kbTitle, ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) },
+    (why) => `A corpus embedder cannot be trained on ${kbTitle}: ${why}.`);
   signal?.throwIfAborted();
   const s = trained.summary;
   onProgress?.({ stage: 'save', done: 0, total: 1 });

@@ -12,8 +12,8 @@ import { artifactVectorKey, artifactVectorPrefix, metaKeyOf } from '../cache-key
 import type { IDBPDatabase } from 'idb';
 import * as v from 'valibot';
 import { FILES, IndexEntrySchema, type IndexEntry } from '../artifact/format.ts';
-import { firstIssue, LocalKbMetaSchema } from '../kb-build/schemas.ts';
-import type { LocalKbMeta } from '../kb-build/types.ts';
+import { firstIssue, LocalKbMetaSchema } from '../data/local-kb-schemas.ts';
+import type { LocalKbMeta } from '../data/local-kb-meta.ts';
 import { sha256Hex } from '../checksum.ts';
 import { database } from './db.ts';
 import { checkRecord } from './record-schemas.ts';
