@@ -1,0 +1,109 @@
+/**
+ * One retrieval run, request → result: the data opened (retrieval-data.ts: its knowledge base and content keys), the
+ * models the modes need loaded by the caller (the tab's models worker, the CLI's model folder) and the dense side
+ * attached, the environment, then `runRetrievalSession` (config, config hash, the per-query loop, the report). The
+ * Benchmark tab's bench worker and `rag-lab eval-beir` both run this, so the same run gets the same identity, config
+ * hash and rows from either.
+ */
+import { attachArtifactDense, embedderMismatch } from '../artifact/attach.ts';
+import type { JsonValue } from '../reports/format.ts';
+import { reportEnvironment, type RunEnvironment } from '../reports/from-run.ts';
+import { MODES, type RetrievalMode } from '../retrieval/modes.ts';
+import type { SearchModels } from '../retrieval/search.ts';
+import type { TextEmbedder } from '../models/types.ts';
+import { attachDense } from '../store/dense-loader.ts';
+import type { RetrievalProgress, RetrievalRowCache } from './retrieval-bench.ts';
+import { openRetrievalData, type OpenDataOptions, type RetrievalData, type RetrievalDataProgress, type RetrievalDataRef } from './retrieval-data.ts';
+import { runCandidateK, runRetrievalSession, type RetrievalRunSettings, type RetrievalSession } from './retrieval-session.ts';
+
+export interface RetrievalRunRequest {
+  data: RetrievalDataRef;
+  settings: RetrievalRunSettings;
+  modes: readonly RetrievalMode[];
+  /** Where the data came from, as the report's config.source records it (never a token). */
+  source: JsonValue;
+}
+
+/** A model as the report's environment lists it. */
+export interface RunModelInfo { task: string; id: string; dtype: string; device: string }
+
+/** The models a run has: what searches, their ids (`id@dtype`, part of the config hash) and what the report lists. */
+export interface RunModels {
+  search: SearchModels;
+  embedder: string | null;
+  reranker: string | null;
+  loaded: RunModelInfo[];
+  /** Modes that cannot run (their model did not load), with the reason. */
+  unavailable?: ReadonlyArray<{ mode: RetrievalMode; reason: string }>;
+  /** What the report's notes say about the models and the dense side. */
+  notes?: string[];
+}
+
+export type RetrievalRunProgress = RetrievalDataProgress | { phase: 'embed'; done: number; total: number } | ({ phase: 'run' } & RetrievalProgress);
+
+export interface RetrievalRunDeps {
+  /** Where it runs (the report's environment). */
+  runtime: Omit<RunEnvironment, 'models'>;
+  /** The models the modes need (`need`), for the opened data; the knowledge base given its dense side. */
+  models(data: RetrievalData, need: { dense: boolean; reranker: boolean }): Promise<RunModels>;
+  check?: OpenDataOptions['check'];
+  cache?: RetrievalRowCache | null;
+  runLines?: string[];
+  onProgress?: (p: RetrievalRunProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface RetrievalRunResult extends RetrievalSession {
+  data: RetrievalData;
+  models: RunModels;
+  /** Candidates per retriever (the α simulator reads the same). */
+  candidateK: number;
+  /** The data's and the models' notes (the report's first run notes). */
+  notes: string[];
+}
+
+/** Which models the modes need. */
+export const modelsNeeded = (modes: readonly RetrievalMode[]) => ({ dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) });
+
+export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalRunDeps): Promise<RetrievalRunResult> {
+  const { settings, modes } = req;
+  const data = await openRetrievalData(req.data, settings, {
+    ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onProgress ? { onProgress: deps.onProgress } : {}), ...(deps.check ? { check: deps.check } : {}),
+  });
+  const models = await deps.models(data, modelsNeeded(modes));
+  const notes = [...data.notes, ...(models.notes ?? [])];
+  const session = await runRetrievalSession({
+    kb: data.kb, queries: data.queries, qrels: data.qrels, settings, modes, models: models.search, source: req.source,
+    ...(models.unavailable ? { unavailable: models.unavailable } : {}),
+    identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker },
+    data: { dataset: data.dataset, revision: data.revision, subsets: [settings.split], source: data.source, kb: data.kbId },
+    environment: reportEnvironment({ ...deps.runtime, models: models.loaded }, null, null),
+    runNotes: notes,
+    ...(deps.cache !== undefined ? { cache: deps.cache } : {}), ...(deps.runLines ? { runLines: deps.runLines } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.onProgress ? { onProgress: (p: RetrievalProgress) => deps.onProgress!({ phase: 'run', ...p }) } : {}),
+  });
+  return { ...session, data, models, candidateK: runCandidateK(settings, data.kb), notes };
+}
+
+/**
+ * The tab's dense side: the artifact's shipped vectors when `embedder` made them, else the documents embedded (or
+ * read from the vector cache) under the data's vector key. Returns the notes the report keeps.
+ */
+export async function attachRunDense(
+  data: RetrievalData, embedder: TextEmbedder, opts: { signal?: AbortSignal; onProgress?: (p: RetrievalRunProgress) => void } = {},
+): Promise<string[]> {
+  const progress = (done: number, total: number) => opts.onProgress?.({ phase: 'embed', done, total });
+  if (data.shipped && !embedderMismatch(data.shipped, embedder)) {
+    progress(0, 1);
+    await attachArtifactDense(data.kb, data.shipped, embedder);
+    progress(1, 1);
+    return [`the vectors shipped with the knowledge base (${embedder.spec.id})`];
+  }
+  const notes = data.shipped ? [`${embedderMismatch(data.shipped, embedder)}: the documents were embedded here`] : [];
+  const setup = await attachDense(data.kb, embedder, {
+    kbKey: data.vectorKey, ...(opts.signal ? { signal: opts.signal } : {}), onProgress: (stage, done, total) => { if (stage === 'embed') progress(done, total); },
+  });
+  if (setup.cacheNote) notes.push(setup.cacheNote);
+  return notes;
+}
