@@ -28,3 +28,12 @@ export function beirEvalResult(run: RetrievalRun): BeirEvalResult {
     skipped: Object.fromEntries(run.skipped.map((s) => [s.mode, s.reason])),
   };
 }
+
+/** The summary as eval-beir's table: a line naming the data, then a row per mode. */
+export function formatTable(r: BeirEvalResult): string {
+  const cols = ['ndcg@10', 'mrr@10', 'p@3', 'p@5', 'r@5', 'r@100', 'mean_ms', 'p95_ms'] as const;
+  const head = ['mode'.padEnd(26), ...cols.map((c) => c.padStart(8))].join(' ');
+  const rows = Object.entries(r.modes).map(([mode, m]) =>
+    [mode.padEnd(26), ...cols.map((c) => (!Number.isFinite(m[c]) ? 'n/a' : c.endsWith('_ms') ? m[c].toFixed(3) : m[c].toFixed(4)).padStart(8))].join(' '));
+  return [`${r.dataset}: ${r.queries} judged queries`, head, ...rows].join('\n');
+}

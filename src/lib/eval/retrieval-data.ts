@@ -7,7 +7,7 @@
 import type { ArtifactDense } from '../artifact/types.ts';
 import { artifactDataKey, artifactVectorKey, beirDataKey, beirVectorKey, hubBeirDataKey, hubBeirVectorKey, metaKeyOf } from '../cache-keys.ts';
 import { sha256Hex } from '../checksum.ts';
-import type { BeirQuery, Qrels } from '../data/beir.ts';
+import { parseCorpus, parseQrels, parseQueries, type BeirQuery, type Qrels } from '../data/beir.ts';
 import { readHubBeir } from '../data/beir-hub.ts';
 import type { SourceDocument } from '../data/document.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
@@ -109,4 +109,19 @@ export async function openRetrievalData(ref: RetrievalDataRef, settings: Retriev
   return { ...base, kb, vectorKey: vectorKey(kb) };
 }
 
-export { corpusHash };
+/** A BEIR folder's files by their path in it (`corpus.jsonl`, `qrels/test.tsv`), and the path its errors name. */
+export interface BeirFileReader { path(rel: string): string; read(rel: string): string }
+
+/** queries.jsonl and qrels/<split>.tsv of a BEIR folder (a `DataError` names a bad file). */
+export function readBeirJudgements(r: BeirFileReader, split: string): { queries: BeirQuery[]; qrels: Qrels } {
+  const queries = parseQueries(r.read('queries.jsonl'), r.path('queries.jsonl'));
+  const qrelsFile = `qrels/${split}.tsv`;
+  return { queries, qrels: parseQrels(r.read(qrelsFile), r.path(qrelsFile)) };
+}
+
+/** A BEIR folder as a run reads it: corpus.jsonl (and its hash), then its judgements. */
+export async function readBeirFolderRef(r: BeirFileReader, name: string, split: string): Promise<Extract<RetrievalDataRef, { kind: 'beir-folder' }>> {
+  const corpusText = r.read('corpus.jsonl');
+  const docs = parseCorpus(corpusText, r.path('corpus.jsonl'));
+  return { kind: 'beir-folder', name, docs, ...readBeirJudgements(r, split), corpusHash: await corpusHash(corpusText) };
+}

@@ -20,8 +20,8 @@ export interface RetrievalRunRequest {
   data: RetrievalDataRef;
   settings: RetrievalRunSettings;
   modes: readonly RetrievalMode[];
-  /** Where the data came from, as the report's config.source records it (never a token). */
-  source: JsonValue;
+  /** Where the data came from, as the report's config.source records it (never a token); a function of the opened data. */
+  source: JsonValue | ((data: RetrievalData) => JsonValue);
 }
 
 /** A model as the report's environment lists it. */
@@ -65,6 +65,15 @@ export interface RetrievalRunResult extends RetrievalSession {
 /** Which models the modes need. */
 export const modelsNeeded = (modes: readonly RetrievalMode[]) => ({ dense: modes.some((m) => MODES[m].needsDense), reranker: modes.some((m) => MODES[m].needsReranker) });
 
+/** The modes that cannot run because a model they need did not load (`failed`: why), with the reason. */
+export function unavailableModes(modes: readonly RetrievalMode[], failed: { dense?: string | null; reranker?: string | null }): Array<{ mode: RetrievalMode; reason: string }> {
+  return modes.flatMap((mode) => {
+    const reason = MODES[mode].needsDense && failed.dense ? `the embedding model could not load (${failed.dense})`
+      : MODES[mode].needsReranker && failed.reranker ? `the cross-encoder could not load (${failed.reranker})` : null;
+    return reason ? [{ mode, reason }] : [];
+  });
+}
+
 export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalRunDeps): Promise<RetrievalRunResult> {
   const { settings, modes } = req;
   const data = await openRetrievalData(req.data, settings, {
@@ -73,7 +82,7 @@ export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalR
   const models = await deps.models(data, modelsNeeded(modes));
   const notes = [...data.notes, ...(models.notes ?? [])];
   const session = await runRetrievalSession({
-    kb: data.kb, queries: data.queries, qrels: data.qrels, settings, modes, models: models.search, source: req.source,
+    kb: data.kb, queries: data.queries, qrels: data.qrels, settings, modes, models: models.search, source: typeof req.source === 'function' ? req.source(data) : req.source,
     ...(models.unavailable ? { unavailable: models.unavailable } : {}),
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker },
     data: { dataset: data.dataset, revision: data.revision, subsets: [settings.split], source: data.source, kb: data.kbId },
