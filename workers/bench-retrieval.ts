@@ -9,7 +9,7 @@ import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/da
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
 import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
 import type { RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
-import { attachRunDense, runRetrievalRun, type RunModels } from '../src/lib/eval/retrieval-run.ts';
+import { runRetrievalRun, serviceModels } from '../src/lib/eval/retrieval-run.ts';
 import { corpusHash, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
 import { openLocalKb } from '../src/lib/kb-build/open-local.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
@@ -67,32 +67,13 @@ async function dataRef(c: RetrievalBenchConfig, token: string | null, onProgress
   };
 }
 
-/** The models worker's embedder and cross-encoder when the modes need them; the dense side attached. */
-const modelsOf = (m: Models, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void) => async (data: Parameters<typeof attachRunDense>[0], need: { dense: boolean; reranker: boolean }): Promise<RunModels> => {
-  const have = m ? await m.loaded() : [];
-  const out: RunModels = { search: {}, embedder: null, reranker: null, loaded: [], notes: [] };
-  const info = have.find((x) => x.task === 'embedder'), ce = have.find((x) => x.task === 'cross-encoder');
-  if (m && info && info.dim !== null && need.dense) {
-    out.notes = await attachRunDense(data, { spec: info.spec, dim: info.dim, embed: (texts, kind) => m.embed([...texts], kind) }, { signal, onProgress: (p) => { if (p.phase === 'embed') onProgress(p); } });
-    out.search.encoder = { embedQuery: (q) => m.embed([q], 'query') };
-    out.embedder = `${info.spec.id}@${info.spec.dtype}`;
-  }
-  if (m && ce && need.reranker) {
-    out.search.reranker = { rerank: (q, ps) => m.rerank(q, [...ps]) };
-    out.reranker = `${ce.spec.id}@${ce.spec.dtype}`;
-  }
-  out.loaded = have.filter((x) => (x.task === 'embedder' && out.embedder) || (x.task === 'cross-encoder' && out.reranker))
-    .map((x) => ({ task: x.task, id: x.spec.id, dtype: x.spec.dtype, device: x.spec.device }));
-  return out;
-};
-
 export async function runRetrieval(c: RetrievalBenchConfig, token: string | null, models: Models, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void): Promise<RetrievalBenchResult> {
   if (c.modes.length === 0) throw new Error('Choose at least one mode.');
   last = null;
   const settings = runSettings(c.protocol ?? 'default', { ...c.overrides, split: c.split, maxQueries: c.maxQueries, seed: c.seed, predictors: c.predictors ?? true });
   const r = await runRetrievalRun({ data: await dataRef(c, token, onProgress), settings, modes: c.modes, source: JSON.parse(JSON.stringify(c.source)) as JsonValue }, {
     runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
-    models: modelsOf(models, signal, onProgress), cache: indexedDbRetrievalRowCache, signal,
+    models: serviceModels(models, { signal, onProgress: (p) => { if (p.phase === 'embed') onProgress(p); } }), cache: indexedDbRetrievalRowCache, signal,
     onProgress: (p) => { if (p.phase !== 'indexed') onProgress(p); },
   });
   const { run, report, data } = r;

@@ -10,7 +10,7 @@ import type { JsonValue } from '../reports/format.ts';
 import { reportEnvironment, type RunEnvironment } from '../reports/from-run.ts';
 import { MODES, type RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
-import type { TextEmbedder } from '../models/types.ts';
+import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { attachDense } from '../store/dense-loader.ts';
 import type { RetrievalProgress, RetrievalRowCache } from './retrieval-bench.ts';
 import { openRetrievalData, type OpenDataOptions, type RetrievalData, type RetrievalDataProgress, type RetrievalDataRef } from './retrieval-data.ts';
@@ -115,4 +115,32 @@ export async function attachRunDense(
   });
   if (setup.cacheNote) notes.push(setup.cacheNote);
   return notes;
+}
+
+/** A service that holds loaded models (the tab's models worker): which are loaded, and their embed and rerank. */
+export interface ModelService {
+  loaded(): Promise<ReadonlyArray<{ task: string; spec: ModelSpec; dim: number | null }>>;
+  embed(texts: string[], kind: 'query' | 'passage'): Promise<Float32Array>;
+  rerank(query: string, passages: string[]): Promise<number[]>;
+}
+
+/** The run's models from a model service: its embedder (the dense side attached) and cross-encoder when the modes need them. */
+export function serviceModels(m: ModelService | null, opts: { signal?: AbortSignal; onProgress?: (p: RetrievalRunProgress) => void } = {}): RetrievalRunDeps['models'] {
+  return async (data, need) => {
+    const have = m ? await m.loaded() : [];
+    const out: RunModels = { search: {}, embedder: null, reranker: null, loaded: [], notes: [] };
+    const info = have.find((x) => x.task === 'embedder'), ce = have.find((x) => x.task === 'cross-encoder');
+    if (m && info && info.dim !== null && need.dense) {
+      out.notes = await attachRunDense(data, { spec: info.spec, dim: info.dim, embed: (texts, kind) => m.embed([...texts], kind) }, opts);
+      out.search.encoder = { embedQuery: (q) => m.embed([q], 'query') };
+      out.embedder = `${info.spec.id}@${info.spec.dtype}`;
+    }
+    if (m && ce && need.reranker) {
+      out.search.reranker = { rerank: (q, ps) => m.rerank(q, [...ps]) };
+      out.reranker = `${ce.spec.id}@${ce.spec.dtype}`;
+    }
+    out.loaded = have.filter((x) => (x.task === 'embedder' && out.embedder) || (x.task === 'cross-encoder' && out.reranker))
+      .map((x) => ({ task: x.task, id: x.spec.id, dtype: x.spec.dtype, device: x.spec.device }));
+    return out;
+  };
 }
