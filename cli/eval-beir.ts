@@ -7,15 +7,12 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import { analysisJson, analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
-import { analysisText } from '../src/lib/eval/analysis-text.ts';
-import { beirEvalResult, formatTable } from '../src/lib/eval/beir-eval.ts';
+import { beirEvalOutput, formatTable } from '../src/lib/eval/beir-eval.ts';
 import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
 import { readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
 import { modesFlag, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
-import { modelsNeeded, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
+import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
 import { DEFAULT_RUN_SETTINGS, PROTOCOL_PRESETS, RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
-import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import { serializeReport, type JsonValue } from '../src/lib/reports/format.ts';
 import { CALIBRATIONS } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
@@ -159,8 +156,8 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     try { ref = await readBeirFolderRef(folderReader(dataDir!), basename(dataDir!), settings.split); } catch (e) { return asCliError(e); }
     checkJudged(ref.queries, ref.qrels, judgedIn(dataDir!, settings.split));
   }
-  const embedder = need.dense ? `${values.embedder ?? DEFAULT_MODELS.embedder}@${values.dtype}` : null;
-  const reranker = need.reranker ? `${values.reranker ?? DEFAULT_MODELS['cross-encoder']}@${values.dtype}` : null;
+  // The models as the flags name them (an artifact's own embedder is loaded, but the config names the flags').
+  const named = namedModels(values, need, 'cpu');
   const runLines: string[] = [];
   const { run, report } = await runRetrievalRun({
     data: ref, settings, modes,
@@ -181,39 +178,24 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
       const models = await loadCliModels(modelArgsFor(values, kb, argv), need, log, { skipFailed: true });
       // The key of a dataset's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
       await attachKbDense(kb, models, { index: settings.index, ...(artifact ? {} : { kbKey: data.vectorKey }) }, log);
-      return {
-        search: models.search, embedder, reranker, unavailable: unavailableModes(modes, models.failed),
-        loaded: [
-          ...(embedder ? [{ task: 'embedder', id: values.embedder ?? DEFAULT_MODELS.embedder, dtype: values.dtype, device: 'cpu' }] : []),
-          ...(reranker ? [{ task: 'cross-encoder', id: values.reranker ?? DEFAULT_MODELS['cross-encoder'], dtype: values.dtype, device: 'cpu' }] : []),
-        ],
-      };
+      return { ...named, search: models.search, unavailable: unavailableModes(modes, models.failed) };
     },
     ...(values['run-out'] ? { runLines } : {}),
   }).catch((e: unknown) => asCliError(e, values.data));
   for (const n of run.notes) log(n);
-  const result = beirEvalResult(run);
   if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
   if (reportFile && !report) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
   if (reportFile && report) {
     writeText(reportFile, serializeReport(report));
     process.stderr.write(`report written to ${reportFile} (${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries)\n`);
   }
-  // --analyze: seed B's H1 and H2 of this run (rag-lab analyze's code and tables), so one command gives all three.
-  const analysis = report && values.analyze ? analyzeRetrievalReport(report) : null;
-  if (analysis && !analysis.ok) process.stderr.write(`no analysis: ${analysis.message}\n`);
-  const analysed = analysis?.ok ? analysis : null;
-  if (values.json) console.log(JSON.stringify(analysed ? { ...result, analysis: analysisJson(analysed) } : result));
-  else console.log(formatTable(result));
+  const out = beirEvalOutput(run, report, { analyze: values.analyze, modes: modes.length });
+  if (out.noAnalysis !== null) process.stderr.write(`no analysis: ${out.noAnalysis}\n`);
+  console.log(values.json ? out.json : out.table);
   // As rag-lab analyze does: the tables on stdout, or on stderr when stdout carries the JSON line.
-  if (analysed && report) log(['', ...analysisText(analysed, report)].join('\n'));
-  if (analysed) for (const w of analysed.warnings) process.stderr.write(`warning: ${w}\n`);
-  const skipped = Object.entries(result.skipped);
-  for (const [mode, reason] of skipped) process.stderr.write(`${mode}: skipped: ${reason}\n`);
-  if (skipped.length > 0) {
-    const ran = Object.keys(result.modes).length;
-    throw new CliError(ran === 0 ? 'no mode could run' : `${skipped.length} of ${modes.length} modes skipped (${skipped.map(([m]) => m).join(', ')}); the results of the others are above`);
-  }
+  if (out.analysis !== null) log(out.analysis);
+  for (const line of out.stderr) process.stderr.write(`${line}\n`);
+  if (out.error !== null) throw new CliError(out.error);
 }
 
 /** `hub:owner/name[@revision]` of --data: a BEIR dataset on the Hub (HF_ENDPOINT), read as the tab reads it. */

@@ -10,6 +10,7 @@ import type { JsonValue } from '../reports/format.ts';
 import { reportEnvironment, type RunEnvironment } from '../reports/from-run.ts';
 import { MODES, type RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
+import { DEFAULT_MODELS } from '../models/registry.ts';
 import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { attachDense } from '../store/dense-loader.ts';
 import type { RetrievalProgress, RetrievalRowCache } from './retrieval-bench.ts';
@@ -72,6 +73,18 @@ export function unavailableModes(modes: readonly RetrievalMode[], failed: { dens
       : MODES[mode].needsReranker && failed.reranker ? `the cross-encoder could not load (${failed.reranker})` : null;
     return reason ? [{ mode, reason }] : [];
   });
+}
+
+/** The models named by id (default: the registry's) and dtype, as a run's config and environment name them. */
+export function namedModels(ids: { embedder?: string | undefined; reranker?: string | undefined; dtype: string }, need: { dense: boolean; reranker: boolean }, device: string): Pick<RunModels, 'embedder' | 'reranker' | 'loaded'> {
+  const e = ids.embedder ?? DEFAULT_MODELS.embedder, r = ids.reranker ?? DEFAULT_MODELS['cross-encoder'];
+  return {
+    embedder: need.dense ? `${e}@${ids.dtype}` : null, reranker: need.reranker ? `${r}@${ids.dtype}` : null,
+    loaded: [
+      ...(need.dense ? [{ task: 'embedder', id: e, dtype: ids.dtype, device }] : []),
+      ...(need.reranker ? [{ task: 'cross-encoder', id: r, dtype: ids.dtype, device }] : []),
+    ],
+  };
 }
 
 export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalRunDeps): Promise<RetrievalRunResult> {
