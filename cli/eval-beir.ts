@@ -9,7 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import { beirEvalOutput, formatTable } from '../src/lib/eval/beir-eval.ts';
 import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
-import { readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
+import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
 import { modesFlag, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
 import { DEFAULT_RUN_SETTINGS, PROTOCOL_PRESETS, RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
@@ -90,6 +90,8 @@ function checkJudged(queries: readonly BeirQuery[], qrels: Qrels, where: string)
 }
 const judgedIn = (dir: string, split: string) => `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${split}.tsv`)}`;
 
+const fail = (message: string): never => { throw new CliError(message); };
+
 /** Errors of the data and settings as the one-line CLI error (exit 2); others pass. */
 const asCliError = (e: unknown, data?: string): never => {
   if (e instanceof RetrievalDataError) throw new CliError(`--data ${data}: ${e.message}`);
@@ -122,7 +124,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (reportFile) checkOutputFile(reportFile, '--report-out');
   checkModelArgs(values, need);
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
-  const hubData = values.data?.startsWith('hub:') ? parseHubData(values.data) : null;
+  const hubData = values.data?.startsWith('hub:') ? hubDatasetRef(values.data) ?? fail(`--data ${values.data}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`) : null;
   if (hubData && values.kb) throw new CliError('--data hub:… reads a whole BEIR dataset: give it without --kb');
   if (!hubData && values['token-env'] !== undefined && !values.kb?.startsWith('hub:')) throw new CliError('--token-env is for a hub: knowledge base or --data hub:dataset');
   const dataDir = values.data && !hubData ? resolve(values.data) : null;
@@ -196,11 +198,4 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (out.analysis !== null) log(out.analysis);
   for (const line of out.stderr) process.stderr.write(`${line}\n`);
   if (out.error !== null) throw new CliError(out.error);
-}
-
-/** `hub:owner/name[@revision]` of --data: a BEIR dataset on the Hub (HF_ENDPOINT), read as the tab reads it. */
-function parseHubData(value: string): { dataset: string; revision: string | null } {
-  const m = /^hub:([\w.-]+\/[\w.-]+)(?:@([\w.-]{1,96}))?$/.exec(value);
-  if (!m) throw new CliError(`--data ${value}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`);
-  return { dataset: m[1]!, revision: m[2] ?? null };
 }

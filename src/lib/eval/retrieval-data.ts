@@ -109,6 +109,12 @@ export async function openRetrievalData(ref: RetrievalDataRef, settings: Retriev
   return { ...base, kb, vectorKey: vectorKey(kb) };
 }
 
+/** `hub:owner/name[@revision]`: a BEIR dataset on the Hub, or null when `value` is not that. */
+export function hubDatasetRef(value: string): { dataset: string; revision: string | null } | null {
+  const m = /^hub:([\w.-]+\/[\w.-]+)(?:@([\w.-]{1,96}))?$/.exec(value);
+  return m ? { dataset: m[1]!, revision: m[2] ?? null } : null;
+}
+
 /** A BEIR folder's files by their path in it (`corpus.jsonl`, `qrels/test.tsv`), and the path its errors name. */
 export interface BeirFileReader { path(rel: string): string; read(rel: string): string }
 
