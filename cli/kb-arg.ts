@@ -25,7 +25,7 @@ import type { VectorIndexChoice } from '../src/lib/retrieval/vector-index.ts';
 import { sha256Hex } from '../src/lib/checksum.ts';
 import { summariseList } from '../src/lib/summarise-list.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
-import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
+import { sotuCorpusJson } from './sotu-corpus.ts';
 import { zipFileSource } from './artifact-data.ts';
 import { folderArtifactCache } from './artifact-file-cache.ts';
 import { CliError } from './args.ts';
