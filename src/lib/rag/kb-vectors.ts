@@ -3,6 +3,8 @@
  * the loaded embedder made them), else embeddings computed now or read from the vector cache under the KB's key.
  */
 import { attachArtifactDense } from '../artifact/attach.ts';
+import { kbVectorKey } from '../cache-keys.ts';
+import { sha256Hex } from '../checksum.ts';
 import type { ArtifactDense } from '../artifact/types.ts';
 import type { DenseOwner } from '../models/readiness.ts';
 import type { TextEmbedder } from '../models/types.ts';
@@ -41,4 +43,9 @@ export async function attachKbVectors(kb: KnowledgeBase, shipped: ArtifactDense 
     ...(opts.store ? { store: opts.store } : {}), ...(opts.index ? { index: opts.index } : {}),
   });
   return { setup, owner: { id: embedder.spec.id, dtype: embedder.spec.dtype, device: embedder.spec.device, dim: embedder.dim } };
+}
+
+/** The key vectors computed for a knowledge base are cached under: its id, the hash of its content text and its chunking. */
+export async function contentVectorKey(id: string, hashText: string, kb: KnowledgeBase): Promise<string> {
+  return kbVectorKey(id, (await sha256Hex(hashText)).slice(0, 16), kb.options.chunking);
 }
