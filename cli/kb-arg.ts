@@ -138,33 +138,20 @@ export interface OpenKbOptions {
 /** Opens what `--kb` names (`sotu` when absent). */
 export async function openKb(values: { kb?: string | undefined; 'token-env'?: string | undefined }, opts: OpenKbOptions): Promise<CliKb> {
   const arg = parseKbArg(values.kb ?? 'sotu', { allowBeir: opts.allowBeir ?? false });
-  if (arg.kind === 'sotu' || arg.kind === 'beir') {
-    if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
-    return indexedKb(arg);
-  }
+  if (arg.kind !== 'hub' && values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
+  if (arg.kind === 'sotu' || arg.kind === 'beir') return indexedKb(arg);
+  const token = arg.kind === 'hub' ? tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo') : undefined;
   let source: FileSource;
-  let label: string;
-  if (arg.kind === 'folder' || arg.kind === 'zip') {
-    if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
-    try {
-      source = arg.kind === 'zip' ? zipFileSource(arg.file) : folderSource(arg.dir);
-    } catch (e) {
-      return artifactFault(e);
-    }
-    label = source.label;
-  } else {
-    const token = tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo');
-    try {
-      // Resolving the revision is the first request: an unreachable host or a private repo fails here.
-      source = await hubSource({
-        repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
-        ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
-      });
-    } catch (e) {
-      return artifactFault(e);
-    }
-    label = source.label;
+  try {
+    // For the Hub, resolving the revision is the first request: an unreachable host or a private repo fails here.
+    source = arg.kind === 'zip' ? zipFileSource(arg.file) : arg.kind === 'folder' ? folderSource(arg.dir) : await hubSource({
+      repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
+      ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
+    });
+  } catch (e) {
+    return artifactFault(e);
   }
+  const label = source.label;
   if (opts.hnsw && !(await ensureIndexedDb())) throw new CliError('--index hnsw: restoring a shipped HNSW graph needs IndexedDB, and fake-indexeddb is not installed (npm install fake-indexeddb)');
   const bar = new ProgressBar(stderrOutput());
   try {
