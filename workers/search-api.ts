@@ -6,7 +6,7 @@ export type { DenseInfo, HubRepoRequest, IndexChoice, KbInfo, KbOpenRequest, Loa
 export type { FusionRequest, HitView, ModeAvailability, SearchRequest, SearchResponse } from '../src/lib/retrieval/search-request.ts';
 export type { KbSourceRef } from '../src/lib/data/kb-source.ts';
 
-export type SearchWorkerApi = Pick<KbSession, 'setLoadedModels' | 'enableDense' | 'modes' | 'trainingTexts' | 'open' | 'listHubIndexes' | 'search' | 'fusionCandidates' | 'ask' | 'cancelAsk'> & {
+export type SearchWorkerApi = Pick<KbSession, 'enableDense' | 'modes' | 'trainingTexts' | 'open' | 'listHubIndexes' | 'search' | 'fusionCandidates' | 'ask' | 'cancelAsk'> & {
   /** Model host and wasm paths for models that run in this worker (the in-browser LLM). */
   configureModels(settings: ModelSettings): void;
   /** Gives this worker a direct line to the models worker. */

@@ -26,14 +26,13 @@ const api: SearchWorkerApi = {
   attachModels(port) {
     session.attachModels(Comlink.wrap<ModelsWorkerApi>(port));
   },
-  setLoadedModels: (loaded) => session.setLoadedModels(loaded),
   enableDense: (onProgress, vectors = null) => session.enableDense(onProgress, vectors),
-  modes: () => session.modes(),
+  modes: (loaded) => session.modes(loaded),
   trainingTexts: () => session.trainingTexts(),
-  ask: (question, config, apiKey, onEvent) => session.ask(question, config, apiKey, onEvent),
+  ask: (question, config, apiKey, loaded, onEvent) => session.ask(question, config, apiKey, loaded, onEvent),
   cancelAsk: () => session.cancelAsk(),
-  fusionCandidates: (request) => session.fusionCandidates(request),
-  search: (request, onFirst) => session.search(request, onFirst),
+  fusionCandidates: (request, loaded) => session.fusionCandidates(request, loaded),
+  search: (request, loaded, onFirst) => session.search(request, loaded, onFirst),
 };
 
 Comlink.expose(api);

@@ -1,7 +1,8 @@
 /**
  * The search session of the Search and Ask tabs (one per search worker): the open knowledge base, its dense side,
- * every mode's availability (derived each time from the models session's loaded list and the KB's vectors),
- * searches (a newer one supersedes the one in flight), the α simulator's candidates and RAG answers.
+ * every mode's availability, searches (a newer one supersedes the one in flight), the α simulator's candidates and
+ * RAG answers. It keeps no list of loaded models: each call that needs one is given the models session's list as the
+ * page has it (ModelsState), and derives the stages' models from it and the KB's vectors (models/readiness.ts).
  */
 import { sotuDescriptor } from '../data/sotu.ts';
 import { embedderMismatch } from '../artifact/attach.ts';
@@ -45,8 +46,6 @@ const SUPERSEDED = 'A newer search replaced this one.';
 export class KbSession {
   private current: OpenKb | null = null;
   private models: ModelLine | null = null;
-  /** The models session's loaded list as the page last mirrored it (the one owner of model readiness). */
-  private loadedModels: LoadedModel[] = [];
   private askAbort: AbortController | null = null;
   /** The search in flight: a newer one aborts it, so its rerank is skipped or its result dropped. */
   private searchAbort: AbortController | null = null;
@@ -70,12 +69,12 @@ export class KbSession {
   }
 
   /** The stage models, derived each time from the loaded list and the knowledge base's vectors (no flags). */
-  private stageModels() {
-    return readiness(this.current?.info.dense ?? null, this.models ? this.loadedModels : []);
+  private stageModels(loaded: readonly LoadedModel[]) {
+    return readiness(this.current?.info.dense ?? null, this.models ? loaded : []);
   }
 
-  private searchModels() {
-    const { embed, rerank } = this.stageModels();
+  private searchModels(loaded: readonly LoadedModel[]) {
+    const { embed, rerank } = this.stageModels(loaded);
     const ce = rerank?.spec;
     return {
       encoder: embed ? { embedQuery: (q: string) => this.embedQuery(q, embed.spec) } : null,
@@ -85,9 +84,9 @@ export class KbSession {
   }
 
   /** A core outcome as the page shows it: each hit with its document's title, text and highlights, plus the models used. */
-  private view(base: KnowledgeBase, out: SearchOutcome): SearchResponse {
+  private view(base: KnowledgeBase, out: SearchOutcome, loaded: readonly LoadedModel[]): SearchResponse {
     if (out.status === 'empty' || out.status === 'unavailable') return out;
-    const stage = this.stageModels();
+    const stage = this.stageModels(loaded);
     const used = out.telemetry.stages.flatMap((s) => {
       const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stage[s.stage] : null;
       return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
@@ -131,14 +130,6 @@ export class KbSession {
   }
 
   /**
-   * The models worker's loaded list, mirrored from the page (ModelsState) whenever it changes: mode availability is
-   * derived from it and the knowledge base each time it is asked.
-   */
-  setLoadedModels(loaded: LoadedModel[]): void {
-    this.loadedModels = loaded;
-  }
-
-  /**
    * Gives the knowledge base its dense side with the loaded embedding model: the artifact's vectors when it ships
    * them for this model (for the embedded corpus: those of the `vectors` Hub repo set in Settings, when its chunks
    * are the same), else embeds every chunk (or reads the cached vectors).
@@ -162,8 +153,9 @@ export class KbSession {
     return { ...setup, model: info.spec, owner };
   }
 
-  modes(): ModeAvailability {
-    return modeTable(this.current?.kb.dense ? this.current.info.dense : null, this.models ? this.loadedModels : []);
+  /** Every mode's availability with the `loaded` models. */
+  modes(loaded: LoadedModel[]): ModeAvailability {
+    return modeTable(this.current?.kb.dense ? this.current.info.dense : null, this.models ? loaded : []);
   }
 
   /** The open knowledge base's chunk texts as a corpus embedder trains on them (`kbTrainingTexts`). */
@@ -174,9 +166,9 @@ export class KbSession {
 
   /**
    * Answers a question with the RAG pipeline; the answer streams through `onEvent`. `apiKey` is used for this call
-   * only and never stored, logged or returned.
+   * only and never stored, logged or returned. `loaded`: the models session's loaded list.
    */
-  async ask(question: string, config: RagConfig, apiKey: string | null, onEvent: (e: RagEvent) => void): Promise<RagAnswer> {
+  async ask(question: string, config: RagConfig, apiKey: string | null, loaded: LoadedModel[], onEvent: (e: RagEvent) => void): Promise<RagAnswer> {
     const failed = (reason: string): RagAnswer => ({
       status: 'error', answer: '', partial: false, citations: [], invalidCitations: [], contexts: [], trace: [],
       reason, finishReason: null, usage: null, ms: 0,
@@ -190,7 +182,7 @@ export class KbSession {
       const provider = createProvider({ provider: config.llm.provider, baseUrl: config.llm.baseUrl ?? undefined, model: config.llm.model, apiKey: apiKey ?? undefined });
       // One message per task, not per delta: a model sending thousands of tiny deltas would flood the page.
       const batched = batchDeltas(onEvent, (flush) => setTimeout(flush, 0));
-      return await answerQuestion(kb, question, config, { provider, models: this.searchModels(), cache: this.deps.transformCache, onEvent: batched, signal: controller.signal });
+      return await answerQuestion(kb, question, config, { provider, models: this.searchModels(loaded), cache: this.deps.transformCache, onEvent: batched, signal: controller.signal });
     } catch (e) {
       return failed(redactSecrets((e as Error).message || String(e), [apiKey]));
     } finally {
@@ -206,12 +198,12 @@ export class KbSession {
   /**
    * The α simulator's candidates of a query on the open knowledge base (`fusionCandidates` of
    * src/lib/eval/alpha-sim.ts: both retrievers' top candidateK, no qrels, so no gold marks; filters not applied).
-   * Needs the dense side and the loaded embedder; fails with the reason otherwise.
+   * Needs the dense side and the loaded embedder (in `loaded`); fails with the reason otherwise.
    */
-  async fusionCandidates(req: FusionRequest): Promise<FusionCandidates> {
+  async fusionCandidates(req: FusionRequest, loaded: LoadedModel[]): Promise<FusionCandidates> {
     if (!this.current) throw new Error('The knowledge base is not loaded yet.');
     const base = this.current.kb;
-    const embed = this.stageModels().embed;
+    const embed = this.stageModels(loaded).embed;
     if (!base.dense || !embed) throw new Error(NEED_EMBEDDER);
     const query = req.query.trim();
     if (!query) throw new Error('Type a query first.');
@@ -221,17 +213,19 @@ export class KbSession {
 
   /**
    * Runs a query and answers with its final result. In rerank modes `onFirst` gets the fused results first
-   * (`telemetry.pending` names the stages still running); a newer search supersedes this one.
+   * (`telemetry.pending` names the stages still running); a newer search supersedes this one. `loaded`: the models
+   * session's loaded list.
    */
-  async search(req: SearchRequest, onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {
+  async search(req: SearchRequest, loaded: LoadedModel[], onFirst?: (first: SearchResponse) => void): Promise<SearchResponse> {
     if (!this.current) return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
     this.searchAbort?.abort();
     const controller = new AbortController();
     this.searchAbort = controller;
     const base = this.current.kb;
     try {
-      const out = await runSearch(base, req, this.searchModels(), { signal: controller.signal, ...(onFirst ? { onFirst: (first: SearchOutcome) => onFirst(this.view(base, first)) } : {}) });
-      return out ? this.view(base, out) : { status: 'superseded', reason: SUPERSEDED, hits: [], telemetry: null };
+      const onShown = onFirst && ((first: SearchOutcome) => onFirst(this.view(base, first, loaded)));
+      const out = await runSearch(base, req, this.searchModels(loaded), { signal: controller.signal, ...(onShown ? { onFirst: onShown } : {}) });
+      return out ? this.view(base, out, loaded) : { status: 'superseded', reason: SUPERSEDED, hits: [], telemetry: null };
     } catch (e) {
       if (controller.signal.aborted) return { status: 'superseded', reason: SUPERSEDED, hits: [], telemetry: null };
       return { status: 'error', reason: `Search failed: ${(e as Error).message}`, hits: [], telemetry: null };
