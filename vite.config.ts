@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID } from './scripts/sotu-artifact.ts';
-import { sotuCorpusJson } from './scripts/sotu-corpus.ts';
+import { sotuCorpusJson } from './cli/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
 import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
 

@@ -2,6 +2,7 @@
 import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion } from '../src/lib/rag/answer.ts';
+import { answerJson } from '../src/lib/rag/answer-json.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig } from '../src/lib/rag/config.ts';
 import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
@@ -74,18 +75,7 @@ export async function askCommand(argv: string[]): Promise<void> {
     },
   });
   if (values.json) {
-    console.log(JSON.stringify({
-      status: result.status,
-      answer: result.answer,
-      ...(result.reason ? { reason: redactSecrets(result.reason, [apiKey]) } : {}),
-      partial: result.partial,
-      ...(result.streamEnd ? { stream_end: result.streamEnd } : {}),
-      citations: result.citations.map((c) => ({ n: c.n, doc_id: c.doc_id, chunk_id: c.chunk_id })),
-      invalid_citations: result.invalidCitations,
-      contexts: result.contexts.map((c) => ({ n: c.n, doc_id: c.doc_id, chunk_id: c.chunk_id, text: c.text, score: c.score })),
-      trace: result.trace,
-      usage: result.usage,
-    }));
+    console.log(JSON.stringify(answerJson(result, (t) => redactSecrets(t, [apiKey]))));
   } else {
     // Why an answered reply is partial (the token limit, the length cut) is said here; errors say it below.
     if (result.partial) process.stdout.write(`\n[answer cut off${result.status === 'answered' && result.reason ? `: ${result.reason}` : ''}]\n`);

@@ -9,23 +9,20 @@
  *   <BEIR folder>                      (only where a command allows it: ask) a folder with corpus.jsonl, indexed now
  */
 import { HUB_ORIGIN } from '../src/lib/hub/endpoint.ts';
-import { kbVectorKey } from '../src/lib/cache-keys.ts';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { attachArtifactDense } from '../src/lib/artifact/attach.ts';
-import { joinPath, type IndexEntry } from '../src/lib/artifact/format.ts';
-import { listIndexes, openArtifact, type OpenArtifactOptions } from '../src/lib/artifact/read.ts';
+import type { OpenArtifactOptions } from '../src/lib/artifact/read.ts';
 import { ArtifactError, type ArtifactDense, type FileSource } from '../src/lib/artifact/types.ts';
 import { DataError, parseCorpus, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import type { SourceDocument } from '../src/lib/retrieval/document.ts';
+import { KbSpecError, resolveKbSpec, type KbTarget, type PathProbe } from '../src/lib/data/kb-spec.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
+import { openArtifactIndex } from '../src/lib/rag/artifact-index.ts';
+import { attachKbVectors, contentVectorKey, type VectorsAttached } from '../src/lib/rag/kb-vectors.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import type { VectorIndexChoice } from '../src/lib/retrieval/vector-index.ts';
-import { sha256Hex } from '../src/lib/checksum.ts';
-import { summariseList } from '../src/lib/summarise-list.ts';
-import { attachDense } from '../src/lib/store/dense-loader.ts';
-import { sotuCorpusJson } from '../scripts/sotu-corpus.ts';
+import { sotuCorpusJson } from './sotu-corpus.ts';
 import { zipFileSource } from './artifact-data.ts';
 import { folderArtifactCache } from './artifact-file-cache.ts';
 import { CliError } from './args.ts';
@@ -36,12 +33,7 @@ import { ProgressBar, type ProgressOutput } from './progress-bar.ts';
 import { writeRaw } from './terminal.ts';
 import { ensureIndexedDb } from './vector-files.ts';
 
-export type KbArg =
-  | { kind: 'sotu' }
-  | { kind: 'folder'; dir: string; index: string | null }
-  | { kind: 'zip'; file: string; index: string | null }
-  | { kind: 'hub'; repo: string; revision: string | null; index: string | null }
-  | { kind: 'beir'; dir: string };
+export type KbArg = KbTarget;
 
 export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id] | <kb.zip>[#index-id] | hub:owner/repo[@revision][#index-id]
                      (an artifact folder holds index_config.json, or meta.json, as build-index writes it; a .zip
@@ -49,49 +41,15 @@ export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id]
                      now); default sotu (the embedded State of the Union speeches)
   --token-env VAR    for a private Hub repo: read the hf_ token from the environment variable VAR`;
 
-const REPO = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+const nodeProbe: PathProbe = { resolve: (p) => resolve(p), exists: existsSync, isDirectory: (p) => statSync(p).isDirectory(), has: (d, f) => existsSync(join(d, f)) };
 
-/** Splits `value#index` (an index id has no '#', '/' or white space). */
-function splitIndex(value: string, flag: string): [string, string | null] {
-  const at = value.lastIndexOf('#');
-  if (at < 0) return [value, null];
-  const index = value.slice(at + 1);
-  if (!/^[^#/\s]+$/.test(index)) throw new CliError(`${flag} ${value}: "#${index}" is not an index id (give ${flag} <source>#<index-id>)`);
-  return [value.slice(0, at), index];
-}
-
-/**
- * What `--kb` names, checked without reading anything but the folder's first files. `allowBeir`: a folder with
- * corpus.jsonl (and no meta.json / index_config.json) is a BEIR folder indexed on the fly.
- */
+/** What `--kb` names (resolveKbSpec over this file system), or the one-line CliError. */
 export function parseKbArg(value: string, opts: { allowBeir?: boolean; flag?: string } = {}): KbArg {
-  const flag = opts.flag ?? '--kb';
-  if (value === 'sotu') return { kind: 'sotu' };
-  if (value.startsWith('hub:')) {
-    const [spec, index] = splitIndex(value.slice(4), flag);
-    const at = spec.indexOf('@');
-    const repo = at < 0 ? spec : spec.slice(0, at);
-    const revision = at < 0 ? null : spec.slice(at + 1);
-    if (!REPO.test(repo)) throw new CliError(`${flag} ${value}: "${repo}" is not a Hub repo id (hub:owner/name[@revision][#index-id])`);
-    if (revision !== null && !/^[\w./-]+$/.test(revision)) throw new CliError(`${flag} ${value}: "${revision}" is not a revision (a branch, tag or commit sha)`);
-    return { kind: 'hub', repo, revision, index };
+  try {
+    return resolveKbSpec(value, { allowBeir: opts.allowBeir ?? false, flag: opts.flag ?? '--kb' }, nodeProbe);
+  } catch (e) {
+    return artifactFault(e);
   }
-  const [path, index] = existsSync(value) ? [value, null] : splitIndex(value, flag);
-  const dir = resolve(path);
-  if (!existsSync(dir)) {
-    throw new CliError(`${flag} ${path}: not found (give sotu, an artifact folder, hub:owner/repo${opts.allowBeir ? ' or a BEIR folder with corpus.jsonl' : ''})`);
-  }
-  if (!statSync(dir).isDirectory()) {
-    if (/\.zip$/i.test(dir)) return { kind: 'zip', file: dir, index };
-    throw new CliError(`${flag} ${path}: is a file, not a folder or a .zip (an artifact folder holds index_config.json or meta.json)`);
-  }
-  const artifact = existsSync(join(dir, 'index_config.json')) || existsSync(join(dir, 'meta.json'));
-  if (!artifact && existsSync(join(dir, 'corpus.jsonl'))) {
-    if (opts.allowBeir && index === null) return { kind: 'beir', dir };
-    throw new CliError(`${flag} ${path}: a BEIR folder, not an artifact (build one with rag-lab build-index --data ${path} --out <dir>${opts.allowBeir ? '' : ', or give it to --data'})`);
-  }
-  if (!artifact) throw new CliError(`${flag} ${path}: no index_config.json or meta.json in this folder (build an artifact with rag-lab build-index)`);
-  return { kind: 'folder', dir, index };
 }
 
 /** A knowledge base ready to search, whatever `--kb` named. */
@@ -155,8 +113,9 @@ export function tokenFromEnv(name: string | undefined, why: string): string | un
   return token;
 }
 
-/** Turns an artifact fault into the one-line CLI error (exit 2); other errors pass. */
+/** Turns an artifact or `--kb` fault into the one-line CLI error (exit 2); other errors pass. */
 export function artifactFault(e: unknown): never {
+  if (e instanceof KbSpecError) throw new CliError(e.message);
   if (e instanceof ArtifactError) throw new CliError(forTerminal(e.message.split('\n')[0]!));
   throw e;
 }
@@ -164,17 +123,6 @@ export function artifactFault(e: unknown): never {
 /** The core's messages speak of the app's Settings; on the command line the token comes from --token-env. */
 export function forTerminal(message: string): string {
   return message.replace(/ in Settings\b/g, ' with --token-env VAR (the environment variable that holds it)');
-}
-
-function pickIndex(entries: readonly IndexEntry[], wanted: string | null, label: string): IndexEntry {
-  if (entries.length === 0) throw new CliError(`${label}: index_config.json lists no index`);
-  if (wanted !== null) {
-    const e = entries.find((x) => x.id === wanted);
-    if (!e) throw new CliError(`${label}: no index "${wanted}" (it has ${summariseList(entries.map((x) => x.id))})`);
-    return e;
-  }
-  if (entries.length > 1) throw new CliError(`${label}: ${entries.length} indexes (${summariseList(entries.map((x) => x.id))}); pick one with #<index-id>`);
-  return entries[0]!;
 }
 
 export interface OpenKbOptions {
@@ -190,50 +138,33 @@ export interface OpenKbOptions {
 /** Opens what `--kb` names (`sotu` when absent). */
 export async function openKb(values: { kb?: string | undefined; 'token-env'?: string | undefined }, opts: OpenKbOptions): Promise<CliKb> {
   const arg = parseKbArg(values.kb ?? 'sotu', { allowBeir: opts.allowBeir ?? false });
-  if (arg.kind === 'sotu' || arg.kind === 'beir') {
-    if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
-    return indexedKb(arg);
-  }
+  if (arg.kind !== 'hub' && values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
+  if (arg.kind === 'sotu' || arg.kind === 'beir') return indexedKb(arg);
+  const token = arg.kind === 'hub' ? tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo') : undefined;
   let source: FileSource;
-  let label: string;
-  if (arg.kind === 'folder' || arg.kind === 'zip') {
-    if (values['token-env'] !== undefined) throw new CliError('--token-env is for a hub: knowledge base');
-    try {
-      source = arg.kind === 'zip' ? zipFileSource(arg.file) : folderSource(arg.dir);
-    } catch (e) {
-      return artifactFault(e);
-    }
-    label = source.label;
-  } else {
-    const token = tokenFromEnv(values['token-env'], 'it holds the hf_ token for the private repo');
-    try {
-      // Resolving the revision is the first request: an unreachable host or a private repo fails here.
-      source = await hubSource({
-        repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
-        ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
-      });
-    } catch (e) {
-      return artifactFault(e);
-    }
-    label = source.label;
+  try {
+    // For the Hub, resolving the revision is the first request: an unreachable host or a private repo fails here.
+    source = arg.kind === 'zip' ? zipFileSource(arg.file) : arg.kind === 'folder' ? folderSource(arg.dir) : await hubSource({
+      repo: arg.repo, hubUrl: hubUrl(), cache: folderArtifactCache(),
+      ...(arg.revision !== null ? { revision: arg.revision } : {}), ...(token ? { token } : {}),
+    });
+  } catch (e) {
+    return artifactFault(e);
   }
+  const label = source.label;
   if (opts.hnsw && !(await ensureIndexedDb())) throw new CliError('--index hnsw: restoring a shipped HNSW graph needs IndexedDB, and fake-indexeddb is not installed (npm install fake-indexeddb)');
   const bar = new ProgressBar(stderrOutput());
   try {
-    const entry = pickIndex(await listIndexes(source), arg.index, label);
-    const opened = await openArtifact(source, entry.path, {
+    const { opened, id: full, hashText } = await openArtifactIndex(source, arg.index, label, {
       dense: opts.dense ?? 'auto',
       ...(opts.hnsw ? { hnsw: true } : {}),
       // Downloads get a progress bar; a local folder reads in a blink.
       ...(arg.kind === 'hub' ? { onProgress: (file: string, done: number, total: number) => bar.update(`download ${file}`, done, total, 'bytes') } : {}),
     });
     bar.end();
-    const full = `${label}#${opened.id}`;
-    // meta.json lists every file's SHA-256: the fingerprint under which embeddings computed now are cached.
-    const meta = await source.read(joinPath(entry.path, 'meta.json'));
     for (const n of opened.notes) opts.log(n);
     opts.log(`opened ${full}: ${opened.kb.docs.length} documents, ${opened.kb.size} items${opened.dense ? `, vectors by ${opened.dense.embedder.id} (${opened.dense.embedder.dtype}, ${opened.dense.embedder.dim} dimensions)` : ''}`);
-    return { id: full, label: full, kb: opened.kb, dense: opened.dense, queries: opened.queries, qrels: opened.qrels, hashText: meta ? new TextDecoder().decode(meta) : full, notes: opened.notes };
+    return { id: full, label: full, kb: opened.kb, dense: opened.dense, queries: opened.queries, qrels: opened.qrels, hashText, notes: opened.notes };
   } catch (e) {
     bar.end();
     return artifactFault(e);
@@ -268,23 +199,19 @@ export function modelArgsFor<T extends ModelArgs>(values: T, kb: CliKb, argv: re
 export async function attachKbDense(kb: CliKb, models: CliModels, opts: { index?: VectorIndexChoice; kbKey?: string }, log: (m: string) => void): Promise<void> {
   if (!models.embedder) return;
   const t0 = performance.now();
-  if (kb.dense) {
-    try {
-      const setup = await attachArtifactDense(kb.kb, kb.dense, models.embedder, { index: opts.index ?? 'auto' });
-      log(`dense: the artifact's vectors, ${setup.dim} dimensions, ${setup.index} index, ready in ${(performance.now() - t0).toFixed(0)} ms`);
-    } catch (e) {
-      if (e instanceof ArtifactError) artifactFault(e);
-      // Another embedder or dimension than the vectors': the core's sentence, as one line.
-      throw new CliError(`${kb.label}: ${(e as Error).message}`);
-    }
-    return;
+  let attached: VectorsAttached;
+  try {
+    const kbKey = async () => opts.kbKey ?? contentVectorKey(kb.id, kb.hashText, kb.kb);
+    attached = await attachKbVectors(kb.kb, kb.dense, models.embedder, { kbKey, store: models.store, index: opts.index ?? 'auto' });
+  } catch (e) {
+    if (!kb.dense) throw e;
+    if (e instanceof ArtifactError) artifactFault(e);
+    // Another embedder or dimension than the vectors': the core's sentence, as one line.
+    throw new CliError(`${kb.label}: ${(e as Error).message}`);
   }
-  const hash = (await sha256Hex(kb.hashText)).slice(0, 16);
-  const setup = await attachDense(kb.kb, models.embedder, {
-    kbKey: opts.kbKey ?? kbVectorKey(kb.id, hash, kb.kb.options.chunking),
-    store: models.store,
-    index: opts.index ?? 'auto',
-  });
-  log(`dense: ${setup.dim} dimensions, ${setup.index} index, embeddings ${setup.source === 'cache' ? 'from cache' : 'computed'} in ${(performance.now() - t0).toFixed(0)} ms`);
+  const { setup } = attached;
+  const ms = (performance.now() - t0).toFixed(0);
+  if (kb.dense) return log(`dense: the artifact's vectors, ${setup.dim} dimensions, ${setup.index} index, ready in ${ms} ms`);
+  log(`dense: ${setup.dim} dimensions, ${setup.index} index, embeddings ${setup.source === 'cache' ? 'from cache' : 'computed'} in ${ms} ms`);
   if (setup.cacheNote) log(setup.cacheNote);
 }

@@ -1,12 +1,13 @@
 /**
  * `rag-lab search`: top-k results of queries over a knowledge base, through the same core call and request fields
- * as the Search tab's worker (`searchSteps` with a SearchRequest) and the Search tab's defaults (url-state.ts), so
+ * as the Search tab's session (`runSearch` with a SearchRequest) and the Search tab's defaults (url-state.ts), so
  * its `--json` output is what the browser shows for the same artifact (the browser parity test compares them).
  */
 import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 import { isMode, MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
-import { DEFAULT_SEARCH, searchSteps, type SearchOutcome } from '../src/lib/retrieval/search.ts';
-import type { SearchRequest } from '../workers/search-api.ts';
+import { DEFAULT_SEARCH, type SearchOutcome } from '../src/lib/retrieval/search.ts';
+import type { SearchRequest } from '../src/lib/retrieval/search-request.ts';
+import { runSearch } from '../src/lib/retrieval/search-run.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
@@ -58,9 +59,9 @@ export async function searchCommand(argv: string[]): Promise<void> {
 
   const results: { query: string; status: SearchOutcome['status']; reason?: string; confidence: number | null; hits: SearchJsonHit[] }[] = [];
   for (const query of queries) {
-    // The request the Search tab sends its worker (SearchRequest), field by field.
+    // The request the Search tab sends its session (SearchRequest), field by field.
     const request: SearchRequest = { query, mode, topK, candidateK, calibration: values.calibration as Calibration, rejectThreshold, filters: [] };
-    const out = await (await searchSteps(opened.kb, request.query, request, models.search)).final();
+    const out = (await runSearch(opened.kb, request, models.search))!;
     if (out.status === 'unavailable') throw new CliError(`${mode}: ${out.reason}`);
     const hits = out.hits.map((h): SearchJsonHit => {
       const doc = opened.kb.docOf(h.item);

@@ -6,7 +6,8 @@
  */
 import type { KbEntry } from '../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../lib/kb-build/types.ts';
-import { MODE_IDS, MODES, modeAvailability, type RetrievalMode } from '../lib/retrieval/modes.ts';
+import { MODE_IDS, MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
+import { runModeTable } from '../lib/models/readiness.ts';
 import { etaText } from '../lib/eta.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
 import { runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
@@ -16,17 +17,11 @@ import type { EntropyBasis } from '../lib/retrieval/entropy.ts';
 
 export interface ModeChoice { mode: RetrievalMode; label: string; description: string; available: boolean; reason: string | null }
 
-const LOAD_EMBEDDER = 'needs an embedding model: load one under Settings → Models';
-const LOAD_RERANKER = 'needs a cross-encoder: load one under Settings → Models';
-
-/** Every mode in MODE_IDS order, available or disabled with what to load. */
+/** Every mode in MODE_IDS order, available or disabled with what to load (`runModeTable` of models/readiness.ts). */
 export function modeChoices(loaded: ReadonlyArray<{ task: string }>): ModeChoice[] {
-  const caps = {
-    dense: loaded.some((m) => m.task === 'embedder'), reranker: loaded.some((m) => m.task === 'cross-encoder'),
-    denseReason: LOAD_EMBEDDER, rerankerReason: LOAD_RERANKER,
-  };
+  const table = runModeTable(loaded);
   return MODE_IDS.map((mode) => {
-    const a = modeAvailability(mode, caps);
+    const a = table[mode];
     return { mode, label: MODES[mode].label, description: MODES[mode].description, available: a.available, reason: a.available ? null : a.reason };
   });
 }

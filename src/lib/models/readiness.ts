@@ -1,9 +1,11 @@
 /**
- * Model readiness has one owner: the models worker's list of loaded models (the page mirrors it in ModelsState).
- * Which retrieval modes are live is derived here, each time it is asked, from that list and what the knowledge base
- * holds (the dense vectors and the model that made them); nothing else keeps a "dense ready" or "reranker ready" flag.
+ * Model readiness has one owner: the models session's list of loaded models (model-session.ts; the page shows its
+ * last answer in ModelsState, the search session asks it). Which retrieval modes can run is derived here, each time
+ * it is asked, from that list and what the knowledge base holds (the dense vectors and the model that made them), or
+ * for a benchmark run that builds its own vectors from the list alone; nothing else keeps a "dense ready" or
+ * "reranker ready" flag.
  */
-import { MODE_IDS, modeAvailability, type Availability, type RetrievalMode } from '../retrieval/modes.ts';
+import { MODE_IDS, modeAvailability, type Availability, type Capabilities, type RetrievalMode } from '../retrieval/modes.ts';
 import type { ModelSpec, ModelTask } from './types.ts';
 
 /** A loaded model as the models worker lists it (workers/models-api.ts LoadedModel has at least these). */
@@ -58,9 +60,21 @@ export function readiness<M extends LoadedModelLike>(dense: DenseOwner | null, l
 
 export type ModeTable = Record<RetrievalMode, Availability>;
 
+const tableOf = (caps: Capabilities) => Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as ModeTable;
+
 /** Every mode's availability for a knowledge base (its vectors' owner) and the loaded models. */
 export function modeTable(dense: DenseOwner | null, loaded: readonly LoadedModelLike[]): ModeTable {
   const r = readiness(dense, loaded);
-  const caps = { dense: r.embed !== null, reranker: r.rerank !== null, denseReason: r.denseReason, rerankerReason: r.rerankerReason };
-  return Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as ModeTable;
+  return tableOf({ dense: r.embed !== null, reranker: r.rerank !== null, denseReason: r.denseReason, rerankerReason: r.rerankerReason });
+}
+
+const LOAD_EMBEDDER = 'needs an embedding model: load one under Settings → Models';
+const LOAD_RERANKER = 'needs a cross-encoder: load one under Settings → Models';
+
+/** Every mode's availability for a run that embeds the corpus itself (the retrieval benchmark): what is loaded. */
+export function runModeTable(loaded: ReadonlyArray<{ task: string }>): ModeTable {
+  return tableOf({
+    dense: loaded.some((m) => m.task === 'embedder'), reranker: loaded.some((m) => m.task === 'cross-encoder'),
+    denseReason: LOAD_EMBEDDER, rerankerReason: LOAD_RERANKER,
+  });
 }

@@ -76,7 +76,7 @@ export class KbState {
   switchError = $state<string | null>(null);
   /** What the link's `kb=` or the stored list held that could not be used. */
   warnings = $state<string[]>([]);
-  /** The models worker's loaded list (ModelsState owns the mirror). */
+  /** The models worker's loaded list as ModelsState has it: given to each search worker call that needs it (they keep none). */
   loadedModels: () => LoadedModel[] = () => [];
   /** Queries the knowledge base suggests on first open (from its descriptor). */
   readonly examples = $derived(this.info?.descriptor.examples ?? []);
@@ -94,7 +94,7 @@ export class KbState {
   readonly counts = $derived(this.info ? openKbCounts(this.info, this.built?.summary ?? null) : []);
   /**
    * Mode availability, derived from what the knowledge base holds (its vectors and their model) and the models
-   * worker's loaded list (`loadedModels`, mirrored by ModelsState): never set by enable calls.
+   * worker's loaded list (`loadedModels`, ModelsState's last answer of it): never set by enable calls.
    */
   readonly modes = $derived<ModeAvailability | null>(this.info ? modeTable(this.info.dense, this.loadedModels()) : null);
   /** What identifies this knowledge base in config hashes (id, and the commit sha an artifact was read at). */
@@ -148,7 +148,6 @@ export class KbState {
       const port = this.modelsPort();
       client.api.attachModels(Comlink.transfer(port, [port]));
     }
-    client.api.setLoadedModels(this.loadedModels());
     return client;
   }
 
@@ -275,19 +274,12 @@ export class KbState {
     this.pendingClient?.api.configureModels(settings);
   }
 
-  /** Mirrors the models worker's loaded list into the search workers (they derive mode availability from it). */
-  setLoadedModels(loaded: LoadedModel[]): void {
-    this.client?.api.setLoadedModels(loaded);
-    this.pendingClient?.api.setLoadedModels(loaded);
-  }
-
   /** Gives the running search worker a fresh port to the (restarted) models worker. */
   async reconnectModels(): Promise<void> {
     for (const client of [this.client, this.pendingClient]) {
       if (!client || !this.modelsPort) continue;
       const port = this.modelsPort();
       await client.api.attachModels(Comlink.transfer(port, [port]));
-      await client.api.setLoadedModels(this.loadedModels());
     }
   }
 
@@ -311,7 +303,7 @@ export class KbState {
     const failed = (reason: string): RagAnswer => ({ status: 'error', answer: '', partial: false, citations: [], invalidCitations: [], contexts: [], trace: [], reason, finishReason: null, usage: null, ms: 0 });
     if (!this.client || this.status !== 'ready') return failed('The knowledge base is not loaded yet.');
     try {
-      return await this.client.api.ask(question, config, apiKey, onEvent);
+      return await this.client.api.ask(question, config, apiKey, this.loadedModels(), onEvent);
     } catch (e) {
       return failed((e as Error).message || String(e));
     }
@@ -324,7 +316,7 @@ export class KbState {
   /** The α simulator's candidates of a query, from the search worker (rejects with the reason when it cannot). */
   async fusionCandidates(req: FusionRequest): Promise<FusionCandidates> {
     if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
-    return this.client.api.fusionCandidates(req);
+    return this.client.api.fusionCandidates(req, this.loadedModels());
   }
 
   /** Runs a query in the search worker; `onFirst` gets the fused results of a rerank mode before the final ones. */
@@ -333,7 +325,7 @@ export class KbState {
       return { status: 'error', reason: 'The knowledge base is not loaded yet.', hits: [], telemetry: null };
     }
     try {
-      return await this.client.api.search(req, onFirst ? Comlink.proxy(onFirst) : undefined);
+      return await this.client.api.search(req, this.loadedModels(), onFirst ? Comlink.proxy(onFirst) : undefined);
     } catch (e) {
       return { status: 'error', reason: `Search failed: ${(e as Error).message}`, hits: [], telemetry: null };
     }

@@ -47,15 +47,14 @@ export class ModelsState {
   files = $state.raw<Record<string, FileProgress>>({});
   status = $state<Record<ModelTask, TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle', nli: 'idle' });
   /**
-   * The models worker's loaded list, the one owner of model readiness: the search worker's mode availability
-   * (KbState.modes too) and the Benchmark tab's NLI status are derived from it. Changed only by `setLoaded`.
+   * The models worker's loaded list as it last answered (the models session owns it): mode availability (KbState.modes,
+   * the search worker's calls, the Benchmark tab's choices) and the NLI status are derived from it. Only the worker's
+   * answer sets it (`refreshLoaded`), or a fresh worker, which has none loaded.
    */
   loaded = $state.raw<LoadedModel[]>([]);
 
-  /** Mirrors the models worker's list here and into the search workers. */
-  private setLoaded(list: LoadedModel[]): void {
-    this.loaded = list;
-    this.kb.setLoadedModels(list);
+  private async refreshLoaded(): Promise<void> {
+    this.loaded = await this.client.api.loaded();
   }
   dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null }>({ status: 'idle', progress: null, info: null });
   /** What enabling the search models downloads (sizes from the host's file list). */
@@ -117,7 +116,7 @@ export class ModelsState {
     this.client.terminate();
     this.resetPlan(); // partly downloaded files may be cached now
     this.client = this.start();
-    this.setLoaded([]);
+    this.loaded = [];
     for (const reconnect of this.restartListeners) await reconnect();
   }
 
@@ -256,7 +255,7 @@ export class ModelsState {
       const info = await this.guard(this.client.api.load(task, { ...spec }, Comlink.proxy(this.onFile), fallback));
       this.status[task] = 'ready';
       this.notices.clear(raisedBy, task);
-      this.setLoaded(await this.client.api.loaded());
+      await this.refreshLoaded();
       return info;
     } catch (e) {
       if (e instanceof Cancelled) return null;
@@ -325,7 +324,7 @@ export class ModelsState {
 
   async deleteModel(modelId: string): Promise<void> {
     await this.client.api.deleteCachedModel(modelId);
-    this.setLoaded(await this.client.api.loaded());
+    await this.refreshLoaded();
     await this.refreshCache();
   }
 

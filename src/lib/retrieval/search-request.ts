@@ -1,0 +1,38 @@
+/**
+ * The search contract shared by the Search tab's worker and `rag-lab search`: the request a query is sent with, the
+ * response it gets (each hit with its document's title, text and highlights) and every mode's availability.
+ */
+import type { Calibration } from './calibrate.ts';
+import type { MetaFilter } from './filter.ts';
+import type { Availability, RetrievalMode } from './modes.ts';
+import type { SearchHit, SearchTelemetry } from './search-types.ts';
+
+export interface SearchRequest {
+  query: string;
+  mode: RetrievalMode;
+  topK: number;
+  candidateK: number;
+  calibration: Calibration;
+  /** null = the mode's default threshold. */
+  rejectThreshold: number | null;
+  filters: MetaFilter[];
+}
+
+/** What the α simulator re-fuses in the Search tab: the query and how many candidates each retriever gives. */
+export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'> & Partial<Pick<SearchRequest, 'calibration'>>;
+
+export interface HitView extends SearchHit {
+  title: string;
+  meta: Record<string, string | number>;
+  text: string;
+  highlights: Array<[number, number]>;
+}
+
+export type SearchResponse =
+  | { status: 'ok'; hits: HitView[]; telemetry: SearchTelemetry }
+  | { status: 'rejected'; reason: string; hits: HitView[]; telemetry: SearchTelemetry }
+  | { status: 'empty' | 'unavailable' | 'error'; reason: string; hits: []; telemetry: SearchTelemetry | null }
+  /** A newer search started before this one finished; the page shows the newer one. */
+  | { status: 'superseded'; reason: string; hits: []; telemetry: null };
+
+export type ModeAvailability = Record<RetrievalMode, Availability>;
