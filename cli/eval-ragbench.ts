@@ -4,9 +4,8 @@
  * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
  * Flags are parsed here; the runs are sessions of src/lib/eval (session.ts, ragbench-pipeline-session.ts).
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { formatIssue, parseRagbenchJsonl, RAGBENCH_SUBSETS, RagbenchError, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { resolve } from 'node:path';
+import { RAGBENCH_SUBSETS, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { describeEstimate, limitsLine, runLimits, runPrice, usageLines, type ApiAccount } from '../src/lib/eval/api-usage.ts';
 import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.ts';
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
@@ -33,11 +32,10 @@ import { serializeReport, type JsonValue, type Report, type ReportEnvironment } 
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
+import { checkInputDir, checkOutputFile, writeText } from './fs-errors.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
-
-export { formatPipelineTable, formatValidationTable } from '../src/lib/eval/ragbench-tables.ts';
+import { chooseSubsets, readSubsets } from './ragbench-folder.ts';
 
 const MODES_CLI = ['validate', 'pipeline'] as const;
 
@@ -200,52 +198,6 @@ function progressPrinter(): (subset: string, done: number, total: number) => voi
     const step = `${subset}:${Math.floor((100 * done) / Math.max(1, total) / 10)}`;
     if (step !== last) { last = step; process.stderr.write(`${subset}: ${done}/${total}\n`); }
   };
-}
-
-/** A row with at least one gold TRACe label to compare with. */
-const hasGold = (r: RagbenchRow) =>
-  r.adherence_score !== null || r.relevance_score !== null || r.utilization_score !== null || r.completeness_score !== null;
-
-/**
- * The subsets to evaluate: those named by --subsets (each file must exist), else every <subset>.jsonl in `dir`
- * (and which were found is logged).
- */
-function chooseSubsets(dir: string, list: string | undefined, log: (m: string) => void): string[] {
-  const fileOf = (s: string) => join(dir, `${s}.jsonl`);
-  if (list !== undefined) {
-    const subsets = list.split(',').map((s) => s.trim()).filter(Boolean);
-    if (subsets.length === 0) throw new CliError('--subsets is empty');
-    for (const s of subsets) if (!existsSync(fileOf(s))) throw new CliError(`${fileOf(s)}: subset file not found (subsets: ${RAGBENCH_SUBSETS.join(', ')})`);
-    return subsets;
-  }
-  const found = RAGBENCH_SUBSETS.filter((s) => existsSync(fileOf(s)));
-  if (found.length === 0) throw new CliError(`nothing to evaluate: ${dir} holds no RAGBench subset file (${RAGBENCH_SUBSETS.map((s) => `${s}.jsonl`).join(', ')})`);
-  if (found.length < RAGBENCH_SUBSETS.length) log(`found ${found.length} of ${RAGBENCH_SUBSETS.length} subset files in ${dir}: ${found.join(', ')}`);
-  return found;
-}
-
-/** Each subset's rows, read and checked (validate mode needs gold labels); skipped rows are logged. */
-function readSubsets(dir: string, subsets: readonly string[], mode: string, log: (m: string) => void): Map<string, RagbenchRow[]> {
-  const data = new Map<string, RagbenchRow[]>();
-  for (const subset of subsets) {
-    const file = join(dir, `${subset}.jsonl`);
-    let parsed;
-    try {
-      parsed = parseRagbenchJsonl(readText(file), subset);
-    } catch (e) {
-      if (e instanceof RagbenchError) throw new CliError(`${file}: ${e.message}`);
-      throw e;
-    }
-    if (parsed.rows.length === 0) throw new CliError(`nothing to evaluate: ${file} has no rows`);
-    if (mode === 'validate' && !parsed.rows.some(hasGold)) throw new CliError(`nothing to evaluate: no row of ${file} has a gold label (adherence, relevance, utilization or completeness score)`);
-    if (parsed.skipped.length > 0) {
-      log(`${subset}: skipped ${parsed.skipped.length} of ${parsed.total} rows:`);
-      for (const i of parsed.skipped.slice(0, 5)) log(`  ${formatIssue(i)}`);
-      if (parsed.skipped.length > 5) log(`  … and ${parsed.skipped.length - 5} more`);
-    }
-    data.set(subset, parsed.rows);
-  }
-  return data;
 }
 
 // ------------------------------------------------------------------------------------------------ command
