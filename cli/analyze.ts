@@ -8,8 +8,6 @@ import { analysisText } from '../src/lib/eval/analysis-text.ts';
 import { CliError, parse } from './args.ts';
 import { drawFlags, readReport } from './compare.ts';
 
-export { analysisText };
-
 const HELP = `Usage: rag-lab analyze --report FILE [options]
 
 The analysis that seed B (the calibrated entropy-weighted hybrid retrieval study RAG Lab implements; docs/seeds.md)

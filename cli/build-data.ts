@@ -12,7 +12,6 @@ import { CliError } from './args.ts';
 import { folderSource, nonFileKind } from './folder-source.ts';
 import { readText, withFile } from './fs-errors.ts';
 
-export { idOf } from '../src/lib/kb-build/collect-data.ts';
 
 /**
  * Every regular file under `dir`, following symbolic links to files and folders (a folder of links to PDFs is a

@@ -9,8 +9,6 @@ import { parseReportText, type Report } from '../src/lib/reports/format.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { readText } from './fs-errors.ts';
 
-export { compareText };
-
 const HELP = `Usage: rag-lab compare A.json B.json [C.json…] [options]
 
 Compares saved reports of the same kind and dataset on the rows they share (paired by row key): each metric's value

@@ -22,8 +22,6 @@ import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors
 import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
-export { formatTable };
-
 const seedB = PROTOCOL_PRESETS['seed-b'];
 const seedBChunks = seedB.chunking ? `${seedB.chunking.chunkSize}/${seedB.chunking.overlap}` : 'no';
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]

@@ -13,7 +13,7 @@ import { writeArtifact } from '../src/lib/artifact/write.ts';
 import type { SourceDocument } from '../src/lib/retrieval/document.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
-import { sotuCorpusJson } from './sotu-corpus.ts';
+import { sotuCorpusJson } from '../cli/sotu-corpus.ts';
 
 const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, copies: { type: 'string', default: '6' } } });
 const reps = Math.max(1, Number(values.reps));

@@ -39,7 +39,7 @@ import { measure, type MeasurePlan, type MeasureResult } from './bench/models-me
 import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
 import { readArgs, UsageError } from './bench/models-args.ts';
 import { sampleChunks, tokenStats } from './bench/models-tokens.ts';
-import { readSotuAddresses } from './sotu-corpus.ts';
+import { readSotuAddresses } from '../cli/sotu-corpus.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg: string) => process.stderr.write(`[bench:models] ${msg}\n`);

@@ -41,7 +41,7 @@ import {
 } from '../src/lib/retrieval/vector-index.ts';
 import { vectorIndexChecksum, vectorsFingerprint } from '../src/lib/store/vector-cache.ts';
 import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
-import { sotuCorpusJson } from './sotu-corpus.ts';
+import { sotuCorpusJson } from '../cli/sotu-corpus.ts';
 import { benchBuild, benchQueries, log, now, r3, summary, type QueryLoopResult, type Summary } from './bench/retrieval-timing.ts';
 import { readArgs, repsFor, UsageError, type BenchArgs } from './bench/retrieval-args.ts';
 import { clusterCentres, clusteredRow, clusteredVectors, NOISE, RandomQueryEncoder } from './bench/random-vectors.ts';

@@ -179,4 +179,7 @@ function main(): void {
   for (const o of map.oversized.sort((a, b) => b.lines - a.lines)) console.log(`  ${o.lines} ${o.path}`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); throw e; });
+  main();
+}

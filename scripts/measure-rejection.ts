@@ -45,7 +45,7 @@ import { MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.
 import { DEFAULT_REJECT_THRESHOLDS } from '../src/lib/retrieval/rejection.ts';
 import { search, type SearchModels } from '../src/lib/retrieval/search.ts';
 import { SOTU_APP_QUERIES, SOTU_BENCH_QUERIES, SOTU_JUNK_QUERY } from './bench/sotu-queries.ts';
-import { readSotuAddresses } from './sotu-corpus.ts';
+import { readSotuAddresses } from '../cli/sotu-corpus.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURE_MODELS = join(REPO, 'tests/fixtures/models');

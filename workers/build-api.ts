@@ -1,6 +1,7 @@
 /** The typed surface of workers/build.worker.ts (builds knowledge bases in the Build tab), shared with the UI. */
 import type { HubDatasetInfo } from '../src/lib/data/hub-dataset.ts';
-import type { BuildProgress, BuildSummary } from '../src/lib/kb-build/types.ts';
+import type { BuildProgress } from '../src/lib/data/source-documents.ts';
+import type { BuildSummary } from '../src/lib/data/local-kb-meta.ts';
 import type { BuildRequest, BuildSource, HubAccess, PublishRequest, PublishResult } from '../src/lib/kb-build/requests.ts';
 import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../src/lib/kb-build/train-embedder.ts';
 import type { TrainedModelMeta } from '../src/lib/store/trained-models.ts';

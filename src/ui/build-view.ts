@@ -4,9 +4,8 @@
  * (valibot, one message per field), the summary's lines and a local knowledge base's line in the list.
  */
 import * as v from 'valibot';
-import {
-  BUILD_STAGES, LOCAL_KB_NAME, type BuildOrigin, type BuildProgress, type BuildSettings, type BuildStage, type BuildSummary, type LocalKbMeta,
-} from '../lib/kb-build/types.ts';
+import { BUILD_STAGES, type BuildOrigin, type BuildProgress, type BuildStage } from '../lib/data/source-documents.ts';
+import { LOCAL_KB_NAME, type BuildSettings, type BuildSummary, type LocalKbMeta } from '../lib/data/local-kb-meta.ts';
 import { MAX_DESCRIPTION } from '../lib/kb-build/run-build.ts';
 import { DEFAULT_BM25 } from '../lib/retrieval/bm25.ts';
 import { MAX_TITLE } from '../lib/store/local-kb-store.ts';

@@ -5,7 +5,7 @@
  * and the progress line (a picked folder's paths: build-files.ts; the α simulator's queries: alpha-sim-view.ts).
  */
 import type { KbEntry } from '../lib/data/kb-registry.ts';
-import type { LocalKbMeta } from '../lib/kb-build/types.ts';
+import type { LocalKbMeta } from '../lib/data/local-kb-meta.ts';
 import { MODE_IDS, MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import { runModeTable } from '../lib/models/readiness.ts';
 import { etaText } from '../lib/eta.ts';

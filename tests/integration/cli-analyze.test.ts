@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analysisText } from '../../cli/analyze.ts';
+import { analysisText } from '../../src/lib/eval/analysis-text.ts';
 import { analysisJson, analyzeRetrievalReport } from '../../src/lib/eval/analysis.ts';
 import { parseReportText, serializeReport } from '../../src/lib/reports/format.ts';
 import { scifactSubset } from '../helpers/beir-subset.ts';

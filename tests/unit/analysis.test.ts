@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analysisJson, analyzeRetrievalReport, drawsSourceText, h1Points, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
 import { pearson } from '../../src/lib/stats/correlation.ts';
-import { analysisText } from '../../cli/analyze.ts';
+import { analysisText } from '../../src/lib/eval/analysis-text.ts';
 import { generatedTitle } from '../../src/lib/reports/title.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
 import { hypothesisVerdicts } from '../../src/lib/eval/verdicts.ts';

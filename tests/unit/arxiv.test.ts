@@ -4,7 +4,7 @@
  * error feeds, HTML from a proxy, duplicates, cancelling, and that no credential or token reaches arXiv.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { BuildProgress } from '../../src/lib/kb-build/types.ts';
+import type { BuildProgress } from '../../src/lib/data/source-documents.ts';
 import {
   ArxivError, arxivDocuments, arxivPageUrl, arxivProxyProblem, arxivSearchQuery, realClock, validateArxivRequest,
   type ArxivClock, type ArxivOptions,

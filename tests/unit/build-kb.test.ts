@@ -9,7 +9,8 @@ import { openArtifact } from '../../src/lib/artifact/read.ts';
 import {
   buildLocalKb, filesOf, BuildError, deriveExamples, MAX_SKIPPED, nothingToIndex, usableDocuments, type BuildKbOptions,
 } from '../../src/lib/kb-build/build-kb.ts';
-import type { BuildProgress, BuildSettings, SourceDocuments } from '../../src/lib/kb-build/types.ts';
+import type { BuildProgress, SourceDocuments } from '../../src/lib/data/source-documents.ts';
+import type { BuildSettings } from '../../src/lib/data/local-kb-meta.ts';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import type { TextEmbedder } from '../../src/lib/models/types.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';

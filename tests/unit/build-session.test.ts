@@ -16,7 +16,8 @@ import { exportLocalKb, publishSavedKb } from '../../src/lib/kb-build/saved-kb.t
 import { NO_ARXIV_PROXY, rebuildDocuments, sourceDocuments } from '../../src/lib/kb-build/sources.ts';
 import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
 import { readArtifactZip } from '../../src/lib/artifact/zip.ts';
-import type { BuildProgress, BuildSettings, LocalKbMeta } from '../../src/lib/kb-build/types.ts';
+import type { BuildProgress } from '../../src/lib/data/source-documents.ts';
+import type { BuildSettings, LocalKbMeta } from '../../src/lib/data/local-kb-meta.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { sha256Hex } from '../../src/lib/checksum.ts';

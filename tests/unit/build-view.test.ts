@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { LOCAL_KB_NAME, type BuildSummary, type LocalKbMeta } from '../../src/lib/kb-build/types.ts';
+import { LOCAL_KB_NAME, type BuildSummary, type LocalKbMeta } from '../../src/lib/data/local-kb-meta.ts';
 import {
   buildProgressText, checkBuildForm, countsText, openKbCounts, defaultBuildForm, filesLine, formatDuration, localKbLines, nameFromTitle, persistenceText,
   settingsText, skippedHeading, stagePercent, stagesFor, stageStates, summaryLines, titleForSource, titleFromFiles,

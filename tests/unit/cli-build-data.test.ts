@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../cli/args.ts';
-import { idOf, loadBuildData } from '../../cli/build-data.ts';
+import { idOf } from '../../src/lib/kb-build/collect-data.ts';
+import { loadBuildData } from '../../cli/build-data.ts';
 import { textPdf } from '../helpers/make-pdf.ts';
 
 const RAGBENCH = resolve(import.meta.dirname, '../../../shared/data/ragbench/test');

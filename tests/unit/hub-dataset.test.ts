@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { guessColumns, hubDatasetDocuments, inspectHubDataset, parseDatasetId, type HubDatasetOptions } from '../../src/lib/data/hub-dataset.ts';
 import { splitOfPath } from '../../src/lib/data/hub-dataset-layout.ts';
-import type { BuildProgress } from '../../src/lib/kb-build/types.ts';
+import type { BuildProgress } from '../../src/lib/data/source-documents.ts';
 import { addBeirScifact, parquet, scifactCorpus, scifactQrels, scifactQueries } from '../helpers/hub-dataset-fixtures.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 

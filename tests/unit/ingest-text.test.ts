@@ -4,7 +4,7 @@
  * 5,000 small files at once.
  */
 import { describe, expect, it } from 'vitest';
-import type { InputFile } from '../../src/lib/kb-build/types.ts';
+import type { InputFile } from '../../src/lib/data/source-documents.ts';
 import { textFolderDocuments } from '../../src/lib/data/text-folder.ts';
 import { BINARY_REASON, decodeText } from '../../src/lib/ingest/decode.ts';
 import { EMPTY_REASON, extractDocuments } from '../../src/lib/ingest/extract.ts';

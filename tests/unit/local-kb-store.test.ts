@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { openDB, type IDBPDatabase } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { buildLocalKb } from '../../src/lib/kb-build/build-kb.ts';
-import type { BuildSettings, LocalKbMeta } from '../../src/lib/kb-build/types.ts';
+import type { BuildSettings, LocalKbMeta } from '../../src/lib/data/local-kb-meta.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { sha256Hex } from '../../src/lib/checksum.ts';
 import { STORES } from '../../src/lib/store/db.ts';

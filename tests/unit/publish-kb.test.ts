@@ -8,7 +8,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest
 import { openArtifact } from '../../src/lib/artifact/read.ts';
 import { writeArtifact, type ArtifactFiles } from '../../src/lib/artifact/write.ts';
 import { publishLocalKb, type PublishOptions } from '../../src/lib/kb-build/publish.ts';
-import type { BuildProgress } from '../../src/lib/kb-build/types.ts';
+import type { BuildProgress } from '../../src/lib/data/source-documents.ts';
 import { parseHubId } from '../../src/lib/data/kb-registry.ts';
 import { hubSource } from '../../src/lib/hub/hub-source.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';

@@ -9,7 +9,7 @@ import { MODE_IDS, MODES } from '../../src/lib/retrieval/modes.ts';
 import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import { search } from '../../src/lib/retrieval/search.ts';
 import { SOTU_APP_QUERIES, SOTU_BENCH_QUERIES, SOTU_JUNK_QUERY } from '../../scripts/bench/sotu-queries.ts';
-import { readSotuAddresses } from '../../scripts/sotu-corpus.ts';
+import { readSotuAddresses } from '../../cli/sotu-corpus.ts';
 
 let kb: KnowledgeBase;
 beforeAll(() => { kb = KnowledgeBase.build(sotuDocuments({ version: 1, addresses: readSotuAddresses() })); }, 120_000);

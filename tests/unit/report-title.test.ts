@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { compareText } from '../../cli/compare.ts';
+import { compareText } from '../../src/lib/reports/compare-text.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
 import { reportFile } from '../../src/lib/reports/export.ts';
 import { parseReportText, type Report } from '../../src/lib/reports/format.ts';

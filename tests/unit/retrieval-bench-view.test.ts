@@ -1,6 +1,6 @@
 /** The Benchmark tab's retrieval part (src/ui/retrieval-bench-view.ts) and the report view of a multi-mode retrieval report. */
 import { describe, expect, it } from 'vitest';
-import type { LocalKbMeta } from '../../src/lib/kb-build/types.ts';
+import type { LocalKbMeta } from '../../src/lib/data/local-kb-meta.ts';
 import { DEFAULT_KB, hubEntry, localEntry } from '../../src/lib/data/kb-registry.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
 import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/report-view.ts';

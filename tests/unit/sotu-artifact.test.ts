@@ -14,7 +14,7 @@ import { search } from '../../src/lib/retrieval/search.ts';
 import { folderSource } from '../../cli/folder-source.ts';
 import { listIndexes } from '../../src/lib/artifact/read.ts';
 import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID, sotuArtifactCommand, sotuArtifactCreated } from '../../scripts/sotu-artifact.ts';
-import { sotuCorpusJson } from '../../scripts/sotu-corpus.ts';
+import { sotuCorpusJson } from '../../cli/sotu-corpus.ts';
 import { embeddedArtifact } from '../../vite.config.ts';
 
 const QUERIES = ['emancipation of slaves', 'tariff on imported goods', 'purchase of Louisiana', 'war on poverty', 'the national debt and taxes'];

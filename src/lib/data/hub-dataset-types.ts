@@ -2,7 +2,7 @@
  * The shapes of a Hub dataset source (hub-dataset.ts): the request, the options, the column mapping, what the form
  * is shown before a build, and the error the user can act on.
  */
-import type { OnBuildProgress } from '../kb-build/types.ts';
+import type { OnBuildProgress } from './source-documents.ts';
 
 /** Which column plays which part; `null` id = row number, `null` title = none. */
 export interface ColumnMapping {

@@ -11,7 +11,8 @@ import { embedItems } from '../retrieval/dense-build.ts';
 import { DEFAULT_KB_OPTIONS, KnowledgeBase, type KbOptions } from '../retrieval/knowledge-base.ts';
 import { wordSpans } from '../retrieval/tokenize.ts';
 import { calibratedDense } from './dense-input.ts';
-import { LOCAL_KB_NAME, type BuildSettings, type BuildStage, type BuildSummary, type OnBuildProgress, type SkippedItem, type SourceDocuments } from './types.ts';
+import { type BuildStage, type OnBuildProgress, type SkippedItem, type SourceDocuments } from '../data/source-documents.ts';
+import { LOCAL_KB_NAME, type BuildSettings, type BuildSummary } from '../data/local-kb-meta.ts';
 
 export interface BuildKbOptions {
   name: string;

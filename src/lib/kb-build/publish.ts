@@ -13,7 +13,8 @@ import { hostOf } from '../hub/hub-reach.ts';
 import { kbIdOf } from '../data/kb-registry.ts';
 import { checkHubToken } from '../hub/download.ts';
 import { pushFiles } from '../hub/push.ts';
-import { LOCAL_KB_NAME, type OnBuildProgress } from './types.ts';
+import { type OnBuildProgress } from '../data/source-documents.ts';
+import { LOCAL_KB_NAME } from '../data/local-kb-meta.ts';
 
 export interface PublishOptions {
   repo: string;

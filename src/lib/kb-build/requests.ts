@@ -5,7 +5,8 @@
  */
 import type { ArxivRequest } from '../data/arxiv.ts';
 import type { HubDatasetRequest } from '../data/hub-dataset.ts';
-import type { BuildSettings, InputFile } from './types.ts';
+import type { InputFile } from '../data/source-documents.ts';
+import type { BuildSettings } from '../data/local-kb-meta.ts';
 
 /** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
 export interface HubAccess {

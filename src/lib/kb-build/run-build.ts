@@ -10,7 +10,8 @@ import { checkTitle, type LocalKbStore } from '../store/local-kb-store.ts';
 import { buildLocalKb, BuildError } from './build-kb.ts';
 import { checkBuildSettings, firstIssue, LocalKbNameSchema } from './schemas.ts';
 import { sourceDocuments } from './sources.ts';
-import type { BuildStage, BuildSummary, LocalKbMeta, OnBuildProgress } from './types.ts';
+import type { BuildStage, OnBuildProgress } from '../data/source-documents.ts';
+import type { BuildSummary, LocalKbMeta } from '../data/local-kb-meta.ts';
 
 export const NO_EMBEDDER = 'load an embedding model first (Search tab → models)';
 export const MAX_DESCRIPTION = 1000;

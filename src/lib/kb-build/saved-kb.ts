@@ -7,7 +7,7 @@ import type { PublishRequest } from './requests.ts';
 import { artifactZip } from '../artifact/zip.ts';
 import { checkLocalKbFiles, missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
 import { publishLocalKb, type PublishedKb } from './publish.ts';
-import type { OnBuildProgress } from './types.ts';
+import type { OnBuildProgress } from '../data/source-documents.ts';
 
 /** A saved knowledge base whose files all match meta.json. */
 export async function savedRecord(store: LocalKbStore, name: string): Promise<LocalKbRecord> {

@@ -12,7 +12,7 @@ import { hubDatasetDocuments } from '../data/hub-dataset.ts';
 import { extractDocuments } from '../ingest/extract.ts';
 import { localKbId } from '../data/kb-registry.ts';
 import { missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
-import type { OnBuildProgress, SourceDocuments } from './types.ts';
+import type { OnBuildProgress, SourceDocuments } from '../data/source-documents.ts';
 
 export interface SourceOptions {
   /** The knowledge bases saved here (for `rebuild`). */

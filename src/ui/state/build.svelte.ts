@@ -7,7 +7,8 @@
  */
 import { HUB_HOST } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
-import type { BuildProgress, BuildSummary, InputFile } from '../../lib/kb-build/types.ts';
+import type { BuildProgress, InputFile } from '../../lib/data/source-documents.ts';
+import type { BuildSummary } from '../../lib/data/local-kb-meta.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';
 import { requestPersistentStorage } from '../../lib/store/local-kb-store.ts';

@@ -11,7 +11,7 @@ import { sotuDescriptor } from '../../lib/data/sotu.ts';
 import {
   DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, localEntry, localPlaceholder, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
 } from '../../lib/data/kb-registry.ts';
-import type { LocalKbMeta } from '../../lib/kb-build/types.ts';
+import type { LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
 import { modeTable } from '../../lib/models/readiness.ts';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';

@@ -3,7 +3,7 @@
  * entries from it, the Build tab lists them). Reads and changes go to the local store (IndexedDB); a store that
  * cannot be read leaves a message and an empty list, the rest of the app works.
  */
-import type { LocalKbMeta } from '../../lib/kb-build/types.ts';
+import type { LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
 import type { LocalKbStore } from '../../lib/store/local-kb-store.ts';
 import { MAX_TITLE } from '../../lib/store/local-kb-store.ts';
 

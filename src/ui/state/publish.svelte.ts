@@ -6,7 +6,7 @@
  * come from Settings through `access` (HubTokenState): never from a link, never shown.
  */
 import * as Comlink from 'comlink';
-import type { BuildProgress } from '../../lib/kb-build/types.ts';
+import type { BuildProgress } from '../../lib/data/source-documents.ts';
 import type { HubAccess, PublishResult } from '../../../workers/build-api.ts';
 import { startBuildWorker } from '../build-client.ts';
 import { kbLink, NO_TOKEN, publishRepo } from '../publish-view.ts';
