@@ -22,16 +22,29 @@ beforeAll(async () => {
 });
 afterAll(async () => { await browser?.close(); });
 
-/** The results status once the shown, final response answers `query` in `mode`. */
+/**
+ * The results status once the shown, final response answers `query` in `mode`. Query, busy flag, mode and status are
+ * read in one evaluate: read one by one, a response landing between the reads could pair one response's mode with
+ * another's status.
+ */
 async function statusIn(mode: RetrievalMode, query: string): Promise<string | null> {
+  let status: string | null = null;
   await expect.poll(async () => {
-    const res = page.locator('[data-testid=results]');
-    const mine = (await res.getAttribute('data-query').catch(() => null)) === query;
-    // A rerank mode first shows the fused results (aria-busy): only the reranked, judged response counts.
-    const final = (await res.getAttribute('aria-busy').catch(() => null)) === 'false';
-    return mine && final ? await page.locator('[data-testid=telemetry-mode]').innerText().catch(() => '') : '';
+    const shown = await page.evaluate(() => {
+      const res = document.querySelector('[data-testid=results]');
+      return {
+        query: res?.getAttribute('data-query') ?? null,
+        // A rerank mode first shows the fused results (aria-busy): only the reranked, judged response counts.
+        busy: res?.getAttribute('aria-busy') ?? null,
+        mode: (document.querySelector('[data-testid=telemetry-mode]') as HTMLElement | null)?.innerText ?? '',
+        status: res?.getAttribute('data-status') ?? null,
+      };
+    }).catch(() => null);
+    if (!shown || shown.query !== query || shown.busy !== 'false') return '';
+    status = shown.status;
+    return shown.mode;
   }, { message: `${mode}: "${query}"`, timeout: 60_000 }).toBe(mode);
-  return page.locator('[data-testid=results]').getAttribute('data-status');
+  return status;
 }
 
 async function searchIn(mode: RetrievalMode, query: string): Promise<string | null> {
