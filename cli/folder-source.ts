@@ -3,7 +3,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { FileSource } from '../src/lib/artifact/types.ts';
-import { folderFileSource } from '../src/lib/data/folder-file-source.ts';
+import { folderFileSource } from '../src/lib/artifact/folder-file-source.ts';
 import { fsErrorLine } from './fs-errors.ts';
 
 /** What a path that is not a regular file is, in words. */

@@ -5,7 +5,7 @@
  * the union of two top-100 lists at most); prints µs per call (the mean over --calls after a warm-up).
  */
 import { parseArgs } from 'node:util';
-import { simulateFusion, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
+import { simulateFusion, type FusionCandidates } from '../src/lib/retrieval/alpha-sim.ts';
 import { CALIBRATIONS, type Calibration } from '../src/lib/retrieval/calibrate.ts';
 
 const { values } = parseArgs({ options: { candidates: { type: 'string', default: '200' }, calls: { type: 'string', default: '5000' } } });

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
 import { clarity, QPP_DEFAULTS, queryPredictors, type QueryLists } from '../src/lib/eval/qpp.ts';
 import { correlationCi, kendallTauB, pearson, pearsonR, spearman } from '../src/lib/stats/correlation.ts';
-import { ndcgAt } from '../src/lib/eval/ir-metrics.ts';
+import { ndcgAt } from '../src/lib/stats/ir-metrics.ts';
 import { mean, percentile } from '../src/lib/stats/summary.ts';
 import { seededRandom } from '../src/lib/random.ts';
 import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';

@@ -13,7 +13,7 @@ import { buildReport } from '../src/lib/reports/build.ts';
 import { reportCsv, reportMarkdown } from '../src/lib/reports/export.ts';
 import { ReportFinder, rowFinder } from '../src/lib/reports/find.ts';
 import { serializeReport, type ReportRow } from '../src/lib/reports/format.ts';
-import { IndexedDbReportStore, REPORT_STORES } from '../src/lib/store/report-store.ts';
+import { IndexedDbReportStore, REPORT_STORES } from '../src/lib/reports/report-store.ts';
 import { seededRandom } from '../src/lib/random.ts';
 
 const arg = (name: string, dflt: number) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : dflt; };

@@ -1,7 +1,7 @@
 /** The typed surface of workers/bench.worker.ts (the RAGBench run's types are src/lib/eval/bench-config.ts). */
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../src/lib/eval/bench-config.ts';
 import type { RetrievalModeSummary, RetrievalProgress } from '../src/lib/eval/retrieval-bench.ts';
-import type { FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
+import type { FusionCandidates } from '../src/lib/retrieval/alpha-sim.ts';
 import type { RetrievalProtocol, RunOverrides } from '../src/lib/eval/retrieval-session.ts';
 import type { KbSourceRef } from '../src/lib/data/kb-source.ts';
 import type { Report } from '../src/lib/reports/format.ts';

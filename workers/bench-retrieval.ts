@@ -7,7 +7,7 @@
 import type * as Comlink from 'comlink';
 import { beirFolderCounts, readBeirFolder, type BeirFolder } from '../src/lib/data/beir-folder.ts';
 import { kbIdOf } from '../src/lib/data/kb-registry.ts';
-import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/eval/alpha-sim.ts';
+import { fusionCandidates as candidatesOf, type FusionCandidates } from '../src/lib/retrieval/alpha-sim.ts';
 import type { RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
 import { runRetrievalRun, serviceModels } from '../src/lib/eval/retrieval-run.ts';
 import { corpusHash, runSettings, type RetrievalRunSettings } from '../src/lib/eval/retrieval-session.ts';
@@ -15,7 +15,7 @@ import { openLocalKb } from '../src/lib/kb-build/open-local.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
-import { indexedDbRetrievalRowCache } from '../src/lib/store/retrieval-cache.ts';
+import { indexedDbRetrievalRowCache } from '../src/lib/eval/retrieval-cache.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';

@@ -15,7 +15,7 @@ import type { LoadedSubset } from '../src/lib/eval/subset-loading.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
-import { indexedDbResultStore } from '../src/lib/store/result-cache.ts';
+import { indexedDbResultStore } from '../src/lib/eval/result-cache.ts';
 import type { BenchConfig, BenchWorkerApi, LocalFileReport } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 import * as retrieval from './bench-retrieval.ts';

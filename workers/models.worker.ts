@@ -10,7 +10,7 @@ import { resolveGeneratorSpec } from '../src/lib/llm/browser-spec.ts';
 import { configureModels, modelsEnvironment } from '../src/lib/models/env.ts';
 import { ModelSession } from '../src/lib/models/model-session.ts';
 import { isTrainedModelId } from '../src/lib/models/trained-ids.ts';
-import { trainedDownloadPlan } from '../src/lib/store/trained-plan.ts';
+import { trainedDownloadPlan } from '../src/lib/models/trained-plan.ts';
 import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 

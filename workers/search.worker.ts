@@ -7,7 +7,7 @@ import * as Comlink from 'comlink';
 import { configureModels } from '../src/lib/models/env.ts';
 import { KbSession } from '../src/lib/rag/kb-session.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
-import { indexedDbTransformCache } from '../src/lib/store/transform-cache.ts';
+import { indexedDbTransformCache } from '../src/lib/rag/transform-cache.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 import type { SearchWorkerApi } from './search-api.ts';

@@ -2,7 +2,7 @@
  * Pure parts of the α simulator (AlphaSimulator.svelte, state in state/alpha-sim.svelte.ts): the sliders' range, the
  * query picker's search, which α the simulation uses, and the text of a gold document's rank.
  */
-import type { FusionCandidates } from '../lib/eval/alpha-sim.ts';
+import type { FusionCandidates } from '../lib/retrieval/alpha-sim.ts';
 import type { Calibration } from '../lib/retrieval/calibrate.ts';
 import { MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
 

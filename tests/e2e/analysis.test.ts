@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { analyzeRetrievalReport, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
-import { sliderWeights } from '../../src/lib/eval/alpha-sim.ts';
+import { sliderWeights } from '../../src/lib/retrieval/alpha-sim.ts';
 import { serializeReport, type Report } from '../../src/lib/reports/format.ts';
 import { verdictViews } from '../../src/ui/analysis-view.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { sliderWeights, type FusionCandidates } from '../../src/lib/eval/alpha-sim.ts';
+import { sliderWeights, type FusionCandidates } from '../../src/lib/retrieval/alpha-sim.ts';
 import { barPercent, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, reportQueries, searchSimSetup, simulationAlpha, sliderRange, stateLine } from '../../src/ui/alpha-sim-view.ts';
 
 const queries = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
-import { fusionCandidates, simulateFusion, sliderWeights, type FusionCandidates } from '../../src/lib/eval/alpha-sim.ts';
-import { ndcgAt } from '../../src/lib/eval/ir-metrics.ts';
+import { fusionCandidates, simulateFusion, sliderWeights, type FusionCandidates } from '../../src/lib/retrieval/alpha-sim.ts';
+import { ndcgAt } from '../../src/lib/stats/ir-metrics.ts';
 import { queryPredictors } from '../../src/lib/eval/qpp.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { CALIBRATIONS, type Calibration } from '../../src/lib/retrieval/calibrate.ts';

@@ -7,7 +7,7 @@ import { parseRagbenchJsonl, ragbenchRowKey, type RagbenchRow } from '../../src/
 import { configHash, invalidCacheNote, MemoryResultStore, runSubset, type ScoringConfig } from '../../src/lib/eval/bench-run.ts';
 import { lexicalRowEvaluator, type TraceEvaluator } from '../../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../../src/lib/eval/trace.ts';
-import { getRawResult, indexedDbResultStore, putRawResult, resultChecksum } from '../../src/lib/store/result-cache.ts';
+import { getRawResult, indexedDbResultStore, putRawResult, resultChecksum } from '../../src/lib/eval/result-cache.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 const rows = parseRagbenchJsonl(readFileSync(join(DATA, 'emanual.jsonl'), 'utf8'), 'emanual').rows;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { irScores, meanScores, mrrAt, ndcgAt, precisionAt, recallAt, type IrScores } from '../../src/lib/eval/ir-metrics.ts';
+import { irScores, meanScores, mrrAt, ndcgAt, precisionAt, recallAt, type IrScores } from '../../src/lib/stats/ir-metrics.ts';
 
 const rel = new Map([['a', 2], ['b', 1]]);
 const run = ['b', 'x', 'a'];

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryReportStore } from '../../src/lib/reports/memory-store.ts';
 import type { ReportStore } from '../../src/lib/reports/store-types.ts';
 import type { ReportTextSource } from '../../src/lib/reports/meta.ts';
-import { IndexedDbReportStore, getRawReportRecord, putRawReportRecord, REPORT_STORES, reportWriteError } from '../../src/lib/store/report-store.ts';
+import { IndexedDbReportStore, getRawReportRecord, putRawReportRecord, REPORT_STORES, reportWriteError } from '../../src/lib/reports/report-store.ts';
 import { quotaFullOn } from '../helpers/failing-db.ts';
 import { testReport as makeReport, validateRow } from '../helpers/reports.ts';
 import type { BuildReportInput } from '../../src/lib/reports/build.ts';

@@ -11,7 +11,7 @@ import { retrievalReportRow } from '../../src/lib/eval/report-from-run.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import {
   getRawRetrievalRow, indexedDbRetrievalRowCache as idb, MemoryRetrievalRowCache, putRawRetrievalRow, RETRIEVAL_ROW_SCHEMA_VERSION, retrievalRowChecksum,
-} from '../../src/lib/store/retrieval-cache.ts';
+} from '../../src/lib/eval/retrieval-cache.ts';
 
 const SCORES = { 'ndcg@10': 0.5, 'mrr@10': 1, 'p@3': 1 / 3, 'p@5': 0.2, 'r@5': 0.5, 'r@100': 1 };
 const row = (mode = 'sparse', id = 'q1'): ReportRow =>

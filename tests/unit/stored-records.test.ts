@@ -12,7 +12,7 @@ import { transformCacheKey, transformQuery, type TransformCacheKey } from '../..
 import { database } from '../../src/lib/store/db.ts';
 import { getRawRecord, INDEX_SCHEMA_VERSION, loadIndex, putRawRecord, type IndexRecord } from '../../src/lib/store/index-cache.ts';
 import { openKnowledgeBase } from '../../src/lib/store/kb-loader.ts';
-import { indexedDbTransformCache } from '../../src/lib/store/transform-cache.ts';
+import { indexedDbTransformCache } from '../../src/lib/rag/transform-cache.ts';
 import {
   checkIndexRecord, loadVectorIndex, loadVectors, saveVectors, VECTOR_SCHEMA_VERSION, type IndexExpectation,
 } from '../../src/lib/store/vector-cache.ts';

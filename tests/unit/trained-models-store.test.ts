@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/lib/checksum.ts';
 import { IndexedDbTrainedModelStore, MAX_TRAINED_MODEL_BYTES, MAX_TRAINED_MODELS, TrainedModelMetaSchema, type NewTrainedModel } from '../../src/lib/store/trained-models.ts';
 import * as v from 'valibot';
-import { checkTrainedSpec, trainedDownloadPlan } from '../../src/lib/store/trained-plan.ts';
+import { checkTrainedSpec, trainedDownloadPlan } from '../../src/lib/models/trained-plan.ts';
 
 let n = 0;
 const freshStore = () => { const name = `trained-test-${++n}`; return { name, store: new IndexedDbTrainedModelStore(name) }; };

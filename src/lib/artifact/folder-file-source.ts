@@ -4,8 +4,8 @@
  * included); only regular files are read (a FIFO, socket or device is refused by name); a missing file reads as
  * null; other faults are ArtifactErrors naming the file. The file operations are the folder's.
  */
-import { safeRepoPath } from '../artifact/format.ts';
-import { ArtifactError, type FileSource, type ReadOptions } from '../artifact/types.ts';
+import { safeRepoPath } from './format.ts';
+import { ArtifactError, type FileSource, type ReadOptions } from './types.ts';
 
 export interface FolderFiles {
   /** Joins a root and a relative path's parts; `relative` is its inverse with '/' separators. */

@@ -6,7 +6,7 @@ import type { Report } from '../reports/format.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import { analysisJson, analyzeRetrievalReport } from './analysis.ts';
 import { analysisText } from './analysis-text.ts';
-import type { IrScores } from './ir-metrics.ts';
+import type { IrScores } from '../stats/ir-metrics.ts';
 import type { RetrievalRun } from './retrieval-bench.ts';
 
 export interface ModeResult extends IrScores {

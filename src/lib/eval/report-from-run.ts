@@ -11,7 +11,7 @@
  *     query id, group = dataset, and stay readable).
  */
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
-import type { IrScores } from './ir-metrics.ts';
+import type { IrScores } from '../stats/ir-metrics.ts';
 import type { PipelineRowResult } from './ragbench-pipeline.ts';
 import type { BaselineScores } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';

@@ -4,11 +4,11 @@
  * another version, with a wrong checksum or scores out of shape is reported as invalid (runSubset scores the row
  * again and says so), never used.
  */
-import type { CachedRows, ResultStore } from '../eval/bench-run.ts';
-import { validCachedScores } from '../eval/bench-run.ts';
-import type { TraceScores } from '../eval/trace.ts';
+import type { CachedRows, ResultStore } from './bench-run.ts';
+import { validCachedScores } from './bench-run.ts';
+import type { TraceScores } from './trace.ts';
 import { sha256Hex } from '../checksum.ts';
-import { database } from './db.ts';
+import { database } from '../store/db.ts';
 
 /** Bump when the record layout or the canonical serialisation changes. */
 export const RESULT_SCHEMA_VERSION = 1;

@@ -27,7 +27,7 @@ import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODE_IDS, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
 import { remainingMs } from '../eta.ts';
 import { capabilitiesOf, search, type QueryEncoder, type SearchModels, type SearchOptions, type StageTiming } from '../retrieval/search.ts';
-import { IR_METRIC_IDS, irScores, meanScores, type IrScores } from './ir-metrics.ts';
+import { IR_METRIC_IDS, irScores, meanScores, type IrScores } from '../stats/ir-metrics.ts';
 import { QPP_DEFAULTS, queryPredictors, type QppOptions } from './qpp.ts';
 import { sampleRows } from './ragbench-validate.ts';
 import { mean, percentile } from '../stats/summary.ts';

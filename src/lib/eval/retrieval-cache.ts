@@ -6,15 +6,27 @@
  * reason, the run computes the row again and its notes say so. `MemoryRetrievalRowCache` is the same contract in
  * memory (Node, tests).
  */
-import { InvalidCachedRow, type RetrievalRowCache } from '../eval/retrieval-bench.ts';
-import type { ReportRow } from '../reports/format.ts';
+import { InvalidCachedRow, type RetrievalRowCache } from './retrieval-bench.ts';
+import * as v from 'valibot';
+import { ReportRowSchema, type ReportRow } from '../reports/format.ts';
 import { sha256Hex } from '../checksum.ts';
-import { database } from './db.ts';
-import { checkStored, RetrievalRowRecordSchema } from './record-schemas.ts';
+import { database } from '../store/db.ts';
+import { checkStored } from '../store/record-schemas.ts';
 
 /** Bump when the record layout or the canonical serialisation changes. */
 export const RETRIEVAL_ROW_SCHEMA_VERSION = 1;
 const STORE = 'retrieval-rows';
+
+/** `retrieval-rows`: one row of a retrieval benchmark run (a report row) by (config hash, row key). */
+export const RetrievalRowRecordSchema = v.object({
+  key: v.string(),
+  hash: v.string(),
+  row: v.string(),
+  schemaVersion: v.number(),
+  checksum: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  savedAt: v.number(),
+  value: ReportRowSchema,
+});
 
 export interface RetrievalRowRecord { key: string; hash: string; row: string; value: ReportRow; schemaVersion: number; checksum: string; savedAt: number }
 

@@ -11,7 +11,7 @@ import type { LoadedModel, ParityReport } from './model-contract.ts';
 import { loadNli } from './nli.ts';
 import { parityReport } from './parity.ts';
 import { isTrainedModelId } from './trained-ids.ts';
-import { checkTrainedSpec, type TrainedMetaSource } from '../store/trained-plan.ts';
+import { checkTrainedSpec, type TrainedMetaSource } from './trained-plan.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from './types.ts';
 
 export type Model = TextEmbedder | PairScorer | NliClassifier;

@@ -15,7 +15,7 @@ import type { SearchOutcome } from '../retrieval/search.ts';
 import type { FusionRequest, HitView, ModeAvailability, SearchRequest, SearchResponse } from '../retrieval/search-request.ts';
 import { runSearch } from '../retrieval/search-run.ts';
 import { RerankCache } from '../retrieval/rerank-cache.ts';
-import { fusionCandidates, type FusionCandidates } from '../eval/alpha-sim.ts';
+import { fusionCandidates, type FusionCandidates } from '../retrieval/alpha-sim.ts';
 import { LruMap } from '../lru.ts';
 import { kbTrainingTexts } from '../kb-build/train-embedder.ts';
 import { createProvider } from '../llm/registry.ts';
@@ -197,7 +197,7 @@ export class KbSession {
 
   /**
    * The α simulator's candidates of a query on the open knowledge base (`fusionCandidates` of
-   * src/lib/eval/alpha-sim.ts: both retrievers' top candidateK, no qrels, so no gold marks; filters not applied).
+   * src/lib/retrieval/alpha-sim.ts: both retrievers' top candidateK, no qrels, so no gold marks; filters not applied).
    * Needs the dense side and the loaded embedder (in `loaded`); fails with the reason otherwise.
    */
   async fusionCandidates(req: FusionRequest, loaded: LoadedModel[]): Promise<FusionCandidates> {

@@ -3,9 +3,9 @@
  * a repeated question costs no LLM call. Failures to read or write only cost the cache, never the answer; a
  * record of the wrong shape is deleted and reported (the transform runs again and its note says why).
  */
-import { transformCacheKey, type TransformCache } from '../rag/transforms.ts';
-import { database } from './db.ts';
-import { checkRecord, TransformRecordSchema } from './record-schemas.ts';
+import { transformCacheKey, type TransformCache } from './transforms.ts';
+import { database } from '../store/db.ts';
+import { checkRecord, TransformRecordSchema } from '../store/record-schemas.ts';
 
 const STORE = 'transforms';
 

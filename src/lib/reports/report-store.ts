@@ -11,13 +11,13 @@
  */
 import type { IDBPDatabase } from 'idb';
 import * as v from 'valibot';
-import { newReportId, parseReportText, serializeReport, type Report } from '../reports/format.ts';
-import { byCreated, bySaved, reportMeta, ReportMetaSchema, type ReportTextSource } from '../reports/meta.ts';
-import type { ReportMeta, ReportOrigin, ReportStore } from '../reports/store-types.ts';
+import { newReportId, parseReportText, serializeReport, type Report } from './format.ts';
+import { byCreated, bySaved, reportMeta, ReportMetaSchema, type ReportTextSource } from './meta.ts';
+import type { ReportMeta, ReportOrigin, ReportStore } from './store-types.ts';
 import { sha256Hex } from '../checksum.ts';
-import { database } from './db.ts';
-import { checkRecord } from './record-schemas.ts';
-import { writeTransaction, type WriteTx } from './write-tx.ts';
+import { database } from '../store/db.ts';
+import { checkRecord } from '../store/record-schemas.ts';
+import { writeTransaction, type WriteTx } from '../store/write-tx.ts';
 
 /** Bump when the record layout changes. */
 export const REPORT_RECORD_VERSION = 1;

@@ -10,13 +10,13 @@
  * ranking (search.ts's pool doubling aside: with dedup it can widen the pool when the top candidates are chunks of
  * few documents, which whole-document BEIR knowledge bases never need).
  */
-import { calibrate, CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
-import { dedupByDocument } from '../retrieval/dedup.ts';
-import { candidateEntropy, DEFAULT_ENTROPY_BASIS, effectiveCalibration, entropyAlpha, entropyCalibration, type EntropyBasis } from '../retrieval/entropy.ts';
-import { linearFusion } from '../retrieval/fusion.ts';
-import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import { DEFAULT_SEARCH } from '../retrieval/search-types.ts';
-import { ndcgAt } from './ir-metrics.ts';
+import { calibrate, CALIBRATIONS, type Calibration } from './calibrate.ts';
+import { dedupByDocument } from './dedup.ts';
+import { candidateEntropy, DEFAULT_ENTROPY_BASIS, effectiveCalibration, entropyAlpha, entropyCalibration, type EntropyBasis } from './entropy.ts';
+import { linearFusion } from './fusion.ts';
+import type { KnowledgeBase } from './knowledge-base.ts';
+import { DEFAULT_SEARCH } from './search-types.ts';
+import { ndcgAt } from '../stats/ir-metrics.ts';
 
 /** α and the two weights for the sliders: BM25 weight = α, dense weight = 1 − α. */
 export function sliderWeights(hDense: number, hSparse: number): { alpha: number; sparse: number; dense: number } {

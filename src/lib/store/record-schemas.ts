@@ -4,7 +4,6 @@
  * the user, never passed on to code that would crash on it. Checksums then catch wrong contents of the right shape.
  */
 import * as v from 'valibot';
-import { ReportRowSchema } from '../reports/format.ts';
 
 const num = v.number();
 const str = v.string();
@@ -132,14 +131,3 @@ export function checkRecord(schema: v.GenericSchema, rec: unknown, what: string)
   const path = (issue.path ?? []).map((p) => String(p.key)).join('.');
   return { ok: false, reason: `${what} has the wrong shape (${path ? `${path}: ` : ''}${issue.message})` };
 }
-
-/** `retrieval-rows`: one row of a retrieval benchmark run (a report row) by (config hash, row key). */
-export const RetrievalRowRecordSchema = v.object({
-  key: str,
-  hash: str,
-  row: str,
-  schemaVersion: num,
-  checksum: v.pipe(str, v.regex(/^[0-9a-f]{64}$/)),
-  savedAt: num,
-  value: ReportRowSchema,
-});

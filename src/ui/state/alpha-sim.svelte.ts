@@ -8,7 +8,7 @@
  * below a frame, so no worker round trip is needed. Loading the
  * candidates (embedding the query, both retrievers' lists) is the caller's `loadCandidates`, in the bench worker.
  */
-import { simulateFusion, sliderWeights, type FusionCandidates, type SimulatedFusion } from '../../lib/eval/alpha-sim.ts';
+import { simulateFusion, sliderWeights, type FusionCandidates, type SimulatedFusion } from '../../lib/retrieval/alpha-sim.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
 import { clampAlpha, clampH, REPORT_RANGE, simulationAlpha, stateLine, type SliderRange } from '../alpha-sim-view.ts';
 

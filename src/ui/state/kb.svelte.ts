@@ -16,7 +16,7 @@ import { modeTable } from '../../lib/models/readiness.ts';
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
-import type { FusionCandidates } from '../../lib/eval/alpha-sim.ts';
+import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { DenseInfo, FusionRequest, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { formatBytes } from '../format.ts';
 import { openKbCounts } from '../build-view.ts';

@@ -7,7 +7,7 @@
 import type { HubAccess } from '../../lib/hub/access.ts';
 import { HUB_ORIGIN } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
-import type { FusionCandidates } from '../../lib/eval/alpha-sim.ts';
+import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../bench-client.ts';
