@@ -1,13 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
-// Unit and integration tests run in Node; tests/e2e drives the built site in Debian's Chromium.
+// Unit and integration tests run in Node (unit: the inner loop of `npm run test:fast`; integration: the CLI end to end
+// on fixture data and local servers); tests/e2e drives the built site in Debian's Chromium.
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'],
+          include: ['tests/unit/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 60_000,
         },
