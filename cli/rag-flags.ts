@@ -1,6 +1,6 @@
 /**
  * Pipeline flags shared by `ask` and `eval-ragbench --mode pipeline`: how many passages, which query transform,
- * the sentence window, reranking and the agentic loop. Each is checked here; the whole config by `parseRagConfig`.
+ * the sentence window, reranking and the agentic loop (and how it grades). Each is checked here; the whole config by `parseRagConfig`.
  */
 import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS, type QueryTransform, type RagConfig } from '../src/lib/rag/config.ts';
 import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
@@ -15,13 +15,17 @@ export const RAG_FLAG_ARGS = {
   window: { type: 'string' },
   rerank: { type: 'string' },
   agentic: { type: 'boolean', default: false },
+  'grade-each': { type: 'boolean', default: false },
+  'grader-model': { type: 'string' },
 } as const;
 
 export const RAG_FLAG_HELP = `  --top-k N          passages given to the model (recall is @N in eval-ragbench)
   --transform T      query transform: ${TRANSFORMS.join(', ')} (default none)
   --window W         sentence window ± W around each passage
   --rerank N         rerank with the cross-encoder and keep N passages (needs a reranker model)
-  --agentic          rewrite → retrieve → grade → generate → reflect (at most one extra round)`;
+  --agentic          rewrite → retrieve → grade → generate → reflect (at most one extra round)
+  --grade-each       with --agentic: one grading call per source instead of one for all
+  --grader-model M   with --agentic: grade with model M at the same provider (default: the answering model)`;
 
 export interface RagFlagValues {
   'top-k'?: string | undefined;
@@ -29,6 +33,8 @@ export interface RagFlagValues {
   window?: string | undefined;
   rerank?: string | undefined;
   agentic?: boolean | undefined;
+  'grade-each'?: boolean | undefined;
+  'grader-model'?: string | undefined;
 }
 
 /** Applies the flags given to `config` (in place); flags not given leave the config's values. */
@@ -42,6 +48,11 @@ export function applyRagFlags(config: RagConfig, values: RagFlagValues): RagConf
   const rerank = numberArg('rerank', values.rerank, (n) => Number.isInteger(n) && n > 0, 'a whole number > 0');
   if (rerank !== undefined) config.rerank = { enabled: true, topN: rerank };
   if (values.agentic) config.agentic = true;
+  for (const f of ['grade-each', 'grader-model'] as const) {
+    if (values[f] !== undefined && values[f] !== false && !config.agentic) throw new CliError(`--${f} grades the agentic loop's sources: it needs --agentic`);
+  }
+  if (values['grade-each']) config.grading.perDocument = true;
+  if (values['grader-model'] !== undefined) config.grading.model = values['grader-model'];
   return config;
 }
 

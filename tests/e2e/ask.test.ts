@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
-import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { openaiCompletion, openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 import { serveHub } from '../helpers/hub-server.ts';
 import { formatBytes } from '../../src/lib/format-bytes.ts';
 
@@ -119,6 +119,37 @@ describe('Ask tab', () => {
     await page.locator('[data-testid=provider]').selectOption('groq');
     expect(await page.locator('[data-testid=ask-status]').count()).toBe(0);
     expect(await page.locator('[data-testid=source]').count()).toBe(0);
+  });
+});
+
+describe('Ask tab: the agentic loop graded per source', () => {
+  test('"grade each source" and a grader model: one grading call per source by that model, kept in the link', async () => {
+    const p = await browser.context.newPage();
+    try {
+      const q = new URLSearchParams({ tab: 'ask', aq: 'What did Lincoln propose about emancipation?', a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model', a_w: '0', a_k: '3', a_agent: '1' });
+      await p.goto(`${site}?${q}`);
+      await ready(p);
+      await p.locator('[data-testid=grade-each]').check();
+      await p.locator('[data-testid=grader-model]').fill('small-model');
+      await expect.poll(() => new URL(p.url()).searchParams.get('a_gmodel')).toBe('small-model');
+      expect(new URL(p.url()).searchParams.get('a_gdoc')).toBe('1');
+      const grade = (relevant: boolean) => openaiCompletion(JSON.stringify({ relevant }));
+      llm.reply(openaiCompletion('1. compensated emancipation'), grade(true), grade(false), grade(true),
+        { sse: openaiStream(['Lincoln proposed compensated emancipation [1].']) }, openaiCompletion('ok'));
+      const before = llm.requests.length;
+      await p.locator('[data-testid=api-key]').fill(KEY);
+      await p.locator('[data-testid=api-key]').blur();
+      await p.locator('[data-testid=ask-button]').click();
+      if (await p.locator('[data-testid=key-confirm-send]').isVisible({ timeout: 10_000 }).catch(() => false)) await p.locator('[data-testid=key-confirm-send]').click();
+      await expect.poll(() => p.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/compensated emancipation/);
+      await expect.poll(() => llm.requests.length - before, { timeout: 30_000 }).toBe(6);
+      const models = llm.requests.slice(before).map((r) => (r.body as { model: string }).model);
+      expect(models).toEqual(['test-model', 'small-model', 'small-model', 'small-model', 'test-model', 'test-model']);
+      // The two passages judged relevant are the answer's sources.
+      expect(await p.locator('[data-testid=source]').count()).toBe(2);
+    } finally {
+      await p.close();
+    }
   });
 });
 

@@ -42,6 +42,32 @@ describe('rag-lab ask', () => {
     expect(out.trace[0].outputs.queries.length).toBeGreaterThanOrEqual(3);
   });
 
+  test('--agentic --grade-each --grader-model: one grading call per source, by the grader model, with the same key', async () => {
+    const grade = (relevant: boolean) => openaiCompletion(JSON.stringify({ relevant }));
+    llm.reply(openaiCompletion('1. emancipation proclamation'), grade(true), grade(false), grade(true),
+      { sse: openaiStream(['Lincoln proclaimed emancipation [1].']) }, openaiCompletion('ok'));
+    const before = llm.requests.length;
+    const r = await cli(['ask', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'big-model', '--top-k', '3', '--agentic',
+      '--grade-each', '--grader-model', 'small-model', '--json', 'What did Lincoln proclaim?'], { RAG_LAB_API_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = llm.requests.slice(before);
+    const models = sent.map((q) => (q.body as { model: string }).model);
+    expect(models).toEqual(['big-model', 'small-model', 'small-model', 'small-model', 'big-model', 'big-model']);
+    expect(sent.every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    const step = out.trace.find((s: { step: string }) => s.step === 'grade');
+    expect(step.llmCalls).toBe(3);
+    expect(Object.values(step.outputs.grades).filter((g) => g === false)).toHaveLength(1);
+    expect(out.contexts).toHaveLength(2);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  test('--grade-each and --grader-model need --agentic', async () => {
+    const r = await cli(['ask', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'm', '--grade-each', 'question']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--grade-each grades the agentic loop's sources: it needs --agentic/);
+  });
+
   test('a refused key and a bad provider are clear errors without the key', async () => {
     llm.reply({ status: 401, json: { error: { message: `Incorrect API key provided: ${KEY}` } } });
     let r = await cli(['ask', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'm', '--api-key', KEY, 'question']);

@@ -4,6 +4,7 @@ import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent, TokenUsage
 import { MAX_EXTRA_ROUNDS } from '../../src/lib/rag/agentic.ts';
 import {
   AGENT_REWRITE_SYSTEM_PROMPT,
+  GRADE_ONE_SYSTEM_PROMPT,
   GRADE_SYSTEM_PROMPT,
   REFLECT_SYSTEM_PROMPT,
 } from '../../src/lib/rag/agent-requests.ts';
@@ -568,6 +569,50 @@ describe('answerQuestion: agentic', () => {
     expect(userOf(provider.requests[5]!)).toContain(`<source id="2" title="Ridge Observatory">\n${OBS.slice(3, 6).join(' ')}\n</source>`);
     expect(events.filter((e) => e.type === 'generation-start').map((e) => (e as { round: number }).round)).toEqual([0, 1]);
     expect(res.status).toBe('answered');
+  });
+
+  it('grades per document with the grader model: one call a source, a "no" dropped, an unreadable reply kept', async () => {
+    const provider = new ScriptedProvider((req) => {
+      const system = req.messages[0]!.content;
+      if (system === AGENT_REWRITE_SYSTEM_PROMPT) return '1. obsidian\n2. pumice';
+      if (system === GRADE_ONE_SYSTEM_PROMPT) {
+        const user = req.messages[1]!.content;
+        // sources as in the batch test: 1 = Rock B, 2 = Rock A, 3 = Rock C
+        return user.includes('title="Rock B"') ? '{"relevant": true}' : user.includes('title="Rock A"') ? '{"binary_score": "no"}' : 'I cannot tell.';
+      }
+      if (system === ANSWER_SYSTEM_PROMPT) return 'Obsidian is glass [1]; pumice floats [2].';
+      if (system === REFLECT_SYSTEM_PROMPT) return 'ok';
+      throw new Error('unexpected request');
+    });
+    const { res } = await ask(makeKb(), 'basalt', agentic((c) => { c.grading = { perDocument: true, model: 'small-grader' }; }), provider);
+    const grades = provider.requests.filter((r) => systemOf(r) === GRADE_ONE_SYSTEM_PROMPT);
+    expect(grades).toHaveLength(3);
+    expect(provider.requests.some((r) => systemOf(r) === GRADE_SYSTEM_PROMPT)).toBe(false);
+    // each call: the grader model, one source with its own number, JSON mode
+    expect(grades.map((r) => r.req.model)).toEqual(['small-grader', 'small-grader', 'small-grader']);
+    expect(grades.map((r) => /<source id="(\d)"/g.exec(userOf(r))?.[1]).sort()).toEqual(['1', '2', '3']);
+    expect(grades.every((r) => r.req.json === true && (userOf(r).match(/<source /g) ?? []).length === 1)).toBe(true);
+    // the answering model still answers
+    expect(provider.requests.find((r) => systemOf(r) === ANSWER_SYSTEM_PROMPT)!.req.model).toBe(DEFAULT_RAG_CONFIG.llm.model);
+    expect(res.contexts.map((c) => c.chunk_id)).toEqual(['b#0', 'c#0']);
+    const step = res.trace.find((s) => s.step === 'grade')!;
+    expect(step.llmCalls).toBe(3);
+    expect(step.outputs.grades).toEqual({ 1: true, 2: false });
+    expect(step.note).toBe('1 source(s) not judged by the replies; kept.');
+    expect(step.inputs).toMatchObject({ perDocument: true, model: 'small-grader' });
+    // the step's tokens are the sum of its three calls'
+    const callIdx = provider.requests.map((r, i) => (systemOf(r) === GRADE_ONE_SYSTEM_PROMPT ? i : -1)).filter((i) => i >= 0);
+    expect(step.usage).toEqual({ inputTokens: callIdx.reduce((a, i) => a + 100 + i, 0), outputTokens: callIdx.reduce((a, i) => a + 10 + i, 0) });
+    expect(res.status).toBe('answered');
+  });
+
+  it('a grader model grades in one call too when per-document grading is off', async () => {
+    const provider = ScriptedProvider.queue('1. obsidian', '{"relevant": [1]}', 'Answer [1].', 'ok');
+    await ask(makeKb(), 'basalt', agentic((c) => { c.grading.model = 'small-grader'; }), provider);
+    expect(provider.requests.map((r) => [systemOf(r), r.req.model])).toEqual([
+      [AGENT_REWRITE_SYSTEM_PROMPT, DEFAULT_RAG_CONFIG.llm.model], [GRADE_SYSTEM_PROMPT, 'small-grader'],
+      [ANSWER_SYSTEM_PROMPT, DEFAULT_RAG_CONFIG.llm.model], [REFLECT_SYSTEM_PROMPT, DEFAULT_RAG_CONFIG.llm.model],
+    ]);
   });
 
   it('answers nothing when the grader finds no passage relevant', async () => {

@@ -28,6 +28,7 @@ describe('RAG config', () => {
     expect(c.window).toBe(1);
     expect(c.rerank).toEqual({ enabled: false, topN: 3 });
     expect(c.agentic).toBe(false);
+    expect(c.grading).toEqual({ perDocument: false, model: null });
     expect(ok(undefined)).toEqual(DEFAULT_RAG_CONFIG);
     expect(Object.isFrozen(DEFAULT_RAG_CONFIG.retrieval)).toBe(true);
   });
@@ -97,6 +98,18 @@ describe('RAG config', () => {
     const back = fromUrlParams(p);
     expect(back.warnings).toEqual([]);
     expect(back.config).toEqual(c);
+  });
+
+  it('per-document grading and the grader model: in the config, in links, refused when malformed', () => {
+    const c = ok({ agentic: true, grading: { perDocument: true, model: '  llama-3.1-8b-instant ' } });
+    expect(c.grading).toEqual({ perDocument: true, model: 'llama-3.1-8b-instant' });
+    const p = toUrlParams(c);
+    expect(p.toString()).toBe('agent=1&gdoc=1&gmodel=llama-3.1-8b-instant');
+    expect(fromUrlParams(p).config).toEqual(c);
+    expect(fromUrlParams('gdoc=maybe').warnings).toEqual([expect.stringMatching(/^Ignored gdoc="maybe" in the link: grading\.perDocument: must be true or false/)]);
+    expect(parseRagConfig({ grading: { model: '' } })).toMatchObject({ ok: false, errors: [expect.stringMatching(/^grading\.model: must not be empty/)] });
+    expect(parseRagConfig({ grading: { perDocument: true, url: 'x' } })).toMatchObject({ ok: false, errors: ['grading.url: is not a setting (unknown field)'] });
+    expect(cloneConfig(c).grading).not.toBe(c.grading);
   });
 
   it('falls back to defaults for invalid URL values, with a warning each', () => {

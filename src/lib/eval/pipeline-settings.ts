@@ -24,7 +24,7 @@ export function pipelineSettingsText(c: RagConfig): string {
   return [
     `${c.retrieval.mode} retrieval${mode !== c.retrieval.mode ? ` (${mode} for ${c.transform.kind})` : ''}, top ${c.retrieval.topK}`,
     c.rerank.enabled ? `rerank → ${c.rerank.topN}` : 'no rerank',
-    c.agentic ? 'agentic' : c.transform.kind === 'none' ? 'no query transform' : `transform ${c.transform.kind}${c.transform.kind === 'multi_query' ? ` (${c.transform.n})` : ''}`,
+    c.agentic ? `agentic${c.grading.perDocument ? ', grading each source' : ''}${c.grading.model ? ` (grader ${c.grading.model})` : ''}` : c.transform.kind === 'none' ? 'no query transform' : `transform ${c.transform.kind}${c.transform.kind === 'multi_query' ? ` (${c.transform.n})` : ''}`,
     c.window > 0 ? `sentence window ±${c.window}` : 'no sentence window',
     `answers by ${c.llm.provider}/${c.llm.model}`,
   ].join(' · ');
@@ -35,6 +35,7 @@ export function pipelineSettingsJson(c: RagConfig) {
   return {
     retrieval_mode: c.retrieval.mode, effective_mode: effectiveMode(c), top_k: c.retrieval.topK, reject_threshold: c.retrieval.rejectThreshold,
     rerank: c.rerank.enabled ? c.rerank.topN : null, transform: c.transform.kind, window: c.window, agentic: c.agentic,
+    ...(c.agentic ? { grading: { per_document: c.grading.perDocument, model: c.grading.model } } : {}),
     provider: c.llm.provider, model: c.llm.model,
   };
 }

@@ -89,6 +89,25 @@ export function parseGrades(reply: string, count: number): Map<number, boolean> 
   return out;
 }
 
+/**
+ * One source's verdict (per-document grading): {"relevant": true}, {"binary_score": "yes"}, a bare true / "yes" /
+ * "not relevant", or the batch forms for a single source; null when the reply judges nothing.
+ */
+export function parseOneGrade(reply: string): boolean | null {
+  const json = parseJsonLoose(reply);
+  if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+    const o = json as Record<string, unknown>;
+    const key = VERDICT_KEYS.find((k) => k in o && !Array.isArray(o[k]));
+    const v = key ? verdictOf(o[key]) : null;
+    if (v !== null) return v;
+  } else if (json !== null) {
+    const v = verdictOf(json);
+    if (v !== null) return v;
+  }
+  const bare = verdictOf(stripFences(reply).trim().replace(/^["'`]+|["'`.]+$/g, ''));
+  return bare ?? parseGrades(reply, 1).get(1) ?? null;
+}
+
 export type Reflection = { kind: 'ok' } | { kind: 'search'; query: string };
 
 /** "ok" or "search for X" (also as JSON, quoted, or with Markdown); an unreadable reply counts as ok. */

@@ -7,7 +7,7 @@
  *
  * rewrite: the LLM writes 2–3 search queries; retrieve: the question and those queries are searched and fused by
  * RRF (an extra round searches X alone); grade: the LLM judges each new passage relevant or not (JSON, parsed
- * tolerantly) and the relevant ones are kept; generate: the answer is streamed from every kept passage; reflect:
+ * tolerantly; all in one call, or one call each with an optional grader model: agent-grade.ts) and the relevant ones are kept; generate: the answer is streamed from every kept passage; reflect:
  * the LLM says "ok" or "search for X". At most MAX_EXTRA_ROUNDS (1) extra round, enforced by the transition below,
  * whatever the model says. Every step is traced.
  */
@@ -24,7 +24,8 @@ import {
 import type { Tracer } from './trace.ts';
 import { parseQueryList, type TransformCache, type TransformCacheKey } from './transforms.ts';
 import { windowContexts, type RagContext } from './windows.ts';
-import { parseGrades, parseReflection, type Reflection } from './agent-replies.ts';
+import { gradeSources } from './agent-grade.ts';
+import { parseReflection, type Reflection } from './agent-replies.ts';
 import { agentRewriteRequest, gradeRequest, reflectRequest } from './agent-requests.ts';
 
 /** Extra retrieve → grade → generate rounds the reflection may ask for. */
@@ -189,19 +190,23 @@ export async function step(
     case 'grade': {
       const { round, candidates } = state;
       const sources = windowContexts(kb, candidates, config.window);
-      const req = gradeRequest(mem.question, sources, config);
-      const relevant = await tracer.run('grade', round, { sources: sources.map((s) => ({ n: s.n, chunk_id: s.chunk_id })), messages: req.messages }, async () => {
-        const res = await provider.chat(withSignal(req, signal));
-        const grades = parseGrades(res.text, sources.length);
+      const perDocument = config.grading.perDocument;
+      const inputs = {
+        sources: sources.map((s) => ({ n: s.n, chunk_id: s.chunk_id })),
+        ...(perDocument ? { perDocument: true } : { messages: gradeRequest(mem.question, sources, config).messages }),
+        ...(config.grading.model ? { model: config.grading.model } : {}),
+      };
+      const relevant = await tracer.run('grade', round, inputs, async () => {
+        const g = await gradeSources(provider, mem.question, sources, config, signal);
         // Sources the reply does not judge are kept: an unreadable grade must not hide the evidence.
-        const keep = candidates.filter((_, i) => grades.get(i + 1) !== false);
-        const unjudged = sources.length - [...grades.keys()].length;
+        const keep = candidates.filter((_, i) => g.grades.get(i + 1) !== false);
+        const unjudged = sources.length - g.grades.size;
         return {
           value: keep,
           report: {
-            outputs: { grades: Object.fromEntries(grades), kept: keep.map((h) => h.id), raw: res.text },
-            usage: res.usage, llmCalls: 1,
-            ...(unjudged > 0 ? { note: `${unjudged} source(s) not judged by the reply; kept.` } : {}),
+            outputs: { grades: Object.fromEntries(g.grades), kept: keep.map((h) => h.id), raw: perDocument ? g.raw : g.raw[0]! },
+            usage: g.usage, llmCalls: g.calls,
+            ...(unjudged > 0 ? { note: `${unjudged} source(s) not judged by the ${perDocument ? 'replies' : 'reply'}; kept.` } : {}),
           },
         };
       });

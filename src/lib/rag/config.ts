@@ -48,6 +48,11 @@ export interface RagConfig {
   llm: { provider: ProviderId; baseUrl: string | null; model: string; temperature: number; maxTokens: number };
   /** Agentic workflow (rewrite → retrieve → grade → generate → reflect, at most one extra round). Default off. */
   agentic: boolean;
+  /**
+   * The agentic grade step: all sources in one call (default), or one call per source (`perDocument`, seed C's
+   * grader); `model` a second, smaller model at the same provider for those calls (null = the answering model).
+   */
+  grading: { perDocument: boolean; model: string | null };
 }
 
 export const DEFAULT_MODEL = 'llama-3.3-70b-versatile';
@@ -60,6 +65,7 @@ export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
   window: 1,
   llm: { provider: 'groq', baseUrl: null, model: DEFAULT_MODEL, temperature: 0, maxTokens: 1024 },
   agentic: false,
+  grading: { perDocument: false, model: null },
 } satisfies RagConfig);
 
 /** Field names that look like secrets; a config holding one is refused, whatever its nesting. */
@@ -100,6 +106,8 @@ const BaseUrl = v.pipe(
 
 const unknownKey = 'is not a setting';
 
+const modelName = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+
 export const RagConfigSchema = v.pipe(
   v.strictObject({
     version: v.optional(v.literal(1, 'must be 1'), 1),
@@ -133,13 +141,20 @@ export const RagConfigSchema = v.pipe(
       v.strictObject({
         provider: v.optional(oneOf(PROVIDER_IDS), D.llm.provider),
         baseUrl: v.optional(v.nullable(BaseUrl), D.llm.baseUrl),
-        model: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')), D.llm.model),
+        model: v.optional(modelName, D.llm.model),
         temperature: v.optional(num(0, 2), D.llm.temperature),
         maxTokens: v.optional(int(1, 32_768), D.llm.maxTokens),
       }, unknownKey),
       {},
     ),
     agentic: v.optional(bool(), D.agentic),
+    grading: v.optional(
+      v.strictObject({
+        perDocument: v.optional(bool(), D.grading.perDocument),
+        model: v.optional(v.nullable(modelName), D.grading.model),
+      }, unknownKey),
+      {},
+    ),
   }, unknownKey),
   v.check(
     (c) => !c.rerank.enabled || c.rerank.topN <= c.retrieval.topK,
@@ -223,6 +238,8 @@ const URL_FIELDS: readonly Field[] = [
   { param: 'temp', get: (c) => str(c.llm.temperature), set: (c, r) => { c.llm.temperature = toNum(r); } },
   { param: 'maxtok', get: (c) => str(c.llm.maxTokens), set: (c, r) => { c.llm.maxTokens = toNum(r); } },
   { param: 'agent', get: (c) => (c.agentic ? '1' : '0'), set: (c, r) => { c.agentic = toBool(r); } },
+  { param: 'gdoc', get: (c) => (c.grading.perDocument ? '1' : '0'), set: (c, r) => { c.grading.perDocument = toBool(r); } },
+  { param: 'gmodel', get: (c) => str(c.grading.model), set: (c, r) => { c.grading.model = r; } },
 ];
 
 /** The config as URL parameters (non-default values only). Never contains a key: the config has none. */
@@ -268,6 +285,7 @@ export function cloneConfig(c: Readonly<RagConfig>): RagConfig {
     window: c.window,
     llm: { ...c.llm },
     agentic: c.agentic,
+    grading: { ...c.grading },
   };
 }
 

@@ -96,6 +96,15 @@ export class AskState {
     this.linkBaseUrl = null;
   }
 
+  /** The grader model field: blank means the answering model grades (null in the config). */
+  get graderModel(): string {
+    return this.config.grading.model ?? '';
+  }
+
+  set graderModel(raw: string) {
+    this.config.grading.model = raw.trim() || null;
+  }
+
   /** Whether the base URL is the one a link set and the user has not confirmed. */
   get baseUrlFromLink(): boolean {
     return this.linkBaseUrl !== null && this.config.llm.baseUrl === this.linkBaseUrl;
