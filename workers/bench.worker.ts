@@ -4,32 +4,35 @@
  * (src/lib/eval/ragbench-subsets.ts, picked files remembered in IndexedDB) and the run (src/lib/eval/bench-session.ts,
  * over the same sessions as the CLI's): validate mode with results cached per row in IndexedDB (a reload or crash
  * resumes), pipeline mode with the Ask tab's pipeline; each run comes back with its report v1. The retrieval
- * benchmark on BEIR datasets (runRetrieval, loadBeirFiles, fusionCandidates) is in bench-retrieval.ts. One run at a
- * time (src/lib/eval/run-slot.ts).
+ * benchmark on BEIR datasets: src/lib/eval/bench-retrieval-session.ts. One run at a time (src/lib/eval/run-slot.ts).
  */
 import * as Comlink from 'comlink';
 import { benchEstimate, benchValidateHash, runBenchSession } from '../src/lib/eval/bench-session.ts';
+import { BenchRetrievalSession } from '../src/lib/eval/bench-retrieval-session.ts';
 import { RagbenchSubsets } from '../src/lib/eval/ragbench-subsets.ts';
 import { indexedDbResultStore } from '../src/lib/eval/result-cache.ts';
+import { indexedDbRetrievalRowCache } from '../src/lib/eval/retrieval-cache.ts';
 import { RunSlot } from '../src/lib/eval/run-slot.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
+import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
+import { artifacts } from './artifact-adapter.ts';
 import type { BenchWorkerApi } from './bench-api.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
-import * as retrieval from './bench-retrieval.ts';
 
 const subsets = new RagbenchSubsets(new IndexedDbRagbenchFileStore());
+let localStore: IndexedDbLocalKbStore | null = null;
+const retrieval = new BenchRetrievalSession({
+  artifacts, localKbs: () => (localStore ??= new IndexedDbLocalKbStore()), cache: indexedDbRetrievalRowCache,
+  runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
+});
 const slot = new RunSlot();
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
 
 const api: BenchWorkerApi = {
-  runRetrieval: (config, token, onProgress) => slot.run(token, (signal) => retrieval.runRetrieval(config, token, models, signal, onProgress)),
-  loadBeirFiles(files) {
-    return retrieval.loadBeirFiles(files);
-  },
-  fusionCandidates(queryId) {
-    return retrieval.fusionCandidates(queryId, models);
-  },
+  runRetrieval: (config, token, onProgress) => slot.run(token, (signal) => retrieval.run(config, token, models, signal, onProgress)),
+  loadBeirFiles: (files) => retrieval.loadFolder(files.map((x) => ({ path: x.path, read: () => x.file.text() }))),
+  fusionCandidates: (queryId) => retrieval.fusionCandidates(queryId, models),
   attachModels(port) {
     models = Comlink.wrap<ModelsWorkerApi>(port);
   },
