@@ -28,7 +28,16 @@ export function fitsLimit(others: readonly number[], size: number, limit = REMEM
   return others.reduce((a, b) => a + b, 0) + size <= limit;
 }
 
-export class IndexedDbRagbenchFileStore {
+/** Where picked files are remembered (IndexedDbRagbenchFileStore in the browser, MemoryRagbenchFileStore in Node). */
+export interface RagbenchFileStore {
+  /** The remembered files; a damaged record is dropped and named in `problems`. */
+  list(): Promise<{ files: RememberedFile[]; problems: string[] }>;
+  /** Remembers `bytes` as `subset`'s file, or only its name when it does not fit; resolves with whether the bytes were kept. */
+  remember(subset: string, file: string, bytes: Uint8Array): Promise<boolean>;
+  forget(subset: string): Promise<void>;
+}
+
+export class IndexedDbRagbenchFileStore implements RagbenchFileStore {
   constructor(private readonly db: () => Promise<IDBPDatabase> = database, readonly limit = REMEMBER_LIMIT_BYTES) {}
 
   /** The remembered files; a damaged record is dropped and named in `problems`. */
@@ -65,5 +74,27 @@ export class IndexedDbRagbenchFileStore {
 
   async forget(subset: string): Promise<void> {
     await (await this.db()).delete(RAGBENCH_FILES_STORE, subset);
+  }
+}
+
+/** The same store in memory, bounded alike, listed in key order as IndexedDB lists it. */
+export class MemoryRagbenchFileStore implements RagbenchFileStore {
+  private readonly files = new Map<string, RememberedFile>();
+  constructor(readonly limit = REMEMBER_LIMIT_BYTES) {}
+
+  async list(): Promise<{ files: RememberedFile[]; problems: string[] }> {
+    const files = [...this.files.values()].sort((a, b) => (a.subset < b.subset ? -1 : a.subset > b.subset ? 1 : 0));
+    return { files: files.map((f) => ({ ...f })), problems: [] };
+  }
+
+  async remember(subset: string, file: string, bytes: Uint8Array): Promise<boolean> {
+    const others = [...this.files.values()].filter((f) => f.subset !== subset && f.bytes !== null).map((f) => f.bytes!.byteLength);
+    const keep = fitsLimit(others, bytes.byteLength, this.limit);
+    this.files.set(subset, { subset, file, size: bytes.byteLength, bytes: keep ? bytes : null });
+    return keep;
+  }
+
+  async forget(subset: string): Promise<void> {
+    this.files.delete(subset);
   }
 }
