@@ -9,7 +9,22 @@ import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { CliError, numberArg } from './args.ts';
 import { checkModelArgs, type ModelArgs } from './models.ts';
 
+/** Seed A's separate k's, for `search` and the pipeline: absent = candidate_k (search-types.ts). */
+export const SEPARATE_K_ARGS = { 'bm25-k': { type: 'string' }, 'dense-k': { type: 'string' }, 'fusion-top-k': { type: 'string' } } as const;
+
+export const SEPARATE_K_HELP = `  --bm25-k N         BM25's candidates (seed A's bm25_k; default: --candidate-k)
+  --dense-k N        the dense index's candidates (seed A's dense_k; default: --candidate-k)
+  --fusion-top-k N   fused candidates passed on: the cross-encoder's pool, or what top-k is taken from
+                     (seed A's fusion_top_k; default: --candidate-k in rerank modes, all otherwise)`;
+
+/** The separate k's the flags give (null where absent), each a whole number in [1, 1000]. */
+export function separateKs(values: { 'bm25-k'?: string | undefined; 'dense-k'?: string | undefined; 'fusion-top-k'?: string | undefined }) {
+  const k = (f: 'bm25-k' | 'dense-k' | 'fusion-top-k') => numberArg(f, values[f], (n) => Number.isInteger(n) && n >= 1 && n <= 1000, 'an integer in [1, 1000]') ?? null;
+  return { bm25K: k('bm25-k'), denseK: k('dense-k'), fusionTopK: k('fusion-top-k') };
+}
+
 export const RAG_FLAG_ARGS = {
+  ...SEPARATE_K_ARGS,
   'top-k': { type: 'string' },
   transform: { type: 'string' },
   window: { type: 'string' },
@@ -20,6 +35,7 @@ export const RAG_FLAG_ARGS = {
 } as const;
 
 export const RAG_FLAG_HELP = `  --top-k N          passages given to the model (recall is @N in eval-ragbench)
+${SEPARATE_K_HELP}
   --transform T      query transform: ${TRANSFORMS.join(', ')} (default none)
   --window W         sentence window ± W around each passage
   --rerank N         rerank with the cross-encoder and keep N passages (needs a reranker model)
@@ -29,6 +45,9 @@ export const RAG_FLAG_HELP = `  --top-k N          passages given to the model (
 
 export interface RagFlagValues {
   'top-k'?: string | undefined;
+  'bm25-k'?: string | undefined;
+  'dense-k'?: string | undefined;
+  'fusion-top-k'?: string | undefined;
   transform?: string | undefined;
   window?: string | undefined;
   rerank?: string | undefined;
@@ -40,6 +59,8 @@ export interface RagFlagValues {
 /** Applies the flags given to `config` (in place); flags not given leave the config's values. */
 export function applyRagFlags(config: RagConfig, values: RagFlagValues): RagConfig {
   config.retrieval.topK = numberArg('top-k', values['top-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 50, 'an integer in [1, 50]') ?? config.retrieval.topK;
+  const ks = separateKs(values);
+  for (const key of ['bm25K', 'denseK', 'fusionTopK'] as const) if (ks[key] !== null) config.retrieval[key] = ks[key];
   if (values.transform !== undefined) {
     if (!(TRANSFORMS as readonly string[]).includes(values.transform)) throw new CliError(`--transform must be one of ${TRANSFORMS.join(', ')}, got "${values.transform}"`);
     config.transform.kind = values.transform as QueryTransform;

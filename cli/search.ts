@@ -11,6 +11,7 @@ import { runSearch } from '../src/lib/retrieval/search-run.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
+import { SEPARATE_K_ARGS, SEPARATE_K_HELP, separateKs } from './rag-flags.ts';
 
 const HELP = `Usage: rag-lab search --kb KB [options] "query" ["query" …]
 
@@ -18,6 +19,7 @@ ${KB_HELP}
   --mode MODE        retrieval mode (default ${DEFAULT_SEARCH.mode}): ${MODE_IDS.join(', ')}
   --top-k N          results per query (default ${DEFAULT_SEARCH.topK}, as the Search tab)
   --candidate-k N    candidates per retriever before fusion (default ${DEFAULT_SEARCH.candidateK})
+${SEPARATE_K_HELP}
   --calibration C    ${CALIBRATIONS.join(' | ')} (default ${DEFAULT_SEARCH.calibration})
   --reject-threshold X
                      reject below this confidence, in [0, 1] (default: the mode's threshold; 0 never rejects)
@@ -35,7 +37,7 @@ export interface SearchJsonHit {
 export async function searchCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
     ...KB_ARGS, mode: { type: 'string', default: DEFAULT_SEARCH.mode },
-    'top-k': { type: 'string' }, 'candidate-k': { type: 'string' }, calibration: { type: 'string', default: DEFAULT_SEARCH.calibration },
+    'top-k': { type: 'string' }, 'candidate-k': { type: 'string' }, ...SEPARATE_K_ARGS, calibration: { type: 'string', default: DEFAULT_SEARCH.calibration },
     'reject-threshold': { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     ...MODEL_ARGS,
   }, true);
@@ -48,6 +50,9 @@ export async function searchCommand(argv: string[]): Promise<void> {
   if (!(CALIBRATIONS as readonly string[]).includes(values.calibration)) throw new CliError(`--calibration must be one of ${CALIBRATIONS.join(', ')}, got "${values.calibration}"`);
   const topK = numberArg('top-k', values['top-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 100, 'an integer in [1, 100]') ?? DEFAULT_SEARCH.topK;
   const candidateK = numberArg('candidate-k', values['candidate-k'], (n) => Number.isInteger(n) && n >= 1 && n <= 1000, 'an integer in [1, 1000]') ?? DEFAULT_SEARCH.candidateK;
+  const ks = separateKs(values);
+  // Only the k's given are sent (and printed): the request stays the Search tab's.
+  const given = Object.fromEntries(Object.entries(ks).filter(([, k]) => k !== null)) as Partial<typeof ks>;
   const rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (n) => n >= 0 && n <= 1, 'a number in [0, 1]') ?? null;
   const need = { dense: MODES[mode].needsDense, reranker: MODES[mode].needsReranker };
   checkModelArgs(values, need);
@@ -60,7 +65,7 @@ export async function searchCommand(argv: string[]): Promise<void> {
   const results: { query: string; status: SearchOutcome['status']; reason?: string; confidence: number | null; hits: SearchJsonHit[] }[] = [];
   for (const query of queries) {
     // The request the Search tab sends its session (SearchRequest), field by field.
-    const request: SearchRequest = { query, mode, topK, candidateK, calibration: values.calibration as Calibration, rejectThreshold, filters: [] };
+    const request: SearchRequest = { query, mode, topK, candidateK, ...given, calibration: values.calibration as Calibration, rejectThreshold, filters: [] };
     const out = (await runSearch(opened.kb, request, models.search))!;
     if (out.status === 'unavailable') throw new CliError(`${mode}: ${out.reason}`);
     const hits = out.hits.map((h): SearchJsonHit => {
@@ -70,7 +75,7 @@ export async function searchCommand(argv: string[]): Promise<void> {
     results.push({ query, status: out.status, ...('reason' in out ? { reason: out.reason } : {}), confidence: out.telemetry?.confidence ?? null, hits });
   }
   if (values.json) {
-    console.log(JSON.stringify({ kb: opened.label, mode, topK, candidateK, calibration: values.calibration, results }));
+    console.log(JSON.stringify({ kb: opened.label, mode, topK, candidateK, ...given, calibration: values.calibration, results }));
     return;
   }
   for (const r of results) {

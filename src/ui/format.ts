@@ -17,9 +17,10 @@ export function formatRerankPairs(p: { scored: number; cached: number } | null):
  * hybrid_calibrated's entropy basis in words: "H of the cdf-calibrated scores of each retriever's top 20 (seed B)", or
  * "H of the raw scores …" for the raw basis; the calibrations per side when they differ (cdf → minmax without a table).
  */
-export function entropyLine(e: { basis: 'calibrated' | 'raw'; sparse: string; dense: string; k: number }): string {
+export function entropyLine(e: { basis: 'calibrated' | 'raw'; sparse: string; dense: string; k: number; kDense?: number }): string {
   const cal = e.sparse === e.dense ? e.sparse : `${e.sparse} (sparse) / ${e.dense} (dense)`;
+  const top = e.kDense === undefined || e.kDense === e.k ? `each retriever's top ${e.k}` : `BM25's top ${e.k} and the dense index's top ${e.kDense}`;
   return e.basis === 'raw'
-    ? `H of the raw scores of each retriever's top ${e.k} (entropy basis raw, not seed B's)`
-    : `H of the ${cal}-calibrated scores of each retriever's top ${e.k} (seed B)`;
+    ? `H of the raw scores of ${top} (entropy basis raw, not seed B's)`
+    : `H of the ${cal}-calibrated scores of ${top} (seed B)`;
 }

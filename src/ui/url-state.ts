@@ -19,6 +19,10 @@ export interface SearchUrlState {
   mode: RetrievalMode;
   topK: number;
   candidateK: number;
+  /** Seed A's bm25_k, dense_k and fusion_top_k; null = candidate_k. */
+  bm25K: number | null;
+  denseK: number | null;
+  fusionTopK: number | null;
   calibration: Calibration;
   /** Rejection threshold; null = the mode's default (`DEFAULT_REJECT_THRESHOLDS`). */
   threshold: number | null;
@@ -31,13 +35,16 @@ export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({
   mode: DEFAULT_SEARCH.mode,
   topK: DEFAULT_SEARCH.topK,
   candidateK: DEFAULT_SEARCH.candidateK,
+  bm25K: null,
+  denseK: null,
+  fusionTopK: null,
   calibration: DEFAULT_SEARCH.calibration,
   threshold: null,
   filters: [],
 });
 
 /** The URL parameters the Search tab owns (plus the filter parameters, see `isSearchParam`). */
-export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', 'mode', 'k', 'ck', 'cal', 'thr', 'ymin', 'ymax', 'party']);
+export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', 'mode', 'k', 'ck', 'bk', 'dk', 'fk', 'cal', 'thr', 'ymin', 'ymax', 'party']);
 /** A metadata field name as filter parameters carry it. */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const FILTER_PARAM = /^(f|min|max)\.(.*)$/s;
@@ -64,6 +71,9 @@ const NumIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number)
 const FIELDS = {
   k: { key: 'topK', schema: IntIn(1, 100) },
   ck: { key: 'candidateK', schema: IntIn(1, 1000) },
+  bk: { key: 'bm25K', schema: IntIn(1, 1000) },
+  dk: { key: 'denseK', schema: IntIn(1, 1000) },
+  fk: { key: 'fusionTopK', schema: IntIn(1, 1000) },
   thr: { key: 'threshold', schema: NumIn(0, 1) },
 } as const;
 const Bound = NumIn(-MAX_BOUND, MAX_BOUND);
@@ -135,13 +145,19 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
     const raw = p.get(param);
     if (raw === null) continue;
     // Number('') is 0: a blank value is absent, not zero.
-    if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] === null ? "the mode's default" : String(state[key]))); continue; }
+    if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] !== null ? String(state[key]) : key === 'threshold' ? "the mode's default" : 'candidate_k')); continue; }
     const r = v.safeParse(schema, raw);
     if (r.success) (state as unknown as Record<string, number>)[key] = r.output;
     else warnings.push(`Ignored invalid ${param}="${raw}" in the link.`);
   }
   state.filters = parseFilters(p, warnings);
   return { state, warnings };
+}
+
+/** A bm25_k / dense_k / fusion_top_k field's value: a whole number in [1, 1000], else null (blank: candidate_k). */
+export function optionalK(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : null;
 }
 
 /** Only non-default values are written, so links stay short. */
@@ -151,6 +167,9 @@ export function serializeUrlState(s: SearchUrlState): string {
   if (s.mode !== DEFAULT_URL_STATE.mode) p.set('mode', s.mode);
   if (s.topK !== DEFAULT_URL_STATE.topK) p.set('k', String(s.topK));
   if (s.candidateK !== DEFAULT_URL_STATE.candidateK) p.set('ck', String(s.candidateK));
+  if (s.bm25K !== null) p.set('bk', String(s.bm25K));
+  if (s.denseK !== null) p.set('dk', String(s.denseK));
+  if (s.fusionTopK !== null) p.set('fk', String(s.fusionTopK));
   if (s.calibration !== DEFAULT_URL_STATE.calibration) p.set('cal', s.calibration);
   if (s.threshold !== null) p.set('thr', String(s.threshold));
   for (const f of s.filters) {

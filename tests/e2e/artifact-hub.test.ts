@@ -73,11 +73,14 @@ function seedAFolder(dir: string, docs: Array<{ id: string; title: string; text:
   return dir;
 }
 
-async function cliSearch(kb: string, modes: readonly RetrievalMode[]): Promise<Map<RetrievalMode, Shown[]>> {
+/** Seed A's separate k's, set in the float32 lane (the CLI's flags and the Search tab's fields must agree). */
+const SEPARATE_KS = { 'bm25-k': 15, 'dense-k': 40, 'fusion-top-k': 25 } as const;
+
+async function cliSearch(kb: string, modes: readonly RetrievalMode[], extra: readonly string[] = []): Promise<Map<RetrievalMode, Shown[]>> {
   const out = new Map<RetrievalMode, Shown[]>();
   for (const mode of modes) {
     const r = await runCli(['search', '--kb', kb, '--mode', mode, '--top-k', String(TOP_K), '--candidate-k', String(CANDIDATE_K),
-      '--calibration', CALIBRATION, '--json', '--models-dir', MODELS_DIR, '--reranker', CROSS_ENCODER, '--no-cache', ...queries]);
+      '--calibration', CALIBRATION, '--json', '--models-dir', MODELS_DIR, '--reranker', CROSS_ENCODER, '--no-cache', ...extra, ...queries]);
     if (r.code !== 0) throw new Error(`rag-lab search --mode ${mode} failed (${r.code}): ${r.stderr}`);
     const json = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { results: Array<{ status: string; hits: Hit[] }> };
     out.set(mode, json.results.map((x) => ({ status: x.status, hits: x.hits.map((h) => ({ id: h.id, score: h.score })) })));
@@ -98,7 +101,7 @@ beforeAll(async () => {
   artifact = join(out, INDEX);
   // Two lanes of CLI runs while the browser tests go on; awaited (and their failures reported) by the parity test.
   cliResults = cliSearch(artifact, MODE_IDS);
-  cliF32Results = cliSearch(join(out, F32_INDEX), F32_MODES);
+  cliF32Results = cliSearch(join(out, F32_INDEX), F32_MODES, Object.entries(SEPARATE_KS).flatMap(([f, k]) => [`--${f}`, String(k)]));
   for (const p of [cliResults, cliF32Results]) p.catch(() => {});
 
   hub = await serveHubRepos({ token: HUB_TOKEN });
@@ -301,8 +304,10 @@ describe('knowledge-base artifacts from the loopback Hub in the browser', () => 
     expect(await openFromHub(page, 'test-owner/kb', F32_TITLE, F32_INDEX)).toBeNull();
     await page.waitForFunction(() => /exact index .*embeddings from the index artifact/.test(document.querySelector('[data-testid=dense-info]')?.textContent ?? '')
       && document.querySelector<HTMLOptionElement>('[data-testid=mode] option[value=hybrid_calibrated_rerank]')?.disabled === false, null, { timeout: 60_000 });
+    for (const [f, k] of Object.entries(SEPARATE_KS)) await page.locator(`[data-testid=${f}]`).fill(String(k));
     await expectCliResults(page, F32_MODES, await cliF32Results);
-    expect(new URL(page.url()).searchParams.get('ck')).toBe(String(CANDIDATE_K));
+    const link = new URL(page.url()).searchParams;
+    expect([link.get('ck'), link.get('bk'), link.get('dk'), link.get('fk')]).toEqual([String(CANDIDATE_K), '15', '40', '25']);
     await page.close();
   });
 

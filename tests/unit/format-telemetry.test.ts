@@ -22,5 +22,6 @@ describe('entropyLine', () => {
     expect(entropyLine({ basis: 'calibrated', sparse: 'cdf', dense: 'cdf', k: 20 })).toBe("H of the cdf-calibrated scores of each retriever's top 20 (seed B)");
     expect(entropyLine({ basis: 'calibrated', sparse: 'cdf', dense: 'minmax', k: 5 })).toBe("H of the cdf (sparse) / minmax (dense)-calibrated scores of each retriever's top 5 (seed B)");
     expect(entropyLine({ basis: 'raw', sparse: 'raw', dense: 'raw', k: 20 })).toMatch(/raw scores .* top 20 .*not seed B/);
+    expect(entropyLine({ basis: 'calibrated', sparse: 'cdf', dense: 'cdf', k: 10, kDense: 40 })).toBe("H of the cdf-calibrated scores of BM25's top 10 and the dense index's top 40 (seed B)");
   });
 });

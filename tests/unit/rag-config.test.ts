@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig,
 } from '../../src/lib/rag/config.ts';
+import { pipelineSettingsJson, pipelineSettingsText } from '../../src/lib/eval/pipeline-settings.ts';
+import { searchOptionsFor } from '../../src/lib/rag/retrieve.ts';
 import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import { DEFAULT_SEARCH } from '../../src/lib/retrieval/search.ts';
 
@@ -22,6 +24,7 @@ describe('RAG config', () => {
     expect(c).toEqual(DEFAULT_RAG_CONFIG);
     expect(c.retrieval).toEqual({
       mode: DEFAULT_SEARCH.mode, topK: DEFAULT_SEARCH.topK, candidateK: DEFAULT_SEARCH.candidateK,
+      bm25K: DEFAULT_SEARCH.bm25K, denseK: DEFAULT_SEARCH.denseK, fusionTopK: DEFAULT_SEARCH.fusionTopK,
       calibration: DEFAULT_SEARCH.calibration, rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true,
     });
     expect(c.transform).toEqual({ kind: 'none', n: 3 });
@@ -98,6 +101,18 @@ describe('RAG config', () => {
     const back = fromUrlParams(p);
     expect(back.warnings).toEqual([]);
     expect(back.config).toEqual(c);
+  });
+
+  it("seed A's separate k's: null by default (candidate_k), in links as bk / dk / fk, handed to the search", () => {
+    expect(DEFAULT_RAG_CONFIG.retrieval).toMatchObject({ bm25K: null, denseK: null, fusionTopK: null });
+    const c = ok({ retrieval: { bm25K: 10, denseK: 40, fusionTopK: 25 } });
+    expect(toUrlParams(c).toString()).toBe('bk=10&dk=40&fk=25');
+    expect(fromUrlParams('bk=10&dk=40&fk=25').config).toEqual(c);
+    expect(searchOptionsFor(c)).toMatchObject({ candidateK: 20, bm25K: 10, denseK: 40, fusionTopK: 25 });
+    expect(parseRagConfig({ retrieval: { bm25K: 0 } })).toMatchObject({ ok: false, errors: [expect.stringMatching(/^retrieval\.bm25K: must be at least 1/)] });
+    expect(pipelineSettingsText(c)).toMatch(/top 5, bm25_k 10, dense_k 40, fusion_top_k 25 · /);
+    expect(pipelineSettingsJson(c)).toMatchObject({ bm25_k: 10, dense_k: 40, fusion_top_k: 25 });
+    expect(pipelineSettingsJson(DEFAULT_RAG_CONFIG)).not.toHaveProperty('bm25_k');
   });
 
   it('per-document grading and the grader model: in the config, in links, refused when malformed', () => {

@@ -435,3 +435,45 @@ describe('search: filters and dedup', () => {
     expect(one.hits.map((h) => h.rank)).toEqual([1, 2]);
   });
 });
+
+describe("search: seed A's separate k's (bm25_k, dense_k, fusion_top_k)", () => {
+  it('each retriever gives its own k; fusion_top_k cuts the fused list; the defaults are candidate_k for both', async () => {
+    const { kb, models } = withDense(makeKb());
+    // bm25_k 1: BM25 [b]; dense_k 2: dense [a, c] → RRF a = 1/61, b = 1/61, c = 1/62 (a before b on the id)
+    const r = found(await search(kb, 'cat fish', { mode: 'rrf', bm25K: 1, denseK: 2, growPool: false }, models));
+    expect(r.telemetry.candidates).toMatchObject({ sparse: 1, dense: 2, fused: 3 });
+    expect(r.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
+    expect(r.hits[0]!.score).toBeCloseTo(1 / 61, 10);
+    expect(r.hits[2]!.score).toBeCloseTo(1 / 62, 10);
+    // fusion_top_k 2: only the two best fused candidates go on to top_k
+    const cut = found(await search(kb, 'cat fish', { mode: 'rrf', bm25K: 1, denseK: 2, fusionTopK: 2, growPool: false }, models));
+    expect(cut.hits.map((h) => h.id)).toEqual(['a', 'b']);
+    expect(cut.telemetry.candidates.fused).toBe(2);
+    // bm25_k / dense_k absent: candidate_k for both (today's behaviour)
+    const same = found(await search(kb, 'cat fish', { mode: 'rrf', candidateK: 1, growPool: false }, models));
+    const both = found(await search(kb, 'cat fish', { mode: 'rrf', bm25K: 1, denseK: 1, candidateK: 50, growPool: false }, models));
+    expect(both.hits.map((h) => [h.id, h.score])).toEqual(same.hits.map((h) => [h.id, h.score]));
+    expect(same.telemetry.candidates).toMatchObject({ sparse: 1, dense: 1 });
+  });
+
+  it("hybrid_calibrated's entropies are each retriever's own top k (seed B's formula over bm25_k and dense_k)", async () => {
+    const { kb, models } = withDense(makeKb());
+    const split = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', calibration: 'minmax', bm25K: 1, denseK: 3, growPool: false }, models));
+    const dense3 = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated', calibration: 'minmax', candidateK: 3, growPool: false }, models));
+    // one BM25 score carries no uncertainty: H_sparse = 0, so α = H_dense / (H_dense + 0 + ε) ≈ 1
+    expect(split.telemetry.hSparse).toBe(0);
+    expect(split.telemetry.hDense).toBeCloseTo(dense3.telemetry.hDense!, 12);
+    expect(split.telemetry.alpha).toBeCloseTo(1, 6);
+    expect(split.telemetry.entropy).toMatchObject({ k: 1, kDense: 3 });
+    expect(dense3.telemetry.entropy).not.toHaveProperty('kDense');
+  });
+
+  it('rerank modes: fusion_top_k is the pool the cross-encoder scores', async () => {
+    const { kb, models } = withDense(makeKb());
+    const seen: number[] = [];
+    const reranker = { rerank: async (_q: string, ps: readonly string[]) => { seen.push(ps.length); return ps.map((_, i) => -i); } };
+    await search(kb, 'cat fish', { mode: 'hybrid_fixed_rerank', fusionTopK: 2 }, { ...models, reranker });
+    await search(kb, 'cat fish', { mode: 'hybrid_fixed_rerank' }, { ...models, reranker });
+    expect(seen).toEqual([2, 3]);
+  });
+});

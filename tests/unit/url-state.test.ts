@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowCountInput, rowCountParam, uniqueList } from '../../src/lib/link-params.ts';
-import { DEFAULT_URL_STATE, parseUrlState, serializeUrlState } from '../../src/ui/url-state.ts';
+import { DEFAULT_URL_STATE, optionalK, parseUrlState, serializeUrlState } from '../../src/ui/url-state.ts';
 
 describe('Search link parsing', () => {
   it('treats blank numbers as absent (never 0), with a warning each', () => {
@@ -15,6 +15,19 @@ describe('Search link parsing', () => {
       "Ignored the empty thr= in the link; using the mode's default.",
       'Ignored the empty ymin= in the link; using no limit.',
     ]);
+  });
+
+  it("carries seed A's separate k's (bk, dk, fk): absent = candidate_k, round-tripped, refused out of range", () => {
+    expect(DEFAULT_URL_STATE).toMatchObject({ bm25K: null, denseK: null, fusionTopK: null });
+    const { state, warnings } = parseUrlState('?q=tariff&bk=10&dk=40&fk=25');
+    expect(warnings).toEqual([]);
+    expect(state).toMatchObject({ bm25K: 10, denseK: 40, fusionTopK: 25 });
+    expect(serializeUrlState(state)).toBe('?q=tariff&bk=10&dk=40&fk=25');
+    const bad = parseUrlState('?bk=0&dk=&fk=5000');
+    expect(bad.state).toMatchObject({ bm25K: null, denseK: null, fusionTopK: null });
+    expect(bad.warnings).toEqual(['Ignored invalid bk="0" in the link.', 'Ignored the empty dk= in the link; using candidate_k.', 'Ignored invalid fk="5000" in the link.']);
+    expect(serializeUrlState(DEFAULT_URL_STATE)).toBe('');
+    expect([optionalK(7), optionalK('12'), optionalK(''), optionalK(null), optionalK(0), optionalK(2.5), optionalK(1001)]).toEqual([7, 12, null, null, null, null, null]);
   });
 
   it('keeps a real 0 where 0 is allowed', () => {

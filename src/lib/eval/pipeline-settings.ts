@@ -22,7 +22,7 @@ export function pipelineModelNeeds(config: RagConfig): { dense: boolean; reranke
 export function pipelineSettingsText(c: RagConfig): string {
   const mode = effectiveMode(c);
   return [
-    `${c.retrieval.mode} retrieval${mode !== c.retrieval.mode ? ` (${mode} for ${c.transform.kind})` : ''}, top ${c.retrieval.topK}`,
+    `${c.retrieval.mode} retrieval${mode !== c.retrieval.mode ? ` (${mode} for ${c.transform.kind})` : ''}, top ${c.retrieval.topK}${separateKsText(c)}`,
     c.rerank.enabled ? `rerank → ${c.rerank.topN}` : 'no rerank',
     c.agentic ? `agentic${c.grading.perDocument ? ', grading each source' : ''}${c.grading.model ? ` (grader ${c.grading.model})` : ''}` : c.transform.kind === 'none' ? 'no query transform' : `transform ${c.transform.kind}${c.transform.kind === 'multi_query' ? ` (${c.transform.n})` : ''}`,
     c.window > 0 ? `sentence window ±${c.window}` : 'no sentence window',
@@ -30,10 +30,18 @@ export function pipelineSettingsText(c: RagConfig): string {
   ].join(' · ');
 }
 
+/** Seed A's separate k's, where set: ", bm25_k 10, dense_k 40". */
+function separateKsText(c: RagConfig): string {
+  const r = c.retrieval;
+  return [['bm25_k', r.bm25K], ['dense_k', r.denseK], ['fusion_top_k', r.fusionTopK]].filter(([, k]) => k !== null).map(([n, k]) => `, ${n} ${k}`).join('');
+}
+
 /** The settings as JSON, for reports and the CLI. */
 export function pipelineSettingsJson(c: RagConfig) {
   return {
     retrieval_mode: c.retrieval.mode, effective_mode: effectiveMode(c), top_k: c.retrieval.topK, reject_threshold: c.retrieval.rejectThreshold,
+    ...(c.retrieval.bm25K !== null ? { bm25_k: c.retrieval.bm25K } : {}), ...(c.retrieval.denseK !== null ? { dense_k: c.retrieval.denseK } : {}),
+    ...(c.retrieval.fusionTopK !== null ? { fusion_top_k: c.retrieval.fusionTopK } : {}),
     rerank: c.rerank.enabled ? c.rerank.topN : null, transform: c.transform.kind, window: c.window, agentic: c.agentic,
     ...(c.agentic ? { grading: { per_document: c.grading.perDocument, model: c.grading.model } } : {}),
     provider: c.llm.provider, model: c.llm.model,

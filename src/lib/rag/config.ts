@@ -27,6 +27,10 @@ export interface RagRetrievalConfig {
   topK: number;
   /** Candidates per retriever before fusion; also the depth of each query's list in multi-query fusion. Default 20. */
   candidateK: number;
+  /** Seed A's bm25_k, dense_k and fusion_top_k (search-types.ts); null = candidateK. Default null. */
+  bm25K: number | null;
+  denseK: number | null;
+  fusionTopK: number | null;
   /** Default 'cdf'. */
   calibration: Calibration;
   /** Refuse to answer when the best passage's confidence is below this (0 disables). Default 0.15. */
@@ -59,7 +63,7 @@ export const DEFAULT_MODEL = 'llama-3.3-70b-versatile';
 
 export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
   version: 1,
-  retrieval: { mode: 'sparse', topK: 5, candidateK: 20, calibration: 'cdf', rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true },
+  retrieval: { mode: 'sparse', topK: 5, candidateK: 20, bm25K: null, denseK: null, fusionTopK: null, calibration: 'cdf', rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true },
   transform: { kind: 'none', n: 3 },
   rerank: { enabled: false, topN: 3 },
   window: 1,
@@ -116,6 +120,9 @@ export const RagConfigSchema = v.pipe(
         mode: v.optional(oneOf(MODE_IDS), D.retrieval.mode),
         topK: v.optional(int(1, 50), D.retrieval.topK),
         candidateK: v.optional(int(1, 1000), D.retrieval.candidateK),
+        bm25K: v.optional(v.nullable(int(1, 1000)), D.retrieval.bm25K),
+        denseK: v.optional(v.nullable(int(1, 1000)), D.retrieval.denseK),
+        fusionTopK: v.optional(v.nullable(int(1, 1000)), D.retrieval.fusionTopK),
         calibration: v.optional(oneOf(CALIBRATIONS), D.retrieval.calibration),
         rejectThreshold: v.optional(num(0, 1), D.retrieval.rejectThreshold),
         dedup: v.optional(bool(), D.retrieval.dedup),
@@ -209,7 +216,7 @@ function secretPaths(x: unknown, prefix = ''): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// URL parameters. Keys shared with the Search tab (mode, k, ck, cal, thr) mean the same there. Only non-default
+// URL parameters. Keys shared with the Search tab (mode, k, ck, bk, dk, fk, cal, thr) mean the same there. Only non-default
 // values are written, so links stay short.
 
 /** `blankIsValue`: an empty value means something (`base=` is the provider's default endpoint), not "absent". */
@@ -224,6 +231,9 @@ const URL_FIELDS: readonly Field[] = [
   { param: 'mode', get: (c) => c.retrieval.mode, set: (c, r) => { c.retrieval.mode = r as RetrievalMode; } },
   { param: 'k', get: (c) => str(c.retrieval.topK), set: (c, r) => { c.retrieval.topK = toNum(r); } },
   { param: 'ck', get: (c) => str(c.retrieval.candidateK), set: (c, r) => { c.retrieval.candidateK = toNum(r); } },
+  { param: 'bk', get: (c) => str(c.retrieval.bm25K), set: (c, r) => { c.retrieval.bm25K = toNum(r); } },
+  { param: 'dk', get: (c) => str(c.retrieval.denseK), set: (c, r) => { c.retrieval.denseK = toNum(r); } },
+  { param: 'fk', get: (c) => str(c.retrieval.fusionTopK), set: (c, r) => { c.retrieval.fusionTopK = toNum(r); } },
   { param: 'cal', get: (c) => c.retrieval.calibration, set: (c, r) => { c.retrieval.calibration = r as Calibration; } },
   { param: 'thr', get: (c) => str(c.retrieval.rejectThreshold), set: (c, r) => { c.retrieval.rejectThreshold = toNum(r); } },
   { param: 'dedup', get: (c) => (c.retrieval.dedup ? '1' : '0'), set: (c, r) => { c.retrieval.dedup = toBool(r); } },

@@ -49,7 +49,10 @@ export const NO_RELEVANT_ANSWER = 'None of the passages I found is relevant to t
 /** Search options for the configured retrieval (`mode` as given, or as the transform requires). */
 export function searchOptionsFor(config: RagConfig, mode: RetrievalMode = config.retrieval.mode): Partial<SearchOptions> {
   const r = config.retrieval;
-  return { mode, topK: r.topK, candidateK: r.candidateK, calibration: r.calibration, rejectThreshold: r.rejectThreshold, dedup: r.dedup };
+  return {
+    mode, topK: r.topK, candidateK: r.candidateK, bm25K: r.bm25K, denseK: r.denseK, fusionTopK: r.fusionTopK,
+    calibration: r.calibration, rejectThreshold: r.rejectThreshold, dedup: r.dedup,
+  };
 }
 
 const toHit = (h: SearchHit): RetrievedHit => ({ item: h.item, id: h.id, docId: h.docId, score: h.score, rerank: h.rerank });

@@ -71,13 +71,15 @@ export function entropyCalibration(basis: EntropyBasis, calibration: Calibration
  * An empty list counts H = 0.
  */
 export function fusionEntropy(
-  basis: EntropyBasis, calibration: Calibration, candidateK: number,
+  basis: EntropyBasis, calibration: Calibration, candidateK: number | { sparse: number; dense: number },
   sparse: readonly number[], dense: readonly number[], tables: { sparse: CdfTable | null; dense: CdfTable | null },
 ): { hSparse: number; hDense: number; alpha: number; calibration: { sparse: Calibration; dense: Calibration } } {
   const c = entropyCalibration(basis, calibration);
-  const k = Math.max(0, Math.floor(candidateK));
-  const hSparse = candidateEntropy(c, sparse.slice(0, k), tables.sparse) ?? 0;
-  const hDense = candidateEntropy(c, dense.slice(0, k), tables.dense) ?? 0;
+  // Each retriever's own top k (seed A's bm25_k and dense_k when they differ; candidate_k for both by default).
+  const ks = typeof candidateK === 'number' ? { sparse: candidateK, dense: candidateK } : candidateK;
+  const kOf = (k: number) => Math.max(0, Math.floor(k));
+  const hSparse = candidateEntropy(c, sparse.slice(0, kOf(ks.sparse)), tables.sparse) ?? 0;
+  const hDense = candidateEntropy(c, dense.slice(0, kOf(ks.dense)), tables.dense) ?? 0;
   return {
     hSparse, hDense, alpha: entropyAlpha(hDense, hSparse),
     calibration: { sparse: effectiveCalibration(c, tables.sparse), dense: effectiveCalibration(c, tables.dense) },

@@ -12,6 +12,10 @@ export interface SearchRequest {
   mode: RetrievalMode;
   topK: number;
   candidateK: number;
+  /** Seed A's bm25_k, dense_k and fusion_top_k; absent or null: candidateK (search-types.ts). */
+  bm25K?: number | null;
+  denseK?: number | null;
+  fusionTopK?: number | null;
   calibration: Calibration;
   /** null = the mode's default threshold. */
   rejectThreshold: number | null;

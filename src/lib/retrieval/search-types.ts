@@ -11,8 +11,17 @@ export interface SearchOptions {
   mode: RetrievalMode;
   /** Results returned. Default 5. */
   topK: number;
-  /** Candidates taken from each retriever before fusion. Default 20. */
+  /** Candidates taken from each retriever before fusion (both of seed A's dense_k and bm25_k). Default 20. */
   candidateK: number;
+  /** BM25's candidates, seed A's bm25_k. Default null: candidateK. */
+  bm25K: number | null;
+  /** The dense index's candidates, seed A's dense_k. Default null: candidateK. */
+  denseK: number | null;
+  /**
+   * Fused candidates passed on, seed A's fusion_top_k: the cross-encoder's pool in rerank modes, else the list dedup
+   * and top_k read. Default null: candidateK in rerank modes, the whole fused list otherwise.
+   */
+  fusionTopK: number | null;
   /** Calibration for the calibrated modes (and the shown sparse calibration). Default 'cdf'. */
   calibration: Calibration;
   /**
@@ -46,6 +55,9 @@ export const DEFAULT_SEARCH: Readonly<SearchOptions> = Object.freeze({
   mode: 'sparse',
   topK: 5,
   candidateK: 20,
+  bm25K: null,
+  denseK: null,
+  fusionTopK: null,
   calibration: 'cdf',
   entropyBasis: DEFAULT_ENTROPY_BASIS,
   growPool: true,
@@ -128,7 +140,7 @@ export interface SearchTelemetry {
    * hybrid_calibrated's entropy: the basis and the calibration H_sparse / H_dense were taken under (after the cdf →
    * minmax fallback), over each retriever's top `k` candidates; null in other modes.
    */
-  entropy: { basis: EntropyBasis; sparse: Calibration; dense: Calibration; k: number } | null;
+  entropy: { basis: EntropyBasis; sparse: Calibration; dense: Calibration; k: number; kDense?: number } | null;
   confidence: number | null;
   rejectionNote?: string;
   /**

@@ -103,31 +103,38 @@ export async function searchSteps(
   const denseAccept = skip ? (i: number) => skip[i] !== 1 && (!accept || accept(i)) : accept;
   if (terms.length === 0 && !useDense) return settled({ status: 'empty', reason: NO_TERMS, hits: [], telemetry: finish() });
 
-  // Retrieval rounds: with dedup, the chunks of a few documents can fill the candidate pool, so the pool doubles
+  // Retrieval rounds: with dedup, the chunks of a few documents can fill the candidate pool, so the pools double
   // (at most 4 times) until top_k documents remain or the retrievers run out of candidates.
-  // Without pool growth (seed B's protocol) each retriever gives exactly candidateK candidates.
-  let pool = o.growPool ? Math.max(o.candidateK, o.topK) : o.candidateK;
+  // Without pool growth (seed B's protocol) each retriever gives exactly its k candidates (bm25_k, dense_k).
+  const kSparse = o.bm25K ?? o.candidateK, kDense = o.denseK ?? o.candidateK;
+  let grow = 1;
+  const poolOf = (k: number) => (o.growPool ? Math.max(k, o.topK) : k) * grow;
   let sparseHits: Scored[] = [];
   let denseHits: Scored[] = [];
   let qvec: Float32Array | null = null;
   let ranked: SearchHit[] = [];
   let kept: SearchHit[] = [];
   for (let round = 0; ; round++) {
+    const poolSparse = poolOf(kSparse), poolDense = poolOf(kDense);
     if (meta.needsSparse && terms.length > 0) {
-      sparseHits = await timed('sparse', () => kb.bm25.search(terms, pool, kb.itemId, accept));
+      sparseHits = await timed('sparse', () => kb.bm25.search(terms, poolSparse, kb.itemId, accept));
     }
     if (useDense) {
       qvec ??= await timed('embed', () => models.encoder!.embedQuery(o.denseQuery ?? query), true);
       if (!allFinite(qvec)) return settled({ status: 'unavailable', reason: BAD_QUERY_VECTOR, hits: [], telemetry: null });
       // Every index kind drops non-finite scores; the filter keeps that true for any DenseRetriever.
-      denseHits = (await timed('dense', () => kb.dense!.search(qvec!, pool, kb.itemId, denseAccept))).filter((h) => Number.isFinite(h.score));
+      denseHits = (await timed('dense', () => kb.dense!.search(qvec!, poolDense, kb.itemId, denseAccept))).filter((h) => Number.isFinite(h.score));
     }
     ranked = await timed('fuse', () => fuse(kb, o, terms, qvec, sparseHits, denseHits, telemetry));
     if (meta.needsReranker) break; // the reranker sees the fused pool; dedup happens after it
+    // fusion_top_k: the fused list cut before dedup and top_k, a fixed cap (larger pools cannot widen it).
+    const capped = o.fusionTopK !== null && o.mode !== 'sparse' && o.mode !== 'dense' && ranked.length >= o.fusionTopK;
+    if (capped) ranked = ranked.slice(0, o.fusionTopK!);
     kept = await timed('dedup', () => (o.dedup ? dedupByDocument(ranked, (h) => h.docId) : ranked));
-    const exhausted = sparseHits.length < pool && denseHits.length < pool;
-    if (!o.growPool || kept.length >= o.topK || exhausted || pool >= kb.size || round === 4) break;
-    pool *= 2;
+    const exhausted = sparseHits.length < poolSparse && denseHits.length < poolDense;
+    const whole = (!meta.needsSparse || poolSparse >= kb.size) && (!useDense || poolDense >= kb.size);
+    if (!o.growPool || kept.length >= o.topK || capped || exhausted || whole || round === 4) break;
+    grow *= 2;
   }
   telemetry.candidates.sparse = sparseHits.length;
   telemetry.candidates.dense = denseHits.length;
@@ -156,7 +163,7 @@ export async function searchSteps(
   }
 
   // First outcome: the pool the cross-encoder will reorder, in fused order (deduplicated, not judged yet).
-  const rerankPool = ranked.slice(0, o.candidateK);
+  const rerankPool = ranked.slice(0, o.fusionTopK ?? o.candidateK);
   const preview = o.dedup ? dedupByDocument(rerankPool, (h) => h.docId) : rerankPool;
   const firstHits = topHits(preview, o.topK);
   const firstTelemetry: SearchTelemetry = structuredClone({
@@ -266,12 +273,13 @@ function fuse(
     const s = calibrateSide(o.calibration, sparse, kb.sparseCdf, 'BM25', t);
     const d = calibrateSide(o.calibration, dense, kb.denseCdf, 'dense', t);
     // Seed B: H over each retriever's own calibrated top-candidate_k scores, α = H_dense / (H_dense + H_sparse + ε)
-    const h = fusionEntropy(o.entropyBasis, o.calibration, o.candidateK, sparseHits.map((x) => x.score), denseHits.map((x) => x.score),
+    const k = { sparse: o.bm25K ?? o.candidateK, dense: o.denseK ?? o.candidateK };
+    const h = fusionEntropy(o.entropyBasis, o.calibration, k, sparseHits.map((x) => x.score), denseHits.map((x) => x.score),
       { sparse: kb.sparseCdf, dense: kb.denseCdf });
     t.hSparse = h.hSparse;
     t.hDense = h.hDense;
     t.alpha = h.alpha;
-    t.entropy = { basis: o.entropyBasis, sparse: h.calibration.sparse, dense: h.calibration.dense, k: o.candidateK };
+    t.entropy = { basis: o.entropyBasis, sparse: h.calibration.sparse, dense: h.calibration.dense, k: k.sparse, ...(k.dense !== k.sparse ? { kDense: k.dense } : {}) };
     t.calibration.sparse = s.used;
     t.calibration.dense = d.used;
     const fused = linearFusion(s.values, d.values, t.alpha);

@@ -66,6 +66,7 @@ export class SearchState {
     const filters = s.filters.filter(isActive).map((f) => ({ ...f, ...(f.values ? { values: [...f.values] } : {}) }));
     return {
       query: s.q.slice(0, MAX_QUERY_CHARS), mode: s.mode, topK: s.topK, candidateK: s.candidateK,
+      bm25K: s.bm25K, denseK: s.denseK, fusionTopK: s.fusionTopK,
       calibration: s.calibration, rejectThreshold: s.threshold, filters,
     };
   }
