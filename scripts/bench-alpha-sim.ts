@@ -17,7 +17,7 @@ let s = 1;
 const rand = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 4294967296; };
 const per = <T>(f: () => T) => Object.fromEntries(CALIBRATIONS.map((c) => [c, f()])) as Record<Calibration, T>;
 const c: FusionCandidates = {
-  queryId: 'q', query: 'q', candidateK: Math.ceil(n / 2), modeAlpha: 0.5, calibration: 'cdf', basis: 'calibrated',
+  queryId: 'q', query: 'q', candidateK: Math.ceil(n / 2), k: { sparse: Math.ceil(n / 2), dense: Math.ceil(n / 2) }, modeAlpha: 0.5, calibration: 'cdf', basis: 'calibrated',
   candidates: Array.from({ length: n }, (_, i) => ({ id: `i${i}`, docId: `d${i}`, title: `t${i}`, sparse: rand(), dense: rand(), cal: per(() => ({ sparse: rand(), dense: rand() })) })),
   gold: { d3: 1, [`d${Math.floor(n / 4)}`]: 2, [`d${n - 1}`]: 1 },
   entropy: per(() => ({ sparse: 1, dense: 1, alpha: 0.5 })),

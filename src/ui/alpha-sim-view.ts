@@ -133,7 +133,12 @@ export function reportQueries(rows: ReadonlyArray<{ key: string; group: string; 
 export interface SearchSimSetup {
   range: SliderRange;
   seed: { hDense: number; hSparse: number } | null;
-  live: { key: string; query: string; candidateK: number; calibration: Calibration; rerank: boolean; filtered: boolean } | null;
+  live: { key: string; query: string; candidateK: number; bm25K: number | null; denseK: number | null; calibration: Calibration; rerank: boolean; filtered: boolean } | null;
+}
+
+/** How deep the re-fused lists are, in words: "each retriever's top 20", or each one's when they differ. */
+export function candidateDepths(k: { sparse: number; dense: number }): string {
+  return k.sparse === k.dense ? `each retriever's top ${k.sparse}` : `BM25's top ${k.sparse} and the dense index's top ${k.dense}`;
 }
 
 /**
@@ -142,16 +147,18 @@ export interface SearchSimSetup {
  * search fused both retrievers and dense search is available now.
  */
 export function searchSimSetup(
-  req: { query: string; mode: RetrievalMode; candidateK: number; calibration: Calibration; filters: readonly unknown[] } | null,
+  req: { query: string; mode: RetrievalMode; candidateK: number; bm25K?: number | null; denseK?: number | null; calibration: Calibration; filters: readonly unknown[] } | null,
   t: { hDense: number | null; hSparse: number | null } | null,
   typedCandidateK: number, denseAvailable: boolean, kbId: string,
 ): SearchSimSetup {
-  const range = sliderRange(req?.candidateK ?? typedCandidateK);
+  // H of k scores is at most log2 k: the range of the deeper list when bm25_k and dense_k differ.
+  const range = sliderRange(req ? Math.max(req.bm25K ?? req.candidateK, req.denseK ?? req.candidateK) : typedCandidateK);
   const seed = t && t.hDense !== null && t.hSparse !== null && Number.isFinite(t.hDense) && Number.isFinite(t.hSparse) ? { hDense: t.hDense, hSparse: t.hSparse } : null;
   const m = req ? MODES[req.mode] : null;
   const live = req && m && m.needsDense && m.needsSparse && denseAvailable && req.query.trim() !== ''
     ? {
-      key: JSON.stringify([kbId, req.query, req.candidateK, req.calibration]), query: req.query, candidateK: req.candidateK,
+      key: JSON.stringify([kbId, req.query, req.candidateK, req.bm25K ?? null, req.denseK ?? null, req.calibration]), query: req.query, candidateK: req.candidateK,
+      bm25K: req.bm25K ?? null, denseK: req.denseK ?? null,
       calibration: req.calibration, rerank: m.needsReranker, filtered: req.filters.length > 0,
     }
     : null;

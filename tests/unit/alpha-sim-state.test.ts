@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { sliderWeights, type FusionCandidates } from '../../src/lib/retrieval/alpha-sim.ts';
-import { barPercent, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, reportQueries, searchSimSetup, simulationAlpha, sliderRange, stateLine } from '../../src/ui/alpha-sim-view.ts';
+import { barPercent, candidateDepths, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, reportQueries, searchSimSetup, simulationAlpha, sliderRange, stateLine } from '../../src/ui/alpha-sim-view.ts';
 
 const queries = [
   { id: 'q1', text: 'Vitamin D deficiency and bone loss' },
@@ -10,7 +10,7 @@ const queries = [
 
 const ent = (alpha: number) => ({ sparse: 3, dense: 2, alpha });
 const cands = (over: Partial<FusionCandidates['entropy']> = {}): FusionCandidates => ({
-  queryId: 'q1', query: 'x', candidates: [], gold: {}, candidateK: 100, modeAlpha: 0.1, calibration: 'raw', basis: 'raw',
+  queryId: 'q1', query: 'x', candidates: [], gold: {}, candidateK: 100, k: { sparse: 100, dense: 100 }, modeAlpha: 0.1, calibration: 'raw', basis: 'raw',
   entropy: { raw: ent(0.1), minmax: ent(0.2), zscore: ent(0.3), cdf: ent(0.4), ...over },
 });
 
@@ -137,6 +137,13 @@ describe("seed B's simulator in the Search tab", () => {
     // Another knowledge base or another candidate_k is another key (the simulator loads again).
     expect(searchSimSetup(req, t, 20, true, 'other').live!.key).not.toBe(s.live!.key);
     expect(searchSimSetup({ ...req, candidateK: 40 }, t, 20, true, 'sotu').live!.key).not.toBe(s.live!.key);
+    // bm25_k / dense_k: the deeper list's range, another key, and both sent to the re-fusion.
+    const split = searchSimSetup({ ...req, bm25K: 10, denseK: 80 }, t, 20, true, 'sotu');
+    expect(split.range.max).toBeCloseTo(Math.log2(80), 9);
+    expect(split.live).toMatchObject({ bm25K: 10, denseK: 80 });
+    expect(split.live!.key).not.toBe(s.live!.key);
+    expect(candidateDepths({ sparse: 20, dense: 20 })).toBe("each retriever's top 20");
+    expect(candidateDepths({ sparse: 10, dense: 80 })).toBe("BM25's top 10 and the dense index's top 80");
     // No dense side, a one-retriever mode, or an empty query: sliders only.
     expect(searchSimSetup(req, t, 20, false, 'sotu').live).toBeNull();
     expect(searchSimSetup({ ...req, mode: 'dense' }, t, 20, true, 'sotu').live).toBeNull();

@@ -33,7 +33,7 @@ function handCandidates(): FusionCandidates {
     cal: Object.fromEntries(CALIBRATIONS.map((c) => [c, { sparse, dense }])) as FusionCandidates['candidates'][number]['cal'],
   });
   return {
-    queryId: 'q', query: 'q', candidateK: 2,
+    queryId: 'q', query: 'q', candidateK: 2, k: { sparse: 2, dense: 2 },
     candidates: [item('x#0', 'x', 1, 0), item('x#1', 'x', 0.2, 0.9), item('y', 'y', 0.6, 0.6), item('z', 'z', 0, 1)],
     gold: { y: 2, z: 1, w: 1 },
     entropy: Object.fromEntries(CALIBRATIONS.map((c) => [c, { sparse: 1, dense: 1, alpha: 0.5 }])) as FusionCandidates['entropy'],
@@ -114,6 +114,21 @@ describe('fusionCandidates on a toy knowledge base', () => {
       });
     }
   }
+
+  it("with bm25_k and dense_k apart, each list is its own depth and modeAlpha is still the search's α", async () => {
+    const kb = toyKb(40, true);
+    for (const q of ['cat dog', 'owl lion bear']) {
+      const c = fusionCandidates(kb, { id: 'q1', text: q }, QVEC, QRELS, { sparse: 2, dense: K }, { calibration: 'cdf' });
+      expect(c.k).toEqual({ sparse: 2, dense: K });
+      expect(c.candidateK).toBe(Math.max(2, K));
+      const r = await search(kb, q, { mode: 'hybrid_calibrated', calibration: 'cdf', bm25K: 2, denseK: K, growPool: false, topK: 10, dedup: true, rejectThreshold: 0 }, models);
+      if (r.status !== 'ok') throw new Error(`search: ${r.status}`);
+      expect(c.modeAlpha).toBe(r.telemetry.alpha);
+      expect(simulateFusion(c, c.modeAlpha, 'cdf').top.map((t) => t.docId)).toEqual(docIds(r));
+      // the union holds at most 2 + K candidates
+      expect(c.candidates.length).toBeLessThanOrEqual(2 + K);
+    }
+  });
 
   it('α = 1 gives the BM25 order and α = 0 the dense order', async () => {
     const kb = toyKb(0, false);

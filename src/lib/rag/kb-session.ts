@@ -208,7 +208,8 @@ export class KbSession {
     const query = req.query.trim();
     if (!query) throw new Error('Type a query first.');
     const qvec = await this.embedQuery(query, embed.spec);
-    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), req.candidateK, { calibration: req.calibration });
+    const k = { sparse: req.bm25K ?? req.candidateK, dense: req.denseK ?? req.candidateK };
+    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), k, { calibration: req.calibration });
   }
 
   /**

@@ -61,21 +61,25 @@ export interface FusionCandidates {
   /** The run's calibration and entropy basis (what `modeAlpha` is for). */
   calibration: Calibration;
   basis: EntropyBasis;
+  /** The larger of the two lists' depths (`k`); one number when both retrievers give candidateK. */
   candidateK: number;
+  /** Each retriever's depth: BM25's (bm25_k) and the dense index's (dense_k). */
+  k: { sparse: number; dense: number };
 }
 
 /** The candidates of one query (needs the knowledge base's dense side and the query vector). */
 export function fusionCandidates(
-  kb: KnowledgeBase, query: { id: string; text: string }, qvec: Float32Array, judgements: ReadonlyMap<string, number>, candidateK: number,
-  run: { calibration?: Calibration; basis?: EntropyBasis } = {},
+  kb: KnowledgeBase, query: { id: string; text: string }, qvec: Float32Array, judgements: ReadonlyMap<string, number>,
+  candidateK: number | { sparse: number; dense: number }, run: { calibration?: Calibration; basis?: EntropyBasis } = {},
 ): FusionCandidates {
+  const k = typeof candidateK === 'number' ? { sparse: candidateK, dense: candidateK } : candidateK;
   const calibration = run.calibration ?? DEFAULT_SEARCH.calibration;
   const basis = run.basis ?? DEFAULT_ENTROPY_BASIS;
   if (!kb.dense) throw new Error('The α simulator needs the knowledge base\'s dense vectors; this one has only BM25.');
-  if (!Number.isInteger(candidateK) || candidateK < 1) throw new RangeError(`fusionCandidates: candidateK must be a whole number ≥ 1, got ${candidateK}`);
+  for (const n of [k.sparse, k.dense]) if (!Number.isInteger(n) || n < 1) throw new RangeError(`fusionCandidates: candidateK must be a whole number ≥ 1, got ${n}`);
   const terms = kb.bm25.queryTerms(query.text);
-  const sparseHits = terms.length > 0 ? kb.bm25.search(terms, candidateK, kb.itemId) : [];
-  const denseHits = kb.dense.search(qvec, candidateK, kb.itemId);
+  const sparseHits = terms.length > 0 ? kb.bm25.search(terms, k.sparse, kb.itemId) : [];
+  const denseHits = kb.dense.search(qvec, k.dense, kb.itemId);
   // As search.ts fuse: the union in list order, both scores for every candidate.
   const union = [...new Set([...sparseHits.map((h) => h.index), ...denseHits.map((h) => h.index)])];
   const sparse = terms.length > 0 ? kb.bm25.scoreItems(terms, union) : union.map(() => 0);
@@ -99,7 +103,7 @@ export function fusionCandidates(
   });
   return {
     queryId: query.id, query: query.text, candidates, gold: Object.fromEntries(judgements), entropy,
-    modeAlpha: entropy[entropyCalibration(basis, calibration)].alpha, calibration, basis, candidateK,
+    modeAlpha: entropy[entropyCalibration(basis, calibration)].alpha, calibration, basis, candidateK: Math.max(k.sparse, k.dense), k,
   };
 }
 

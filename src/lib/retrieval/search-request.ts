@@ -23,7 +23,7 @@ export interface SearchRequest {
 }
 
 /** What the α simulator re-fuses in the Search tab: the query and how many candidates each retriever gives. */
-export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'> & Partial<Pick<SearchRequest, 'calibration'>>;
+export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'> & Partial<Pick<SearchRequest, 'calibration' | 'bm25K' | 'denseK'>>;
 
 export interface HitView extends SearchHit {
   title: string;
