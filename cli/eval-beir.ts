@@ -21,6 +21,7 @@ import { CliError, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
 import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
+import { SEPARATE_K_ARGS } from './rag-flags.ts';
 
 const seedB = PROTOCOL_PRESETS['seed-b'];
 const seedBChunks = seedB.chunking ? `${seedB.chunking.chunkSize}/${seedB.chunking.overlap}` : 'no';
@@ -52,6 +53,9 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
                     chunk size and overlap in characters (imply --chunk)
                     (--k1, --b and the chunking apply to --data; an artifact keeps the settings it was built with)
   --candidate-k N   candidates from each retriever (default: depth 100, × 10 on chunks)
+  --bm25-k N --dense-k N --fusion-top-k N
+                    seed A's separate k's: BM25's and the dense index's candidates, and the fused candidates passed
+                    on (default: --candidate-k; the fused list whole, or --candidate-k in rerank modes)
   --pool P          grow (default: the pool doubles while dedup leaves fewer than 100 documents) | fixed
   --calibration C   ${CALIBRATIONS.join(' | ')} for the calibrated modes (default cdf)
   --entropy-basis B calibrated (default: H of the calibrated scores, as seed B
@@ -106,7 +110,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     protocol: { type: 'string', default: 'default' }, 'candidate-k': { type: 'string' }, pool: { type: 'string' },
     calibration: { type: 'string' }, 'entropy-basis': { type: 'string' }, resamples: { type: 'string' },
     'chunk-size': { type: 'string' }, overlap: { type: 'string' }, analyzer: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },
-    ...KB_ARGS, ...MODEL_ARGS,
+    ...SEPARATE_K_ARGS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);

@@ -93,6 +93,10 @@ export const PROTOCOL_CHOICES: ReadonlyArray<{ id: RetrievalProtocol; label: str
 export interface RunFields {
   /** Blank: auto (depth, × 10 on chunks). */
   candidateK: string;
+  /** Seed A's bm25_k, dense_k and fusion_top_k; blank: candidate_k. */
+  bm25K: string;
+  denseK: string;
+  fusionTopK: string;
   pool: 'grow' | 'fixed';
   chunking: 'whole' | 'chunks';
   chunkSize: string;
@@ -106,7 +110,7 @@ export interface RunFields {
   resamples: string;
 }
 export type RunField = keyof RunFields;
-export const RUN_FIELDS: readonly RunField[] = ['candidateK', 'pool', 'chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer', 'calibration', 'entropyBasis', 'resamples'];
+export const RUN_FIELDS: readonly RunField[] = ['candidateK', 'bm25K', 'denseK', 'fusionTopK', 'pool', 'chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer', 'calibration', 'entropyBasis', 'resamples'];
 /** The fields a knowledge-base source fixes (the artifact was built with its chunking and BM25). */
 export const KB_FIXED_FIELDS: readonly RunField[] = ['chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer'];
 
@@ -116,6 +120,7 @@ export function presetFields(protocol: RetrievalProtocol): RunFields {
   const chunks = s.chunking === false ? DEFAULT_CHUNKING : s.chunking;
   return {
     candidateK: s.candidateK === null ? '' : String(s.candidateK), pool: s.growPool ? 'grow' : 'fixed',
+    bm25K: s.bm25K === null ? '' : String(s.bm25K), denseK: s.denseK === null ? '' : String(s.denseK), fusionTopK: s.fusionTopK === null ? '' : String(s.fusionTopK),
     chunking: s.chunking === false ? 'whole' : 'chunks', chunkSize: String(chunks.chunkSize), overlap: String(chunks.overlap),
     k1: String(s.bm25.k1), b: String(s.bm25.b), analyzer: s.analyzer, calibration: s.calibration, entropyBasis: s.entropyBasis,
     resamples: s.resamples === null ? '' : String(s.resamples),
@@ -148,8 +153,8 @@ function numberField(label: string, text: string): { ok: true; value: number | n
  * base keeps its own and those fields are left out.
  */
 export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset: boolean): { ok: true; overrides: RunOverrides } | { ok: false; message: string } {
-  const nums: Partial<Record<'candidateK' | 'chunkSize' | 'overlap' | 'k1' | 'b' | 'resamples', number | null>> = {};
-  const labels = { candidateK: 'candidate_k', chunkSize: 'chunk size', overlap: 'overlap', k1: 'BM25 k1', b: 'BM25 b', resamples: 'resamples' } as const;
+  const nums: Partial<Record<'candidateK' | 'bm25K' | 'denseK' | 'fusionTopK' | 'chunkSize' | 'overlap' | 'k1' | 'b' | 'resamples', number | null>> = {};
+  const labels = { candidateK: 'candidate_k', bm25K: 'bm25_k', denseK: 'dense_k', fusionTopK: 'fusion_top_k', chunkSize: 'chunk size', overlap: 'overlap', k1: 'BM25 k1', b: 'BM25 b', resamples: 'resamples' } as const;
   for (const k of Object.keys(labels) as Array<keyof typeof labels>) {
     if (!dataset && (KB_FIXED_FIELDS as readonly string[]).includes(k)) continue;
     const r = numberField(labels[k], f[k]);
@@ -158,7 +163,7 @@ export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset:
   }
   const blank = (k: 'chunkSize' | 'overlap' | 'k1' | 'b') => `${labels[k]} is empty: type a number`;
   const overrides: RunOverrides = {
-    candidateK: nums.candidateK ?? null, growPool: f.pool === 'grow', calibration: f.calibration, entropyBasis: f.entropyBasis, resamples: nums.resamples ?? null,
+    candidateK: nums.candidateK ?? null, bm25K: nums.bm25K ?? null, denseK: nums.denseK ?? null, fusionTopK: nums.fusionTopK ?? null, growPool: f.pool === 'grow', calibration: f.calibration, entropyBasis: f.entropyBasis, resamples: nums.resamples ?? null,
   };
   if (dataset) {
     for (const k of ['k1', 'b'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };

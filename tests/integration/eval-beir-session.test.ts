@@ -63,6 +63,14 @@ describe('eval-beir settings and sources', () => {
     expect(rc.configHash).not.toBe(ra.configHash);
     // end-to-end latency on every row
     for (const row of ra.rows) expect(typeof row.scores['total_ms']).toBe('number');
+    // seed A's separate k's: recorded (null when not given), another hash when given
+    expect(ra.config).toMatchObject({ bm25K: null, denseK: null, fusionTopK: null });
+    const d = join(tmp, 'd.json');
+    const r4 = await captureCommand(evalBeirCommand, ['--data', small, '--protocol', 'seed-b', '--modes', 'sparse', '--bm25-k', '5', '--report-out', d]);
+    expect(r4.error).toBeNull();
+    const rd = reportOf(d);
+    expect(rd.config).toMatchObject({ candidateK: 20, bm25K: 5, denseK: null });
+    expect(rd.configHash).not.toBe(ra.configHash);
   });
 
   test('--data hub:BeIR/scifact reads the Hub dataset and scores as the same data from a folder', async () => {
@@ -87,6 +95,7 @@ describe('eval-beir settings and sources', () => {
     [['--analyzer', 'porter'], /--analyzer must be english, plain/],
     [['--resamples', '5'], /--resamples must be a whole number >= 100/],
     [['--candidate-k', '0'], /--candidate-k must be a whole number >= 1/],
+    [['--dense-k', '0'], /--dense-k must be a whole number >= 1/],
     [['--chunk-size', '100', '--overlap', '100'], /chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size/],
     [['--max-queries', '2.5'], /--max-queries must be a whole number >= 1/],
   ])('%j is refused in one line', async (flags, message) => {

@@ -243,6 +243,18 @@ describe('queryPredictors', () => {
     expect(f['qpp.clarity.sparse']).toBe(clarity(kb.bm25.toData(), long, 100, 100));
   });
 
+  it("entropyKDense: the dense list's own entropy depth (dense_k beside bm25_k), α from the two", () => {
+    const kb = animalKb(0);
+    const terms = kb.bm25.queryTerms('cat dog fish');
+    const sparse = kb.bm25.search(terms, 1000, kb.itemId);
+    const dense = kb.dense!.search(QVEC, 1000, kb.itemId);
+    const f = queryPredictors(kb, terms, { sparse, dense }, { entropyK: 2, entropyKDense: 5 });
+    expect(f['qpp.entropy.sparse.minmax']).toBe(entropyUnder('minmax', sparse.map((s) => s.score).slice(0, 2), null));
+    expect(f['qpp.entropy.dense.minmax']).toBe(entropyUnder('minmax', dense.map((s) => s.score).slice(0, 5), null));
+    expect(f['qpp.entropy.dense.minmax']).not.toBe(entropyUnder('minmax', dense.map((s) => s.score).slice(0, 2), null));
+    expect(f['qpp.alpha.fusion.minmax']).toBe(entropyAlpha(f['qpp.entropy.dense.minmax']!, f['qpp.entropy.sparse.minmax']!));
+  });
+
   it('cuts the list at listDepth, reads entropyK for entropy and the whole list for the rest', () => {
     const kb = animalKb(0);
     const terms = kb.bm25.queryTerms('cat dog fish');

@@ -44,10 +44,10 @@ describe('max queries', () => {
 describe('run settings form', () => {
   it('fills every field from the protocol\'s preset', () => {
     expect(presetFields('default')).toEqual({
-      candidateK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', analyzer: 'english', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '',
+      candidateK: '', bm25K: '', denseK: '', fusionTopK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', analyzer: 'english', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '',
     });
     expect(presetFields('seed-b')).toEqual({
-      candidateK: '20', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', analyzer: 'plain', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '1000',
+      candidateK: '20', bm25K: '', denseK: '', fusionTopK: '', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', analyzer: 'plain', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '1000',
     });
   });
   it('describes each protocol from its preset', () => {
@@ -74,6 +74,13 @@ describe('run settings form', () => {
     if (!r.ok) return;
     expect(r.overrides).toMatchObject({ candidateK: null, resamples: null, growPool: true, calibration: 'zscore', bm25: { k1: 1.2, b: 0.5 }, chunking: { chunkSize: 400, overlap: 50 } });
     expect(runOverrides('seed-b', { ...presetFields('seed-b'), chunking: 'whole' }, true)).toMatchObject({ ok: true, overrides: { chunking: false } });
+  });
+  it("seed A's separate k's: blank is candidate_k, a number an override, a bad one the core's message", () => {
+    const r = runOverrides('seed-b', { ...presetFields('seed-b'), bm25K: '10', denseK: ' ', fusionTopK: '25' }, true);
+    expect(r).toMatchObject({ ok: true, overrides: { bm25K: 10, denseK: null, fusionTopK: 25 } });
+    expect(changedFields('seed-b', { ...presetFields('seed-b'), bm25K: '10' })).toEqual(['bm25K']);
+    expect(runOverrides('default', { ...presetFields('default'), denseK: '0' }, true)).toEqual({ ok: false, message: 'dense_k must be a whole number from 1 to 100000, got 0' });
+    expect(runOverrides('default', { ...presetFields('default'), fusionTopK: 'ten' }, true)).toEqual({ ok: false, message: 'fusion_top_k must be a number, got "ten"' });
   });
   it('a knowledge-base source leaves chunking and BM25 out (its own), and does not check those fields', () => {
     const r = runOverrides('seed-b', { ...presetFields('seed-b'), k1: 'x', chunkSize: '0' }, false);

@@ -28,6 +28,8 @@ export interface QppOptions {
   listDepth: number;
   /** Entries of the list the entropy reads: the candidate list calibrated fusion reads (the run's candidateK). */
   entropyK: number;
+  /** The dense list's entropy depth when it differs from `entropyK` (seed A's dense_k beside bm25_k). */
+  entropyKDense?: number;
   nqcK: number;
   wigK: number;
   clarityK: number;
@@ -209,7 +211,7 @@ export function queryPredictors(kb: KnowledgeBase, queryTerms: readonly string[]
     if (!list) continue;
     const items = list.slice(0, Math.max(0, o.listDepth));
     const scores = items.map((s) => s.score);
-    const top = scores.slice(0, Math.max(0, o.entropyK));
+    const top = scores.slice(0, Math.max(0, side === 'dense' ? o.entropyKDense ?? o.entropyK : o.entropyK));
     const table = side === 'sparse' ? kb.sparseCdf : kb.denseCdf;
     for (const c of CALIBRATIONS) {
       const hc = candidateEntropy(c, top, table);

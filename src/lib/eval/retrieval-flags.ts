@@ -51,6 +51,7 @@ export function settingsFromFlags(v: RunFlags): RetrievalRunSettings {
     ...(chunked ? { chunking: { ...base, ...(chunkSize !== undefined ? { chunkSize } : {}), ...(overlap !== undefined ? { overlap } : {}) } } : {}),
     ...(k1 !== undefined || b !== undefined ? { bm25: { k1: k1 ?? preset.bm25.k1, b: b ?? preset.bm25.b } } : {}),
     candidateK: whole('candidate-k', str('candidate-k'), 1),
+    bm25K: whole('bm25-k', str('bm25-k'), 1), denseK: whole('dense-k', str('dense-k'), 1), fusionTopK: whole('fusion-top-k', str('fusion-top-k'), 1),
     ...(pool ? { growPool: pool === 'grow' } : {}),
     calibration: choice<Calibration>('calibration', str('calibration'), CALIBRATIONS),
     analyzer: choice<BmAnalyzer>('analyzer', str('analyzer'), BM25_ANALYZERS),

@@ -44,6 +44,10 @@ export interface RetrievalRunSettings {
   depth: number;
   /** Candidates per retriever; null = depth × 10 on chunked knowledge bases, depth on whole documents. */
   candidateK: number | null;
+  /** Seed A's bm25_k, dense_k and fusion_top_k (search-types.ts); null = candidateK. Default null. */
+  bm25K: number | null;
+  denseK: number | null;
+  fusionTopK: number | null;
   calibration: Calibration;
   entropyBasis: EntropyBasis;
   /** false: exactly candidateK candidates per retriever (seed B); true: the pool doubles while dedup leaves too few documents. */
@@ -68,7 +72,7 @@ export interface RetrievalRunSettings {
 }
 
 export const DEFAULT_RUN_SETTINGS: Readonly<RetrievalRunSettings> = Object.freeze({
-  protocol: 'default', depth: 100, candidateK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, growPool: true,
+  protocol: 'default', depth: 100, candidateK: null, bm25K: null, denseK: null, fusionTopK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, growPool: true,
   chunking: false, bm25: DEFAULT_BM25, analyzer: 'english', resamples: null, predictors: true, split: 'test', maxQueries: null, seed: 0, index: 'auto',
 });
 
@@ -102,6 +106,10 @@ export function runSettings(protocol: RetrievalProtocol = 'default', overrides: 
   if (typeof s.split !== 'string' || !/^[\w.-]{1,64}$/.test(s.split)) throw new RunSettingsError(`split must be a name of letters, digits, '.', '-' or '_', got ${JSON.stringify(s.split)}`);
   if (!isWhole(s.depth, 1, 10_000)) throw new RunSettingsError(`depth must be a whole number from 1 to 10000, got ${s.depth}`);
   if (s.candidateK !== null && !isWhole(s.candidateK, 1, 100_000)) throw new RunSettingsError(`candidate_k must be a whole number from 1 to 100000, got ${s.candidateK}`);
+  for (const [k, label] of [['bm25K', 'bm25_k'], ['denseK', 'dense_k'], ['fusionTopK', 'fusion_top_k']] as const) {
+    const n = s[k];
+    if (n !== null && !isWhole(n, 1, 100_000)) throw new RunSettingsError(`${label} must be a whole number from 1 to 100000, got ${n}`);
+  }
   if (!CALIBRATIONS.includes(s.calibration)) throw new RunSettingsError(`calibration must be one of ${CALIBRATIONS.join(', ')}, got "${s.calibration}"`);
   if (!ENTROPY_BASES.includes(s.entropyBasis)) throw new RunSettingsError(`entropy basis must be calibrated or raw, got "${s.entropyBasis}"`);
   if (s.resamples !== null && !isWhole(s.resamples, 100, 100_000)) throw new RunSettingsError(`resamples must be a whole number from 100 to 100000, got ${s.resamples}`);
@@ -117,7 +125,7 @@ export function runSettings(protocol: RetrievalProtocol = 'default', overrides: 
 }
 
 /** The settings a form or a link may set over a protocol's preset (the query sample and split are set apart). */
-export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'analyzer' | 'resamples' | 'depth'>>;
+export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'bm25K' | 'denseK' | 'fusionTopK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'analyzer' | 'resamples' | 'depth'>>;
 
 /** A knowledge base built from the run's documents with its chunking and BM25 (the CLI's --data and the tab's dataset sources). */
 export function buildRunKb(docs: readonly SourceDocument[], s: Pick<RetrievalRunSettings, 'chunking' | 'bm25' | 'analyzer'>): KnowledgeBase {
@@ -151,6 +159,20 @@ export interface RunIdentity {
   reranker: string | null;
 }
 
+/** The separate k's that are set (bm25K, denseK, fusionTopK), as search options and config fields. */
+function separateKs(s: Pick<RetrievalRunSettings, 'bm25K' | 'denseK' | 'fusionTopK'>): { bm25K?: number; denseK?: number; fusionTopK?: number } {
+  return {
+    ...(s.bm25K !== null ? { bm25K: s.bm25K } : {}), ...(s.denseK !== null ? { denseK: s.denseK } : {}),
+    ...(s.fusionTopK !== null ? { fusionTopK: s.fusionTopK } : {}),
+  };
+}
+
+/** The predictors' entropy depths: each retriever's own k, as hybrid_calibrated's entropies take them. */
+function qppEntropyK(s: Pick<RetrievalRunSettings, 'bm25K' | 'denseK'>, candidateK: number): { entropyK: number; entropyKDense?: number } {
+  const sparse = s.bm25K ?? candidateK, dense = s.denseK ?? candidateK;
+  return { entropyK: sparse, ...(dense !== sparse ? { entropyKDense: dense } : {}) };
+}
+
 /**
  * The run's config (what the report records: every setting, so Compare's config diff shows it) and its hash (what
  * decides a row's values, the row cache's key: data, knowledge-base options, models and settings — not the modes,
@@ -161,9 +183,11 @@ export async function retrievalRunConfig(
 ): Promise<{ config: Record<string, JsonValue>; configHash: string; candidateK: number }> {
   const candidateK = runCandidateK(s, kb);
   const o = kb.options;
-  const qpp = s.predictors ? { ...QPP_DEFAULTS, entropyK: candidateK } : null;
+  // Seed A's separate k's enter the hash only when set (a run without them keys its rows as before); the config records them always.
+  const ks = separateKs(s);
+  const qpp = s.predictors ? { ...QPP_DEFAULTS, ...qppEntropyK(s, candidateK) } : null;
   const hashed = {
-    kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, analyzer: analyzerOf(kb), depth: s.depth, candidateK, calibration: s.calibration,
+    kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, analyzer: analyzerOf(kb), depth: s.depth, candidateK, ...ks, calibration: s.calibration,
     entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true, split: s.split, index: s.index,
     embedder: id.embedder, reranker: id.reranker, predictors: s.predictors, qpp,
   };
@@ -171,6 +195,7 @@ export async function retrievalRunConfig(
   const config: Record<string, JsonValue> = {
     kind: 'retrieval', protocol: s.protocol, dataset: id.dataset, kb: id.kb, ...(extra.source !== undefined ? { source: extra.source } : {}),
     modes: [...extra.modes], split: s.split, maxQueries: s.maxQueries, seed: s.seed, depth: s.depth, candidateK,
+    bm25K: s.bm25K, denseK: s.denseK, fusionTopK: s.fusionTopK,
     calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true,
     chunking: o.chunking === false ? null : { chunkSize: o.chunking.chunkSize, overlap: o.chunking.overlap },
     k1: o.bm25.k1, b: o.bm25.b, analyzer: analyzerOf(kb), index: s.index, embedder: id.embedder, reranker: id.reranker,
@@ -216,8 +241,8 @@ export async function runRetrievalSession(input: RetrievalSessionInput): Promise
   const run = await runRetrievalBenchmark({
     kb: input.kb, queries: input.queries, qrels: input.qrels, dataset: input.identity.dataset,
     modes: input.modes.filter((m) => !unavailable.has(m)), models: input.models, depth: s.depth,
-    search: { candidateK, calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool },
-    predictors: s.predictors, maxQueries: s.maxQueries, seed: s.seed, configHash,
+    search: { candidateK, ...separateKs(s), calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool },
+    qpp: qppEntropyK(s, candidateK), predictors: s.predictors, maxQueries: s.maxQueries, seed: s.seed, configHash,
     ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(input.runLines ? { runLines: input.runLines } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}), ...(input.signal ? { signal: input.signal } : {}),
   });
