@@ -129,6 +129,12 @@ describe('searchWeb', () => {
     await expect(searchWeb({ ...req, endpoint: 'http://127.0.0.1:1' })).rejects.toThrow(/^Could not reach the search endpoint \(127\.0\.0\.1:1\): no answer/);
   });
 
+  test('an endpoint that never answers times out; from the tab, no answer mentions CORS', async () => {
+    const never: typeof fetch = (_u, init) => new Promise((_ok, fail) => init!.signal!.addEventListener('abort', () => fail(init!.signal!.reason)));
+    await expect(searchWeb({ endpoint: 'http://searx.test', query: 'q', max: 5 }, { fetch: never, timeoutMs: 100 })).rejects.toThrow('the search endpoint (searx.test) gave no answer within 0.1 s.');
+    await expect(searchWeb({ endpoint: 'http://127.0.0.1:1', query: 'q', max: 5 }, { inBrowser: true })).rejects.toThrow('Could not reach the search endpoint (127.0.0.1:1): no answer, or one without CORS headers (SearXNG: add Access-Control-Allow-Origin under server.default_http_headers).');
+  });
+
   test('a failure after the first result page keeps the URLs found, with a note', async () => {
     const req = { endpoint: searx.endpoint, query: 'birds', max: 15 };
     const real = globalThis.fetch;

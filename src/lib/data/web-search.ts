@@ -28,6 +28,8 @@ export interface SearchOptions {
   fetch?: typeof fetch;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Called from a browser tab: a missing answer may be missing CORS headers (the message says so). */
+  inBrowser?: boolean;
   /** Said between result pages ("search: page 2, 14 URLs so far"), for a log. */
   onNotice?: (message: string) => void;
 }
@@ -96,10 +98,11 @@ async function resultPage(req: WebSearchRequest, page: number, opts: SearchOptio
     return parseSearxngResponse(json, who);
   } catch (e) {
     if (opts.signal?.aborted) throw abortError(opts.signal);
-    if (timedOut) throw new WebSourceError(`${who} gave no answer within ${Math.round(timeoutMs / 1000)} s.`);
+    if (timedOut) throw new WebSourceError(`${who} gave no answer within ${timeoutMs / 1000} s.`);
     if (e instanceof DownloadLimitError) throw new WebSourceError(`${who} answered with more than ${MAX_SEARCH_BYTES / 1e6} MB of JSON.`);
     if (isNetworkError(e)) {
-      throw new WebSourceError(`Could not reach ${who}: no answer (is SearXNG running there? From the Build tab it must also send Access-Control-Allow-Origin).`);
+      const cors = opts.inBrowser ? ', or one without CORS headers (SearXNG: add Access-Control-Allow-Origin under server.default_http_headers)' : ' (is SearXNG running there?)';
+      throw new WebSourceError(`Could not reach ${who}: no answer${cors}.`);
     }
     throw e;
   } finally {

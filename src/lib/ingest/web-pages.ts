@@ -25,8 +25,6 @@ export interface WebOptions {
   /** Progress of stage `download`, per page (`item` = its URL). */
   onProgress?: OnBuildProgress;
   limits?: Partial<WebLimits>;
-  /** Timeout of one search result page, ms (tests). */
-  searchTimeoutMs?: number;
   onNotice?: (message: string) => void;
 }
 
@@ -101,7 +99,8 @@ export async function webDocuments(request: WebRequest, opts: WebOptions = {}): 
     opts.onProgress?.({ stage: 'download', done: 0, total: 1, item: `search "${req.search.query}"` });
     const found = await searchWeb(req.search, {
       ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.onNotice ? { onNotice: opts.onNotice } : {}), ...(opts.searchTimeoutMs ? { timeoutMs: opts.searchTimeoutMs } : {}),
+      ...(opts.onNotice ? { onNotice: opts.onNotice } : {}),
+      inBrowser: !!opts.proxyUrl,
     });
     notes.push(...found.notes);
     const listed = new Set(urls);
