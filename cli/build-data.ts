@@ -5,13 +5,13 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import type { ArxivOptions, ArxivRequest } from '../src/lib/data/arxiv.ts';
+import { collectWebFlags, type WebCollectOptions, type WebFlags } from '../src/lib/kb-build/collect-web.ts';
 import { BuildError } from '../src/lib/kb-build/build-kb.ts';
 import { collectArxiv, collectData, type BuildData, type DataFiles } from '../src/lib/kb-build/collect-data.ts';
 import { zipFileSource } from './artifact-data.ts';
 import { CliError } from './args.ts';
 import { folderSource, nonFileKind } from './folder-source.ts';
 import { readText, withFile } from './fs-errors.ts';
-
 
 /**
  * Every regular file under `dir`, following symbolic links to files and folders (a folder of links to PDFs is a
@@ -58,3 +58,5 @@ export const cliFault = <T>(run: () => Promise<T>): Promise<T> => run().catch((e
 export const loadBuildData = (path: string, split = 'test'): Promise<BuildData> => cliFault(() => collectData(nodeDataFiles, path, split));
 
 export const loadArxivData = (req: ArxivRequest, opts: Partial<ArxivOptions> = {}): Promise<BuildData> => cliFault(() => collectArxiv(req, opts));
+
+export const loadWebData = (web: WebFlags, opts: WebCollectOptions): Promise<BuildData> => cliFault(() => collectWebFlags(nodeDataFiles, web, opts));

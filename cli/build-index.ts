@@ -1,6 +1,6 @@
 /**
  * `rag-lab build-index`: builds a knowledge-base artifact (format v1, docs/index-format.md) from a BEIR folder, a
- * RAGBench subset or a folder of PDF/TXT/MD/HTML files, writes `<out>/<id>/…` and updates `<out>/index_config.json`, and with
+ * RAGBench subset, a folder of PDF/TXT/MD/HTML files, arXiv or web pages, writes `<out>/<id>/…` and updates `<out>/index_config.json`, and with
  * `--push` uploads both to a Hub dataset repo: flags → the build session (`buildArtifact`, src/lib/kb-build/), which
  * is the same core as the Build tab's; here only the Node side (reading --data, the embedder, the files on disk).
  */
@@ -9,10 +9,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ARXIV_API, ARXIV_MAX_RESULTS } from '../src/lib/data/arxiv.ts';
 import { FILES } from '../src/lib/artifact/format.ts';
 import { buildArtifact } from '../src/lib/kb-build/build-artifact.ts';
-import { checkBuildFlags } from '../src/lib/kb-build/build-flags.ts';
+import { checkBuildFlags, WEB_FLAGS_HELP } from '../src/lib/kb-build/build-flags.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { CliError, parse } from './args.ts';
-import { cliFault, loadArxivData, loadBuildData } from './build-data.ts';
+import { cliFault, loadArxivData, loadBuildData, loadWebData } from './build-data.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
@@ -21,6 +21,7 @@ import { ensureIndexedDb } from './vector-files.ts';
 
 const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
        rag-lab build-index --arxiv "QUERY" --max N --out <dir> [options]
+       rag-lab build-index --urls FILE | --search "QUERY" --search-endpoint URL [--max N] --out <dir> [options]
 
   --data PATH          what to index, detected from what the path holds:
                          a BEIR folder (corpus.jsonl; queries.jsonl and qrels/<split>.tsv travel with the artifact)
@@ -34,9 +35,10 @@ const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
   --arxiv QUERY        index arXiv papers (titles and abstracts, arXiv ids and links as metadata) found by QUERY:
                        plain words (each must match: all:word AND …) or arXiv's syntax (ti:, abs:, au:, cat:,
                        AND / OR / ANDNOT), e.g. "ti:retrieval AND cat:cs.IR"; one request every 3 seconds
-  --max N              with --arxiv: papers wanted, 1–${ARXIV_MAX_RESULTS} (default 200)
+  --max N              with --arxiv: papers wanted, 1–${ARXIV_MAX_RESULTS} (default 200); with --search: see --search
   --arxiv-sort S       with --arxiv: relevance | lastUpdatedDate | submittedDate (default relevance)
   --arxiv-endpoint URL with --arxiv: the API endpoint (default ${ARXIV_API})
+${WEB_FLAGS_HELP}
   --out DIR            the artifact repo folder: writes DIR/<id>/… and adds <id> to DIR/index_config.json
                        (other indexes listed there are kept; an index of the same id is replaced)
   --id ID              index id and folder name (default: from the data's folder or subset name)
@@ -90,10 +92,11 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     int8: { type: 'boolean', default: false }, hnsw: { type: 'boolean', default: false },
     push: { type: 'string' }, 'token-env': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     arxiv: { type: 'string' }, max: { type: 'string' }, 'arxiv-sort': { type: 'string' }, 'arxiv-endpoint': { type: 'string' },
+    urls: { type: 'string' }, search: { type: 'string' }, 'search-endpoint': { type: 'string' },
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
-  const { arxiv, chunking } = await cliFault(async () => checkBuildFlags(values, HELP));
+  const { arxiv, web, chunking } = await cliFault(async () => checkBuildFlags(values, HELP));
   const token = values.push !== undefined ? tokenFromEnv(values['token-env'], 'it must hold an hf_ token with write access to the repo') : undefined;
   if (values.hnsw && !(await ensureIndexedDb())) throw new CliError(`--hnsw: ${NO_IDB}`);
   const out = resolve(values.out!);
@@ -103,15 +106,14 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
   const bar = new ProgressBar(stderrOutput(), {
     rate: (stage, done, ms) => (stage === 'embed' && ms > 0 ? `${(done / (ms / 1000)).toFixed(1)} passages/s` : null),
   });
+  const remote = { onProgress: (p: { stage: string; done: number; total: number }) => bar.update(p.stage, p.done, p.total), onNotice: log }; // --arxiv, --urls / --search
   await cliFault(() => buildArtifact({
     id: values.id, title: values.title, description: values.description, chunking, int8: values.int8, hnsw: values.hnsw,
     push: values.push !== undefined ? { repo: values.push, hubUrl: hubUrl(), token: token! } : undefined,
   }, {
-    collect: () => (arxiv
-      ? loadArxivData(arxiv, {
-        ...(values['arxiv-endpoint'] !== undefined ? { endpoint: values['arxiv-endpoint'] } : {}),
-        onProgress: (p) => bar.update('download', p.done, p.total), onNotice: log,
-      }).finally(() => bar.end())
+    collect: () => (arxiv || web
+      ? (arxiv ? loadArxivData(arxiv, { ...(values['arxiv-endpoint'] !== undefined ? { endpoint: values['arxiv-endpoint'] } : {}), ...remote })
+        : loadWebData(web!, remote)).finally(() => bar.end())
       : loadBuildData(values.data!, values.split)),
     ...(values.embedder ? { embedder: async () => (await loadCliModels({ ...values, 'no-cache': true }, { dense: true, reranker: false }, log)).embedder! } : {}),
     sink: {

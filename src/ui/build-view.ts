@@ -30,8 +30,8 @@ export function buildProgressText(p: BuildProgress): string {
 }
 
 /** The stages a build goes through: `download` only for remote sources, `embed` only with an embedder. */
-export function stagesFor(source: 'files' | 'hub-dataset' | 'arxiv' | 'rebuild', embed: boolean): BuildStage[] {
-  return BUILD_STAGES.filter((s) => (s !== 'download' || source === 'hub-dataset' || source === 'arxiv') && (s !== 'embed' || embed));
+export function stagesFor(source: 'files' | 'hub-dataset' | 'arxiv' | 'web' | 'rebuild', embed: boolean): BuildStage[] {
+  return BUILD_STAGES.filter((s) => (s !== 'download' || source === 'hub-dataset' || source === 'arxiv' || source === 'web') && (s !== 'embed' || embed));
 }
 
 export type StageState = 'done' | 'current' | 'todo';
@@ -75,9 +75,30 @@ export function titleFromFiles(paths: readonly string[]): string {
   return paths.length === 1 ? first : `${first} and ${paths.length - 1} more`;
 }
 
-/** A title for a remote source when the user typed none: the dataset's id, or "arXiv: <query>" (at most 80 characters). */
-export function titleForSource(source: { kind: 'hub-dataset'; request: { dataset: string } } | { kind: 'arxiv'; request: { query: string } } | { kind: 'files' | 'rebuild' }): string {
-  const t = source.kind === 'hub-dataset' ? source.request.dataset.trim() : source.kind === 'arxiv' ? `arXiv: ${source.request.query.trim().replace(/\s+/g, ' ')}` : '';
+type TitledSource =
+  | { kind: 'hub-dataset'; request: { dataset: string } } | { kind: 'arxiv'; request: { query: string } }
+  | { kind: 'web'; request: { urls: string; search?: { query: string } | undefined } } | { kind: 'files' | 'rebuild' };
+
+/** "Web: <query>" for a search, else "Web pages: <the first URL's host>" ('' when the list names none). */
+function webTitle(request: { urls: string; search?: { query: string } | undefined }): string {
+  const query = request.search?.query.trim().replace(/\s+/g, ' ');
+  if (query) return `Web: ${query}`;
+  const first = /^[ \t]*(https?:\/\/[^\s/?#]+)/im.exec(request.urls)?.[1];
+  try {
+    return first ? `Web pages: ${new URL(first).host}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A title for a remote source when the user typed none: the dataset's id, "arXiv: <query>", or the web pages' search
+ * or first site (at most 80 characters).
+ */
+export function titleForSource(source: TitledSource): string {
+  const t = source.kind === 'hub-dataset' ? source.request.dataset.trim()
+    : source.kind === 'arxiv' ? `arXiv: ${source.request.query.trim().replace(/\s+/g, ' ')}`
+      : source.kind === 'web' ? webTitle(source.request) : '';
   return t.length > 80 ? `${t.slice(0, 79)}…` : t;
 }
 
@@ -185,9 +206,9 @@ export function embedderText(e: BuildSummary['embedder']): string {
   return e ? `vectors: ${e.id} (${e.dtype}, ${e.dim} dimensions)` : 'BM25 only (no vectors)';
 }
 
-/** What the skipped items are called for an origin: files, rows or feed entries. */
+/** What the skipped items are called for an origin: files, rows, pages or feed entries. */
 function skippedUnit(origin: BuildOrigin): [string, string] {
-  return origin.kind === 'files' ? ['file', 'files'] : origin.kind === 'hub-dataset' ? ['row', 'rows'] : ['entry', 'entries'];
+  return origin.kind === 'files' ? ['file', 'files'] : origin.kind === 'hub-dataset' ? ['row', 'rows'] : origin.kind === 'web' ? ['page', 'pages'] : ['entry', 'entries'];
 }
 
 /** "2 files skipped" (heading of the skipped list), or null when nothing was skipped. */
@@ -208,6 +229,7 @@ export function originText(o: BuildOrigin): string {
     case 'files': return `${filesLine(o.files, o.bytes)} read`;
     case 'hub-dataset': return `${plural(o.rows, 'row')} of the Hub dataset ${o.dataset} (${o.config}/${o.split}${o.revision ? ` @ ${o.revision.slice(0, 12)}` : ''})`;
     case 'arxiv': return `arXiv search “${o.query}” (at most ${o.max.toLocaleString('en-US')})`;
+    case 'web': return `web pages: ${plural(o.urls, 'URL')} fetched${o.query !== null ? ` (with the search “${o.query}”)` : ''}`;
   }
 }
 

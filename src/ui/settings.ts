@@ -56,7 +56,8 @@ export const SettingsSchema = v.object({
   datasetsHost: HostUrl,
   /**
    * The proxy the Build tab calls arXiv through (arXiv sends no CORS headers): it replaces
-   * https://export.arxiv.org/api/query, so requests go to `<proxy>?search_query=…`. Empty (the default): off.
+   * https://export.arxiv.org/api/query, so requests go to `<proxy>?search_query=…`; web pages go to `<proxy>?url=…`
+   * (`src/lib/data/web-fetch.ts`). Empty (the default): off.
    */
   arxivProxy: v.pipe(v.string(), v.maxLength(500), v.check((s) => s === '' || arxivProxyProblem(s) === null, 'must be empty (off) or an http(s) URL with no user name, password, query or fragment, and not arXiv itself')),
   /** Load the models and embed the corpus when the app opens. */
@@ -140,6 +141,9 @@ export function sotuVectorsRepo(setting: string): { repo: string; revision: stri
   const r = setting ? parseHubId(`hub:${setting}`) : null;
   return r?.ok ? { repo: r.ref.repo, revision: r.ref.revision } : null;
 }
+
+/** Shown under the arXiv proxy setting: the Build tab's web pages use the same proxy. */
+export const WEB_PROXY_NOTE = 'The Build tab reads web pages through the same proxy, as <proxy>?url=<page URL>: it sees those URLs and pages too (docs/build.md, "From web pages").';
 
 /** Shown next to the arXiv proxy setting. */
 export const ARXIV_PROXY_WARNING = 'The proxy sees every arXiv query you make and the answers; use one you run or trust. No key or token is sent to it.';

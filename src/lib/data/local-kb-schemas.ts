@@ -43,6 +43,7 @@ const OriginSchema = v.variant('kind', [
   v.object({ kind: v.literal('files'), files: count, bytes: count }),
   v.object({ kind: v.literal('hub-dataset'), dataset: v.string(), config: v.string(), split: v.string(), revision: v.nullable(v.string()), rows: count }),
   v.object({ kind: v.literal('arxiv'), query: v.string(), max: count }),
+  v.object({ kind: v.literal('web'), urls: count, query: v.nullable(v.string()) }),
 ]);
 
 const SummarySchema = v.object({

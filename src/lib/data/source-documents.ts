@@ -1,6 +1,6 @@
 /**
  * The source contract: what every source of a knowledge base (dropped files through `src/lib/ingest/`, a Hub
- * dataset, arXiv, a saved knowledge base, the CLI's `--data`) gives the build session — documents plus what could
+ * dataset, arXiv, web pages, a saved knowledge base, the CLI's `--data`) gives the build session — documents plus what could
  * not be used — and the build's stages and progress, which sources report too. Pure types.
  */
 import type { BeirQuery, Qrels } from './beir.ts';
@@ -23,7 +23,9 @@ export interface SkippedItem {
 export type BuildOrigin =
   | { kind: 'files'; files: number; bytes: number }
   | { kind: 'hub-dataset'; dataset: string; config: string; split: string; revision: string | null; rows: number }
-  | { kind: 'arxiv'; query: string; max: number };
+  | { kind: 'arxiv'; query: string; max: number }
+  /** Web pages: the URLs read (the list's, then a search's) and the search query, if any. */
+  | { kind: 'web'; urls: number; query: string | null };
 
 /** What a source gives the build session: documents before chunking, plus everything it could not use. */
 export interface SourceDocuments {

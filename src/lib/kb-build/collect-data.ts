@@ -2,7 +2,7 @@
  * The first stage of a CLI build (`rag-lab build-index --data`, `rag-lab train-embedder --data`): collecting the
  * documents of a BEIR folder, a RAGBench subset (a .jsonl / .parquet file, or a folder of them for one subset), a
  * folder of PDF / TXT / MD / HTML files, or a built knowledge base (.zip or artifact folder, built again), told apart by
- * what the path holds; or of an arXiv query. The files are read through {@link DataFiles} (the CLI's node:fs side);
+ * what the path holds; or of an arXiv query (web pages: `collect-web.ts`). The files are read through {@link DataFiles} (the CLI's node:fs side);
  * the parsers are the pure ones in src/lib/data/ and src/lib/ingest/, as in the Build tab. A fault the user can fix
  * is a {@link BuildError} in words.
  */
@@ -26,10 +26,10 @@ import { BuildError } from './build-kb.ts';
 import type { TrainedModel, TrainOptions } from '../models/corpus-embedder/train.ts';
 import { kbTrainingTexts, trainOnTexts } from './train-embedder.ts';
 
-export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv';
+export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv' | 'web';
 
 /** The kind of data in words ("BEIR folder"), as a trained model records what it was trained on. */
-export const DATA_KIND_NAMES: Record<DataKind, string> = { beir: 'BEIR folder', artifact: 'knowledge-base artifact', text: 'text folder', ragbench: 'RAGBench subset', arxiv: 'arXiv query' };
+export const DATA_KIND_NAMES: Record<DataKind, string> = { beir: 'BEIR folder', artifact: 'knowledge-base artifact', text: 'text folder', ragbench: 'RAGBench subset', arxiv: 'arXiv query', web: 'web pages' };
 
 export interface BuildData {
   kind: DataKind;
@@ -45,9 +45,9 @@ export interface BuildData {
   /** Defaults an artifact given as --data carries: its title and its chunking (flags override them). */
   title?: string;
   chunking?: ChunkOptions | false;
-  /** First queries the knowledge base suggests (arXiv: the query when it is plain words). */
+  /** First queries the knowledge base suggests (arXiv: the query when it is plain words; a web search: its query). */
   examples?: ExampleQuery[];
-  /** A default description (arXiv: the query and the papers found). */
+  /** A default description (arXiv, web pages: the query and the papers or pages found). */
   description?: string;
 }
 

@@ -4,6 +4,7 @@
  * API (`workers/build-api.ts`).
  */
 import type { ArxivRequest } from '../data/arxiv.ts';
+import type { WebRequest } from '../data/web-urls.ts';
 import type { HubDatasetRequest } from '../data/hub-dataset.ts';
 import type { InputFile } from '../data/source-documents.ts';
 import type { BuildSettings } from '../data/local-kb-meta.ts';
@@ -20,6 +21,8 @@ export type BuildSource =
   | { kind: 'hub-dataset'; request: HubDatasetRequest; access: HubAccess }
   /** `proxyUrl`: the proxy the user set in Settings (the tab cannot call arXiv directly: no CORS). */
   | { kind: 'arxiv'; request: ArxivRequest; proxyUrl: string }
+  /** Web pages, fetched through the same proxy as arXiv (most sites send no CORS headers). */
+  | { kind: 'web'; request: WebRequest; proxyUrl: string }
   /** The documents of a knowledge base already built here, built again with other settings. */
   | { kind: 'rebuild'; name: string };
 

@@ -15,7 +15,7 @@ import type { BuildSummary, LocalKbMeta } from '../data/local-kb-meta.ts';
 
 export const NO_EMBEDDER = 'load an embedding model first (Search tab → models)';
 export const MAX_DESCRIPTION = 1000;
-const SOURCE_KINDS = new Set(['files', 'hub-dataset', 'arxiv', 'rebuild']);
+const SOURCE_KINDS = new Set(['files', 'hub-dataset', 'arxiv', 'web', 'rebuild']);
 
 /** What the models worker offers the build (its Comlink API, or a stand-in in tests). */
 export interface ModelsForBuild {

@@ -1,6 +1,6 @@
 /**
  * What the build worker reads documents from (`BuildSource`, workers/build-api.ts) → `SourceDocuments`: dropped
- * files through the ingest code, a Hub dataset, an arXiv query through the user's proxy, or a knowledge base already
+ * files through the ingest code, a Hub dataset, an arXiv query or web pages through the user's proxy, or a knowledge base already
  * built here (rebuilt with other settings: its documents, queries and judgements read back from its artifact).
  */
 import type { BuildSource } from './requests.ts';
@@ -10,6 +10,7 @@ import { arxivDocuments } from '../data/arxiv.ts';
 import { arxivProxyProblem } from '../data/arxiv-query.ts';
 import { hubDatasetDocuments } from '../data/hub-dataset.ts';
 import { extractDocuments } from '../ingest/extract.ts';
+import { webDocuments } from '../ingest/web-pages.ts';
 import { localKbId } from '../data/kb-registry.ts';
 import { missingMessage, type LocalKbRecord, type LocalKbStore } from '../store/local-kb-store.ts';
 import type { OnBuildProgress, SourceDocuments } from '../data/source-documents.ts';
@@ -21,6 +22,8 @@ export interface SourceOptions {
   onProgress?: OnBuildProgress;
   fetch?: typeof fetch;
 }
+
+export const NO_WEB_PROXY = 'Most web sites send no CORS headers, so a browser tab cannot read their pages directly: set a proxy URL in Settings first (the one arXiv uses), or build with the CLI (rag-lab build-index --urls FILE).';
 
 export const NO_ARXIV_PROXY = 'arXiv cannot be called from a browser tab directly (it sends no CORS headers): set an arXiv proxy URL in Settings first, or build with the CLI (rag-lab build-index --arxiv).';
 
@@ -62,6 +65,13 @@ export async function sourceDocuments(source: BuildSource, opts: SourceOptions):
       const problem = arxivProxyProblem(proxy);
       if (problem) throw new Error(`The arXiv proxy URL ${problem}.`);
       return arxivDocuments(source.request, { endpoint: proxy, ...fetcher, ...common });
+    }
+    case 'web': {
+      const proxy = source.proxyUrl.trim();
+      if (!proxy) throw new Error(NO_WEB_PROXY);
+      const problem = arxivProxyProblem(proxy);
+      if (problem) throw new Error(`The proxy URL ${problem}.`);
+      return webDocuments(source.request, { proxyUrl: proxy, ...fetcher, ...common });
     }
     case 'rebuild': {
       const record = await opts.store.get(source.name);

@@ -2,7 +2,7 @@
  * The Build tab's state: the picked files, the form (title → name, description, chunking, BM25, embedding with the
  * loaded embedder), the build running in the build worker (progress per stage, cancel = terminate, nothing saved),
  * its summary, and actions on the knowledge bases built here (rebuild, export). The list itself belongs to
- * LocalKbsState. The Hub-dataset and arXiv forms call `start(source)` with their source; the form's title,
+ * LocalKbsState. The Hub-dataset, arXiv and web-page forms call `start(source)` with their source; the form's title,
  * description and settings come from here.
  */
 import { HUB_HOST } from '../../lib/hub/endpoint.ts';
@@ -32,7 +32,7 @@ export class BuildState {
   status = $state<'idle' | 'building' | 'done' | 'error' | 'cancelled'>('idle');
   /** The Hub URL and token (App wires Settings and HubTokenState in; never from a link). */
   access: () => HubAccess = () => ({ hubUrl: HUB_HOST, token: null });
-  /** The arXiv proxy URL from Settings ('' = none set). */
+  /** The proxy URL from Settings ('' = none set): arXiv and web pages are read through it. */
   arxivProxy: () => string = () => '';
 
   /** Files picked or dropped, not built yet (duplicates allowed: extraction names them). */
@@ -124,7 +124,7 @@ export class BuildState {
     });
     this.formErrors = check.ok ? {} : check.errors;
     if (check.ok) return check;
-    // Said where the build was asked for too (the Hub-dataset and arXiv forms are below the settings).
+    // Said where the build was asked for too (the Hub-dataset, arXiv and web forms are below the settings).
     this.error = `Check the name and settings above: ${Object.values(check.errors).join(' ')}`;
     this.status = 'error';
     return null;
@@ -134,7 +134,7 @@ export class BuildState {
   async start(source: BuildSource): Promise<void> {
     if (this.status === 'building') return;
     // A title the source's form already suggested (e.g. "scifact" at Inspect) stays; an empty one gets a default.
-    if ((source.kind === 'hub-dataset' || source.kind === 'arxiv') && !this.form.title.trim()) this.suggestTitle(titleForSource(source));
+    if ((source.kind === 'hub-dataset' || source.kind === 'arxiv' || source.kind === 'web') && !this.form.title.trim()) this.suggestTitle(titleForSource(source));
     const check = this.validate(source);
     if (check) await this.run(check, source.kind, async () => source);
   }
