@@ -1,10 +1,12 @@
 /**
  * The text tables `rag-lab eval-ragbench` prints: validate mode's AUROC/RMSE table next to RAGBench's baselines (with
  * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, and the judge-repeat
- * lines (spread, verdict flips, parse failures) of LLM-judge runs.
+ * lines (spread, verdict flips, parse failures) of LLM-judge runs; each mode's whole text output.
  */
+import type { RagConfig } from '../rag/config.ts';
 import { formatInterval } from './bootstrap.ts';
 import { TRACE_METRICS, type RepeatSummary } from './judge-runs.ts';
+import { pipelineSettingsText } from './pipeline-settings.ts';
 import type { PipelineSubsetResult } from './ragbench-pipeline.ts';
 import { meanOver, type SubsetValidation } from './ragbench-validate.ts';
 
@@ -79,3 +81,31 @@ export function repeatLines(name: string, s: RepeatSummary, labelOf: (key: strin
   return lines;
 }
 
+
+/** What a mode's text output shows of a run. */
+export interface RunTextInput {
+  evaluator: string;
+  /** Judge calls per row. */
+  repeats: number;
+  /** The LLM judge's repeat trackers per subset (null: no judge). */
+  judge: { trackers: ReadonlyMap<string, { summary(): RepeatSummary }> } | null;
+  /** A row key in words. */
+  labelOf: (key: string) => string;
+}
+
+/** Under the table of an LLM-judge run: the repeats (`head`), then each subset's repeat lines. */
+const judgeLines = (o: RunTextInput, head: string): string[] =>
+  o.judge ? ['', head, ...[...o.judge.trackers].flatMap(([s, t]) => repeatLines(s, t.summary(), o.labelOf))] : [];
+
+/** Validate mode's text output: the table, then the judge's repeat lines. */
+export function validateText(results: readonly SubsetValidation[], o: RunTextInput): string {
+  const r = o.repeats;
+  return [formatValidationTable(results, o.evaluator + (r > 1 ? ` (judge × ${r}, scores are means)` : '')),
+    ...judgeLines(o, `judge repeats: ${r} per row${r > 1 ? ' (std: population standard deviation over the parsed replies of a row, averaged over rows)' : ''}`)].join('\n');
+}
+
+/** Pipeline mode's text output: the table under the pipeline's settings, then the judge's repeat lines. */
+export function pipelineText(results: readonly PipelineSubsetResult[], config: RagConfig, o: RunTextInput): string {
+  const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${o.evaluator}${o.repeats > 1 ? ` (judge × ${o.repeats}, means)` : ''}`;
+  return [formatPipelineTable(results, title), ...judgeLines(o, `judge repeats: ${o.repeats} per answer`)].join('\n');
+}
