@@ -2,23 +2,24 @@
  * `rag-lab eval-ragbench`: TRACe evaluators against RAGBench gold labels, next to the dataset's baseline evaluators
  * (validate mode), and RAG Lab's own pipeline on RAGBench questions over a knowledge base of each subset's pooled
  * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
- * Flags are parsed here; the runs are sessions of src/lib/eval (session.ts, ragbench-pipeline-session.ts).
+ * Flags are parsed and output printed here; src/lib/eval sets up the API (api-setup.ts) and the run's settings
+ * (ragbench-run-settings.ts), runs the sessions (session.ts, ragbench-pipeline-session.ts) and writes the text.
  */
 import { resolve } from 'node:path';
-import { RAGBENCH_SUBSETS, type RagbenchRow } from '../src/lib/data/ragbench.ts';
+import { RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.ts';
 import { ApiSetupError, apiSetup, type ApiSetup } from '../src/lib/eval/api-setup.ts';
-import { describeEstimate, usageLines } from '../src/lib/eval/api-usage.ts';
+import { usageLines } from '../src/lib/eval/api-usage.ts';
 import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.ts';
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
 import { UsageMeter } from '../src/lib/eval/cost.ts';
-import { buildEvaluatorDeps, judgeSettings, nliModelLoader } from '../src/lib/eval/evaluator-deps.ts';
-import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorId, type EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
+import { buildEvaluatorDeps, nliModelLoader } from '../src/lib/eval/evaluator-deps.ts';
+import { EVALUATOR_IDS, isEvaluatorId, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
 import { sampledJudgeEstimate } from '../src/lib/eval/judge-runs.ts';
 import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-pipeline-session.ts';
 import { pipelineJson, rowLabels, validateJson } from '../src/lib/eval/ragbench-output.ts';
-import { pipelineText, validateText } from '../src/lib/eval/ragbench-tables.ts';
-import { namedRunModels, ragbenchModelNeeds, type NamedModels, type RunModelInfo } from '../src/lib/eval/run-models.ts';
-import { runValidateSession, type SessionReportContext } from '../src/lib/eval/session.ts';
+import { ragbenchRunSettings, type RagbenchRunSettings } from '../src/lib/eval/ragbench-run-settings.ts';
+import { kbLine, pipelineEstimateLines, pipelineText, validateEstimateLines, validateText } from '../src/lib/eval/ragbench-tables.ts';
+import { runValidateSession } from '../src/lib/eval/session.ts';
 import { RATE_LIMIT_PRESETS } from '../src/lib/llm/rate-limit.ts';
 import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
@@ -26,7 +27,7 @@ import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { DEFAULT_RAG_CONFIG, type RagConfig } from '../src/lib/rag/config.ts';
-import { serializeReport, type JsonValue, type Report } from '../src/lib/reports/format.ts';
+import { serializeReport, type Report } from '../src/lib/reports/format.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
@@ -145,9 +146,6 @@ function setupApi(values: Values, need: string, log: (m: string) => void): ApiSe
 const nliLoader = (values: Values, log: (m: string) => void, reranker: () => Promise<CliModels['reranker']>) =>
   nliModelLoader({ id: values.nli ?? DEFAULT_MODELS.nli, dtype: values.dtype as Dtype, device: 'cpu' }, { reranker, nli: loadNli }, { log, error: (m) => new CliError(m) });
 
-const reportContext = (config: Record<string, JsonValue>, models: RunModelInfo[]): SessionReportContext =>
-  ({ config, environment: { runtime: 'node', agent: `node ${process.version} (${process.platform})`, models }, source: 'local', revision: null });
-
 /** Writes the report (when --report-out names a file) and says so on stderr. */
 function writeReport(path: string | undefined, report: Report | null): void {
   if (!path || !report) return;
@@ -166,12 +164,8 @@ function progressPrinter(): (subset: string, done: number, total: number) => voi
 
 // ------------------------------------------------------------------------------------------------ command
 
-interface Run {
-  values: Values; data: Map<string, RagbenchRow[]>; api: ApiSetup | null; evaluator: EvaluatorId; settings: EvaluatorSettings;
-  needs: ReturnType<typeof ragbenchModelNeeds>; models: NamedModels;
-  n: number | undefined; seed: number; concurrency: number; bootstrap: number; repeats: number;
-  log: (m: string) => void; labels: ReturnType<typeof rowLabels>; reportConfig: Record<string, JsonValue>; redact: (m: string) => string;
-}
+/** What both modes take from the command: the flags, the API setup, the run's settings, the log and the row names. */
+interface Run extends RagbenchRunSettings { values: Values; api: ApiSetup | null; evaluator: EvaluatorId; repeats: number; log: (m: string) => void; labels: ReturnType<typeof rowLabels> }
 
 export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, OPTIONS);
@@ -207,20 +201,14 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
   const data = readSubsets(dir, subsets, mode, log);
 
-  const labels = rowLabels(data.values());
-  const judge = EVALUATORS[evaluator].api && api ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: values['base-url'] ?? null, model: api.model, repeats, temperature }) : null;
-  // The models as the flags name them (the evaluator settings and the report's environment).
-  const needs = ragbenchModelNeeds(evaluator, config), models = namedRunModels(values, needs, 'cpu');
-  const settings: EvaluatorSettings = { judge, nliModels: models.nli ? { nli: models.nli, reranker: models.reranker } : null };
   const run: Run = {
-    values, data, api, evaluator, settings, needs, models, n, seed, concurrency, bootstrap, repeats, log, labels,
-    reportConfig: {
-      mode, subsets: [...data.keys()], n: n ?? null, seed, evaluator, judge: judge ? { ...judge, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
-      rag: config ? (JSON.parse(JSON.stringify(config)) as JsonValue) : null, nliModels: settings.nliModels ?? null, localSubsets: [...data.keys()], bootstrap, concurrency,
-      // The tab's BenchConfig names these; the CLI reads local files only (none).
-      datasetsHost: null, hubUrl: null,
-    },
-    redact: (m) => redactSecrets(m, [api?.apiKey]),
+    values, api, evaluator, repeats, log, labels: rowLabels(data.values()),
+    // The models as the flags name them, the evaluator settings and the report's config and environment.
+    ...ragbenchRunSettings({
+      mode, data, n, seed, evaluator, repeats, temperature, api, rag: config, modelIds: values, device: 'cpu', bootstrap, concurrency,
+      runtime: { runtime: 'node', agent: `node ${process.version} (${process.platform})` }, source: 'local',
+      withReport: values['report-out'] !== undefined, redact: (m) => redactSecrets(m, [api?.apiKey]),
+    }),
   };
   if (mode === 'pipeline') await pipelineMode(run, config!, api!);
   else await validateMode(run);
@@ -229,14 +217,13 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
 async function validateMode(a: Run): Promise<void> {
   const { values, api, evaluator, log, labels, repeats } = a;
   let parseFailures = 0;
-  const planned = evaluator === 'llm' ? sampledJudgeEstimate(a.data.values(), { n: a.n, seed: a.seed }, { repeats, price: api!.price }) : null;
-  if (planned) for (const l of describeEstimate(api!, planned.estimate, `judge, ${Math.round(planned.rows).toLocaleString('en-US')} rows × ${repeats}`)) log(l);
+  const planned = evaluator === 'llm' ? sampledJudgeEstimate(a.session.subsets, a.session, { repeats, price: api!.price }) : null;
+  if (planned) for (const l of validateEstimateLines(api!, planned, repeats)) log(l);
   const loader = nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker);
   const deps = await buildEvaluatorDeps(evaluator, { models: loader, judge: api?.provider ?? null });
   let first = true;
   const session = await runValidateSession({
-    evaluator, settings: a.settings, deps, subsets: [...a.data].map(([subset, rows]) => ({ subset, rows })), store: new MemoryResultStore(),
-    ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
+    ...a.session, deps, store: new MemoryResultStore(),
     onJudge: (row, r) => {
       if (r.parseFailedCalls === 0) return;
       parseFailures += r.parseFailedCalls;
@@ -251,12 +238,8 @@ async function validateMode(a: Run): Promise<void> {
       if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluator === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a.reportConfig, a.models.loaded),
-    withReport: values['report-out'] !== undefined,
   });
-  const results = session.runs.map((r) => r.validation);
-  const judge = session.judge;
-  const judgeMeter = judge?.usage ?? new UsageMeter();
+  const { judge } = session, results = session.runs.map((r) => r.validation), judgeMeter = judge?.usage ?? new UsageMeter();
   if (judge && parseFailures + judgeMeter.failedCalls > 0) log(`judge: ${parseFailures} replies not parsed, ${judgeMeter.failedCalls} calls failed (rows without a parsed reply are left out of the metrics)`);
   if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson: labels.json, api, estimate: planned?.estimate ?? null })));
   else console.log(validateText(results, { evaluator, repeats, judge, labelOf: labels.text }));
@@ -265,25 +248,18 @@ async function validateMode(a: Run): Promise<void> {
 }
 
 async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<void> {
-  const { values, log, evaluator, repeats } = a;
-  const int = (x: number) => Math.round(x).toLocaleString('en-US');
-  const { needs } = a;
+  const { values, log, evaluator, repeats, needs } = a;
   const cliModels = needs.embedder || needs.reranker ? await loadCliModels(values, { dense: needs.embedder, reranker: needs.reranker }, log) : null;
   const deps = await buildEvaluatorDeps(evaluator, { models: nliLoader(values, log, async () => cliModels?.reranker ?? null), judge: api.provider });
   const embedder = needs.embedder ? cliModels?.embedder : null;
   let first = true;
   const session = await runRagbenchPipelineSession({
-    evaluator, settings: a.settings, deps, subsets: [...a.data].map(([subset, rows]) => ({ subset, rows })), rag: config, answerer: api.provider,
+    ...a.session, deps, rag: config, answerer: api.provider,
     models: needs.search ? (cliModels?.search ?? {}) : {},
     attachVectors: embedder ? async (kb, kbKey) => { await attachDense(kb, embedder, { kbKey, store: cliModels!.store }); } : null,
-    onKb: (r, ms) => log(`${r.subset}: knowledge base of ${int(r.docs.length)} documents (pooled from ${int(r.documentCount)}), ${int(r.kb.size)} chunks, built in ${ms.toFixed(0)} ms`),
+    onKb: (r, ms) => log(kbLine(r, ms)),
     estimate: { price: api.price, judge: evaluator === 'llm' ? { repeats } : null },
-    onEstimate: (e) => {
-      for (const l of describeEstimate(api, e.answers, `answers, ${e.answerable} of ${e.questions} questions pass retrieval`)) log(l);
-      if (e.judge) for (const l of describeEstimate(api, e.judge, `judge, ${e.answerable} answers × ${repeats}`)) log(l);
-      for (const note of e.notes) log(`  note: ${note}`);
-    },
-    ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
+    onEstimate: (e) => { for (const l of pipelineEstimateLines(api, e, repeats)) log(l); },
     onJudge: (row, r) => { if (r.parseFailedCalls > 0) log(`${row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`); },
     onProgress: progressPrinter(),
     onRow: (row) => {
@@ -295,8 +271,6 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
       if (first && r.n > 0 && (r.statuses.error ?? 0) === r.n) throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a.reportConfig, a.models.loaded),
-    withReport: values['report-out'] !== undefined,
   });
   const { results, judge, answers } = session;
   if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate! })));

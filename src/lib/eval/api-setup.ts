@@ -43,6 +43,8 @@ export interface ApiSetupOptions {
 export interface ApiSetup extends ApiAccount {
   provider: ChatProvider;
   limiter: RateLimiter | null;
+  /** The endpoint given (null: the provider's). */
+  baseUrl: string | null;
   model: string;
   /** For redacting messages; never logged. */
   apiKey: string | undefined;
@@ -76,5 +78,5 @@ export function apiSetup(o: ApiSetupOptions): ApiSetup {
   }
   const prices = read(o.prices ?? {});
   const price = runPrice(o.provider, o.model, prices.inputPerM, prices.outputPerM);
-  return { provider, limiter, limits, price, providerId: o.provider, model: o.model, apiKey, limitsLine: limits ? limitsLine(limits, o.model) : null };
+  return { provider, limiter, limits, price, providerId: o.provider, baseUrl: o.baseUrl ?? null, model: o.model, apiKey, limitsLine: limits ? limitsLine(limits, o.model) : null };
 }

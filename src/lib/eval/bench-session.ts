@@ -243,7 +243,7 @@ export async function benchEstimate(config: BenchConfig, rowsOf: (subset: string
   if (config.evaluator !== 'llm' || !config.judge) throw new Error('Estimates are for LLM-judge runs.');
   const j = config.judge;
   const subsets = [];
-  for (const subset of config.subsets) subsets.push((await rowsOf(subset)).rows);
+  for (const subset of config.subsets) subsets.push(await rowsOf(subset));
   const price = priceFor(j.provider, j.model);
   const { rows, estimate: est } = sampledJudgeEstimate(subsets, { n: config.n ?? undefined, seed: config.seed }, { repeats: Math.max(1, j.repeats), price });
   return {

@@ -130,8 +130,10 @@ export function rowJudgeInput(row: RagbenchRow): JudgeInput {
  * The calls, tokens and cost of judging a validate run, before it starts: each subset's seeded sample of `sample.n`
  * rows (all when undefined), judged `repeats` times. `rows`: the rows sampled.
  */
-export function sampledJudgeEstimate(subsets: Iterable<readonly RagbenchRow[]>, sample: { n: number | undefined; seed: number }, opts: { repeats: number; price: Price }): { rows: number; estimate: RunEstimate } {
-  const inputs = [...subsets].flatMap((rows) => sampleRows(rows, sample.n, sample.seed).map(rowJudgeInput));
+export function sampledJudgeEstimate(
+  subsets: Iterable<{ rows: readonly RagbenchRow[] }>, sample: { n?: number | undefined; seed: number }, opts: { repeats: number; price: Price },
+): { rows: number; estimate: RunEstimate } {
+  const inputs = [...subsets].flatMap((s) => sampleRows(s.rows, sample.n, sample.seed).map(rowJudgeInput));
   return { rows: inputs.length, estimate: estimateJudgeRun(inputs, opts) };
 }
 

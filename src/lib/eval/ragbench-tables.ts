@@ -1,17 +1,23 @@
 /**
  * The text tables `rag-lab eval-ragbench` prints: validate mode's AUROC/RMSE table next to RAGBench's baselines (with
  * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, and the judge-repeat
- * lines (spread, verdict flips, parse failures) of LLM-judge runs; each mode's whole text output.
+ * lines (spread, verdict flips, parse failures) of LLM-judge runs; each mode's whole text output, and the lines an
+ * API run prints before its calls (the estimate) and a pipeline run as each knowledge base is built.
  */
+import type { RagbenchKb } from '../data/ragbench-kb.ts';
 import type { RagConfig } from '../rag/config.ts';
+import { describeEstimate, type ApiAccount } from './api-usage.ts';
 import { formatInterval } from './bootstrap.ts';
+import type { RunEstimate } from './cost.ts';
 import { TRACE_METRICS, type RepeatSummary } from './judge-runs.ts';
 import { pipelineSettingsText } from './pipeline-settings.ts';
 import type { PipelineSubsetResult } from './ragbench-pipeline.ts';
+import type { PipelineEstimateTotals } from './ragbench-pipeline-session.ts';
 import { meanOver, type SubsetValidation } from './ragbench-validate.ts';
 
 const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a').padStart(w);
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 export function formatValidationTable(results: readonly SubsetValidation[], evaluator: string): string {
   const head = ['subset'.padEnd(11), 'n'.padStart(5), 'halluc'.padStart(6), '|',
@@ -109,3 +115,18 @@ export function pipelineText(results: readonly PipelineSubsetResult[], config: R
   const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${o.evaluator}${o.repeats > 1 ? ` (judge × ${o.repeats}, means)` : ''}`;
   return [formatPipelineTable(results, title), ...judgeLines(o, `judge repeats: ${o.repeats} per answer`)].join('\n');
 }
+
+/** Before a validate run's judge calls: the estimate of judging its sampled rows `repeats` times. */
+export const validateEstimateLines = (api: ApiAccount, planned: { rows: number; estimate: RunEstimate }, repeats: number): string[] =>
+  describeEstimate(api, planned.estimate, `judge, ${int(planned.rows)} rows × ${repeats}`);
+
+/** Before a pipeline run's calls: the answers' estimate, the judge's (with an LLM judge), then what they leave out. */
+export const pipelineEstimateLines = (api: ApiAccount, e: PipelineEstimateTotals, repeats: number): string[] => [
+  ...describeEstimate(api, e.answers, `answers, ${e.answerable} of ${e.questions} questions pass retrieval`),
+  ...(e.judge ? describeEstimate(api, e.judge, `judge, ${e.answerable} answers × ${repeats}`) : []),
+  ...e.notes.map((note) => `  note: ${note}`),
+];
+
+/** A pipeline run's line when a subset's knowledge base is built. */
+export const kbLine = (r: RagbenchKb, ms: number): string =>
+  `${r.subset}: knowledge base of ${int(r.docs.length)} documents (pooled from ${int(r.documentCount)}), ${int(r.kb.size)} chunks, built in ${ms.toFixed(0)} ms`;
