@@ -1,5 +1,5 @@
 /** `rag-lab ask`: answers a question from a knowledge base with the RAG pipeline and an LLM provider. */
-import { createProvider, PROVIDER_IDS } from '../src/lib/llm/registry.ts';
+import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion } from '../src/lib/rag/answer.ts';
 import { answerJson } from '../src/lib/rag/answer-json.ts';
@@ -7,6 +7,7 @@ import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig } from '../src/lib/rag/
 import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
+import { ApiSetupError, apiSetup } from '../src/lib/eval/api-setup.ts';
 import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
 import { CliError, parse } from './args.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
@@ -52,9 +53,9 @@ export async function askCommand(argv: string[]): Promise<void> {
 
   let provider;
   try {
-    provider = createProvider({ provider: config.llm.provider, baseUrl: config.llm.baseUrl ?? undefined, model: config.llm.model, apiKey });
+    ({ provider } = apiSetup({ provider: config.llm.provider, baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey }));
   } catch (e) {
-    throw new CliError(redactSecrets((e as Error).message, [apiKey]));
+    throw e instanceof ApiSetupError ? new CliError(e.message) : e;
   }
 
   const need = pipelineModelNeeds(parsed.config);

@@ -2,33 +2,32 @@
  * `rag-lab eval-ragbench`: TRACe evaluators against RAGBench gold labels, next to the dataset's baseline evaluators
  * (validate mode), and RAG Lab's own pipeline on RAGBench questions over a knowledge base of each subset's pooled
  * documents (pipeline mode). API runs print a token/cost estimate before they start and the actual usage after.
- * Flags are parsed here; the runs are sessions of src/lib/eval (session.ts, ragbench-pipeline-session.ts).
+ * Flags are parsed and output printed here; src/lib/eval sets up the API (api-setup.ts) and the run's settings
+ * (ragbench-run-settings.ts), runs the sessions (session.ts, ragbench-pipeline-session.ts) and writes the text.
  */
 import { resolve } from 'node:path';
-import { RAGBENCH_SUBSETS, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
-import { describeEstimate, limitsLine, runLimits, runPrice, usageLines, type ApiAccount } from '../src/lib/eval/api-usage.ts';
+import { RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.ts';
+import { ApiSetupError, apiSetup, type ApiSetup } from '../src/lib/eval/api-setup.ts';
+import { usageLines } from '../src/lib/eval/api-usage.ts';
 import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.ts';
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
-import { DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, UsageMeter, type RunEstimate } from '../src/lib/eval/cost.ts';
-import { apiProvider, buildEvaluatorDeps, judgeSettings, type EvaluatorModelLoader } from '../src/lib/eval/evaluator-deps.ts';
-import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorId, type EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
-import { rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
-import { pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
+import { UsageMeter } from '../src/lib/eval/cost.ts';
+import { buildEvaluatorDeps, nliModelLoader } from '../src/lib/eval/evaluator-deps.ts';
+import { EVALUATOR_IDS, isEvaluatorId, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
+import { sampledJudgeEstimate } from '../src/lib/eval/judge-runs.ts';
 import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-pipeline-session.ts';
-import { pipelineJson, validateJson } from '../src/lib/eval/ragbench-output.ts';
-import { formatPipelineTable, formatValidationTable, repeatLines } from '../src/lib/eval/ragbench-tables.ts';
-import { sampleRows } from '../src/lib/eval/ragbench-validate.ts';
-import { runValidateSession, type SessionReportContext } from '../src/lib/eval/session.ts';
+import { pipelineJson, rowLabels, validateJson } from '../src/lib/eval/ragbench-output.ts';
+import { ragbenchRunSettings, type RagbenchRunSettings } from '../src/lib/eval/ragbench-run-settings.ts';
+import { kbLine, pipelineEstimateLines, pipelineText, validateEstimateLines, validateText } from '../src/lib/eval/ragbench-tables.ts';
+import { runValidateSession } from '../src/lib/eval/session.ts';
 import { RATE_LIMIT_PRESETS } from '../src/lib/llm/rate-limit.ts';
 import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
-import type { ChatProvider } from '../src/lib/llm/types.ts';
-import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { DEFAULT_RAG_CONFIG, type RagConfig } from '../src/lib/rag/config.ts';
-import { serializeReport, type JsonValue, type Report, type ReportEnvironment } from '../src/lib/reports/format.ts';
+import { serializeReport, type Report } from '../src/lib/reports/format.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
@@ -121,68 +120,31 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 
-/** An API run's provider (behind the rate limiter when any; the session meters it per role) and its accounting. */
-interface ApiSetup extends ApiAccount { provider: ChatProvider; apiKey: string | undefined; model: string }
-
+/** The API run's provider, limits and price from the LLM flags (api-setup.ts); prints the rate limits line. */
 function setupApi(values: Values, need: string, log: (m: string) => void): ApiSetup {
-  const { provider: providerId, model } = values;
-  if (!providerId) throw new CliError(`${need} needs --provider (${PROVIDER_IDS.join(', ')}) and --model`);
+  const { provider, model } = values;
+  if (!provider) throw new CliError(`${need} needs --provider (${PROVIDER_IDS.join(', ')}) and --model`);
   if (!model) throw new CliError(`${need} needs --model`);
-  const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
-  const box: { limits: ApiSetup['limits'] } = { limits: null };
-  const limitsOf = () => (box.limits = runLimits(model, values.limits, (e) => new CliError(`--limits: ${e.message}`), () => ({
-    rpm: numberArg('rpm', values.rpm, (x) => x > 0, 'a number > 0'), tpm: numberArg('tpm', values.tpm, (x) => x > 0, 'a number > 0'),
-  })));
-  let p;
+  const rate = (f: 'rpm' | 'tpm') => numberArg(f, values[f], (x) => x > 0, 'a number > 0');
+  const price = (f: 'price-in' | 'price-out') => numberArg(f, values[f], (x) => x >= 0, 'a number >= 0');
   try {
-    p = apiProvider({
-      provider: providerId, baseUrl: values['base-url'], model, apiKey, limits: limitsOf,
+    const api = apiSetup({
+      provider, model, baseUrl: values['base-url'], apiKey: values['api-key'] ?? process.env.RAG_LAB_API_KEY, limitsPreset: values.limits,
+      rates: () => ({ rpm: rate('rpm'), tpm: rate('tpm') }), prices: () => ({ inputPerM: price('price-in'), outputPerM: price('price-out') }),
       onWait: ({ ms, reason }) => { if (ms >= 1000) process.stderr.write(`rate limit (${reason === 'rpm' ? 'requests' : 'tokens'} per minute): waiting ${(ms / 1000).toFixed(1)} s\n`); },
     });
+    if (api.limitsLine) log(api.limitsLine);
+    return api;
   } catch (e) {
-    throw e instanceof CliError ? e : new CliError(redactSecrets((e as Error).message, [apiKey]));
+    throw e instanceof ApiSetupError ? new CliError(e.kind === 'limits' ? `--limits: ${e.message}` : e.message) : e;
   }
-  const price = runPrice(providerId, model, numberArg('price-in', values['price-in'], (x) => x >= 0, 'a number >= 0'),
-    numberArg('price-out', values['price-out'], (x) => x >= 0, 'a number >= 0'));
-  if (box.limits) log(limitsLine(box.limits, model));
-  return { ...p, limits: box.limits, price, apiKey, providerId, model };
 }
 
 // ------------------------------------------------------------------------------------------------ models, data, reports
 
 /** The NLI evaluator's models from local files: the cross-encoder (`reranker`, loaded first), then the NLI model. */
-function nliLoader(values: Values, log: (m: string) => void, reranker: () => Promise<CliModels['reranker']>): EvaluatorModelLoader {
-  return {
-    async nliModels() {
-      const ce = await reranker();
-      const id = values.nli ?? DEFAULT_MODELS.nli;
-      const t0 = performance.now();
-      try {
-        const nli = await loadNli({ id, dtype: values.dtype as Dtype, device: 'cpu' });
-        log(`loaded NLI ${id} (${values.dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
-        return { nli, reranker: ce };
-      } catch (e) {
-        throw new CliError(e instanceof ModelLoadError ? e.message : `could not load NLI model ${id}: ${(e as Error).message}`);
-      }
-    },
-  };
-}
-
-/** The NLI evaluator's models as `id@dtype` (the names its cached scores would be filed under). */
-const nliModelIds = (v: Values) => ({ nli: `${v.nli ?? DEFAULT_MODELS.nli}@${v.dtype}`, reranker: `${v.reranker ?? DEFAULT_MODELS['cross-encoder']}@${v.dtype}` });
-
-/** The models this run loaded, as a report's environment lists them (the CLI runs them on the CPU). */
-function loadedModelInfo(values: Values, which: { nli?: boolean; reranker?: boolean; embedder?: boolean }): ReportEnvironment['models'] {
-  const one = (task: string, id: string) => ({ task, id, dtype: values.dtype, device: 'cpu' });
-  return [
-    ...(which.embedder ? [one('embedder', values.embedder ?? DEFAULT_MODELS.embedder)] : []),
-    ...(which.reranker ? [one('cross-encoder', values.reranker ?? DEFAULT_MODELS['cross-encoder'])] : []),
-    ...(which.nli ? [one('nli', values.nli ?? DEFAULT_MODELS.nli)] : []),
-  ];
-}
-
-const reportContext = (config: Record<string, JsonValue>, models: ReportEnvironment['models']): SessionReportContext =>
-  ({ config, environment: { runtime: 'node', agent: `node ${process.version} (${process.platform})`, models }, source: 'local', revision: null });
+const nliLoader = (values: Values, log: (m: string) => void, reranker: () => Promise<CliModels['reranker']>) =>
+  nliModelLoader({ id: values.nli ?? DEFAULT_MODELS.nli, dtype: values.dtype as Dtype, device: 'cpu' }, { reranker, nli: loadNli }, { log, error: (m) => new CliError(m) });
 
 /** Writes the report (when --report-out names a file) and says so on stderr. */
 function writeReport(path: string | undefined, report: Report | null): void {
@@ -202,11 +164,8 @@ function progressPrinter(): (subset: string, done: number, total: number) => voi
 
 // ------------------------------------------------------------------------------------------------ command
 
-interface Run {
-  values: Values; data: Map<string, RagbenchRow[]>; api: ApiSetup | null; evaluator: EvaluatorId; settings: EvaluatorSettings;
-  n: number | undefined; seed: number; concurrency: number; bootstrap: number; repeats: number;
-  log: (m: string) => void; label: (key: string) => string; reportConfig: Record<string, JsonValue>; redact: (m: string) => string;
-}
+/** What both modes take from the command: the flags, the API setup, the run's settings, the log and the row names. */
+interface Run extends RagbenchRunSettings { values: Values; api: ApiSetup | null; evaluator: EvaluatorId; repeats: number; log: (m: string) => void; labels: ReturnType<typeof rowLabels> }
 
 export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, OPTIONS);
@@ -242,40 +201,29 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
   const data = readSubsets(dir, subsets, mode, log);
 
-  const rowsByKey = new Map<string, RagbenchRow>();
-  for (const rows of data.values()) for (const r of rows) rowsByKey.set(ragbenchRowKey(r), r);
-  const label = (key: string) => { const r = rowsByKey.get(key); return r ? `${r.id} (${r.generation_model_name})` : key; };
-  const judge = EVALUATORS[evaluator].api && api ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: values['base-url'] ?? null, model: api.model, repeats, temperature }) : null;
-  const settings: EvaluatorSettings = { judge, nliModels: evaluator === 'nli' ? nliModelIds(values) : null };
   const run: Run = {
-    values, data, api, evaluator, settings, n, seed, concurrency, bootstrap, repeats, log, label,
-    reportConfig: {
-      mode, subsets: [...data.keys()], n: n ?? null, seed, evaluator, judge: judge ? { ...judge, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
-      rag: config ? (JSON.parse(JSON.stringify(config)) as JsonValue) : null, nliModels: settings.nliModels ?? null, localSubsets: [...data.keys()], bootstrap, concurrency,
-      // The tab's BenchConfig names these; the CLI reads local files only (none).
-      datasetsHost: null, hubUrl: null,
-    },
-    redact: (m) => redactSecrets(m, [api?.apiKey]),
+    values, api, evaluator, repeats, log, labels: rowLabels(data.values()),
+    // The models as the flags name them, the evaluator settings and the report's config and environment.
+    ...ragbenchRunSettings({
+      mode, data, n, seed, evaluator, repeats, temperature, api, rag: config, modelIds: values, device: 'cpu', bootstrap, concurrency,
+      runtime: { runtime: 'node', agent: `node ${process.version} (${process.platform})` }, source: 'local',
+      withReport: values['report-out'] !== undefined, redact: (m) => redactSecrets(m, [api?.apiKey]),
+    }),
   };
   if (mode === 'pipeline') await pipelineMode(run, config!, api!);
-  else await validateMode(run, rowsByKey);
+  else await validateMode(run);
 }
 
-async function validateMode(a: Run, rowsByKey: Map<string, RagbenchRow>): Promise<void> {
-  const { values, api, evaluator, log, label, repeats } = a;
+async function validateMode(a: Run): Promise<void> {
+  const { values, api, evaluator, log, labels, repeats } = a;
   let parseFailures = 0;
-  let estimate: RunEstimate | null = null;
-  if (evaluator === 'llm') {
-    const inputs = [...a.data.values()].flatMap((rows) => sampleRows(rows, a.n, a.seed).map(rowJudgeInput));
-    estimate = estimateJudgeRun(inputs, { repeats, price: api!.price, outputTokensPerCall: DEFAULT_JUDGE_OUTPUT_TOKENS });
-    for (const l of describeEstimate(api!, estimate, `judge, ${Math.round(inputs.length).toLocaleString('en-US')} rows × ${repeats}`)) log(l);
-  }
+  const planned = evaluator === 'llm' ? sampledJudgeEstimate(a.session.subsets, a.session, { repeats, price: api!.price }) : null;
+  if (planned) for (const l of validateEstimateLines(api!, planned, repeats)) log(l);
   const loader = nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker);
   const deps = await buildEvaluatorDeps(evaluator, { models: loader, judge: api?.provider ?? null });
   let first = true;
   const session = await runValidateSession({
-    evaluator, settings: a.settings, deps, subsets: [...a.data].map(([subset, rows]) => ({ subset, rows })), store: new MemoryResultStore(),
-    ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
+    ...a.session, deps, store: new MemoryResultStore(),
     onJudge: (row, r) => {
       if (r.parseFailedCalls === 0) return;
       parseFailures += r.parseFailedCalls;
@@ -285,53 +233,33 @@ async function validateMode(a: Run, rowsByKey: Map<string, RagbenchRow>): Promis
     ...(evaluator === 'lexical' ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
     onSubset: (run, ms) => {
       const v = run.validation;
-      for (const f of run.failures) log(`${label(f.key)}: ${evaluator === 'llm' ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
+      for (const f of run.failures) log(`${labels.text(f.key)}: ${evaluator === 'llm' ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
       log(`${v.subset}: ${v.n} rows scored in ${ms.toFixed(0)} ms${run.failures.length ? ` (${run.failures.length} failed, left out)` : ''}`);
       if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluator === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a.reportConfig, evaluator === 'nli' ? loadedModelInfo(values, { nli: true, reranker: true }) : []),
-    withReport: values['report-out'] !== undefined,
   });
-  const results = session.runs.map((r) => r.validation);
-  const judge = session.judge;
-  const judgeMeter = judge?.usage ?? new UsageMeter();
+  const { judge } = session, results = session.runs.map((r) => r.validation), judgeMeter = judge?.usage ?? new UsageMeter();
   if (judge && parseFailures + judgeMeter.failedCalls > 0) log(`judge: ${parseFailures} replies not parsed, ${judgeMeter.failedCalls} calls failed (rows without a parsed reply are left out of the metrics)`);
-  const labelJson = (key: string) => { const r = rowsByKey.get(key); return r ? { id: r.id, generation_model_name: r.generation_model_name } : { key }; };
-  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson, api, estimate })));
-  else {
-    console.log(formatValidationTable(results, evaluator + (repeats > 1 ? ` (judge × ${repeats}, scores are means)` : '')));
-    if (judge) {
-      console.log('');
-      console.log(`judge repeats: ${repeats} per row${repeats > 1 ? ' (std: population standard deviation over the parsed replies of a row, averaged over rows)' : ''}`);
-      for (const [s, t] of judge.trackers) for (const l of repeatLines(s, t.summary(), label)) console.log(l);
-    }
-  }
+  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson: labels.json, api, estimate: planned?.estimate ?? null })));
+  else console.log(validateText(results, { evaluator, repeats, judge, labelOf: labels.text }));
   if (api) for (const l of usageLines(api, [['judge', judgeMeter]])) log(l);
   writeReport(values['report-out'], session.report);
 }
 
 async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<void> {
-  const { values, log, evaluator, repeats } = a;
-  const int = (x: number) => Math.round(x).toLocaleString('en-US');
-  const needs = pipelineModelNeeds(config);
-  const needReranker = needs.reranker || evaluator === 'nli';
-  const cliModels = needs.dense || needReranker ? await loadCliModels(values, { dense: needs.dense, reranker: needReranker }, log) : null;
+  const { values, log, evaluator, repeats, needs } = a;
+  const cliModels = needs.embedder || needs.reranker ? await loadCliModels(values, { dense: needs.embedder, reranker: needs.reranker }, log) : null;
   const deps = await buildEvaluatorDeps(evaluator, { models: nliLoader(values, log, async () => cliModels?.reranker ?? null), judge: api.provider });
-  const embedder = needs.dense ? cliModels?.embedder : null;
+  const embedder = needs.embedder ? cliModels?.embedder : null;
   let first = true;
   const session = await runRagbenchPipelineSession({
-    evaluator, settings: a.settings, deps, subsets: [...a.data].map(([subset, rows]) => ({ subset, rows })), rag: config, answerer: api.provider,
-    models: needs.dense || needs.reranker ? (cliModels?.search ?? {}) : {},
+    ...a.session, deps, rag: config, answerer: api.provider,
+    models: needs.search ? (cliModels?.search ?? {}) : {},
     attachVectors: embedder ? async (kb, kbKey) => { await attachDense(kb, embedder, { kbKey, store: cliModels!.store }); } : null,
-    onKb: (r, ms) => log(`${r.subset}: knowledge base of ${int(r.docs.length)} documents (pooled from ${int(r.documentCount)}), ${int(r.kb.size)} chunks, built in ${ms.toFixed(0)} ms`),
+    onKb: (r, ms) => log(kbLine(r, ms)),
     estimate: { price: api.price, judge: evaluator === 'llm' ? { repeats } : null },
-    onEstimate: (e) => {
-      for (const l of describeEstimate(api, e.answers, `answers, ${e.answerable} of ${e.questions} questions pass retrieval`)) log(l);
-      if (e.judge) for (const l of describeEstimate(api, e.judge, `judge, ${e.answerable} answers × ${repeats}`)) log(l);
-      for (const note of e.notes) log(`  note: ${note}`);
-    },
-    ...(a.n !== undefined ? { n: a.n } : {}), seed: a.seed, concurrency: a.concurrency, bootstrap: a.bootstrap, redact: a.redact,
+    onEstimate: (e) => { for (const l of pipelineEstimateLines(api, e, repeats)) log(l); },
     onJudge: (row, r) => { if (r.parseFailedCalls > 0) log(`${row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`); },
     onProgress: progressPrinter(),
     onRow: (row) => {
@@ -343,20 +271,10 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
       if (first && r.n > 0 && (r.statuses.error ?? 0) === r.n) throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a.reportConfig, loadedModelInfo(values, { embedder: needs.dense, reranker: needReranker, nli: evaluator === 'nli' })),
-    withReport: values['report-out'] !== undefined,
   });
   const { results, judge, answers } = session;
   if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate! })));
-  else {
-    const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluator}${repeats > 1 ? ` (judge × ${repeats}, means)` : ''}`;
-    console.log(formatPipelineTable(results, title));
-    if (judge) {
-      console.log('');
-      console.log(`judge repeats: ${repeats} per answer`);
-      for (const [s, t] of judge.trackers) for (const l of repeatLines(s, t.summary(), a.label)) console.log(l);
-    }
-  }
+  else console.log(pipelineText(results, config, { evaluator, repeats, judge, labelOf: a.labels.text }));
   for (const l of usageLines(api, [['answers', answers], ['judge', judge?.usage ?? new UsageMeter()]])) log(l);
   writeReport(values['report-out'], session.report);
 }

@@ -23,7 +23,7 @@ export interface EstimateView { calls: number; inputTokens: number; outputTokens
  * A run's limits: the preset's for `model` (its error is passed to `presetError`), overridden by the requests and
  * tokens per minute `overrides` gives (read after the preset); null: none.
  */
-export function runLimits(model: string, preset: string | undefined, presetError: (e: Error) => Error, overrides: () => { rpm?: number | undefined; tpm?: number | undefined }): RunLimits | null {
+export function runLimits(model: string, preset: string | undefined, presetError: (e: Error) => Error, overrides: () => { rpm?: number | null | undefined; tpm?: number | null | undefined }): RunLimits | null {
   let limits: RunLimits | null = null;
   if (preset) {
     try {

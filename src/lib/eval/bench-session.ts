@@ -9,18 +9,18 @@ import { ragbenchRowKey } from '../data/ragbench.ts';
 import { loadRunSubsets, SubsetBoard, type LoadedSubset } from './subset-loading.ts';
 import type { BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, JudgeEstimate, JudgeReport, PipelineView } from './bench-config.ts';
 import type { ResultStore } from './bench-run.ts';
-import { costOf, estimateJudgeRun, priceFor } from './cost.ts';
-import { rowJudgeInput } from './judge-runs.ts';
-import { sampleRows } from './ragbench-validate.ts';
+import { costOf, priceFor } from './cost.ts';
+import { sampledJudgeEstimate } from './judge-runs.ts';
 import { minDurationMs } from '../llm/rate-limit.ts';
+import { apiSetup } from './api-setup.ts';
 import { buildEvaluatorDeps, type EvaluatorModelLoader } from './evaluator-deps.ts';
 import type { EvaluatorSettings } from './evaluators.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from './pipeline-settings.ts';
 import { runRagbenchPipelineSession } from './ragbench-pipeline-session.ts';
+import { nliModelKeys, runModelInfo } from './run-models.ts';
 import { runValidateSession, validateConfigHash, type JudgeStats } from './session.ts';
 import { mean } from '../stats/summary.ts';
 import { remainingMs } from '../eta.ts';
-import { createProvider } from '../llm/registry.ts';
 import { redactSecrets } from '../llm/redact.ts';
 import type { ModelSpec, NliProbabilities, TextEmbedder } from '../models/types.ts';
 import { parseRagConfig, type RagConfig } from '../rag/config.ts';
@@ -69,7 +69,7 @@ function nliLoader(c: BenchConfig, m: BenchModels | null): EvaluatorModelLoader 
       const nliInfo = have.find((x) => x.task === 'nli');
       if (!m || !nliInfo) throw new Error('The NLI evaluator needs the NLI model: load it first (Load NLI models).');
       const ce = have.find((x) => x.task === 'cross-encoder');
-      const ids = { nli: `${nliInfo.spec.id}@${nliInfo.spec.dtype}`, reranker: ce ? `${ce.spec.id}@${ce.spec.dtype}` : null };
+      const ids = nliModelKeys(nliInfo.spec, ce?.spec ?? null);
       if (c.mode === 'validate' && JSON.stringify(ids) !== JSON.stringify(c.nliModels)) throw new Error(`The loaded NLI models (${ids.nli}${ids.reranker ? `, ${ids.reranker}` : ''}) differ from the settings: load them again.`);
       return { nli: { spec: nliInfo.spec, predict: (p, h) => m.nli(p, h) }, reranker: ce ? { spec: ce.spec, score: (q, ps) => m.rerank(q, [...ps]) } : null };
     },
@@ -82,7 +82,7 @@ function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | nu
   const limits = c.judge && (c.judge.rpm || c.judge.tpm) ? { rpm: c.judge.rpm, tpm: c.judge.tpm } : null;
   return buildEvaluatorDeps(c.evaluator, {
     models: nliLoader(c, models),
-    judge: c.evaluator === 'llm' && j ? { provider: j.provider, baseUrl: j.baseUrl, model: j.model, apiKey, limits } : null,
+    judge: c.evaluator === 'llm' && j ? apiSetup({ provider: j.provider, baseUrl: j.baseUrl, model: j.model, apiKey, rates: limits }).provider : null,
   });
 }
 
@@ -91,7 +91,7 @@ async function runEnvironment(models: BenchModels | null): Promise<RunEnvironmen
   const have = models ? await models.loaded() : [];
   return {
     runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown',
-    models: have.map((x) => ({ task: x.task, id: x.spec.id, dtype: x.spec.dtype, device: x.spec.device })),
+    models: have.map((x) => runModelInfo(x.task, x.spec)),
   };
 }
 
@@ -154,7 +154,7 @@ async function runPipeline(config: BenchConfig, env: BenchEnv, apiKey: string | 
   const parsed = parseRagConfig(config.rag);
   if (!parsed.ok) throw new Error(`The Ask tab's pipeline settings are not valid: ${parsed.message}`);
   const rag = parsed.config;
-  const provider = createProvider({ provider: rag.llm.provider, baseUrl: rag.llm.baseUrl ?? undefined, model: rag.llm.model, apiKey: apiKey ?? undefined });
+  const { provider } = apiSetup({ provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, apiKey });
   const { search, embedder } = await pipelineModels(rag, env.models);
   const settings = evaluatorSettings(config, rag);
   const deps = await evaluatorDeps(config, settings, apiKey, env.models);
@@ -242,15 +242,12 @@ export const benchValidateHash = (config: BenchConfig): Promise<string> => valid
 export async function benchEstimate(config: BenchConfig, rowsOf: (subset: string) => Promise<LoadedSubset>): Promise<JudgeEstimate> {
   if (config.evaluator !== 'llm' || !config.judge) throw new Error('Estimates are for LLM-judge runs.');
   const j = config.judge;
-  const inputs = [];
-  for (const subset of config.subsets) {
-    const all = await rowsOf(subset);
-    inputs.push(...sampleRows(all.rows, config.n ?? undefined, config.seed).map(rowJudgeInput));
-  }
+  const subsets = [];
+  for (const subset of config.subsets) subsets.push(await rowsOf(subset));
   const price = priceFor(j.provider, j.model);
-  const est = estimateJudgeRun(inputs, { repeats: Math.max(1, j.repeats), price });
+  const { rows, estimate: est } = sampledJudgeEstimate(subsets, { n: config.n ?? undefined, seed: config.seed }, { repeats: Math.max(1, j.repeats), price });
   return {
-    rows: inputs.length, calls: est.calls, inputTokens: est.inputTokens, outputTokens: est.outputTokens, usd: est.totalUsd,
+    rows, calls: est.calls, inputTokens: est.inputTokens, outputTokens: est.outputTokens, usd: est.totalUsd,
     priceKnown: price.known, minDurationMs: minDurationMs(est.calls, est.inputTokens + est.outputTokens, { rpm: j.rpm, tpm: j.tpm }),
   };
 }

@@ -1,13 +1,13 @@
 /**
  * What an evaluator needs besides its settings, built in one place for the bench worker and both `eval-ragbench`
  * modes: per evaluator id (as EVALUATORS is keyed) the models it loads through a model loader (the NLI classifier
- * and cross-encoder: the models worker in the browser, local files in the CLI) and the LLM judge's provider (created
- * here from a provider spec, rate-limited when limits are given). Also the judge's settings (provider, endpoint,
- * model, repeats, temperature) as every shell names them.
+ * and cross-encoder: the models worker in the browser, local files in the CLI) and the LLM judge's provider (built
+ * by api-setup.ts). Also the judge's settings (provider, endpoint, model, repeats, temperature) as every shell names
+ * them.
  */
-import { createProvider } from '../llm/registry.ts';
-import { wrapProvider, type LimiterOptions, type RateLimiter, type RateLimits } from '../llm/rate-limit.ts';
-import type { ChatProvider, RemoteProviderId } from '../llm/types.ts';
+import { ModelLoadError } from '../models/errors.ts';
+import type { ModelSpec, NliClassifier, PairScorer } from '../models/types.ts';
+import type { ChatProvider } from '../llm/types.ts';
 import type { EvaluatorDeps, EvaluatorId, EvaluatorSettings } from './evaluators.ts';
 import type { NliTraceModels } from './nli-trace.ts';
 
@@ -16,44 +16,38 @@ export interface EvaluatorModelLoader {
   nliModels(): Promise<NliTraceModels>;
 }
 
-/** An API endpoint and model (never logged: it holds the key), with client-side rate limits when given. */
-export interface ApiSpec {
-  provider: string;
-  baseUrl?: string | null | undefined;
-  model: string;
-  apiKey?: string | null | undefined;
-  /** Or a function giving them, called after the provider is created (so its errors come first). */
-  limits?: RateLimits | null | (() => RateLimits | null);
-  onWait?: LimiterOptions['onWait'];
-}
-
-export interface ApiProvider {
-  provider: ChatProvider;
-  /** The limiter in front of `provider` (null without limits). */
-  limiter: RateLimiter | null;
-}
-
-/** The provider of `spec`, behind a rate limiter when it has limits (null: none). */
-export function apiProvider(spec: ApiSpec): ApiProvider {
-  const base = createProvider({
-    provider: spec.provider as RemoteProviderId,
-    baseUrl: spec.baseUrl ?? undefined, model: spec.model, apiKey: spec.apiKey ?? undefined,
-  });
-  const limits = typeof spec.limits === 'function' ? spec.limits() : spec.limits;
-  if (!limits) return { provider: base, limiter: null };
-  const wrapped = wrapProvider(base, limits, spec.onWait ? { onWait: spec.onWait } : {});
-  return { provider: wrapped, limiter: wrapped.limiter };
+/**
+ * The NLI evaluator's models from loaders of one model each (the CLI's local files): the cross-encoder first, then
+ * the NLI model of `spec`, whose load time `log` hears. A failed NLI load is `error`'s, its message naming the model.
+ */
+export function nliModelLoader(
+  spec: ModelSpec,
+  load: { reranker: () => Promise<PairScorer | null>; nli: (spec: ModelSpec) => Promise<NliClassifier> },
+  hooks: { log: (message: string) => void; error: (message: string) => Error },
+): EvaluatorModelLoader {
+  return {
+    async nliModels() {
+      const reranker = await load.reranker();
+      const t0 = performance.now();
+      try {
+        const nli = await load.nli(spec);
+        hooks.log(`loaded NLI ${spec.id} (${spec.dtype}) in ${(performance.now() - t0).toFixed(0)} ms`);
+        return { nli, reranker };
+      } catch (e) {
+        throw hooks.error(e instanceof ModelLoadError ? e.message : `could not load NLI model ${spec.id}: ${(e as Error).message}`);
+      }
+    },
+  };
 }
 
 /** What building an evaluator's dependencies draws on. */
 export interface EvaluatorDepSources {
   models?: EvaluatorModelLoader | null;
-  /** The judge's provider: one already built (the CLI shares its rate limiter with the answers) or a spec. */
-  judge?: ChatProvider | ApiSpec | null;
+  /** The judge's provider (api-setup.ts; the CLI's pipeline mode shares its rate limiter with the answers). */
+  judge?: ChatProvider | null;
 }
 
 type Deps = Omit<EvaluatorDeps, 'onJudge'>;
-const isSpec = (x: ChatProvider | ApiSpec): x is ApiSpec => typeof (x as ApiSpec).model === 'string' && typeof (x as ApiSpec).provider === 'string';
 
 /** Per evaluator: how its dependencies are built. */
 export const EVALUATOR_DEPS: Record<EvaluatorId, (src: EvaluatorDepSources) => Promise<Deps>> = {
@@ -64,7 +58,7 @@ export const EVALUATOR_DEPS: Record<EvaluatorId, (src: EvaluatorDepSources) => P
   },
   llm: async (src) => {
     if (!src.judge) throw new Error('Choose a provider and model for the LLM judge.');
-    return { judge: isSpec(src.judge) ? apiProvider(src.judge).provider : src.judge };
+    return { judge: src.judge };
   },
 };
 

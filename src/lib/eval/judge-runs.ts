@@ -16,11 +16,13 @@
  *
  * `repeatedJudgeRowEvaluator` is a `TraceEvaluator` (ragbench-validate.ts, bench-run.ts `runSubset`): its scores are
  * the means; the spread, flip and parse information of each row reaches the caller through `onResult`.
+ * `sampledJudgeEstimate` is what judging a validate run's sampled rows costs (the CLI's and the tab's estimate).
  */
 import type { RagbenchRow } from '../data/ragbench.ts';
 import type { ChatProvider, TokenUsage } from '../llm/types.ts';
 import { judgeTrace, type JudgeInput, type JudgeOptions, type JudgeResult } from './judge.ts';
-import type { TraceEvaluator } from './ragbench-validate.ts';
+import { estimateJudgeRun, type Price, type RunEstimate } from './cost.ts';
+import { sampleRows, type TraceEvaluator } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';
 
 export const TRACE_METRICS = ['relevance', 'utilization', 'adherence', 'completeness'] as const;
@@ -122,6 +124,17 @@ export async function judgeRepeated(provider: ChatProvider, input: JudgeInput, o
 /** The judge input of a RAGBench row: its own sentence keys, as `judgeRowEvaluator` uses. */
 export function rowJudgeInput(row: RagbenchRow): JudgeInput {
   return { question: row.question, documents: row.documents_sentences, response: row.response_sentences.map(([, t]) => t) };
+}
+
+/**
+ * The calls, tokens and cost of judging a validate run, before it starts: each subset's seeded sample of `sample.n`
+ * rows (all when undefined), judged `repeats` times. `rows`: the rows sampled.
+ */
+export function sampledJudgeEstimate(
+  subsets: Iterable<{ rows: readonly RagbenchRow[] }>, sample: { n?: number | undefined; seed: number }, opts: { repeats: number; price: Price },
+): { rows: number; estimate: RunEstimate } {
+  const inputs = [...subsets].flatMap((s) => sampleRows(s.rows, sample.n, sample.seed).map(rowJudgeInput));
+  return { rows: inputs.length, estimate: estimateJudgeRun(inputs, opts) };
 }
 
 /**

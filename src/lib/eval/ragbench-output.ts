@@ -1,8 +1,9 @@
 /**
  * The JSON object `rag-lab eval-ragbench --json` prints on its last line, for validate and pipeline runs: the
  * per-subset figures, the judge's repeat summary, and for API runs the estimate, usage and rate limits
- * (api-usage.ts). Pure: field order is the printed order.
+ * (api-usage.ts); and the rows' names by key, in lines and in JSON. Pure: field order is the printed order.
  */
+import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
 import { estimateJson, limitsJson, usageJson, type ApiAccount } from './api-usage.ts';
 import { UsageMeter, type RunEstimate } from './cost.ts';
 import type { EvaluatorId } from './evaluators.ts';
@@ -82,5 +83,15 @@ export function pipelineJson(o: PipelineJsonInput) {
     usage: { ...usageJson(api, [o.answers, judgeMeter]), answers: usageJson(api, [o.answers]), ...(e.judge ? { judge: usageJson(api, [judgeMeter]) } : {}) },
     rate_limits: limitsJson(api),
     ...(judge ? { judge: repeatJson(judge.overall, labelJson) } : {}),
+  };
+}
+
+/** RAGBench rows named by key (ragbenchRowKey): in lines `id (generation model)`, in JSON its fields; an unknown key stays the key. */
+export function rowLabels(subsets: Iterable<readonly RagbenchRow[]>) {
+  const byKey = new Map<string, RagbenchRow>();
+  for (const rows of subsets) for (const r of rows) byKey.set(ragbenchRowKey(r), r);
+  return {
+    text: (key: string): string => { const r = byKey.get(key); return r ? `${r.id} (${r.generation_model_name})` : key; },
+    json: (key: string) => { const r = byKey.get(key); return r ? { id: r.id, generation_model_name: r.generation_model_name } : { key }; },
   };
 }

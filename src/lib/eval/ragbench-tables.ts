@@ -1,15 +1,23 @@
 /**
  * The text tables `rag-lab eval-ragbench` prints: validate mode's AUROC/RMSE table next to RAGBench's baselines (with
  * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, and the judge-repeat
- * lines (spread, verdict flips, parse failures) of LLM-judge runs.
+ * lines (spread, verdict flips, parse failures) of LLM-judge runs; each mode's whole text output, and the lines an
+ * API run prints before its calls (the estimate) and a pipeline run as each knowledge base is built.
  */
+import type { RagbenchKb } from '../data/ragbench-kb.ts';
+import type { RagConfig } from '../rag/config.ts';
+import { describeEstimate, type ApiAccount } from './api-usage.ts';
 import { formatInterval } from './bootstrap.ts';
+import type { RunEstimate } from './cost.ts';
 import { TRACE_METRICS, type RepeatSummary } from './judge-runs.ts';
+import { pipelineSettingsText } from './pipeline-settings.ts';
 import type { PipelineSubsetResult } from './ragbench-pipeline.ts';
+import type { PipelineEstimateTotals } from './ragbench-pipeline-session.ts';
 import { meanOver, type SubsetValidation } from './ragbench-validate.ts';
 
 const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a').padStart(w);
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
 export function formatValidationTable(results: readonly SubsetValidation[], evaluator: string): string {
   const head = ['subset'.padEnd(11), 'n'.padStart(5), 'halluc'.padStart(6), '|',
@@ -79,3 +87,46 @@ export function repeatLines(name: string, s: RepeatSummary, labelOf: (key: strin
   return lines;
 }
 
+
+/** What a mode's text output shows of a run. */
+export interface RunTextInput {
+  evaluator: string;
+  /** Judge calls per row. */
+  repeats: number;
+  /** The LLM judge's repeat trackers per subset (null: no judge). */
+  judge: { trackers: ReadonlyMap<string, { summary(): RepeatSummary }> } | null;
+  /** A row key in words. */
+  labelOf: (key: string) => string;
+}
+
+/** Under the table of an LLM-judge run: the repeats (`head`), then each subset's repeat lines. */
+const judgeLines = (o: RunTextInput, head: string): string[] =>
+  o.judge ? ['', head, ...[...o.judge.trackers].flatMap(([s, t]) => repeatLines(s, t.summary(), o.labelOf))] : [];
+
+/** Validate mode's text output: the table, then the judge's repeat lines. */
+export function validateText(results: readonly SubsetValidation[], o: RunTextInput): string {
+  const r = o.repeats;
+  return [formatValidationTable(results, o.evaluator + (r > 1 ? ` (judge × ${r}, scores are means)` : '')),
+    ...judgeLines(o, `judge repeats: ${r} per row${r > 1 ? ' (std: population standard deviation over the parsed replies of a row, averaged over rows)' : ''}`)].join('\n');
+}
+
+/** Pipeline mode's text output: the table under the pipeline's settings, then the judge's repeat lines. */
+export function pipelineText(results: readonly PipelineSubsetResult[], config: RagConfig, o: RunTextInput): string {
+  const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${o.evaluator}${o.repeats > 1 ? ` (judge × ${o.repeats}, means)` : ''}`;
+  return [formatPipelineTable(results, title), ...judgeLines(o, `judge repeats: ${o.repeats} per answer`)].join('\n');
+}
+
+/** Before a validate run's judge calls: the estimate of judging its sampled rows `repeats` times. */
+export const validateEstimateLines = (api: ApiAccount, planned: { rows: number; estimate: RunEstimate }, repeats: number): string[] =>
+  describeEstimate(api, planned.estimate, `judge, ${int(planned.rows)} rows × ${repeats}`);
+
+/** Before a pipeline run's calls: the answers' estimate, the judge's (with an LLM judge), then what they leave out. */
+export const pipelineEstimateLines = (api: ApiAccount, e: PipelineEstimateTotals, repeats: number): string[] => [
+  ...describeEstimate(api, e.answers, `answers, ${e.answerable} of ${e.questions} questions pass retrieval`),
+  ...(e.judge ? describeEstimate(api, e.judge, `judge, ${e.answerable} answers × ${repeats}`) : []),
+  ...e.notes.map((note) => `  note: ${note}`),
+];
+
+/** A pipeline run's line when a subset's knowledge base is built. */
+export const kbLine = (r: RagbenchKb, ms: number): string =>
+  `${r.subset}: knowledge base of ${int(r.docs.length)} documents (pooled from ${int(r.documentCount)}), ${int(r.kb.size)} chunks, built in ${ms.toFixed(0)} ms`;

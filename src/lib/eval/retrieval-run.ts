@@ -10,12 +10,12 @@ import type { JsonValue } from '../reports/format.ts';
 import { reportEnvironment, type RunEnvironment } from './report-from-run.ts';
 import { MODES, type RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
-import { DEFAULT_MODELS } from '../models/registry.ts';
 import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { attachDense } from '../store/dense-loader.ts';
 import type { RetrievalProgress, RetrievalRowCache } from './retrieval-bench.ts';
 import { openRetrievalData, type OpenDataOptions, type RetrievalData, type RetrievalDataProgress, type RetrievalDataRef } from './retrieval-data.ts';
 import { runCandidateK, runRetrievalSession, type RetrievalRunSettings, type RetrievalSession } from './retrieval-session.ts';
+import { modelKey, namedRunModels, runModelInfo, type RunModelInfo } from './run-models.ts';
 
 export interface RetrievalRunRequest {
   data: RetrievalDataRef;
@@ -24,9 +24,6 @@ export interface RetrievalRunRequest {
   /** Where the data came from, as the report's config.source records it (never a token); a function of the opened data. */
   source: JsonValue | ((data: RetrievalData) => JsonValue);
 }
-
-/** A model as the report's environment lists it. */
-export interface RunModelInfo { task: string; id: string; dtype: string; device: string }
 
 /** The models a run has: what searches, their ids (`id@dtype`, part of the config hash) and what the report lists. */
 export interface RunModels {
@@ -77,14 +74,8 @@ export function unavailableModes(modes: readonly RetrievalMode[], failed: { dens
 
 /** The models named by id (default: the registry's) and dtype, as a run's config and environment name them. */
 export function namedModels(ids: { embedder?: string | undefined; reranker?: string | undefined; dtype: string }, need: { dense: boolean; reranker: boolean }, device: string): Pick<RunModels, 'embedder' | 'reranker' | 'loaded'> {
-  const e = ids.embedder ?? DEFAULT_MODELS.embedder, r = ids.reranker ?? DEFAULT_MODELS['cross-encoder'];
-  return {
-    embedder: need.dense ? `${e}@${ids.dtype}` : null, reranker: need.reranker ? `${r}@${ids.dtype}` : null,
-    loaded: [
-      ...(need.dense ? [{ task: 'embedder', id: e, dtype: ids.dtype, device }] : []),
-      ...(need.reranker ? [{ task: 'cross-encoder', id: r, dtype: ids.dtype, device }] : []),
-    ],
-  };
+  const { embedder, reranker, loaded } = namedRunModels(ids, { embedder: need.dense, reranker: need.reranker }, device);
+  return { embedder, reranker, loaded };
 }
 
 export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalRunDeps): Promise<RetrievalRunResult> {
@@ -146,14 +137,14 @@ export function serviceModels(m: ModelService | null, opts: { signal?: AbortSign
     if (m && info && info.dim !== null && need.dense) {
       out.notes = await attachRunDense(data, { spec: info.spec, dim: info.dim, embed: (texts, kind) => m.embed([...texts], kind) }, opts);
       out.search.encoder = { embedQuery: (q) => m.embed([q], 'query') };
-      out.embedder = `${info.spec.id}@${info.spec.dtype}`;
+      out.embedder = modelKey(info.spec);
     }
     if (m && ce && need.reranker) {
       out.search.reranker = { rerank: (q, ps) => m.rerank(q, [...ps]) };
-      out.reranker = `${ce.spec.id}@${ce.spec.dtype}`;
+      out.reranker = modelKey(ce.spec);
     }
     out.loaded = have.filter((x) => (x.task === 'embedder' && out.embedder) || (x.task === 'cross-encoder' && out.reranker))
-      .map((x) => ({ task: x.task, id: x.spec.id, dtype: x.spec.dtype, device: x.spec.device }));
+      .map((x) => runModelInfo(x.task, x.spec));
     return out;
   };
 }

@@ -1,6 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
+import { nliModelKeys } from '../../lib/eval/run-models.ts';
 import { rowCountParam, uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
 import { finishedProgress, startProgress } from '../bench-progress.ts';
@@ -188,10 +189,8 @@ export class BenchState {
       datasetsHost: this.models.settings.datasetsHost,
       hubUrl: this.models.settings.remoteHost,
       localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
-      nliModels: this.evaluator === 'nli' && this.mode === 'validate' ? {
-        nli: `${this.models.settings.nli.id}@${this.models.settings.nli.dtype}`,
-        reranker: this.models.loaded.some((m) => m.task === 'cross-encoder') ? `${this.models.settings.crossEncoder.id}@${this.models.settings.crossEncoder.dtype}` : null,
-      } : null,
+      nliModels: this.evaluator === 'nli' && this.mode === 'validate'
+        ? nliModelKeys(this.models.settings.nli, this.models.loaded.some((m) => m.task === 'cross-encoder') ? this.models.settings.crossEncoder : null) : null,
     };
   }
 
