@@ -10,7 +10,7 @@ import { describeEstimate, limitsLine, runLimits, runPrice, usageLines, type Api
 import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.ts';
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
 import { DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, UsageMeter, type RunEstimate } from '../src/lib/eval/cost.ts';
-import { apiProvider, buildEvaluatorDeps, judgeSettings, type EvaluatorModelLoader } from '../src/lib/eval/evaluator-deps.ts';
+import { apiProvider, buildEvaluatorDeps, judgeSettings, ragasSettings, type EvaluatorModelLoader } from '../src/lib/eval/evaluator-deps.ts';
 import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorId, type EvaluatorSettings } from '../src/lib/eval/evaluators.ts';
 import { rowJudgeInput } from '../src/lib/eval/judge-runs.ts';
 import { pipelineModelNeeds, pipelineSettingsText } from '../src/lib/eval/pipeline-settings.ts';
@@ -46,7 +46,7 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
                       pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
                       RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall
-  --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge)
+  --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge) | ragas (docs/ragas.md)
   --n N               validate: score a seeded random sample of N rows per subset (default: all)
                       pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
@@ -224,7 +224,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
   if (repeats > 1 && evaluator !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
   if (temperature !== undefined && evaluator !== 'llm') throw new CliError('--temperature is the judge temperature: it needs --evaluator llm');
-  const usesApi = mode === 'pipeline' || evaluator === 'llm';
+  const usesApi = mode === 'pipeline' || EVALUATORS[evaluator].api;
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
   }
@@ -239,14 +239,16 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
   const subsets = chooseSubsets(dir, values.subsets, log);
   const config = mode === 'pipeline' ? pipelineConfig(values) : null;
-  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
+  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : `--evaluator ${evaluator}`, log) : null;
   const data = readSubsets(dir, subsets, mode, log);
 
   const rowsByKey = new Map<string, RagbenchRow>();
   for (const rows of data.values()) for (const r of rows) rowsByKey.set(ragbenchRowKey(r), r);
   const label = (key: string) => { const r = rowsByKey.get(key); return r ? `${r.id} (${r.generation_model_name})` : key; };
   const judge = EVALUATORS[evaluator].api && api ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: values['base-url'] ?? null, model: api.model, repeats, temperature }) : null;
-  const settings: EvaluatorSettings = { judge, nliModels: evaluator === 'nli' ? nliModelIds(values) : null };
+  const embedderId = values.embedder !== undefined || (config !== null && pipelineModelNeeds(config).dense) ? `${values.embedder ?? DEFAULT_MODELS.embedder}@${values.dtype}` : null;
+  const settings: EvaluatorSettings = { judge, nliModels: evaluator === 'nli' ? nliModelIds(values) : null, ...ragasSettings(evaluator, embedderId) };
+  for (const note of EVALUATORS[evaluator].notes?.(settings) ?? []) log(note);
   const run: Run = {
     values, data, api, evaluator, settings, n, seed, concurrency, bootstrap, repeats, log, label,
     reportConfig: {
@@ -270,7 +272,8 @@ async function validateMode(a: Run, rowsByKey: Map<string, RagbenchRow>): Promis
     estimate = estimateJudgeRun(inputs, { repeats, price: api!.price, outputTokensPerCall: DEFAULT_JUDGE_OUTPUT_TOKENS });
     for (const l of describeEstimate(api!, estimate, `judge, ${Math.round(inputs.length).toLocaleString('en-US')} rows × ${repeats}`)) log(l);
   }
-  const loader = nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker);
+  const loader = { ...nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker),
+    embedder: async () => (a.settings.ragas?.embedder ? (await loadCliModels(values, { dense: true, reranker: false }, log)).embedder : null) };
   const deps = await buildEvaluatorDeps(evaluator, { models: loader, judge: api?.provider ?? null });
   let first = true;
   const session = await runValidateSession({
@@ -290,15 +293,15 @@ async function validateMode(a: Run, rowsByKey: Map<string, RagbenchRow>): Promis
       if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluator === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a.reportConfig, evaluator === 'nli' ? loadedModelInfo(values, { nli: true, reranker: true }) : []),
+    report: reportContext(a.reportConfig, evaluator === 'nli' ? loadedModelInfo(values, { nli: true, reranker: true }) : loadedModelInfo(values, { embedder: !!a.settings.ragas?.embedder })),
     withReport: values['report-out'] !== undefined,
   });
   const results = session.runs.map((r) => r.validation);
   const judge = session.judge;
-  const judgeMeter = judge?.usage ?? new UsageMeter();
+  const judgeMeter = judge?.usage ?? session.judgeUsage ?? new UsageMeter();
   if (judge && parseFailures + judgeMeter.failedCalls > 0) log(`judge: ${parseFailures} replies not parsed, ${judgeMeter.failedCalls} calls failed (rows without a parsed reply are left out of the metrics)`);
   const labelJson = (key: string) => { const r = rowsByKey.get(key); return r ? { id: r.id, generation_model_name: r.generation_model_name } : { key }; };
-  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson, api, estimate })));
+  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson, api, estimate, judgeUsage: session.judgeUsage, notes: session.evaluatorNotes })));
   else {
     console.log(formatValidationTable(results, evaluator + (repeats > 1 ? ` (judge × ${repeats}, scores are means)` : '')));
     if (judge) {
@@ -316,8 +319,10 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
   const int = (x: number) => Math.round(x).toLocaleString('en-US');
   const needs = pipelineModelNeeds(config);
   const needReranker = needs.reranker || evaluator === 'nli';
-  const cliModels = needs.dense || needReranker ? await loadCliModels(values, { dense: needs.dense, reranker: needReranker }, log) : null;
-  const deps = await buildEvaluatorDeps(evaluator, { models: nliLoader(values, log, async () => cliModels?.reranker ?? null), judge: api.provider });
+  const loadDense = needs.dense || !!a.settings.ragas?.embedder;
+  const cliModels = loadDense || needReranker ? await loadCliModels(values, { dense: loadDense, reranker: needReranker }, log) : null;
+  const models = { ...nliLoader(values, log, async () => cliModels?.reranker ?? null), embedder: async () => cliModels?.embedder ?? null };
+  const deps = await buildEvaluatorDeps(evaluator, { models, judge: api.provider });
   const embedder = needs.dense ? cliModels?.embedder : null;
   let first = true;
   const session = await runRagbenchPipelineSession({
@@ -343,11 +348,11 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
       if (first && r.n > 0 && (r.statuses.error ?? 0) === r.n) throw new CliError(`every answer call failed; the first: ${r.rows[0]!.reason}`, 1);
       first = false;
     },
-    report: reportContext(a.reportConfig, loadedModelInfo(values, { embedder: needs.dense, reranker: needReranker, nli: evaluator === 'nli' })),
+    report: reportContext(a.reportConfig, loadedModelInfo(values, { embedder: loadDense, reranker: needReranker, nli: evaluator === 'nli' })),
     withReport: values['report-out'] !== undefined,
   });
   const { results, judge, answers } = session;
-  if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate! })));
+  if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate!, judgeUsage: session.judgeUsage, notes: session.evaluatorNotes })));
   else {
     const title = `RAGBench pipeline over each subset's pooled documents: ${pipelineSettingsText(config)}; scored by ${evaluator}${repeats > 1 ? ` (judge × ${repeats}, means)` : ''}`;
     console.log(formatPipelineTable(results, title));
@@ -357,6 +362,6 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
       for (const [s, t] of judge.trackers) for (const l of repeatLines(s, t.summary(), a.label)) console.log(l);
     }
   }
-  for (const l of usageLines(api, [['answers', answers], ['judge', judge?.usage ?? new UsageMeter()]])) log(l);
+  for (const l of usageLines(api, [['answers', answers], ['judge', judge?.usage ?? session.judgeUsage ?? new UsageMeter()]])) log(l);
   writeReport(values['report-out'], session.report);
 }

@@ -1,19 +1,22 @@
 /**
  * What an evaluator needs besides its settings, built in one place for the bench worker and both `eval-ragbench`
  * modes: per evaluator id (as EVALUATORS is keyed) the models it loads through a model loader (the NLI classifier
- * and cross-encoder: the models worker in the browser, local files in the CLI) and the LLM judge's provider (created
- * here from a provider spec, rate-limited when limits are given). Also the judge's settings (provider, endpoint,
- * model, repeats, temperature) as every shell names them.
+ * and cross-encoder, RAGAS's embedder: the models worker in the browser, local files in the CLI) and the LLM judge's
+ * provider (created here from a provider spec, rate-limited when limits are given). Also the judge's settings
+ * (provider, endpoint, model, repeats, temperature) as every shell names them.
  */
 import { createProvider } from '../llm/registry.ts';
 import { wrapProvider, type LimiterOptions, type RateLimiter, type RateLimits } from '../llm/rate-limit.ts';
 import type { ChatProvider, RemoteProviderId } from '../llm/types.ts';
-import type { EvaluatorDeps, EvaluatorId, EvaluatorSettings } from './evaluators.ts';
+import type { TextEmbedder } from '../models/types.ts';
+import { EVALUATORS, type EvaluatorDeps, type EvaluatorId, type EvaluatorSettings } from './evaluators.ts';
 import type { NliTraceModels } from './nli-trace.ts';
 
-/** Where the NLI evaluator's models come from; throws a message naming what to load. */
+/** Where the NLI evaluator's models and RAGAS's embedder come from; throws a message naming what to load. */
 export interface EvaluatorModelLoader {
   nliModels(): Promise<NliTraceModels>;
+  /** The loaded embedder RAGAS's answer relevancy uses (null or absent: none). */
+  embedder?(): Promise<TextEmbedder | null>;
 }
 
 /** An API endpoint and model (never logged: it holds the key), with client-side rate limits when given. */
@@ -66,6 +69,11 @@ export const EVALUATOR_DEPS: Record<EvaluatorId, (src: EvaluatorDepSources) => P
     if (!src.judge) throw new Error('Choose a provider and model for the LLM judge.');
     return { judge: isSpec(src.judge) ? apiProvider(src.judge).provider : src.judge };
   },
+  ragas: async (src) => {
+    if (!src.judge) throw new Error('Choose a provider and model for the RAGAS judge.');
+    const embedder = src.models?.embedder ? await src.models.embedder() : null;
+    return { judge: isSpec(src.judge) ? apiProvider(src.judge).provider : src.judge, embedder };
+  },
 };
 
 /** The models / judge provider evaluator `id` needs. */
@@ -73,11 +81,17 @@ export function buildEvaluatorDeps(id: EvaluatorId, src: EvaluatorDepSources): P
   return EVALUATOR_DEPS[id](src);
 }
 
-/** The judge settings of an evaluator (null unless it is the LLM judge): temperature only when given. */
+/**
+ * RAGAS's own settings (none for other evaluators): the embedder the run loads (`id@dtype`: the CLI's dense
+ * retrieval's or the one --embedder names, the tab's loaded one) or null.
+ */
+export const ragasSettings = (id: EvaluatorId, embedder: string | null): Pick<EvaluatorSettings, 'ragas'> => (id === 'ragas' ? { ragas: { embedder } } : {});
+
+/** The judge settings of an evaluator (null unless it calls a judge: the LLM judge, RAGAS): temperature only when given. */
 export function judgeSettings(
   id: EvaluatorId,
   j: { provider: string; baseUrl: string | null; model: string; repeats?: number; temperature?: number | undefined } | null,
 ): EvaluatorSettings['judge'] {
-  if (id !== 'llm' || !j) return null;
+  if (!EVALUATORS[id].api || !j) return null;
   return { provider: j.provider, baseUrl: j.baseUrl, model: j.model, repeats: j.repeats ?? 1, ...(j.temperature !== undefined ? { temperature: j.temperature } : {}) };
 }
