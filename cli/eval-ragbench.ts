@@ -13,7 +13,7 @@ import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.t
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
 import { UsageMeter } from '../src/lib/eval/cost.ts';
 import { buildEvaluatorDeps, nliModelLoader } from '../src/lib/eval/evaluator-deps.ts';
-import { EVALUATOR_IDS, isEvaluatorId, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
+import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
 import { sampledJudgeEstimate } from '../src/lib/eval/judge-runs.ts';
 import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-pipeline-session.ts';
 import { pipelineJson, rowLabels, validateJson } from '../src/lib/eval/ragbench-output.ts';
@@ -45,7 +45,7 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
                       pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
                       RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall
-  --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge)
+  --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge) | ragas (docs/ragas.md)
   --n N               validate: score a seeded random sample of N rows per subset (default: all)
                       pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
@@ -183,7 +183,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
   if (repeats > 1 && evaluator !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
   if (temperature !== undefined && evaluator !== 'llm') throw new CliError('--temperature is the judge temperature: it needs --evaluator llm');
-  const usesApi = mode === 'pipeline' || evaluator === 'llm';
+  const usesApi = mode === 'pipeline' || EVALUATORS[evaluator].api;
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
   }
@@ -198,7 +198,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
   const subsets = chooseSubsets(dir, values.subsets, log);
   const config = mode === 'pipeline' ? pipelineConfig(values) : null;
-  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : '--evaluator llm', log) : null;
+  const api = usesApi ? setupApi(values, mode === 'pipeline' ? '--mode pipeline' : `--evaluator ${evaluator}`, log) : null;
   const data = readSubsets(dir, subsets, mode, log);
 
   const run: Run = {
@@ -210,6 +210,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
       withReport: values['report-out'] !== undefined, redact: (m) => redactSecrets(m, [api?.apiKey]),
     }),
   };
+  for (const note of EVALUATORS[evaluator].notes?.(run.session.settings) ?? []) log(note);
   if (mode === 'pipeline') await pipelineMode(run, config!, api!);
   else await validateMode(run);
 }
@@ -219,7 +220,8 @@ async function validateMode(a: Run): Promise<void> {
   let parseFailures = 0;
   const planned = evaluator === 'llm' ? sampledJudgeEstimate(a.session.subsets, a.session, { repeats, price: api!.price }) : null;
   if (planned) for (const l of validateEstimateLines(api!, planned, repeats)) log(l);
-  const loader = nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker);
+  const loader = { ...nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker),
+    embedder: async () => (a.session.settings.ragas?.embedder ? (await loadCliModels(values, { dense: true, reranker: false }, log)).embedder : null) };
   const deps = await buildEvaluatorDeps(evaluator, { models: loader, judge: api?.provider ?? null });
   let first = true;
   const session = await runValidateSession({
@@ -239,9 +241,9 @@ async function validateMode(a: Run): Promise<void> {
       first = false;
     },
   });
-  const { judge } = session, results = session.runs.map((r) => r.validation), judgeMeter = judge?.usage ?? new UsageMeter();
+  const { judge } = session, results = session.runs.map((r) => r.validation), judgeMeter = judge?.usage ?? session.judgeUsage ?? new UsageMeter();
   if (judge && parseFailures + judgeMeter.failedCalls > 0) log(`judge: ${parseFailures} replies not parsed, ${judgeMeter.failedCalls} calls failed (rows without a parsed reply are left out of the metrics)`);
-  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson: labels.json, api, estimate: planned?.estimate ?? null })));
+  if (values.json) console.log(JSON.stringify(validateJson({ evaluator, results, judge, labelJson: labels.json, api, estimate: planned?.estimate ?? null, judgeUsage: session.judgeUsage, notes: session.evaluatorNotes })));
   else console.log(validateText(results, { evaluator, repeats, judge, labelOf: labels.text }));
   if (api) for (const l of usageLines(api, [['judge', judgeMeter]])) log(l);
   writeReport(values['report-out'], session.report);
@@ -250,8 +252,10 @@ async function validateMode(a: Run): Promise<void> {
 async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<void> {
   const { values, log, evaluator, repeats, needs } = a;
   const cliModels = needs.embedder || needs.reranker ? await loadCliModels(values, { dense: needs.embedder, reranker: needs.reranker }, log) : null;
-  const deps = await buildEvaluatorDeps(evaluator, { models: nliLoader(values, log, async () => cliModels?.reranker ?? null), judge: api.provider });
-  const embedder = needs.embedder ? cliModels?.embedder : null;
+  const models = { ...nliLoader(values, log, async () => cliModels?.reranker ?? null), embedder: async () => cliModels?.embedder ?? null };
+  const deps = await buildEvaluatorDeps(evaluator, { models, judge: api.provider });
+  // The vectors are for dense retrieval; RAGAS alone embeds only its questions.
+  const embedder = needs.dense ? cliModels?.embedder : null;
   let first = true;
   const session = await runRagbenchPipelineSession({
     ...a.session, deps, rag: config, answerer: api.provider,
@@ -273,8 +277,8 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
     },
   });
   const { results, judge, answers } = session;
-  if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate! })));
+  if (values.json) console.log(JSON.stringify(pipelineJson({ evaluator, model: api.model, config, results, judge, answers, api, estimate: session.estimate!, judgeUsage: session.judgeUsage, notes: session.evaluatorNotes })));
   else console.log(pipelineText(results, config, { evaluator, repeats, judge, labelOf: a.labels.text }));
-  for (const l of usageLines(api, [['answers', answers], ['judge', judge?.usage ?? new UsageMeter()]])) log(l);
+  for (const l of usageLines(api, [['answers', answers], ['judge', judge?.usage ?? session.judgeUsage ?? new UsageMeter()]])) log(l);
   writeReport(values['report-out'], session.report);
 }

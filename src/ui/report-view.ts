@@ -5,7 +5,7 @@
  * the report's kind and REPORT_METRICS: no dataset-specific code, so any valid report renders the same way in the
  * Benchmark tab, the Reports tab and a shared link.
  */
-import { REPORT_METRICS, rowVerdict } from '../lib/reports/metrics.ts';
+import { metricsFor, REPORT_METRICS, rowVerdict } from '../lib/reports/metrics.ts';
 import { reportTitle } from '../lib/reports/title.ts';
 import { dict, own } from '../lib/dict.ts';
 import type { Report, ReportKind, ReportRow, SummaryMetric } from '../lib/reports/format.ts';
@@ -159,7 +159,10 @@ export const groupLabelOf = (r: Report): string => (r.kind !== 'retrieval' ? 'su
 
 /** The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups (not modes). */
 export function summaryTable(r: Report): SummaryTable {
-  const defs = REPORT_METRICS[r.kind];
+  // A figure listed only with a field (RAGAS) shows when the rows carry it or the summary has it (a share link's few rows).
+  const inSummary = new Set(r.summary.metrics.map((m) => m.id));
+  const listed = new Set(metricsFor(r.kind, r.rows).map((m) => m.id));
+  const defs = REPORT_METRICS[r.kind].filter((m) => listed.has(m.id) || inSummary.has(m.id));
   const known = new Set(defs.map((m) => m.id));
   const columns: SummaryColumn[] = defs.map((m) => ({ id: m.id, label: m.label, digits: m.digits, higherIsBetter: m.higherIsBetter, baselines: [] }));
   // Figures a newer app wrote that this one has no definition for are shown as written.

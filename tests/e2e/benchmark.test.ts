@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
-import { openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { openaiCompletion, openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
 import { serveDatasetHub, type DatasetHubServer } from '../helpers/dataset-hub-server.ts';
 import { listenLocal } from '../helpers/listen.ts';
@@ -126,6 +126,33 @@ describe('Benchmark tab', () => {
     expect(progress).toMatch(/20 done \((\d+) cached\)/);
     const cached = Number(/\((\d+) cached\)/.exec(progress)![1]);
     expect(cached).toBeGreaterThanOrEqual(before - 2);
+  });
+
+  test('RAGAS metrics in validate mode: faithfulness by the judge, answer relevancy absent without an embedder (said so), the figures in the report view', async () => {
+    llm.reset();
+    const judgeFallback = llm.fallback;
+    // Two statements per answer, the first supported: faithfulness 1/2 on every row.
+    llm.fallback = (req) => {
+      const user = (req.body as { messages: { content: string }[] }).messages.at(-1)!.content;
+      const reply = /^Task: RAGAS statements\./m.test(user) ? '{"statements": ["One.", "Two."]}' : /^Task: RAGAS faithfulness\./m.test(user) ? '{"verdicts": [1, 0]}' : 'unexpected';
+      return openaiCompletion(reply, { usage: { prompt_tokens: 50, completion_tokens: 5 } });
+    };
+    try {
+      const params = new URLSearchParams({ tab: 'benchmark', b_sub: 'emanual', b_n: '4', b_seed: '2', b_eval: 'ragas', b_prov: 'openai', b_model: 'judge', b_base: `${llm.url}/v1` });
+      await page.goto(`${site}?${params}`);
+      expect(await page.locator('[data-testid=bench-evaluator]').inputValue()).toBe('ragas');
+      expect(await page.locator('[data-testid=bench-ragas-note]').innerText()).toContain('answer relevancy is absent: it needs an embedder');
+      expect(await page.locator('[data-testid=bench-repeats]').count()).toBe(0);
+      await page.locator('[data-testid=bench-run]').click();
+      await page.locator('[data-testid=bench-summary]').waitFor({ timeout: 60_000 });
+      expect(llm.requests).toHaveLength(8);
+      const cell = (id: string) => page.locator(`[data-testid=summary-row] [data-metric=${id}]`).first().innerText();
+      expect(await cell('ragas_faithfulness')).toMatch(/^0\.500 \[0\.50, 0\.50\] n=4$/);
+      expect(await cell('ragas_answer_relevancy')).toMatch(/^N\/A .*n=0$/);
+      expect(await page.locator('[data-testid=report-run-notes]').innerText()).toContain('RAGAS answer relevancy is absent (not 0)');
+    } finally {
+      llm.fallback = judgeFallback;
+    }
   });
 
   test('pipeline mode answers sampled questions from the subset documents and reports gold-document recall', async () => {

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { parseReportText, type Report } from '../../src/lib/reports/format.ts';
-import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
+import { metricsFor } from '../../src/lib/reports/metrics.ts';
 import { fmt, fmtCI } from '../../src/ui/report-view.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { ROOT, runCli } from '../helpers/cli.ts';
@@ -66,7 +66,7 @@ describe('a CLI report in the browser', () => {
     for (const group of [...SUBSETS, null]) {
       const row = view.locator(`[data-testid=summary-row][data-group="${group ?? ''}"]`);
       expect(await row.count(), `summary row of ${group ?? 'all'}`).toBe(1);
-      for (const m of REPORT_METRICS['ragbench-validate']) {
+      for (const m of metricsFor('ragbench-validate', report.rows)) {
         const f = report.summary.metrics.find((x) => x.id === m.id && x.group === group)!;
         const cell = (await row.locator(`td[data-metric="${m.id}"]`).innerText()).replace(/\s+/g, ' ').trim();
         expect(cell, `${group ?? 'all'} ${m.id}`).toBe(`${fmt(f.value, m.digits)} ${fmtCI(f.ci, m.digits)} n=${f.n}`.replace(/\s+/g, ' ').trim());

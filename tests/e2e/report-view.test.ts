@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { serializeReport, type Report, type ReportRow } from '../../src/lib/reports/format.ts';
-import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
+import { metricsFor } from '../../src/lib/reports/metrics.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 import { retrievalRow, spread } from '../helpers/retrieval-reports.ts';
@@ -79,7 +79,7 @@ describe('Report view', () => {
     const summaryRows = v.locator('[data-testid=summary-row]');
     expect(await summaryRows.count()).toBe(1);
     expect(await summaryRows.first().innerText()).toMatch(/^emanual\s+12\s+3\s/);
-    for (const m of REPORT_METRICS['ragbench-validate']) {
+    for (const m of metricsFor('ragbench-validate', r.rows)) {
       const fig = r.summary.metrics.find((x) => x.id === m.id && x.group === 'emanual')!;
       const cell = summaryRows.first().locator(`td[data-metric="${m.id}"]`);
       const want = fig.value === null ? 'N/A' : fig.value.toFixed(3);

@@ -8,6 +8,7 @@ import { configHash, invalidCacheNote, MemoryResultStore, runSubset, type Scorin
 import { lexicalRowEvaluator, type TraceEvaluator } from '../../src/lib/eval/ragbench-validate.ts';
 import type { TraceScores } from '../../src/lib/eval/trace.ts';
 import { getRawResult, indexedDbResultStore, putRawResult, resultChecksum } from '../../src/lib/eval/result-cache.ts';
+import { sha256Hex } from '../../src/lib/checksum.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 const rows = parseRagbenchJsonl(readFileSync(join(DATA, 'emanual.jsonl'), 'utf8'), 'emanual').rows;
@@ -173,3 +174,37 @@ describe('cached rows are validated and checksummed', () => {
     expect(Number.isNaN(run.validation.predictions[i]!.relevance)).toBe(true);
   });
 });
+
+describe('RAGAS scores in the cache', () => {
+  /** A RAGAS-like evaluator: TRACe NaN, faithfulness by the row's position, answer relevancy a cosine (may be < 0). */
+  const ragasLike: TraceEvaluator = (row) => {
+    const i = rows.indexOf(row);
+    return { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN, ragas: { faithfulness: (i % 4) / 4, answer_relevancy: -0.25, context_precision: NaN, context_recall: NaN } };
+  };
+
+  test('kept through IndexedDB with their checksum, validated (a faithfulness of 2 is recomputed), and the subset figures equal', async () => {
+    const hash = await configHash({ ...CONFIG, evaluator: 'ragas', settings: { variant: 'ragas' } });
+    await indexedDbResultStore.clear(hash);
+    const first = await runSubset(rows, 'emanual', ragasLike, indexedDbResultStore, hash, { n: 12, seed: 1 });
+    expect(first.validation.ragas!.n).toEqual({ faithfulness: 12, answer_relevancy: 12, context_precision: 0, context_recall: 0 });
+    expect(first.validation.ragas!.means.answer_relevancy).toBe(-0.25);
+    const keys = first.validation.rows.map(ragbenchRowKey);
+    const rec = (await getRawResult(hash, keys[0]!))!;
+    expect(rec.scores.ragas).toMatchObject({ answer_relevancy: -0.25 });
+    const wild = { ...rec.scores, ragas: { ...rec.scores.ragas!, faithfulness: 2 } };
+    await putRawResult({ ...rec, scores: wild, checksum: await resultChecksum(hash, rec.row, wild) });
+    const again = counting(ragasLike);
+    const second = await runSubset(rows, 'emanual', again.fn, indexedDbResultStore, hash, { n: 12, seed: 1 });
+    expect(again.calls).toEqual([keys[0]]);
+    expect(second.invalidCached).toBe(1);
+    expect(second.validation.ragas).toEqual(first.validation.ragas);
+  });
+
+  test('a record without RAGAS scores has the checksum it always had: JSON [version, hash, row, relevance, utilization, adherence, completeness]', async () => {
+    const s = { relevance: 0.5, utilization: NaN, adherence: 1, completeness: 0 };
+    expect(await resultChecksum('h', 'r', s)).toBe(await sha256Hex(JSON.stringify([1, 'h', 'r', 0.5, 'NaN', 1, 0])));
+    expect(await resultChecksum('h', 'r', { ...s, ragas: { faithfulness: 1, answer_relevancy: NaN, context_precision: 0, context_recall: 0.5 } }))
+      .toBe(await sha256Hex(JSON.stringify([1, 'h', 'r', 0.5, 'NaN', 1, 0, 1, 'NaN', 0, 0.5])));
+  });
+});
+

@@ -13,7 +13,7 @@ const fast = { iterations: 300, permutations: 300 };
 function randomRow(rand: () => number, i: number): ReportRow {
   const maybe = (x: number) => (rand() < 0.15 ? null : Math.round(x * 20) / 20);
   const scores: Record<string, number | null> = {};
-  for (const k of ['relevance', 'utilization', 'completeness', 'adherence', 'recall', 'relevant_recall', 'ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5']) scores[k] = maybe(rand());
+  for (const k of ['relevance', 'utilization', 'completeness', 'adherence', 'recall', 'relevant_recall', 'ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'ragas_faithfulness', 'ragas_answer_relevancy', 'ragas_context_precision', 'ragas_context_recall']) scores[k] = maybe(rand());
   const gold: Record<string, number | boolean | null> = { relevance: maybe(rand()), utilization: maybe(rand()), completeness: maybe(rand()), adherence: rand() < 0.1 ? null : rand() < 0.5 };
   const statuses = [undefined, 'answered', 'refused', 'error'];
   return { key: `k${i}`, group: 'g', question: `q${i}`, answer: '', scores, gold, status: statuses[Math.floor(rand() * 4)] };

@@ -51,9 +51,25 @@ describe('ragbenchRunSettings', () => {
     const rag = cloneConfig(DEFAULT_RAG_CONFIG);
     rag.retrieval.mode = 'dense';
     const r = ragbenchRunSettings({ ...base, mode: 'pipeline', rag, modelIds: { embedder: 'e/1', dtype: 'fp32' } });
-    expect(r.needs).toEqual({ embedder: true, reranker: false, nli: false, search: true });
+    expect(r.needs).toEqual({ embedder: true, reranker: false, nli: false, search: true, dense: true });
     expect(r.session.report.config['rag']).toEqual(JSON.parse(JSON.stringify(rag)));
     expect(r.session.report.config['rag']).not.toBe(rag);
     expect(r.session.report.environment.models).toEqual([{ task: 'embedder', id: 'e/1', dtype: 'fp32', device: 'cpu' }]);
+  });
+
+  const api = { providerId: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', limits: null };
+  it("RAGAS: answer relevancy's embedder is dense retrieval's or the one named, loaded without attaching vectors; none otherwise", () => {
+    const sparse = cloneConfig(DEFAULT_RAG_CONFIG);
+    const named = ragbenchRunSettings({ ...base, evaluator: 'ragas', mode: 'pipeline', rag: sparse, api, modelIds: { embedder: 'e/1', dtype: 'q8' } });
+    expect(named.session.settings.ragas).toEqual({ embedder: 'e/1@q8' });
+    expect(named.needs).toMatchObject({ embedder: true, dense: false, search: false });
+    expect(named.session.report.environment.models.map((m) => m.task)).toEqual(['embedder']);
+    const none = ragbenchRunSettings({ ...base, evaluator: 'ragas', mode: 'pipeline', rag: sparse, api });
+    expect(none.session.settings.ragas).toEqual({ embedder: null });
+    expect(none.needs).toMatchObject({ embedder: false, dense: false });
+    const dense = cloneConfig(DEFAULT_RAG_CONFIG);
+    dense.retrieval.mode = 'dense';
+    expect(ragbenchRunSettings({ ...base, evaluator: 'ragas', mode: 'pipeline', rag: dense, api }).session.settings.ragas).toEqual({ embedder: `${DEFAULT_MODELS.embedder}@fp32` });
+    expect(ragbenchRunSettings({ ...base, evaluator: 'lexical' }).session.settings).not.toHaveProperty('ragas');
   });
 });

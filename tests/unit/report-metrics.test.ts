@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
-import { metricDef, REPORT_METRICS, rowVerdict } from '../../src/lib/reports/metrics.ts';
+import { metricDef, metricsFor, REPORT_METRICS, rowVerdict } from '../../src/lib/reports/metrics.ts';
 import { smallSampleNotes, summaryMetrics } from '../../src/lib/reports/build.ts';
 import { validateRow } from '../helpers/reports.ts';
 
@@ -59,12 +59,46 @@ describe('report metrics (hand-computed)', () => {
     expect(pooled.value).toBeCloseTo(m('ragbench-validate', 'auroc').compute(rows), 12);
     expect(pooled.ci![0]).toBeLessThanOrEqual(pooled.value!);
     expect(pooled.ci![1]).toBeGreaterThanOrEqual(pooled.value!);
-    expect(s1.filter((x) => x.group === 'a').length).toBe(REPORT_METRICS['ragbench-validate'].length);
+    expect(s1.filter((x) => x.group === 'a').length).toBe(metricsFor('ragbench-validate', rows).length);
+    // Rows without RAGAS fields keep exactly the TRACe figures.
+    expect(s1.filter((x) => x.group === null).map((x) => x.id)).toEqual(['auroc', 'rmse_relevance', 'rmse_utilization', 'rmse_completeness']);
   });
 
   test('small-sample warnings name the figure and the count', () => {
     const rows = Array.from({ length: 12 }, (_, i) => validateRow(i, 0.5, i !== 0));
     const w = smallSampleNotes('ragbench-validate', rows).map((x) => x.message);
     expect(w).toContain('AUROC from 1 hallucinated row: not meaningful (fewer than 10; score more rows)');
+  });
+});
+
+describe('RAGAS figures (hand-computed), listed only for reports whose rows carry them', () => {
+  const ragasRow = (i: number, faithfulness: number | null, gold: boolean, recall: number | null = null): ReportRow => {
+    const r = validateRow(i, 0.5, gold);
+    r.scores = { relevance: null, utilization: null, adherence: null, completeness: null,
+      ragas_faithfulness: faithfulness, ragas_answer_relevancy: null, ragas_context_precision: null, ragas_context_recall: recall };
+    return r;
+  };
+
+  test('faithfulness AUROC: y = gold adherence false, score = 1 − faithfulness; means leave absent rows out', () => {
+    // hallucinated rows: faithfulness 0.5, 1 → scores 0.5, 0; supported: 0.75, 1 → 0.25, 0.
+    // pairs halluc > supported: (0.5 > 0.25, 0.5 > 0) = 2, ties (0 = 0) = ½, (0 > 0.25) = 0 → 2.5 of 4.
+    const rows = [ragasRow(0, 0.5, false, 1), ragasRow(1, 1, false, 0), ragasRow(2, 0.75, true), ragasRow(3, 1, true, 0.5)];
+    expect(m('ragbench-validate', 'ragas_faithfulness_auroc').compute(rows)).toBeCloseTo(2.5 / 4, 12);
+    expect(m('ragbench-validate', 'ragas_faithfulness').compute(rows)).toBeCloseTo((0.5 + 1 + 0.75 + 1) / 4, 12);
+    expect(m('ragbench-validate', 'ragas_context_recall').compute(rows)).toBeCloseTo(0.5, 12); // (1 + 0 + 0.5) / 3
+    expect(m('ragbench-validate', 'ragas_answer_relevancy').compute(rows)).toBeNaN(); // absent everywhere, never 0
+    const s = summaryMetrics('ragbench-validate', rows, { iterations: 0, seed: 0 }).filter((x) => x.group === null);
+    expect(s.map((x) => x.id)).toEqual(['auroc', 'rmse_relevance', 'rmse_utilization', 'rmse_completeness', 'ragas_faithfulness_auroc',
+      'ragas_faithfulness', 'ragas_answer_relevancy', 'ragas_context_precision', 'ragas_context_recall']);
+    expect(s.find((x) => x.id === 'ragas_answer_relevancy')).toMatchObject({ value: null, n: 0 });
+    expect(s.find((x) => x.id === 'ragas_context_recall')).toMatchObject({ n: 3 });
+    expect(smallSampleNotes('ragbench-validate', rows).map((w) => w.message)).toContain('hallucination AUROC of RAGAS faithfulness from 2 hallucinated rows: not meaningful (fewer than 10; score more rows)');
+  });
+
+  test('metricsFor: a field carried by any row (null counts) lists its figures; pipeline reports get the four means', () => {
+    expect(metricsFor('ragbench-pipeline', [ragasRow(0, null, true)]).map((d) => d.id).filter((id) => id.startsWith('ragas_')))
+      .toEqual(['ragas_faithfulness', 'ragas_answer_relevancy', 'ragas_context_precision', 'ragas_context_recall']);
+    expect(metricsFor('ragbench-pipeline', [validateRow(0, 1, true)]).map((d) => d.id)).toEqual(REPORT_METRICS['ragbench-pipeline'].filter((d) => !d.onlyWith).map((d) => d.id));
+    expect(metricsFor('retrieval', [])).toBe(REPORT_METRICS.retrieval);
   });
 });

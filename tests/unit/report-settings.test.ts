@@ -70,9 +70,13 @@ describe('retrieval benchmark reports record every run setting', () => {
 
 const JUDGE: Full<NonNullable<EvaluatorSettings['judge']>> = { provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'judge-m', repeats: 3, temperature: 0.4 };
 const NLI: Full<NonNullable<EvaluatorSettings['nliModels']>> = { nli: 'nli@q8', reranker: 'ce@fp32' };
-const FULL: Full<EvaluatorSettings> = { judge: JUDGE, nliModels: NLI };
-/** Which settings each evaluator's scores depend on. */
-const USES: Record<(typeof EVALUATOR_IDS)[number], Record<string, JsonValue>> = { lexical: {}, nli: { ...NLI }, llm: { ...JUDGE } };
+const RAGAS: Full<NonNullable<EvaluatorSettings['ragas']>> = { embedder: 'emb@q8' };
+const FULL: Full<EvaluatorSettings> = { judge: JUDGE, nliModels: NLI, ragas: RAGAS };
+/** Which settings each evaluator's scores depend on (RAGAS: one judge call per step, so no repeats). */
+const { repeats: _repeats, ...RAGAS_JUDGE } = JUDGE;
+const USES: Record<(typeof EVALUATOR_IDS)[number], Record<string, JsonValue>> = {
+  lexical: {}, nli: { ...NLI }, llm: { ...JUDGE }, ragas: { ...RAGAS_JUDGE, ...RAGAS },
+};
 /** A value changed in every field. */
 const other = (x: JsonValue): JsonValue => (typeof x === 'number' ? x + 1 : typeof x === 'string' ? `${x}-2` : x);
 
@@ -83,6 +87,7 @@ describe('RAGBench reports record every evaluator setting and the bootstrap', ()
       const changed: EvaluatorSettings = {
         judge: Object.fromEntries(Object.entries(JUDGE).map(([k, x]) => [k, other(x)])) as typeof JUDGE,
         nliModels: Object.fromEntries(Object.entries(NLI).map(([k, x]) => [k, other(x)])) as typeof NLI,
+        ragas: { embedder: other(RAGAS.embedder) as string },
       };
       // The tab records its BenchConfig, the CLI its flags under the same names: the session adds the same keys to both.
       const tab = reportWith('ragbench-validate', sessionReportConfig({ evaluator, settings: FULL, report: { config: { mode: 'validate', evaluator }, environment: { runtime: 'browser', agent: 'x', models: [] }, source: 'hub' } }, 1000), 'settings-tab-1');
@@ -103,6 +108,7 @@ describe('RAGBench reports record every evaluator setting and the bootstrap', ()
   it('the judge temperature is recorded when left to its default, so a run with one given differs visibly', () => {
     const { temperature: _t, ...noTemperature } = JUDGE;
     expect(scoringRecord('llm', { judge: noTemperature })['temperature']).toBe(0);
+    expect(scoringRecord('ragas', { judge: noTemperature, ragas: { embedder: null } })).toMatchObject({ temperature: 0, embedder: null });
   });
 
   it('a validate session writes the scoring settings and its bootstrap resamples into the report', async () => {

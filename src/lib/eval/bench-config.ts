@@ -7,6 +7,7 @@ import type { SkippedSubset, SubsetStatus } from './subset-loading.ts';
 import type { MetricIntervals } from './bootstrap.ts';
 import type { BaselineScores } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';
+import type { EvaluatorId } from './evaluators.ts';
 import type { RagConfig } from '../rag/config.ts';
 import type { Report } from '../reports/format.ts';
 
@@ -17,8 +18,8 @@ export interface BenchConfig {
   /** Rows per subset (seeded sample); null = all. */
   n: number | null;
   seed: number;
-  evaluator: 'lexical' | 'llm' | 'nli';
-  /** For the LLM judge: provider, base URL and model (never the key), repeats per row and rate limits. */
+  evaluator: EvaluatorId;
+  /** For the LLM judge and RAGAS: provider, base URL and model (never the key), repeats per row and rate limits. */
   judge: {
     provider: 'groq' | 'openai' | 'anthropic' | 'hf'; baseUrl: string | null; model: string;
     /** Judge calls per row; > 1 reports spread and verdict flips. Default 1. */
@@ -31,6 +32,8 @@ export interface BenchConfig {
   rag: RagConfig | null;
   /** NLI evaluator: the models it uses (`id@dtype`), part of what identifies cached rows. */
   nliModels: { nli: string; reranker: string | null } | null;
+  /** RAGAS: the loaded embedder answer relevancy uses (`id@dtype`); null or absent: none, answer relevancy is absent. */
+  ragasEmbedder?: string | null;
   /** Dataset viewer endpoint (rows API): the fallback when the parquet files cannot be read. */
   datasetsHost: string;
   /** The Hub (file protocol) whose `datasets/rungalileo/ragbench` parquet files are read with range requests. */

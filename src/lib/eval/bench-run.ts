@@ -9,18 +9,29 @@ import * as v from 'valibot';
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
 import { sha256Hex } from '../checksum.ts';
 import { remainingMs } from '../eta.ts';
-import { baselineScores, sampleRows, traceMetrics, type SubsetValidation, type TraceEvaluator } from './ragbench-validate.ts';
-import type { TraceScores } from './trace.ts';
+import { baselineScores, sampleRows, traceMetrics, withRagas, type SubsetValidation, type TraceEvaluator } from './ragbench-validate.ts';
+import type { EvaluatorId } from './evaluators.ts';
+import type { EvalScores } from './ragas.ts';
 
 /** A TRACe score as the evaluators produce it: a finite number in [0, 1], or NaN where it is undefined for the row. */
 const Score = v.union([v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1)), v.nan()]);
-/** The four TRACe scores of one cached row (other fields an evaluator returned are not cached). */
-export const CachedScoresSchema = v.object({ relevance: Score, utilization: Score, adherence: Score, completeness: Score });
+/** Answer relevancy is a mean of cosines: in [−1, 1]. */
+const Cosine = v.union([v.pipe(v.number(), v.finite(), v.minValue(-1), v.maxValue(1)), v.nan()]);
+/**
+ * The scores of one cached row: the four TRACe scores and, for the RAGAS evaluator, its four (other fields an
+ * evaluator returned are not cached).
+ */
+export const CachedScoresSchema = v.object({
+  relevance: Score, utilization: Score, adherence: Score, completeness: Score,
+  ragas: v.optional(v.object({ faithfulness: Score, answer_relevancy: Cosine, context_precision: Score, context_recall: Score })),
+});
 
 /** The scores when `x` is a valid cached row, else null. */
-export function validCachedScores(x: unknown): TraceScores | null {
+export function validCachedScores(x: unknown): EvalScores | null {
   const r = v.safeParse(CachedScoresSchema, x);
-  return r.success ? r.output : null;
+  if (!r.success) return null;
+  const { ragas, ...trace } = r.output;
+  return ragas ? { ...trace, ragas } : trace;
 }
 
 /** The user-facing note for rows whose cached record was invalid. */
@@ -30,7 +41,7 @@ export function invalidCacheNote(subset: string, rows: number): string {
 
 /** What determines a row's scores (not which rows are sampled: n and seed may change and rows are reused). */
 export interface ScoringConfig {
-  evaluator: 'lexical' | 'nli' | 'llm';
+  evaluator: EvaluatorId;
   /** Evaluator settings that change scores (model ids, provider/model, repeats…). Never a key. */
   settings: Record<string, unknown>;
   mode: 'validate';
@@ -41,21 +52,21 @@ export interface ScoringConfig {
 /** What a store holds for one config hash. */
 export interface CachedRows {
   /** Row key → scores of the records that passed the store's own checks (runSubset validates them again). */
-  scores: Map<string, TraceScores>;
+  scores: Map<string, EvalScores>;
   /** Row keys whose records failed them (checksum, format version, shape): never used, scored again. */
   invalid: Set<string>;
 }
 
 export interface ResultStore {
   getAll(configHash: string): Promise<CachedRows>;
-  put(configHash: string, rowKey: string, scores: TraceScores): Promise<void>;
+  put(configHash: string, rowKey: string, scores: EvalScores): Promise<void>;
   clear(configHash: string): Promise<void>;
 }
 
 export class MemoryResultStore implements ResultStore {
-  private readonly data = new Map<string, Map<string, TraceScores>>();
+  private readonly data = new Map<string, Map<string, EvalScores>>();
   async getAll(h: string): Promise<CachedRows> { return { scores: new Map(this.data.get(h) ?? []), invalid: new Set() }; }
-  async put(h: string, k: string, s: TraceScores) {
+  async put(h: string, k: string, s: EvalScores) {
     let m = this.data.get(h);
     if (!m) this.data.set(h, (m = new Map()));
     m.set(k, s);
@@ -120,7 +131,7 @@ export async function runSubset(
 ): Promise<SubsetRun> {
   const sample = sampleRows(rows, opts.n, opts.seed ?? 0);
   const cached = await store.getAll(hash);
-  const scores = new Map<string, TraceScores>();
+  const scores = new Map<string, EvalScores>();
   const failures: RowFailure[] = [];
   let cachedCount = 0;
   let invalidCount = 0;
@@ -181,6 +192,7 @@ export async function runSubset(
       hallucinations: scored.filter((r) => r.adherence_score === false).length,
       predictions: preds,
       rows: scored,
+      ...withRagas(scored, preds),
     },
     failures,
     computed,

@@ -14,7 +14,7 @@ import { sampledJudgeEstimate } from './judge-runs.ts';
 import { minDurationMs } from '../llm/rate-limit.ts';
 import { apiSetup } from './api-setup.ts';
 import { buildEvaluatorDeps, type EvaluatorModelLoader } from './evaluator-deps.ts';
-import type { EvaluatorSettings } from './evaluators.ts';
+import { EVALUATORS, type EvaluatorSettings } from './evaluators.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from './pipeline-settings.ts';
 import { runRagbenchPipelineSession } from './ragbench-pipeline-session.ts';
 import { nliModelKeys, runModelInfo } from './run-models.ts';
@@ -52,18 +52,28 @@ export interface BenchEnv {
  * The evaluator settings of a run (what its scores depend on). Validate mode scores a RAGBench row's own response
  * against its own documents: no knowledge base of the app is involved, so none is part of the validate hash (rows
  * cached before knowledge bases had ids stay valid). In pipeline mode the LLM judge is the answering model's provider
- * and endpoint (the key given is for that endpoint only), with the judge's repeats.
+ * and endpoint (the key given is for that endpoint only), with the judge's repeats. RAGAS (also a judge, one call per
+ * step) names the embedder its answer relevancy uses.
  */
 export function evaluatorSettings(c: BenchConfig, rag: RagConfig | null): EvaluatorSettings {
-  const judge = c.evaluator !== 'llm' ? null
-    : rag ? { provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, repeats: c.judge?.repeats ?? 1 }
-      : c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: c.judge.repeats } : null;
-  return { nliModels: c.nliModels, judge };
+  const repeats = c.evaluator === 'ragas' ? 1 : null;
+  const judge = !EVALUATORS[c.evaluator].api ? null
+    : rag ? { provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, repeats: repeats ?? c.judge?.repeats ?? 1 }
+      : c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: repeats ?? c.judge.repeats } : null;
+  return { nliModels: c.nliModels, judge, ...(c.evaluator === 'ragas' ? { ragas: { embedder: c.ragasEmbedder ?? null } } : {}) };
 }
 
-/** The NLI evaluator's models from the models worker; errors say what to load. */
-function nliLoader(c: BenchConfig, m: BenchModels | null): EvaluatorModelLoader {
+/** The NLI evaluator's models and RAGAS's embedder from the models worker; errors say what to load. */
+function modelLoader(c: BenchConfig, m: BenchModels | null): EvaluatorModelLoader {
   return {
+    async embedder() {
+      const want = c.ragasEmbedder ?? null;
+      if (want === null) return null;
+      const info = m ? (await m.loaded()).find((x) => x.task === 'embedder') : undefined;
+      if (!m || !info || info.dim === null) throw new Error(`RAGAS answer relevancy needs the embedder ${want}: load it under Settings → Models.`);
+      if (`${info.spec.id}@${info.spec.dtype}` !== want) throw new Error(`The loaded embedder (${info.spec.id}@${info.spec.dtype}) differs from the settings (${want}): load it again.`);
+      return { spec: info.spec, dim: info.dim, embed: (texts, kind) => m.embed([...texts], kind) };
+    },
     async nliModels() {
       const have = m ? await m.loaded() : [];
       const nliInfo = have.find((x) => x.task === 'nli');
@@ -81,8 +91,8 @@ function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | nu
   const j = s.judge;
   const limits = c.judge && (c.judge.rpm || c.judge.tpm) ? { rpm: c.judge.rpm, tpm: c.judge.tpm } : null;
   return buildEvaluatorDeps(c.evaluator, {
-    models: nliLoader(c, models),
-    judge: c.evaluator === 'llm' && j ? apiSetup({ provider: j.provider, baseUrl: j.baseUrl, model: j.model, apiKey, rates: limits }).provider : null,
+    models: modelLoader(c, models),
+    judge: EVALUATORS[c.evaluator].api && j ? apiSetup({ provider: j.provider, baseUrl: j.baseUrl, model: j.model, apiKey, rates: limits }).provider : null,
   });
 }
 

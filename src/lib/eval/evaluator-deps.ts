@@ -1,19 +1,21 @@
 /**
  * What an evaluator needs besides its settings, built in one place for the bench worker and both `eval-ragbench`
  * modes: per evaluator id (as EVALUATORS is keyed) the models it loads through a model loader (the NLI classifier
- * and cross-encoder: the models worker in the browser, local files in the CLI) and the LLM judge's provider (built
- * by api-setup.ts). Also the judge's settings (provider, endpoint, model, repeats, temperature) as every shell names
- * them.
+ * and cross-encoder, RAGAS's embedder: the models worker in the browser, local files in the CLI) and the LLM judge's
+ * provider (built by api-setup.ts). Also the judge's settings (provider, endpoint, model, repeats, temperature) as
+ * every shell names them.
  */
 import { ModelLoadError } from '../models/errors.ts';
-import type { ModelSpec, NliClassifier, PairScorer } from '../models/types.ts';
+import type { ModelSpec, NliClassifier, PairScorer, TextEmbedder } from '../models/types.ts';
 import type { ChatProvider } from '../llm/types.ts';
-import type { EvaluatorDeps, EvaluatorId, EvaluatorSettings } from './evaluators.ts';
+import { EVALUATORS, type EvaluatorDeps, type EvaluatorId, type EvaluatorSettings } from './evaluators.ts';
 import type { NliTraceModels } from './nli-trace.ts';
 
-/** Where the NLI evaluator's models come from; throws a message naming what to load. */
+/** Where the NLI evaluator's models and RAGAS's embedder come from; throws a message naming what to load. */
 export interface EvaluatorModelLoader {
   nliModels(): Promise<NliTraceModels>;
+  /** The loaded embedder RAGAS's answer relevancy uses (null or absent: none). */
+  embedder?(): Promise<TextEmbedder | null>;
 }
 
 /**
@@ -60,6 +62,11 @@ export const EVALUATOR_DEPS: Record<EvaluatorId, (src: EvaluatorDepSources) => P
     if (!src.judge) throw new Error('Choose a provider and model for the LLM judge.');
     return { judge: src.judge };
   },
+  ragas: async (src) => {
+    if (!src.judge) throw new Error('Choose a provider and model for the RAGAS judge.');
+    const embedder = src.models?.embedder ? await src.models.embedder() : null;
+    return { judge: src.judge, embedder };
+  },
 };
 
 /** The models / judge provider evaluator `id` needs. */
@@ -67,11 +74,17 @@ export function buildEvaluatorDeps(id: EvaluatorId, src: EvaluatorDepSources): P
   return EVALUATOR_DEPS[id](src);
 }
 
-/** The judge settings of an evaluator (null unless it is the LLM judge): temperature only when given. */
+/**
+ * RAGAS's own settings (none for other evaluators): the embedder the run loads (`id@dtype`: the CLI's dense
+ * retrieval's or the one --embedder names, the tab's loaded one) or null.
+ */
+export const ragasSettings = (id: EvaluatorId, embedder: string | null): Pick<EvaluatorSettings, 'ragas'> => (id === 'ragas' ? { ragas: { embedder } } : {});
+
+/** The judge settings of an evaluator (null unless it calls a judge: the LLM judge, RAGAS): temperature only when given. */
 export function judgeSettings(
   id: EvaluatorId,
   j: { provider: string; baseUrl: string | null; model: string; repeats?: number; temperature?: number | undefined } | null,
 ): EvaluatorSettings['judge'] {
-  if (id !== 'llm' || !j) return null;
+  if (!EVALUATORS[id].api || !j) return null;
   return { provider: j.provider, baseUrl: j.baseUrl, model: j.model, repeats: j.repeats ?? 1, ...(j.temperature !== undefined ? { temperature: j.temperature } : {}) };
 }

@@ -1,7 +1,8 @@
 /**
  * The JSON object `rag-lab eval-ragbench --json` prints on its last line, for validate and pipeline runs: the
- * per-subset figures, the judge's repeat summary, and for API runs the estimate, usage and rate limits
- * (api-usage.ts); and the rows' names by key, in lines and in JSON. Pure: field order is the printed order.
+ * per-subset figures (with the RAGAS evaluator's, when it ran), the judge's repeat summary, and for API runs the
+ * estimate, usage and rate limits (api-usage.ts), then what the evaluator says of itself (`evaluator_notes`, when
+ * it says anything: RAGAS); and the rows' names by key, in lines and in JSON. Pure: field order is the printed order.
  */
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
 import { estimateJson, limitsJson, usageJson, type ApiAccount } from './api-usage.ts';
@@ -36,6 +37,10 @@ export interface ValidateJsonInput {
   /** API runs: the provider's accounting and the judge estimate printed before the run. */
   api: ApiAccount | null;
   estimate: RunEstimate | null;
+  /** The judge's usage when an evaluator other than the LLM judge called one (RAGAS: no estimate, no repeats). */
+  judgeUsage?: UsageMeter | null;
+  /** `EvaluatorDef.notes` of the run's settings. */
+  notes?: readonly string[];
 }
 
 export function validateJson(o: ValidateJsonInput) {
@@ -47,7 +52,8 @@ export function validateJson(o: ValidateJsonInput) {
     ...(api && estimate && judge ? {
       estimate: estimateJson(api, estimate), usage: usageJson(api, [judge.usage]), rate_limits: limitsJson(api),
       judge: repeatJson(judge.overall, o.labelJson),
-    } : {}),
+    } : api && o.judgeUsage ? { usage: usageJson(api, [o.judgeUsage]), rate_limits: limitsJson(api) } : {}),
+    ...(o.notes?.length ? { evaluator_notes: [...o.notes] } : {}),
   };
 }
 
@@ -61,13 +67,18 @@ export interface PipelineJsonInput {
   answers: UsageMeter;
   api: ApiAccount;
   estimate: PipelineEstimateTotals;
+  /** The judge's usage when an evaluator other than the LLM judge called one (RAGAS). */
+  judgeUsage?: UsageMeter | null;
+  /** `EvaluatorDef.notes` of the run's settings. */
+  notes?: readonly string[];
 }
 
 /** Pipeline-run JSON; its row keys are `id␟generator` (the pipeline's). */
 export function pipelineJson(o: PipelineJsonInput) {
   const { api, config, judge, estimate: e } = o;
   const labelJson = (key: string) => { const r = key.split('\u241f'); return { id: r[0], generation_model_name: r[1] }; };
-  const judgeMeter = judge?.usage ?? new UsageMeter();
+  const judgeMeter = judge?.usage ?? o.judgeUsage ?? new UsageMeter();
+  const judged = e.judge !== null || !!o.judgeUsage;
   const summary = pipelineSummary(o.results) as WithSubsets<ReturnType<typeof pipelineSummary>>;
   if (judge) for (const [s, t] of judge.trackers) summary.subsets[s]!['judge'] = repeatJson(t.summary(), labelJson);
   return {
@@ -80,9 +91,10 @@ export function pipelineJson(o: PipelineJsonInput) {
       answers: estimateJson(api, e.answers), ...(e.judge ? { judge: estimateJson(api, e.judge) } : {}),
       questions: e.questions, answerable: e.answerable,
     },
-    usage: { ...usageJson(api, [o.answers, judgeMeter]), answers: usageJson(api, [o.answers]), ...(e.judge ? { judge: usageJson(api, [judgeMeter]) } : {}) },
+    usage: { ...usageJson(api, [o.answers, judgeMeter]), answers: usageJson(api, [o.answers]), ...(judged ? { judge: usageJson(api, [judgeMeter]) } : {}) },
     rate_limits: limitsJson(api),
     ...(judge ? { judge: repeatJson(judge.overall, labelJson) } : {}),
+    ...(o.notes?.length ? { evaluator_notes: [...o.notes] } : {}),
   };
 }
 

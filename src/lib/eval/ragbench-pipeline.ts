@@ -37,6 +37,8 @@ import { jsonNumber, sampleRows } from './ragbench-validate.ts';
 import { mean } from '../stats/summary.ts';
 import { dict } from '../dict.ts';
 import type { TraceScores } from './trace.ts';
+import type { EvalScores, RagasScores } from './ragas.ts';
+import { ragasJson, ragasMeans, ragasRowJson, type RagasMeans } from './ragas-summary.ts';
 
 export interface PipelineEvalInput {
   question: string;
@@ -46,8 +48,8 @@ export interface PipelineEvalInput {
   row: RagbenchRow;
 }
 
-/** A TRACe evaluator of a pipeline answer over its retrieved contexts. */
-export type PipelineEvaluator = (input: PipelineEvalInput, signal?: AbortSignal) => TraceScores | Promise<TraceScores>;
+/** An evaluator of a pipeline answer over its retrieved contexts: TRACe scores, and RAGAS's own from that evaluator. */
+export type PipelineEvaluator = (input: PipelineEvalInput, signal?: AbortSignal) => EvalScores | Promise<EvalScores>;
 
 /** The lexical evaluator on the contexts split into sentences (keys `{context}{letters}`) and the answer. */
 export function lexicalPipelineEvaluator(evaluator = new LexicalEvaluator()): PipelineEvaluator {
@@ -116,6 +118,8 @@ export interface PipelineRowResult {
   contexts: string[];
   /** The evaluator's scores; NaN when there is no answer to score (refused, failed) or the evaluator failed. */
   scores: TraceScores;
+  /** The RAGAS evaluator's scores of an answered question it scored (NaN where a metric is absent). */
+  ragas?: RagasScores;
   /** Why the evaluator gave no scores, when it threw. */
   evalError?: string;
   usage: TokenUsage | null;
@@ -143,6 +147,8 @@ export interface PipelineSubsetResult {
   predicted: TraceScores;
   /** Answered questions with scores. */
   scored: number;
+  /** The RAGAS evaluator's means over the answered questions it scored (ragas-summary.ts). */
+  ragas?: RagasMeans;
   recallAtK: number;
   relevantRecallAtK: number;
   gold: GoldReference;
@@ -201,7 +207,7 @@ export async function runRagbenchPipeline(
     const goldDocs = rkb.rowDocs.get(ragbenchRowKey(row)) ?? [];
     const rel = relevantDocs(rkb, row);
     const contexts = ans.contexts.map((c) => c.text);
-    let scores = { ...NAN_SCORES };
+    let scores: EvalScores = { ...NAN_SCORES };
     let evalError: string | undefined;
     if (ans.status === 'answered') {
       try {
@@ -218,6 +224,7 @@ export async function runRagbenchPipeline(
       answer: ans.answer, retrieved, retrievedDocs, goldDocs: [...goldDocs], relevantDocs: rel,
       recall: goldDocRecall(goldDocs, retrievedDocs), relevantRecall: goldDocRecall(rel, retrievedDocs),
       contexts, scores: { relevance: s.relevance, utilization: s.utilization, adherence: s.adherence, completeness: s.completeness },
+      ...(s.ragas ? { ragas: { ...s.ragas } } : {}),
       ...(evalError !== undefined ? { evalError } : {}),
       usage: ans.usage, ms: ans.ms,
     };
@@ -242,6 +249,7 @@ export async function runRagbenchPipeline(
   const metric = (m: keyof TraceScores) => meanOf(answered.map((r) => r.scores[m]));
   let usage: TokenUsage | null = null;
   for (const r of out) usage = addUsage(usage, r.usage);
+  const ragas = ragasMeans(answered.map((r) => r.ragas));
   return {
     subset: rkb.subset,
     n: out.length,
@@ -249,7 +257,8 @@ export async function runRagbenchPipeline(
     kb: { documents: rkb.docs.length, pooledFrom: rkb.documentCount, chunks: rkb.kb.size },
     statuses,
     predicted: { relevance: metric('relevance'), utilization: metric('utilization'), adherence: metric('adherence'), completeness: metric('completeness') },
-    scored: answered.filter((r) => TRACE_METRICS.some((m) => !Number.isNaN(r.scores[m]))).length,
+    scored: answered.filter((r) => TRACE_METRICS.some((m) => !Number.isNaN(r.scores[m])) || r.ragas !== undefined).length,
+    ...(ragas ? { ragas } : {}),
     recallAtK: meanOf(out.map((r) => r.recall)),
     relevantRecallAtK: meanOf(out.map((r) => r.relevantRecall)),
     gold: goldReference(goldRows),
@@ -309,6 +318,12 @@ export async function estimatePipelineRun(
 
 // ------------------------------------------------------------------------------------------------ JSON
 
+/** Per RAGAS metric: the mean over subsets of their means (subsets without one left out), as mean_predicted. */
+function meanRagas(results: readonly PipelineSubsetResult[]) {
+  const of = (m: keyof RagasScores) => jsonNumber(meanOf(results.map((r) => r.ragas?.means[m])));
+  return { faithfulness: of('faithfulness'), answer_relevancy: of('answer_relevancy'), context_precision: of('context_precision'), context_recall: of('context_recall') };
+}
+
 const scoresJson = (s: TraceScores) => ({
   relevance: jsonNumber(s.relevance), utilization: jsonNumber(s.utilization), adherence: jsonNumber(s.adherence), completeness: jsonNumber(s.completeness),
 });
@@ -327,10 +342,11 @@ export function pipelineSummary(results: readonly PipelineSubsetResult[]) {
       relevant_recall_at_k: jsonNumber(r.relevantRecallAtK),
       predicted: scoresJson(r.predicted),
       gold: { n: r.gold.n, ...scoresJson(r.gold) },
+      ...(r.ragas ? { ragas: ragasJson(r.ragas) } : {}),
       usage: r.usage ? { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens } : null,
       rows: r.rows.map((x) => ({
         id: x.id, status: x.status, ...(x.status !== 'answered' && x.reason ? { reason: x.reason } : {}), recall: jsonNumber(x.recall), relevant_recall: jsonNumber(x.relevantRecall),
-        retrieved: x.retrieved, gold_docs: x.goldDocs.map((d) => `d${d}`), scores: scoresJson(x.scores),
+        retrieved: x.retrieved, gold_docs: x.goldDocs.map((d) => `d${d}`), scores: scoresJson(x.scores), ...(x.ragas ? { ragas: ragasRowJson(x.ragas) } : {}),
         ...(x.evalError ? { eval_error: x.evalError } : {}),
       })),
     };
@@ -343,5 +359,6 @@ export function pipelineSummary(results: readonly PipelineSubsetResult[]) {
       relevance: meanOver((r) => r.predicted.relevance), utilization: meanOver((r) => r.predicted.utilization),
       adherence: meanOver((r) => r.predicted.adherence), completeness: meanOver((r) => r.predicted.completeness),
     },
+    ...(results.some((r) => r.ragas) ? { mean_ragas: meanRagas(results) } : {}),
   };
 }

@@ -8,10 +8,11 @@ import type { RagbenchRow } from '../data/ragbench.ts';
 import type { RagConfig } from '../rag/config.ts';
 import type { JsonValue } from '../reports/format.ts';
 import type { RunLimits } from './api-usage.ts';
-import { judgeSettings } from './evaluator-deps.ts';
+import { DEFAULT_MODELS } from '../models/registry.ts';
+import { judgeSettings, ragasSettings } from './evaluator-deps.ts';
 import { EVALUATORS, type EvaluatorId } from './evaluators.ts';
 import type { RunEnvironment } from './report-from-run.ts';
-import { namedRunModels, ragbenchModelNeeds, type ModelIds, type ModelNeeds, type NamedModels } from './run-models.ts';
+import { modelKey, namedRunModels, ragbenchModelNeeds, type ModelIds, type ModelNeeds, type NamedModels } from './run-models.ts';
 import type { ValidateSessionOptions } from './session.ts';
 
 export interface RagbenchRunOptions {
@@ -47,7 +48,8 @@ export interface RagbenchRunOptions {
 export type RagbenchSessionSettings = Pick<ValidateSessionOptions, 'evaluator' | 'settings' | 'subsets' | 'n' | 'seed' | 'concurrency' | 'bootstrap' | 'redact' | 'report' | 'withReport'>;
 
 export interface RagbenchRunSettings {
-  needs: ModelNeeds & { search: boolean };
+  /** `dense`: the pipeline's retrieval embeds (its vectors are attached); `embedder` also when RAGAS embeds its questions. */
+  needs: ModelNeeds & { search: boolean; dense: boolean };
   models: NamedModels;
   session: RagbenchSessionSettings;
 }
@@ -56,7 +58,12 @@ export function ragbenchRunSettings(o: RagbenchRunOptions): RagbenchRunSettings 
   const { api, evaluator } = o;
   const judge = EVALUATORS[evaluator].api && api
     ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: api.baseUrl, model: api.model, repeats: o.repeats, temperature: o.temperature }) : null;
-  const needs = ragbenchModelNeeds(evaluator, o.rag), models = namedRunModels(o.modelIds, needs, o.device);
+  const base = ragbenchModelNeeds(evaluator, o.rag);
+  // RAGAS's answer relevancy embeds with dense retrieval's embedder, or the one named; none otherwise (absent, with a note).
+  const ragasEmbedder = evaluator === 'ragas' && (o.modelIds.embedder !== undefined || base.embedder)
+    ? modelKey({ id: o.modelIds.embedder ?? DEFAULT_MODELS.embedder, dtype: o.modelIds.dtype }) : null;
+  const needs = { ...base, embedder: base.embedder || ragasEmbedder !== null, dense: base.embedder };
+  const models = namedRunModels(o.modelIds, needs, o.device);
   const nliModels = models.nli ? { nli: models.nli, reranker: models.reranker } : null;
   const subsets = [...o.data.keys()];
   // The BenchConfig's fields (the rows come from local files: no hosts), then what only the CLI sets.
@@ -68,7 +75,7 @@ export function ragbenchRunSettings(o: RagbenchRunOptions): RagbenchRunSettings 
   return {
     needs, models,
     session: {
-      evaluator, settings: { judge, nliModels }, subsets: [...o.data].map(([subset, rows]) => ({ subset, rows })),
+      evaluator, settings: { judge, nliModels, ...ragasSettings(evaluator, ragasEmbedder) }, subsets: [...o.data].map(([subset, rows]) => ({ subset, rows })),
       ...(o.n !== undefined ? { n: o.n } : {}), seed: o.seed, concurrency: o.concurrency, bootstrap: o.bootstrap, redact: o.redact,
       report: { config, environment: { ...o.runtime, models: models.loaded }, source: o.source, revision: null }, withReport: o.withReport,
     },

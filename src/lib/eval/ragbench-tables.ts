@@ -1,8 +1,9 @@
 /**
  * The text tables `rag-lab eval-ragbench` prints: validate mode's AUROC/RMSE table next to RAGBench's baselines (with
- * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, and the judge-repeat
- * lines (spread, verdict flips, parse failures) of LLM-judge runs; each mode's whole text output, and the lines an
- * API run prints before its calls (the estimate) and a pipeline run as each knowledge base is built.
+ * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, each followed by the
+ * RAGAS evaluator's table when it ran (ragas-summary.ts), and the judge-repeat lines (spread, verdict flips, parse
+ * failures) of LLM-judge runs; each mode's whole text output, and the lines an API run prints before its calls (the
+ * estimate) and a pipeline run as each knowledge base is built.
  */
 import type { RagbenchKb } from '../data/ragbench-kb.ts';
 import type { RagConfig } from '../rag/config.ts';
@@ -14,6 +15,7 @@ import { pipelineSettingsText } from './pipeline-settings.ts';
 import type { PipelineSubsetResult } from './ragbench-pipeline.ts';
 import type { PipelineEstimateTotals } from './ragbench-pipeline-session.ts';
 import { meanOver, type SubsetValidation } from './ragbench-validate.ts';
+import { ragasTableLines } from './ragas-summary.ts';
 
 const fmt = (x: number, w = 7) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a').padStart(w);
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
@@ -47,7 +49,7 @@ export function formatValidationTable(results: readonly SubsetValidation[], eval
   const warnings = results.flatMap((r) => (r.warnings ?? []).map((w) => `  warning: ${r.subset}: ${w}`));
   return [`RAGBench validate, evaluator ${evaluator}: hallucination AUROC (higher is better) and RMSE vs gold (lower is better)`,
     head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals (percentile, rows resampled):', ...ci] : []),
-    ...(warnings.length ? ['', ...warnings] : [])].join('\n');
+    ...(warnings.length ? ['', ...warnings] : []), ...ragasTableLines(results)].join('\n');
 }
 
 export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
@@ -70,7 +72,7 @@ export function formatPipelineTable(results: readonly PipelineSubsetResult[], ti
     const s = Object.entries(r.statuses).filter(([st]) => st !== 'answered');
     return s.length ? [`  ${r.subset}: ${s.map(([st, c]) => `${c} ${st}`).join(', ')}`] : [];
   });
-  return [title, head, '-'.repeat(head.length), ...lines,
+  return [title, head, '-'.repeat(head.length), ...lines, ...ragasTableLines(results),
     ...(other.length ? ['', 'not answered (no scores; recall still counted):', ...other] : []),
     '', `recall@${k}: share of each question's own RAGBench documents among the documents of the ${k} retrieved chunks (rel.docs: only those holding a gold relevant sentence).`,
     'gold: RAGBench\'s labels of its own answers to the same questions (a reference, not a target).'].join('\n');

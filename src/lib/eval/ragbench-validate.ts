@@ -20,8 +20,11 @@ import { nliTrace, type NliTraceModels, type NliTraceOptions } from './nli-trace
 import { auroc, bootstrapCI, mean, rmse } from '../stats/summary.ts';
 import type { TraceScores } from './trace.ts';
 import type { MetricIntervals } from './bootstrap.ts';
+import type { EvalScores } from './ragas.ts';
+import { ragasJson, ragasValidation, type RagasValidation } from './ragas-summary.ts';
 
-export type TraceEvaluator = (row: RagbenchRow, signal?: AbortSignal) => TraceScores | Promise<TraceScores>;
+/** A row's scores: TRACe (NaN where the evaluator does not score it) and the RAGAS evaluator's own. */
+export type TraceEvaluator = (row: RagbenchRow, signal?: AbortSignal) => EvalScores | Promise<EvalScores>;
 
 export interface BaselineScores {
   ragas: { auroc: number; rmse_relevance: number };
@@ -47,8 +50,10 @@ export interface SubsetValidation {
   /** Hallucinations among the rows (gold adherence false). */
   hallucinations: number;
   /** Predictions, row for row with `rows`. */
-  predictions: TraceScores[];
+  predictions: EvalScores[];
   rows: RagbenchRow[];
+  /** The RAGAS evaluator's figures (ragas-summary.ts), when it scored the rows. */
+  ragas?: RagasValidation;
 }
 
 export interface ValidateOptions {
@@ -153,7 +158,7 @@ export function traceMetrics(rows: readonly RagbenchRow[], preds: readonly Trace
 /** Scores (a sample of) one subset's rows and compares with gold and baselines. */
 export async function validateRagbench(allRows: readonly RagbenchRow[], subset: string, evaluate: TraceEvaluator, opts: ValidateOptions = {}): Promise<SubsetValidation> {
   const rows = sampleRows(allRows, opts.n, opts.seed ?? 0);
-  const preds = new Array<TraceScores>(rows.length);
+  const preds = new Array<EvalScores>(rows.length);
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
   let next = 0;
   let done = 0;
@@ -178,6 +183,7 @@ export async function validateRagbench(allRows: readonly RagbenchRow[], subset: 
     hallucinations: rows.filter((r) => r.adherence_score === false).length,
     predictions: preds,
     rows,
+    ...withRagas(rows, preds),
   };
   if (opts.bootstrap && opts.bootstrap > 0) {
     const pairs = rows.map((r, i) => ({ r, p: preds[i]!.adherence }));
@@ -185,6 +191,12 @@ export async function validateRagbench(allRows: readonly RagbenchRow[], subset: 
     result.auroc_ci = ci.ci;
   }
   return result;
+}
+
+/** `{ ragas }` when the predictions carry RAGAS scores, else nothing. */
+export function withRagas(rows: readonly RagbenchRow[], preds: readonly EvalScores[]): { ragas?: RagasValidation } {
+  const r = ragasValidation(rows, preds);
+  return r ? { ragas: r } : {};
 }
 
 /** Mean over subsets of a metric, skipping NaN (a subset with one class only has no AUROC). */
@@ -215,6 +227,7 @@ export function validationSummary(results: readonly SubsetValidation[]) {
         trulens: { auroc: jsonNumber(b.trulens.auroc), rmse_relevance: jsonNumber(b.trulens.rmse_relevance) },
         gpt3: { auroc: jsonNumber(b.gpt3.auroc), rmse_relevance: jsonNumber(b.gpt3.rmse_relevance), rmse_utilization: jsonNumber(b.gpt3.rmse_utilization) },
       },
+      ...(r.ragas ? { ragas: ragasJson(r.ragas) } : {}),
     };
   }
   return {

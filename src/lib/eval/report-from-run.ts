@@ -6,6 +6,8 @@
  *   validate: key `${subset}:${ragbenchRowKey(row)}`, answer = the dataset's response, contexts = its documents,
  *     scores = the four TRACe predictions, gold = RAGBench's labels, reference = the baseline evaluators' columns;
  *   pipeline: key `${subset}:${id}`, our answer, status, retrieved chunk ids, TRACe + `recall` / `relevant_recall`;
+ *   both: the RAGAS evaluator's scores, when it ran, as `ragas_faithfulness`, `ragas_answer_relevancy`,
+ *     `ragas_context_precision`, `ragas_context_recall` (null where absent) beside TRACe's (then null);
  *   retrieval: key `${mode}:${queryId}`, group = mode, scores = the per-query IR metrics, `total_ms` and its `ms.*` stages, `query_ms` and the query's
  *     `qpp.*` predictors, retrieved = the top 10 ids (eval/retrieval-bench.ts; older single-mode reports used key =
  *     query id, group = dataset, and stay readable).
@@ -15,6 +17,7 @@ import type { IrScores } from '../stats/ir-metrics.ts';
 import type { PipelineRowResult } from './ragbench-pipeline.ts';
 import type { BaselineScores } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';
+import { RAGAS_METRICS, ragasField, type EvalScores, type RagasScores } from './ragas.ts';
 import { APP_VERSION } from '../app-version.ts';
 import type { ReportEnvironment, ReportRow, ReportSummary } from '../reports/format.ts';
 
@@ -26,6 +29,9 @@ const traceScores = (p: TraceScores): Record<string, number | null> => ({
   adherence: finiteOrNull(p.adherence), completeness: finiteOrNull(p.completeness),
 });
 
+const ragasScores = (r: RagasScores | undefined): Record<string, number | null> =>
+  (r ? Object.fromEntries(RAGAS_METRICS.map((m) => [ragasField(m), finiteOrNull(r[m])])) : {});
+
 /** The RAGBench columns of baseline evaluators a validate row carries as `reference`. */
 export const REFERENCE_COLUMNS = [
   'ragas_faithfulness', 'trulens_groundedness', 'gpt3_adherence',
@@ -35,10 +41,10 @@ export const REFERENCE_COLUMNS = [
 export const validateRowKey = (subset: string, row: Pick<RagbenchRow, 'id' | 'generation_model_name'>) => `${subset}:${ragbenchRowKey(row)}`;
 
 /** A scored RAGBench row of a validate run. */
-export function validateReportRow(subset: string, row: RagbenchRow, pred: TraceScores): ReportRow {
+export function validateReportRow(subset: string, row: RagbenchRow, pred: EvalScores): ReportRow {
   return {
     key: validateRowKey(subset, row), group: subset, question: row.question, answer: row.response, contexts: [...row.documents],
-    scores: traceScores(pred),
+    scores: { ...traceScores(pred), ...ragasScores(pred.ragas) },
     gold: {
       relevance: finiteOrNull(row.relevance_score), utilization: finiteOrNull(row.utilization_score),
       completeness: finiteOrNull(row.completeness_score), adherence: row.adherence_score ?? null,
@@ -53,7 +59,7 @@ export function pipelineReportRow(subset: string, r: PipelineRowResult): ReportR
   return {
     key: `${subset}:${r.id}`, group: subset, question: r.question, answer: r.answer, contexts: [...r.contexts],
     retrieved: [...r.retrieved], status: r.status, ...(error !== undefined ? { error } : {}),
-    scores: { ...traceScores(r.scores), recall: finiteOrNull(r.recall), relevant_recall: finiteOrNull(r.relevantRecall) },
+    scores: { ...traceScores(r.scores), recall: finiteOrNull(r.recall), relevant_recall: finiteOrNull(r.relevantRecall), ...ragasScores(r.ragas) },
     gold: {},
   };
 }

@@ -6,8 +6,8 @@
  * concurrency for API judges, progress, cancel keeping finished rows, failed rows listed and left out), then the
  * subset's figures with bootstrap intervals and small-sample warnings. Pipeline: per subset, the RAG pipeline answers
  * N sampled questions over the subset's knowledge base and the evaluator scores the answers. Both meter API usage
- * (answers and judge apart), track judge repeats per subset, and return the per-subset results and a report v1
- * (`buildReport`) of the run.
+ * (answers and judge apart), track judge repeats per subset (LLM judge), and return the per-subset results and a
+ * report v1 (`buildReport`) of the run, whose notes include what the evaluator says of itself (`EvaluatorDef.notes`).
  */
 import { kbConfigKey } from '../data/kb-registry.ts';
 import { ragbenchRowKey, type RagbenchRow } from '../data/ragbench.ts';
@@ -90,7 +90,7 @@ const scoringConfigOf = (evaluator: EvaluatorId, settings: EvaluatorSettings) =>
  */
 export function scoringRecord(evaluator: EvaluatorId, settings: EvaluatorSettings): Record<string, JsonValue> {
   const out: Record<string, unknown> = { evaluator, ...EVALUATORS[evaluator].hashSettings(settings) };
-  if (evaluator === 'llm' && settings.judge) out['temperature'] = settings.judge.temperature ?? DEFAULT_JUDGE_TEMPERATURE;
+  if (EVALUATORS[evaluator].api && settings.judge) out['temperature'] = settings.judge.temperature ?? DEFAULT_JUDGE_TEMPERATURE;
   return JSON.parse(JSON.stringify(out)) as Record<string, JsonValue>;
 }
 
@@ -124,8 +124,19 @@ function sessionEvaluator(o: SessionCommon) {
     judge: o.deps.judge ? meteredProvider(o.deps.judge, usage) : null,
     onJudge: (row, r) => { current?.add(ragbenchRowKey(row), r); o.onJudge?.(row, r); },
   });
+  const judged = def.api && !!o.deps.judge;
+  const j = o.settings.judge;
   return {
     def, built,
+    /** The evaluator's own notes, and for a judge other than the LLM judge's repeats (RAGAS) its usage. */
+    evaluatorNotes: def.notes?.(o.settings) ?? [],
+    notes: () => [...(def.notes?.(o.settings) ?? []), ...(judged && o.evaluator !== 'llm' ? [usageNote(usage)] : [])],
+    /** The judge's usage of a judge other than the LLM judge (RAGAS), for `summary.extra.judge`. */
+    extra: (): Record<string, JsonValue> => (judged && o.evaluator !== 'llm' ? { judge: usageFields(usage, o.settings) } : {}),
+    /** The metered judge's usage (null without a judge). */
+    judgeUsage: judged ? usage : null,
+    /** The report environment's judge. */
+    judgeEnv: def.api && j ? { provider: j.provider, model: j.model } : null,
     startSubset(subset: string) { if (def.api) trackers.set(subset, (current = new RepeatTracker(repeats))); },
     judgeStats(): JudgeStats | null {
       if (o.evaluator !== 'llm') return null;
@@ -138,23 +149,32 @@ function sessionEvaluator(o: SessionCommon) {
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
+/** The judge's calls, tokens and cost as `summary.extra.judge` starts. */
+function usageFields(usage: UsageMeter, settings: EvaluatorSettings): Record<string, JsonValue> {
+  const price = settings.judge ? priceFor(settings.judge.provider, settings.judge.model) : null;
+  return {
+    calls: usage.summary.calls, inputTokens: usage.summary.inputTokens, outputTokens: usage.summary.outputTokens,
+    failedCalls: usage.failedCalls, usd: price ? costOf(usage.summary, price).totalUsd : null, priceKnown: price?.known ?? false,
+  };
+}
+
 function judgeExtra(j: JudgeStats, settings: EvaluatorSettings): Record<string, JsonValue> {
   const s = j.overall;
-  const price = settings.judge ? priceFor(settings.judge.provider, settings.judge.model) : null;
   const num = (x: number) => (Number.isFinite(x) ? x : null);
   return {
     judge: {
-      calls: j.usage.summary.calls, inputTokens: j.usage.summary.inputTokens, outputTokens: j.usage.summary.outputTokens,
-      failedCalls: j.usage.failedCalls, usd: price ? costOf(j.usage.summary, price).totalUsd : null, priceKnown: price?.known ?? false,
+      ...usageFields(j.usage, settings),
       repeats: s.repeats, parseFailedCalls: s.parseFailedCalls, callParseFailureRate: num(s.callParseFailureRate),
       flippedRows: s.flippedRows, comparableRows: s.comparableRows, meanStdAdherence: num(s.meanStd.adherence),
     },
   };
 }
 
+const usageNote = (u: UsageMeter) =>
+  `judge: ${plural(u.summary.calls, 'call')} (${u.failedCalls} failed), ${u.summary.inputTokens} input + ${u.summary.outputTokens} output tokens`;
+
 const judgeNote = (j: JudgeStats) =>
-  `judge: ${plural(j.usage.summary.calls, 'call')} (${j.usage.failedCalls} failed), ${j.usage.summary.inputTokens} input + ${j.usage.summary.outputTokens} output tokens; ` +
-  `${j.overall.parseFailedCalls} replies not parsed; adherence flipped in ${j.overall.flippedRows}/${j.overall.comparableRows} rows over ${j.repeats} repeats`;
+  `${usageNote(j.usage)}; ${j.overall.parseFailedCalls} replies not parsed; adherence flipped in ${j.overall.flippedRows}/${j.overall.comparableRows} rows over ${j.repeats} repeats`;
 
 function failureNotes(failures: readonly RowFailure[]): string[] {
   if (failures.length === 0) return [];
@@ -210,6 +230,10 @@ export interface ValidateSessionResult {
   cacheNotes: string[];
   uncachedNotes: string[];
   judge: JudgeStats | null;
+  /** The metered judge's usage, for every evaluator that calls one (LLM judge, RAGAS); null otherwise. */
+  judgeUsage: UsageMeter | null;
+  /** What the evaluator says of itself (`EvaluatorDef.notes`; also in the report's notes). */
+  evaluatorNotes: string[];
   /** Null when `withReport` was false. */
   report: Report | null;
 }
@@ -245,23 +269,22 @@ export async function runValidateSession(o: ValidateSessionOptions): Promise<Val
   const failures = runs.flatMap((r) => r.failures);
   const judge = ev.judgeStats();
   const allRows = runs.flatMap((r) => r.validation.rows);
-  const j = o.settings.judge;
   const report = o.withReport === false ? null : buildReport({
     kind: 'ragbench-validate', evaluator: o.evaluator, config: sessionReportConfig(o, bootstrap), configHash: hash,
     data: { dataset: RAGBENCH_DATASET, revision: o.report.revision ?? null, subsets: runs.map((r) => r.validation.subset), source: o.report.source, kb: null },
     seed: o.seed, n: o.n ?? null,
     rows: runs.flatMap((r) => r.validation.rows.map((row, i) => validateReportRow(r.validation.subset, row, r.validation.predictions[i]!))),
-    environment: reportEnvironment(o.report.environment, null, o.evaluator === 'llm' && j ? { provider: j.provider, model: j.model } : null),
+    environment: reportEnvironment(o.report.environment, null, ev.judgeEnv),
     baselines: [...runs.flatMap((r) => baselineEntries(r.validation.subset, r.validation.baselines)), ...(runs.length > 1 ? baselineEntries(null, baselineScores(allRows)) : [])],
-    runNotes: capNotes([...skippedNotes(o.report), ...failureNotes(failures), ...(o.report.loadIssues ?? []), ...cacheNotes, ...uncachedNotes, ...(judge ? [judgeNote(judge)] : [])]),
+    runNotes: capNotes([...skippedNotes(o.report), ...failureNotes(failures), ...(o.report.loadIssues ?? []), ...cacheNotes, ...uncachedNotes, ...(judge ? [judgeNote(judge)] : []), ...ev.notes()]),
     extra: {
-      ...(judge ? judgeExtra(judge, o.settings) : {}),
+      ...(judge ? judgeExtra(judge, o.settings) : ev.extra()),
       subsets: Object.fromEntries(runs.map((r) => [r.validation.subset, { scored: r.validation.n, computed: r.computed, failed: r.failures.length, invalidCached: r.invalidCached }])),
     },
     iterations: bootstrap,
     ...(o.report.title !== undefined ? { title: o.report.title } : {}),
   });
-  return { hash, runs, failures, cacheNotes, uncachedNotes, judge, report };
+  return { hash, runs, failures, cacheNotes, uncachedNotes, judge, judgeUsage: ev.judgeUsage, evaluatorNotes: ev.evaluatorNotes, report };
 }
 
 // ------------------------------------------------------------------------------------------------ pipeline
@@ -286,6 +309,10 @@ export interface PipelineSessionResult {
   hash: string;
   results: PipelineSubsetResult[];
   judge: JudgeStats | null;
+  /** The metered judge's usage, for every evaluator that calls one (LLM judge, RAGAS); null otherwise. */
+  judgeUsage: UsageMeter | null;
+  /** What the evaluator says of itself (`EvaluatorDef.notes`; also in the report's notes). */
+  evaluatorNotes: string[];
   /** Usage of the answering model. */
   answers: UsageMeter;
   /** Null when `withReport` was false. */
@@ -317,7 +344,6 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
     o.onSubset?.(r, Date.now() - t0);
   }
   const judge = ev.judgeStats();
-  const j = o.settings.judge;
   const statusNotes = results.flatMap((r) => {
     const other = Object.entries(r.statuses).filter(([s]) => s !== 'answered');
     return other.length ? [`${r.subset}: ${other.map(([s, c]) => `${c} ${s}`).join(', ')} of ${r.n} questions (no TRACe scores; recall still counted)`] : [];
@@ -331,11 +357,10 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
     },
     seed: o.seed, n: o.n ?? null,
     rows: results.flatMap((r) => r.rows.map((x) => pipelineReportRow(r.subset, x))),
-    environment: reportEnvironment(o.report.environment, { provider: o.rag.llm.provider, model: o.rag.llm.model },
-      o.evaluator === 'llm' && j ? { provider: j.provider, model: j.model } : null),
-    runNotes: capNotes([...skippedNotes(o.report), ...statusNotes, ...evalErrors.slice(0, 20), ...(o.report.loadIssues ?? []), ...(judge ? [judgeNote(judge)] : [])]),
+    environment: reportEnvironment(o.report.environment, { provider: o.rag.llm.provider, model: o.rag.llm.model }, ev.judgeEnv),
+    runNotes: capNotes([...skippedNotes(o.report), ...statusNotes, ...evalErrors.slice(0, 20), ...(o.report.loadIssues ?? []), ...(judge ? [judgeNote(judge)] : []), ...ev.notes()]),
     extra: {
-      ...(judge ? judgeExtra(judge, o.settings) : {}),
+      ...(judge ? judgeExtra(judge, o.settings) : ev.extra()),
       answers: { calls: answers.summary.calls, inputTokens: answers.summary.inputTokens, outputTokens: answers.summary.outputTokens, failedCalls: answers.failedCalls },
       subsets: Object.fromEntries(results.map((r) => [r.subset, {
         k: r.k, statuses: r.statuses as Record<string, number>, kb: { documents: r.kb.documents, pooledFrom: r.kb.pooledFrom, chunks: r.kb.chunks },
@@ -344,5 +369,5 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
     ...(o.bootstrap !== undefined ? { iterations: o.bootstrap } : {}),
     ...(o.report.title !== undefined ? { title: o.report.title } : {}),
   });
-  return { hash, results, judge, answers, report };
+  return { hash, results, judge, judgeUsage: ev.judgeUsage, evaluatorNotes: ev.evaluatorNotes, answers, report };
 }

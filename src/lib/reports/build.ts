@@ -5,7 +5,7 @@
  * numbers wherever it ran and wherever it is opened.
  */
 import { newReportId, parseReport, secretPaths, REPORT_FORMAT, REPORT_VERSION, type JsonValue, type Report, type ReportKind, type ReportRow, type ReportSummary } from './format.ts';
-import { REPORT_METRICS } from './metrics.ts';
+import { metricsFor } from './metrics.ts';
 import { figuresWithIntervals, smallSampleNotes } from './summary-stats.ts';
 
 export { smallSampleNotes };
@@ -38,16 +38,17 @@ export interface BuildReportInput {
   id?: string;
 }
 
-/** The summary figures of `rows`: every metric of the kind over all rows (group null) and over each group. */
+/** The summary figures of `rows`: every metric of the kind (`metricsFor` these rows) over all rows (group null) and over each group. */
 export function summaryMetrics(kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number }): ReportSummary['metrics'] {
+  const defs = metricsFor(kind, rows);
   const groups = [...new Set(rows.map((r) => r.group))];
   const sets: Array<[string | null, readonly ReportRow[]]> = [[null, rows]];
   if (groups.length > 1) for (const g of groups) sets.push([g, rows.filter((r) => r.group === g)]);
   else if (groups.length === 1) sets.push([groups[0]!, rows]);
   const out: ReportSummary['metrics'] = [];
   for (const [group, rs] of sets) {
-    const figures = figuresWithIntervals(kind, rs, { iterations: opts.iterations, seed: opts.seed, level: SUMMARY_BOOTSTRAP.level });
-    REPORT_METRICS[kind].forEach((m, j) => {
+    const figures = figuresWithIntervals(kind, rs, { iterations: opts.iterations, seed: opts.seed, level: SUMMARY_BOOTSTRAP.level }, defs);
+    defs.forEach((m, j) => {
       const f = figures[j]!;
       out.push({ id: m.id, group, value: f.value, ci: f.ci, n: rs.filter((r) => m.perRow(r) !== null).length });
     });

@@ -8,7 +8,7 @@
 import { MIN_ROWS } from './summary-stats.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
-import { REPORT_METRICS, rowVerdict, type MetricDef } from './metrics.ts';
+import { metricsFor, rowVerdict, type MetricDef } from './metrics.ts';
 import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from '../stats/paired.ts';
 import { metricColumn } from './summary-stats.ts';
 import { reportTitle } from './title.ts';
@@ -170,7 +170,8 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
   if (settings.permutations === 0) warnings.push('Permutations are 0: no randomization p and no significance marks.');
 
   const rowsOf = byKey.map((m) => shared.map((k) => m.get(k)!));
-  const defs = REPORT_METRICS[kind];
+  // A figure listed only with a field (RAGAS) is compared when any report's shared rows carry it (the others: n/a).
+  const defs = metricsFor(kind, rowsOf.flat());
   const columns = rowsOf.map((rows) => defs.map((m) => metricColumn(m, rows)));
   const finish = (table: PairedCell[][]): CompareResult => {
     const perRowOf = rowsOf.map((rows) => defs.map((m) => rows.map((r) => m.perRow(r))));

@@ -6,7 +6,11 @@
  *     of predicted relevance / utilization / completeness against gold (ragbench-validate.ts);
  *   ragbench-pipeline: means of the evaluator's TRACe scores over answered questions, gold-document recall@k,
  *     relevant-document recall@k, share answered;
- *   retrieval: means of per-query nDCG@10, MRR@10, R@5, R@100, P@3, P@5 (ir-metrics.ts).
+ *   retrieval: means of per-query nDCG@10, MRR@10, R@5, R@100, P@3, P@5 (ir-metrics.ts);
+ *   both RAGBench kinds, when the RAGAS evaluator ran (eval/ragas.ts): means of `ragas_faithfulness`,
+ *     `ragas_answer_relevancy`, `ragas_context_precision`, `ragas_context_recall`, and in validate the hallucination
+ *     AUROC of faithfulness (as the dataset's own `ragas` baseline). These are listed only for reports whose rows
+ *     carry the field (`onlyWith`, `metricsFor`), so every other report keeps exactly its figures.
  *
  * `perRow` is a row's own value of the figure (null when the row has none), in the figure's direction; AUROC has
  * no per-row form and uses the row's adherence error for per-question deltas. `verdict` names a row's outcome
@@ -26,6 +30,10 @@ export interface MetricDef {
   perRow(row: ReportRow): number | null;
   /** Decimals to show. */
   digits: number;
+  /** Hallucination AUROC of this adherence-like score field (y = gold adherence false, score = 1 − the field). */
+  auroc?: string;
+  /** Listed only for reports whose rows carry this score field (`metricsFor`). */
+  onlyWith?: string;
 }
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
@@ -43,21 +51,31 @@ function rmseMetric(id: string, label: string, pred: string, gold: string): Metr
   };
 }
 
-function meanMetric(id: string, label: string, key: string, digits = 3): MetricDef {
+function meanMetric(id: string, label: string, key: string, digits = 3, onlyWith?: string): MetricDef {
   return {
-    id, label, higherIsBetter: true, digits,
+    id, label, higherIsBetter: true, digits, ...(onlyWith !== undefined ? { onlyWith } : {}),
     compute: (rows) => mean(rows.map((r) => num(r.scores[key])).filter((x): x is number => x !== null)),
     perRow: (r) => num(r.scores[key]),
   };
 }
 
-/** Hallucination AUROC: y_true = 1 − gold adherence, y_score = 1 − predicted adherence (Mann–Whitney U). */
-const AUROC: MetricDef = {
-  id: 'auroc', label: 'hallucination AUROC', higherIsBetter: true, digits: 3,
-  compute: (rows) => hallucinationAurocOf(rows.map((r) => r.gold['adherence']), rows.map((r) => r.scores['adherence'])),
-  // Per row: 1 − |predicted adherence − gold adherence| (higher is better, as AUROC).
-  perRow: (r) => { const p = num(r.scores['adherence']); const g = goldNum(r, 'adherence'); return p === null || g === null ? null : 1 - Math.abs(p - g); },
-};
+/** Hallucination AUROC of score field `key`: y_true = 1 − gold adherence, y_score = 1 − the field (Mann–Whitney U). */
+function aurocMetric(id: string, label: string, key: string, onlyWith?: string): MetricDef {
+  return {
+    id, label, higherIsBetter: true, digits: 3, auroc: key, ...(onlyWith !== undefined ? { onlyWith } : {}),
+    compute: (rows) => hallucinationAurocOf(rows.map((r) => r.gold['adherence']), rows.map((r) => r.scores[key])),
+    // Per row: 1 − |predicted − gold adherence| (higher is better, as AUROC).
+    perRow: (r) => { const p = num(r.scores[key]); const g = goldNum(r, 'adherence'); return p === null || g === null ? null : 1 - Math.abs(p - g); },
+  };
+}
+
+const AUROC = aurocMetric('auroc', 'hallucination AUROC', 'adherence');
+
+/** The RAGAS evaluator's figures: the mean of each of its fields, listed only when the rows carry it. */
+const ragasMeanMetrics = (): MetricDef[] => ([
+  ['ragas_faithfulness', 'RAGAS faithfulness'], ['ragas_answer_relevancy', 'RAGAS answer relevancy'],
+  ['ragas_context_precision', 'RAGAS context precision'], ['ragas_context_recall', 'RAGAS context recall'],
+] as const).map(([key, label]) => meanMetric(key, label, key, 3, key));
 
 const ANSWERED: MetricDef = {
   id: 'answered', label: 'answered', higherIsBetter: true, digits: 3,
@@ -71,6 +89,8 @@ export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
     rmseMetric('rmse_relevance', 'RMSE relevance', 'relevance', 'relevance'),
     rmseMetric('rmse_utilization', 'RMSE utilization', 'utilization', 'utilization'),
     rmseMetric('rmse_completeness', 'RMSE completeness', 'completeness', 'completeness'),
+    aurocMetric('ragas_faithfulness_auroc', 'hallucination AUROC of RAGAS faithfulness', 'ragas_faithfulness', 'ragas_faithfulness'),
+    ...ragasMeanMetrics(),
   ],
   'ragbench-pipeline': [
     meanMetric('relevance', 'relevance', 'relevance'),
@@ -80,6 +100,7 @@ export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
     meanMetric('recall_at_k', 'gold-document recall@k', 'recall'),
     meanMetric('relevant_recall_at_k', 'relevant-document recall@k', 'relevant_recall'),
     ANSWERED,
+    ...ragasMeanMetrics(),
   ],
   retrieval: [
     meanMetric('ndcg@10', 'nDCG@10', 'ndcg@10', 4),
@@ -90,6 +111,19 @@ export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
     meanMetric('p@5', 'P@5', 'p@5', 4),
   ],
 };
+
+/**
+ * The figures of `kind` for these rows: every metric of the kind, except those listed only with a score field
+ * (`onlyWith`) that no row carries (null counts as carried: the evaluator ran and the field is absent for the row).
+ */
+export function metricsFor(kind: ReportKind, rows: Iterable<ReportRow>): readonly MetricDef[] {
+  const defs = REPORT_METRICS[kind];
+  const wanted = new Set(defs.flatMap((m) => (m.onlyWith !== undefined ? [m.onlyWith] : [])));
+  if (wanted.size === 0) return defs;
+  const seen = new Set<string>();
+  for (const r of rows) for (const k of wanted) if (!seen.has(k) && Object.hasOwn(r.scores, k)) seen.add(k);
+  return defs.filter((m) => m.onlyWith === undefined || seen.has(m.onlyWith));
+}
 
 /** The definition of metric `id` of `kind`, or undefined (a report from a newer app may name others). */
 export function metricDef(kind: ReportKind, id: string): MetricDef | undefined {

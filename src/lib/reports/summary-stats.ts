@@ -5,7 +5,7 @@
  * so one run's interval is the same number wherever it is shown.
  */
 import type { ReportKind, ReportRow, ReportSummary } from './format.ts';
-import { REPORT_METRICS, type MetricDef } from './metrics.ts';
+import { metricsFor, type MetricDef } from './metrics.ts';
 import { pairedTable, type Column } from '../stats/paired.ts';
 
 /** Below this many rows in a class (AUROC) or in all (other figures), a figure is flagged as not meaningful. */
@@ -21,12 +21,13 @@ const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFi
 export function metricColumn(m: MetricDef, rows: readonly ReportRow[]): Column {
   const n = rows.length;
   const defined = new Uint8Array(n);
-  if (m.id === 'auroc') {
+  if (m.auroc !== undefined) {
+    const key = m.auroc;
     const score = new Float64Array(n);
     const positive = new Uint8Array(n);
     rows.forEach((r, i) => {
       const g = r.gold['adherence'];
-      const p = num(r.scores['adherence']);
+      const p = num(r.scores[key]);
       if (typeof g !== 'boolean' || p === null) return;
       defined[i] = 1; positive[i] = g ? 0 : 1; score[i] = 1 - p;
     });
@@ -50,9 +51,11 @@ export interface FigureWithInterval { id: string; value: number | null; ci: [num
  * Every figure of `kind` over `rows` and its percentile-bootstrap interval: rows resampled with replacement
  * `iterations` times (counts drawn from mulberry32(seed), the same draws for every figure), the interval the
  * (1 − level)/2 and (1 + level)/2 percentiles of the finite resampled values. `iterations` 0: no intervals.
+ * `defs`: the figures to compute (default `metricsFor(kind, rows)`).
  */
-export function figuresWithIntervals(kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number; level?: number }): FigureWithInterval[] {
-  const defs = REPORT_METRICS[kind];
+export function figuresWithIntervals(
+  kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number; level?: number }, defs: readonly MetricDef[] = metricsFor(kind, rows),
+): FigureWithInterval[] {
   const cols = defs.map((m) => metricColumn(m, rows));
   const fin = (x: number) => (Number.isFinite(x) ? x : null);
   if (rows.length === 0) return defs.map((m) => ({ id: m.id, value: null, ci: null }));
@@ -75,18 +78,20 @@ export function smallSampleNotes(kind: ReportKind, rows: readonly ReportRow[]): 
   const groups = [...new Set(rows.map((r) => r.group))];
   const sets: Array<[string | null, readonly ReportRow[]]> = groups.length > 1 ? [[null, rows], ...groups.map((g) => [g, rows.filter((r) => r.group === g)] as [string, ReportRow[]])] : [[groups[0] ?? null, rows]];
   for (const [group, rs] of sets) {
-    for (const m of REPORT_METRICS[kind]) {
-      if (m.id === 'auroc') {
+    for (const m of metricsFor(kind, rows)) {
+      if (m.auroc !== undefined) {
+        const key = m.auroc;
+        const name = m.id === 'auroc' ? 'AUROC' : m.label;
         let halluc = 0, supported = 0;
         for (const r of rs) {
           const g = r.gold['adherence'];
-          if (typeof g !== 'boolean' || typeof r.scores['adherence'] !== 'number') continue;
+          if (typeof g !== 'boolean' || typeof r.scores[key] !== 'number') continue;
           if (g) supported++; else halluc++;
         }
-        if (halluc === 0 || supported === 0) out.push({ group, message: `AUROC not defined: no ${halluc === 0 ? 'hallucinated' : 'supported'} row among the ${halluc + supported} labelled rows` });
+        if (halluc === 0 || supported === 0) out.push({ group, message: `${name} not defined: no ${halluc === 0 ? 'hallucinated' : 'supported'} row among the ${halluc + supported} labelled rows` });
         else if (halluc < MIN_ROWS || supported < MIN_ROWS) {
           const [n, what] = halluc <= supported ? [halluc, 'hallucinated'] : [supported, 'supported'];
-          out.push({ group, message: `AUROC from ${rowsWord(n, what)}: not meaningful (fewer than ${MIN_ROWS}; score more rows)` });
+          out.push({ group, message: `${name} from ${rowsWord(n, what)}: not meaningful (fewer than ${MIN_ROWS}; score more rows)` });
         }
         continue;
       }

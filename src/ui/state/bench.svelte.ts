@@ -9,6 +9,8 @@ import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
+import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
+import { EVALUATOR_CHOICES, isEvaluatorChoice, loadedEmbedder } from '../bench-evaluators.ts';
 import type { ModelsState } from './models.svelte.ts';
 
 export class BenchState {
@@ -19,7 +21,11 @@ export class BenchState {
   private subsetsChosen = false;
   n = $state<number | null>(20);
   seed = $state(0);
-  evaluator = $state<'lexical' | 'llm' | 'nli'>('lexical');
+  evaluator = $state<EvaluatorId>('lexical');
+  /** Validate mode with an evaluator that calls an LLM judge (the LLM judge, RAGAS): it needs provider, model and key. */
+  get judged(): boolean {
+    return this.mode === 'validate' && EVALUATOR_CHOICES[this.evaluator].judge;
+  }
   /** `loadNli` is running (the NLI model, then the cross-encoder). */
   private loadingNli = $state(false);
   /** Derived from the models worker's loaded list (ModelsState), the one owner of model readiness. */
@@ -146,7 +152,7 @@ export class BenchState {
     const seed = p.get('b_seed');
     if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
     const ev = p.get('b_eval');
-    if (ev === 'llm' || ev === 'nli') this.evaluator = ev;
+    if (isEvaluatorChoice(ev) && ev !== 'lexical') this.evaluator = ev;
     if (p.get('b_mode') === 'pipeline') this.mode = 'pipeline';
     const prov = p.get('b_prov');
     if (prov === 'groq' || prov === 'openai' || prov === 'anthropic' || prov === 'hf') this.judge.provider = prov;
@@ -172,11 +178,11 @@ export class BenchState {
   writeUrl(): void {
     const out = new URLSearchParams({ b_sub: this.subsets.join(','), b_n: this.n === null ? 'all' : String(this.n), b_seed: String(this.seed), b_eval: this.evaluator });
     if (this.mode === 'pipeline') out.set('b_mode', 'pipeline');
-    if (this.evaluator === 'llm' && this.mode === 'validate') {
+    if (this.judged) {
       out.set('b_prov', this.judge.provider);
       out.set('b_model', this.judge.model);
       if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
-      if (this.judge.repeats > 1) out.set('b_rep', String(this.judge.repeats));
+      if (this.judge.repeats > 1 && this.evaluator === 'llm') out.set('b_rep', String(this.judge.repeats));
     }
     writeOwnedParams((k) => k.startsWith('b_'), out);
   }
@@ -184,13 +190,14 @@ export class BenchState {
   config(): BenchConfig {
     return {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
-      judge: this.evaluator === 'llm' && this.mode === 'validate' ? { ...this.judge } : null,
+      judge: this.judged ? { ...this.judge } : null,
       rag: this.mode === 'pipeline' ? $state.snapshot(this.pipeline()) as RagConfig : null,
       datasetsHost: this.models.settings.datasetsHost,
       hubUrl: this.models.settings.remoteHost,
       localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
       nliModels: this.evaluator === 'nli' && this.mode === 'validate'
         ? nliModelKeys(this.models.settings.nli, this.models.loaded.some((m) => m.task === 'cross-encoder') ? this.models.settings.crossEncoder : null) : null,
+      ...(this.evaluator === 'ragas' && this.mode === 'validate' ? { ragasEmbedder: loadedEmbedder(this.models.loaded) } : {}),
     };
   }
 
@@ -198,7 +205,7 @@ export class BenchState {
     this.error = null;
     let key: string | null = null;
     // Pipeline mode answers with the Ask tab's provider and endpoint; validate mode's LLM judge with its own.
-    const llm = this.mode === 'pipeline' ? this.pipeline().llm : this.evaluator === 'llm' ? this.judge : null;
+    const llm = this.mode === 'pipeline' ? this.pipeline().llm : this.judged ? this.judge : null;
     if (llm) {
       const fromLink = this.mode === 'pipeline' ? this.pipelineBaseUrlFromLink() : this.baseUrlFromLink;
       const k = await this.keys.keyFor(llm.provider, llm.baseUrl, fromLink, 'bench');
