@@ -3,7 +3,6 @@ import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { redactSecrets } from '../src/lib/llm/redact.ts';
 import { answerQuestion } from '../src/lib/rag/answer.ts';
 import { answerJson } from '../src/lib/rag/answer-json.ts';
-import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig } from '../src/lib/rag/config.ts';
 import { malformedEventsNote } from '../src/lib/rag/stream-end.ts';
 import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
@@ -11,7 +10,7 @@ import { ApiSetupError, apiSetup } from '../src/lib/eval/api-setup.ts';
 import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
 import { CliError, parse } from './args.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
-import { applyRagFlags, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
+import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
 const HELP = `Usage: rag-lab ask --kb KB --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
@@ -42,23 +41,16 @@ export async function askCommand(argv: string[]): Promise<void> {
   const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
   const log = (m: string) => process.stderr.write(`${m}\n`);
 
-  const config = cloneConfig(DEFAULT_RAG_CONFIG);
-  config.llm.provider = values.provider as typeof config.llm.provider;
-  config.llm.baseUrl = values['base-url'] ?? null;
-  config.llm.model = values.model;
-  config.retrieval.mode = values.mode as typeof config.retrieval.mode;
-  applyRagFlags(config, values);
-  const parsed = parseRagConfig(config);
-  if (!parsed.ok) throw new CliError(parsed.message);
-
+  const config = pipelineConfig(values, { flag: 'mode', value: values.mode });
   let provider;
   try {
-    ({ provider } = apiSetup({ provider: config.llm.provider, baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey }));
+    // The provider the flag names (an unknown one is refused here), with the config's endpoint and model.
+    ({ provider } = apiSetup({ provider: values.provider, baseUrl: config.llm.baseUrl, model: config.llm.model, apiKey }));
   } catch (e) {
     throw e instanceof ApiSetupError ? new CliError(e.message) : e;
   }
 
-  const need = pipelineModelNeeds(parsed.config);
+  const need = pipelineModelNeeds(config);
   const opened = await openKb(values, { log, allowBeir: true, dense: need.dense ? 'auto' : 'none' });
   const kb = opened.kb;
   const models = await loadCliModels(modelArgsFor(values, opened, argv), need, log);
@@ -67,7 +59,7 @@ export async function askCommand(argv: string[]): Promise<void> {
   const streamOut = !values.json;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
-  const result = await answerQuestion(kb, question, parsed.config, {
+  const result = await answerQuestion(kb, question, config, {
     provider, models: models.search, cache: new MemoryTransformCache(), signal: controller.signal,
     onEvent: (e) => {
       if (!streamOut) return;

@@ -12,7 +12,7 @@ import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
 import { modesFlag, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
-import { DEFAULT_RUN_SETTINGS, PROTOCOL_PRESETS, RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
+import { DEFAULT_RUN_SETTINGS, protocolDescription, RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
 import { serializeReport, type JsonValue } from '../src/lib/reports/format.ts';
 import { CALIBRATIONS } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
@@ -23,8 +23,14 @@ import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, typ
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 import { SEPARATE_K_ARGS } from './rag-flags.ts';
 
-const seedB = PROTOCOL_PRESETS['seed-b'];
-const seedBChunks = seedB.chunking ? `${seedB.chunking.chunkSize}/${seedB.chunking.overlap}` : 'no';
+/** `text` in lines of at most `width` characters, the lines after the first indented by `indent`. */
+const wrap = (text: string, width: number, indent: string) =>
+  text.split(' ').reduce<string[]>((lines, w) => {
+    if (lines.length && (lines.at(-1)! + ' ' + w).length <= width) lines[lines.length - 1] += ' ' + w;
+    else lines.push(w);
+    return lines;
+  }, []).join(`\n${indent}`);
+const PAD = ' '.repeat(20);
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
        rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
 
@@ -38,13 +44,8 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
   --split NAME      qrels split (default: test)
-  --protocol P      default | seed-b. seed-b is the evaluation protocol of seed B (the calibrated entropy-
-                    weighted hybrid retrieval study; docs/seeds.md): ${seedBChunks}-character chunks
-                    with document dedup, --candidate-k 20 from each retriever with no pool growth (the
-                    cross-encoder reranks those candidates), --calibration cdf with entropy of the calibrated
-                    scores, BM25 k1=1.5 b=0.75 over --analyzer plain tokens, --index exact, and
-                    --resamples 1000; each flag below
-                    overrides its part
+  --protocol P      default | seed-b
+${PAD}${wrap(`seed-b, the evaluation protocol of seed B (the calibrated entropy-weighted hybrid retrieval study; docs/seeds.md): ${protocolDescription('seed-b')}; each flag below overrides its part`, 96, PAD)}
   --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
   --analyzer A      BM25 tokens: english (default: stop words dropped, Porter stems) | plain (lower-cased words,
                     nothing dropped or stemmed: seed-b's)

@@ -85,24 +85,7 @@ ${MODEL_HELP}
   Before an API run the token/cost estimate is printed (input = chars/4 of the prompts; output assumed per call),
   and after it the usage the provider reported. Nothing here prints the API key.
 
-  JSON (validate): {evaluator, mode, subsets: {<subset>: {n, hallucinations, auroc, auroc_ci?, rmse_*, intervals?: {auroc,
-    rmse_relevance, rmse_utilization, rmse_completeness: [lo, hi] or null}, warnings: [..], baselines, judge?}},
-    mean_auroc, mean_baselines, and for API runs: estimate, usage, rate_limits, judge}
-  JSON (pipeline): {evaluator, mode, provider, model, retrieval: {mode, top_k, reject_threshold}, pipeline: {retrieval_mode,
-    effective_mode, top_k, reject_threshold, rerank, transform, window, agentic, provider, model},
-    subsets: {<subset>: {n, k, kb: {documents, pooled_from, chunks}, statuses, scored, recall_at_k, relevant_recall_at_k,
-    predicted: {relevance, utilization, adherence, completeness}, gold: {n, relevance, utilization, adherence,
-    completeness}, usage: {input_tokens, output_tokens}, rows: [{id, status, reason?, recall, relevant_recall,
-    retrieved, gold_docs, scores}], judge?}},
-    mean_recall_at_k, mean_predicted, estimate (+ answers, judge?, questions, answerable), usage (+ answers, judge?),
-    rate_limits, judge?}
-  estimate: {calls, input_tokens, output_tokens, output_tokens_per_call, cost_usd, price: {key, input_per_m,
-    output_per_m, known}, min_minutes (under the rate limits)};  usage: {calls, calls_with_usage, input_tokens,
-    output_tokens, failed_calls, cost_usd};  rate_limits: {rpm, tpm, preset, waits, waited_ms} or null;
-  judge: {repeats, rows, calls, parse_failed_calls, call_parse_failure_rate, parse_failed_rows,
-    row_parse_failure_rate, failed_calls, flipped_rows, comparable_rows, flip_rate, mean_std, mean_range, flipped}
-    (recall_at_k: share of a question's own RAGBench documents among the documents of the k retrieved chunks;
-    gold: RAGBench's labels of its own answers to those questions, for reference)
+  --json's fields, per mode: docs/cli.md ("eval-ragbench --json").
 `;
 
 // ------------------------------------------------------------------------------------------------ flags and API

@@ -33,8 +33,6 @@ import { ProgressBar, type ProgressOutput } from './progress-bar.ts';
 import { writeRaw } from './terminal.ts';
 import { ensureIndexedDb } from './vector-files.ts';
 
-export type KbArg = KbTarget;
-
 export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id] | <kb.zip>[#index-id] | hub:owner/repo[@revision][#index-id]
                      (an artifact folder holds index_config.json, or meta.json, as build-index writes it; a .zip
                      holds that folder, as the Build tab exports it), or a BEIR folder with corpus.jsonl (indexed
@@ -44,7 +42,7 @@ export const KB_HELP = `  --kb KB            sotu | <artifact folder>[#index-id]
 const nodeProbe: PathProbe = { resolve: (p) => resolve(p), exists: existsSync, isDirectory: (p) => statSync(p).isDirectory(), has: (d, f) => existsSync(join(d, f)) };
 
 /** What `--kb` names (resolveKbSpec over this file system), or the one-line CliError. */
-export function parseKbArg(value: string, opts: { allowBeir?: boolean; flag?: string } = {}): KbArg {
+export function parseKbArg(value: string, opts: { allowBeir?: boolean; flag?: string } = {}): KbTarget {
   try {
     return resolveKbSpec(value, { allowBeir: opts.allowBeir ?? false, flag: opts.flag ?? '--kb' }, nodeProbe);
   } catch (e) {
@@ -73,7 +71,7 @@ function indexNow(id: string, docs: SourceDocument[], hashText: string): CliKb {
 }
 
 /** The embedded corpus or a BEIR folder, indexed now with the default options. */
-export function indexedKb(arg: Extract<KbArg, { kind: 'sotu' | 'beir' }>): CliKb {
+export function indexedKb(arg: Extract<KbTarget, { kind: 'sotu' | 'beir' }>): CliKb {
   if (arg.kind === 'sotu') {
     const text = sotuCorpusJson();
     return indexNow('sotu', sotuDocuments(JSON.parse(text)), text);

@@ -77,21 +77,23 @@ export function applyRagFlags(config: RagConfig, values: RagFlagValues): RagConf
   return config;
 }
 
-/** eval-ragbench --mode pipeline's flags: the shared ones, the retrieval mode and threshold, the LLM and the models. */
+/** ask's and eval-ragbench --mode pipeline's flags: the shared ones, the retrieval mode and threshold, the LLM and the models. */
 export interface PipelineFlagValues extends RagFlagValues, ModelArgs {
   retrieval?: string | undefined; 'retrieval-mode'?: string | undefined; 'reject-threshold'?: string | undefined;
   provider?: string | undefined; model?: string | undefined; 'base-url'?: string | undefined;
 }
 
-/** The pipeline settings from the flags (the Ask tab's RagConfig), checked before any file is read or model loaded. */
-export function pipelineConfig(values: PipelineFlagValues): RagConfig {
+/**
+ * The pipeline settings from the flags (the Ask tab's RagConfig), checked before any file is read or model loaded.
+ * The retrieval mode: `retrieval` names its flag and value (ask's --mode), else eval-ragbench's --retrieval-mode or --retrieval.
+ */
+export function pipelineConfig(values: PipelineFlagValues, retrieval?: { flag: string; value: string | undefined }): RagConfig {
   const c = cloneConfig(DEFAULT_RAG_CONFIG);
-  const retrieval = values['retrieval-mode'] ?? values.retrieval;
   if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
-  if (retrieval !== undefined) {
-    const flag = values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval';
-    if (!(MODE_IDS as readonly string[]).includes(retrieval)) throw new CliError(`--${flag} must be one of ${MODE_IDS.join(', ')}, got "${retrieval}"`);
-    c.retrieval.mode = retrieval as RagConfig['retrieval']['mode'];
+  const r = retrieval ?? { flag: values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval', value: values['retrieval-mode'] ?? values.retrieval };
+  if (r.value !== undefined) {
+    if (!(MODE_IDS as readonly string[]).includes(r.value)) throw new CliError(`--${r.flag} must be one of ${MODE_IDS.join(', ')}, got "${r.value}"`);
+    c.retrieval.mode = r.value as RagConfig['retrieval']['mode'];
   }
   applyRagFlags(c, values);
   c.retrieval.rejectThreshold = numberArg('reject-threshold', values['reject-threshold'], (x) => x >= 0 && x <= 1, 'a number in [0, 1]') ?? c.retrieval.rejectThreshold;

@@ -10,7 +10,7 @@ import { MODE_IDS, MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import { runModeTable } from '../lib/models/readiness.ts';
 import { etaText } from '../lib/eta.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
-import { runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
+import { protocolDescription, runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
 import type { Calibration } from '../lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../lib/retrieval/chunk.ts';
 import type { EntropyBasis } from '../lib/retrieval/entropy.ts';
@@ -70,18 +70,6 @@ export function progressText(p: RetrievalBenchProgress | null): string {
 }
 
 // ---- the run's settings form (protocol preset + each setting as a field) ----
-
-/** What a protocol's preset sets, in one line (from the preset itself, so it cannot drift). */
-export function protocolDescription(protocol: RetrievalProtocol): string {
-  const s = runSettings(protocol);
-  return [
-    s.chunking === false ? 'whole documents' : `${s.chunking.chunkSize}/${s.chunking.overlap}-character chunks with document dedup`,
-    `candidate_k ${s.candidateK ?? 'auto (depth, × 10 on chunks)'} per retriever ${s.growPool ? 'with pool growth' : 'with no pool growth'}`,
-    `${s.calibration} calibration with entropy of the ${s.entropyBasis} scores`,
-    `BM25 k1 ${s.bm25.k1} b ${s.bm25.b} over ${s.analyzer === 'plain' ? 'plain lower-cased words' : 'English stems'}`,
-    s.resamples === null ? "the analysis' own resamples" : `${s.resamples.toLocaleString('en')} resamples`,
-  ].join(', ');
-}
 
 /** The protocols the form offers, each with what it sets in one line. */
 export const PROTOCOL_CHOICES: ReadonlyArray<{ id: RetrievalProtocol; label: string; description: string }> = [

@@ -52,7 +52,7 @@ describe('run settings form', () => {
   });
   it('describes each protocol from its preset', () => {
     const seedB = PROTOCOL_CHOICES.find((c) => c.id === 'seed-b')!;
-    expect(seedB.description).toBe("800/120-character chunks with document dedup, candidate_k 20 per retriever with no pool growth, cdf calibration with entropy of the calibrated scores, BM25 k1 1.5 b 0.75 over plain lower-cased words, 1,000 resamples");
+    expect(seedB.description).toBe("800/120-character chunks with document dedup, candidate_k 20 per retriever with no pool growth, cdf calibration with entropy of the calibrated scores, BM25 k1 1.5 b 0.75 over plain lower-cased words, exact vector index, 1,000 resamples");
     expect(PROTOCOL_CHOICES[0]!.description).toMatch(/^whole documents, candidate_k auto .* with pool growth, .* BM25 k1 0\.9 b 0\.4 over English stems, the analysis' own resamples$/);
   });
   it('says which fields differ from the preset (the same number written otherwise does not; size and overlap only with chunks)', () => {

@@ -124,6 +124,19 @@ export function runSettings(protocol: RetrievalProtocol = 'default', overrides: 
   return s;
 }
 
+/** What a protocol's preset sets, in one line (from the preset itself, so the tab's form and eval-beir's help cannot drift). */
+export function protocolDescription(protocol: RetrievalProtocol): string {
+  const s = runSettings(protocol);
+  return [
+    s.chunking === false ? 'whole documents' : `${s.chunking.chunkSize}/${s.chunking.overlap}-character chunks with document dedup`,
+    `candidate_k ${s.candidateK ?? 'auto (depth, × 10 on chunks)'} per retriever ${s.growPool ? 'with pool growth' : 'with no pool growth'}`,
+    `${s.calibration} calibration with entropy of the ${s.entropyBasis} scores`,
+    `BM25 k1 ${s.bm25.k1} b ${s.bm25.b} over ${s.analyzer === 'plain' ? 'plain lower-cased words' : 'English stems'}`,
+    ...(s.index !== 'auto' ? [`${s.index} vector index`] : []),
+    s.resamples === null ? "the analysis' own resamples" : `${s.resamples.toLocaleString('en')} resamples`,
+  ].join(', ');
+}
+
 /** The settings a form or a link may set over a protocol's preset (the query sample and split are set apart). */
 export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'bm25K' | 'denseK' | 'fusionTopK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'analyzer' | 'resamples' | 'depth'>>;
 
