@@ -108,7 +108,7 @@ describe('links', () => {
     // Empty field: the mode's default applies, shown as the placeholder.
     expect(await page.locator('label:has-text("Reject below") input').inputValue()).toBe('');
     expect(await page.locator('label:has-text("Reject below") input').getAttribute('placeholder')).toBe(String(DEFAULT_REJECT_THRESHOLDS.sparse));
-    expect(await page.locator('label:has-text("top_k") input').inputValue()).toBe('5');
+    expect(await page.locator('[data-testid=top-k]').inputValue()).toBe('5');
     // The cleaned state is what the page writes back (old filter names in their generic form).
     await expect.poll(() => new URL(page.url()).searchParams.getAll('f.party')).toEqual(['Democratic']);
     expect(new URL(page.url()).searchParams.getAll('party')).toEqual([]);
