@@ -92,7 +92,7 @@ describe('a pipeline session with the NLI evaluator', () => {
     expect(report.rows.every((x) => typeof x.gold['adherence'] === 'boolean' || x.gold['adherence'] === null)).toBe(true);
     const lines = goldComparisonLines(s.results);
     expect(lines[2]).toMatch(/^ {2}emanual: n \d+, halluc \d+ · AUROC \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] · RMSE rel \d\.\d{3} \[/);
-    expect(lines.at(-1)).toMatch(/^vs gold: RAGBench's gold labels judge RAGBench's own answer to each question, not ours/);
+    expect(lines.at(-1)).toMatch(/^AUROC and RMSE vs gold: RAGBench's gold labels judge RAGBench's own answer to each question, not ours/);
     // Two NLI pipeline reports compare on their shared questions, the figures against gold among Compare's.
     const other = (await run(1)).report!;
     const c = compareReports([report, other]);

@@ -83,4 +83,4 @@ export function meanGoldJson(all: readonly GoldComparison[]) {
 
 /** What the comparison means, in one sentence, for the tab, the text output and the docs. */
 export const GOLD_COMPARISON_NOTE =
-  "vs gold: RAGBench's gold labels judge RAGBench's own answer to each question, not ours, so these figures measure how the evaluator's scores of our answers track the dataset's labels for the same question (seed A's protocol), not the evaluator's accuracy.";
+  "AUROC and RMSE vs gold: RAGBench's gold labels judge RAGBench's own answer to each question, not ours, so these figures measure how the evaluator's scores of our answers track the dataset's labels for the same question (seed A's protocol), not the evaluator's accuracy.";
