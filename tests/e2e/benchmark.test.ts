@@ -220,6 +220,7 @@ describe('Benchmark tab', () => {
     const judgeFallback = llm.fallback;
     llm.fallback = () => ({ sse: openaiStream(['According to the manual, open Settings [1].']) });
     try {
+      await page.goto(`${site}?tab=benchmark`);
       await page.evaluate((hub) => {
         const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
         localStorage.setItem('rag-lab:settings', JSON.stringify({
