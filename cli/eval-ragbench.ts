@@ -44,12 +44,12 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --subsets LIST      comma-separated subsets (default: every <subset>.jsonl in DIR of ${RAGBENCH_SUBSETS.join(',')})
   --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
                       pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
-                      RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall
+                      RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall and AUROC / RMSE vs the questions' gold labels
   --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge) | ragas (docs/ragas.md)
   --n N               validate: score a seeded random sample of N rows per subset (default: all)
                       pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
-  --bootstrap B       validate: 95% percentile-bootstrap intervals of our AUROC and RMSEs from B resamples,
+  --bootstrap B       95% percentile-bootstrap intervals of our AUROC and RMSEs (pipeline: vs gold) from B resamples,
                       seeded by --seed (default 1000; 0 = none). Figures resting on fewer than 10 rows in a class
                       (AUROC) or in all (RMSE) are flagged as not meaningful
   --json              print one JSON object on the last line of stdout

@@ -2,8 +2,9 @@
  * The Benchmark tab in the built site: RAGBench rows from a local Hub (parquet written at test time, read with range
  * requests) or a local dataset viewer, local files picked or dropped, a lexical validate run with summary, intervals,
  * small-sample warnings and charts, an LLM-judge run reloaded midway that resumes from the cached rows, pipeline mode
- * with the Ask tab's settings, edited cached rows that are recomputed and reported, and offline in a fresh profile:
- * nothing preselected, a picked file scored, remembered across a reload, an unreachable subset named and skipped.
+ * with the Ask tab's settings (lexical, and NLI with its figures against gold), edited cached rows that are recomputed
+ * and reported, and offline in a fresh profile: nothing preselected, a picked file scored, remembered across a reload,
+ * an unreachable subset named and skipped.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -212,6 +213,48 @@ describe('Benchmark tab', () => {
     const adherence = await page.locator('[data-testid=bench-row] td:nth-child(5)').allInnerTexts();
     expect(adherence).toHaveLength(5);
     for (const a of adherence) expect(Number(a)).toBeGreaterThanOrEqual(0);
+  });
+
+  test('pipeline mode with the NLI evaluator runs offline with the fixture NLI model and shows RMSE / AUROC against gold', async () => {
+    llm.reset();
+    const judgeFallback = llm.fallback;
+    llm.fallback = () => ({ sse: openaiStream(['According to the manual, open Settings [1].']) });
+    try {
+      await page.goto(`${site}?tab=benchmark`);
+      await page.evaluate((hub) => {
+        const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+        localStorage.setItem('rag-lab:settings', JSON.stringify({
+          ...s, remoteHost: hub,
+          nli: { id: 'rag-lab/tiny-nli', dtype: 'q8', device: 'wasm' },
+          crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
+        }));
+      }, inject('hubUrl'));
+      // Seed 0 samples one question whose RAGBench answer is labelled hallucinated among 5 (so the AUROC is defined).
+      const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_eval: 'nli', b_sub: 'emanual', b_n: '5', b_seed: '0', a_prov: 'openai', a_model: 'answerer', a_base: `${llm.url}/v1`, a_k: '3', a_w: '0', a_thr: '0' });
+      await page.goto(`${site}?${params}`);
+      expect(await page.locator('[data-testid=bench-evaluator]').inputValue()).toBe('nli');
+      await page.locator('[data-testid=bench-load-nli]').click();
+      await expect.poll(() => page.locator('[data-testid=bench-load-nli]').innerText(), { timeout: 60_000 }).toBe('NLI models loaded');
+      await page.locator('[data-testid=bench-run]').click();
+      await page.locator('[data-testid=pipeline-summary]').waitFor({ timeout: 90_000 });
+      const cell = (m: string) => page.locator(`[data-testid=pipeline-row] [data-metric=${m}]`).first().innerText();
+      expect(await cell('rmse_relevance')).toMatch(/^\d\.\d{3} \[\d\.\d\d, \d\.\d\d\] n=5$/);
+      expect(await cell('auroc')).toMatch(/^\d\.\d{3} .*n=5$/);
+      // NLI has no gold answer to compare with in pipeline mode: completeness, and its RMSE, are absent.
+      expect(await cell('rmse_completeness')).toMatch(/^N\/A .*n=0$/);
+      expect(await page.locator('[data-testid=bench-warnings]').innerText()).toContain('emanual: AUROC from 1 hallucinated row: not meaningful');
+      const note = await page.locator('[data-testid=pipeline-gold-note]').innerText();
+      expect(note).toContain('Scored by Local NLI model (in this browser).');
+      expect(note).toContain("RAGBench's gold labels judge RAGBench's own answer to each question, not ours");
+      // The model was asked the 5 questions and nothing else: the NLI evaluator ran in the browser.
+      expect(llm.requests).toHaveLength(5);
+      // A judge evaluator in pipeline mode is the answering model: no judge settings, no second key.
+      await page.selectOption('[data-testid=bench-evaluator]', 'llm');
+      expect(await page.locator('[data-testid=bench-pipeline-judge]').innerText()).toMatch(/^The judge is the answering model \(openai\/answerer: the Ask tab's provider, endpoint and model\)/);
+      expect(await page.locator('[data-testid=bench-model]').count()).toBe(0);
+    } finally {
+      llm.fallback = judgeFallback;
+    }
   });
 
   test('after the models worker is replaced (a new thread count), the NLI evaluator reaches the new one', async () => {

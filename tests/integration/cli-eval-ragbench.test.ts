@@ -288,6 +288,18 @@ describe('rag-lab eval-ragbench', () => {
         expect(e.predicted.adherence).toBe(1); // the answers are copied from the top context
         for (const k of ['relevance', 'utilization', 'adherence', 'completeness']) expect(typeof e.gold[k]).toBe('number');
         expect(e.gold.n).toBe(10); // two generator rows per emanual question
+        // Against gold: our scores vs the labels of each question's own row (the first of its id), validate's formulas.
+        const own = new Map<string, { relevance_score: number | null }>();
+        for (const x of parseRagbenchJsonl(readFileSync(join(DATA, 'emanual.jsonl'), 'utf8'), 'emanual').rows) if (!own.has(x.id)) own.set(x.id, x);
+        const pairs = (e.rows as Array<{ id: string; scores: { relevance: number | null } }>)
+          .map((x) => [x.scores.relevance, own.get(x.id)!.relevance_score] as const).filter((x): x is readonly [number, number] => x[0] !== null && x[1] !== null);
+        expect(pairs.length).toBeGreaterThan(2);
+        expect(e.vs_gold.rmse_relevance).toBeCloseTo(Math.sqrt(pairs.reduce((a, [p, g]) => a + (p - g) ** 2, 0) / pairs.length), 12);
+        expect(e.vs_gold).toMatchObject({ n: answered });
+        expect(Object.keys(e.vs_gold.intervals)).toEqual(['auroc', 'rmse_relevance', 'rmse_utilization', 'rmse_completeness']);
+        expect(e.vs_gold.intervals.rmse_relevance[0]).toBeLessThanOrEqual(e.vs_gold.rmse_relevance);
+        expect(e.vs_gold.warnings).toContain(`RMSE relevance from ${pairs.length} scored rows: not meaningful (fewer than 10)`);
+        expect(out.mean_vs_gold.rmse_relevance).toBeCloseTo(e.vs_gold.rmse_relevance, 12);
         // The estimate is exactly chars/4 of what was sent; usage is what the server reported.
         expect(out.estimate.answers.calls).toBe(answered);
         expect(out.estimate.answers.input_tokens).toBe(tokensOf(answers()));
@@ -352,6 +364,9 @@ describe('rag-lab eval-ragbench', () => {
         expect(judges()).toHaveLength(3 * answered);
         expect(judges().every((j) => (j.body as Body).temperature === 0.5)).toBe(true);
         expect(r.out).toMatch(/RAGBench pipeline over each subset.s pooled documents: sparse retrieval, top 5 .* answers by openai\/m; scored by llm \(judge × 3, means\)/);
+        // The judge's scores against the questions' gold labels, with intervals, and what that comparison means.
+        expect(r.out).toMatch(/^ {2}emanual: n \d+, halluc \d+ · AUROC (\d\.\d{3}|n\/a) \[[^\]]*\] · RMSE rel \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]/m);
+        expect(r.out).toContain("AUROC and RMSE vs gold: RAGBench's gold labels judge RAGBench's own answer to each question, not ours");
         expect(r.out).toMatch(/^emanual\s+3\s+\d\s+\|/m);
         // verdicts per answer: supported, not, unparsable → every answer flips; 1 of 3 replies unparsed
         expect(r.out).toContain(`adherence flips in ${answered}/${answered} rows (100.0%)`);
@@ -388,6 +403,12 @@ describe('rag-lab eval-ragbench', () => {
         expect(fig('answered').value).toBeCloseTo(e.statuses.answered / 5, 12);
         expect(fig('recall_at_k').ci).not.toBeNull();
         expect(rep.summary.warnings.some((w) => /from \d scored rows?: not meaningful/.test(w.message))).toBe(true);
+        // The figures against gold: the same numbers and intervals in the report and in --json.
+        for (const id of ['rmse_relevance', 'rmse_utilization', 'rmse_completeness']) {
+          expect(fig(id).value).toBeCloseTo(e.vs_gold[id], 12);
+          expect(fig(id).ci).toEqual(e.vs_gold.intervals[id]);
+        }
+        expect(rep.rows[0]!.gold).toHaveProperty('adherence');
       } finally {
         await srv.close();
       }

@@ -21,14 +21,16 @@ describe('report rows', () => {
     expect(r.reference!['ragas_faithfulness']).toBe(finiteOrNull(row.ragas_faithfulness));
   });
 
-  test('pipeline: status, error, retrieved ids and both recalls', () => {
+  test('pipeline: status, error, retrieved ids, both recalls and the gold labels of the question', () => {
     const base: PipelineRowResult = {
       key: 'k', id: 'q7', question: 'q?', status: 'error', reason: 'HTTP 500', answer: '', retrieved: ['c1', 'c2'], retrievedDocs: [1], goldDocs: [1, 2],
       relevantDocs: [1], recall: 0.5, relevantRecall: 1, contexts: [], scores: { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN }, usage: null, ms: 3,
+      gold: { relevance: 0.25, utilization: null, completeness: 1, adherence: false },
     };
     const r = pipelineReportRow('emanual', base);
     expect(v.safeParse(ReportRowSchema, r).success).toBe(true);
     expect(r).toMatchObject({ key: 'emanual:q7', status: 'error', error: 'HTTP 500', retrieved: ['c1', 'c2'] });
+    expect(r.gold).toEqual({ relevance: 0.25, utilization: null, completeness: 1, adherence: false });
     expect(r.scores).toEqual({ relevance: null, utilization: null, adherence: null, completeness: null, recall: 0.5, relevant_recall: 1 });
     expect(pipelineReportRow('emanual', { ...base, status: 'answered', evalError: 'judge down' }).error).toBe('judge down');
     expect('error' in pipelineReportRow('emanual', { ...base, status: 'rejected' })).toBe(false);

@@ -19,7 +19,10 @@ export interface BenchConfig {
   n: number | null;
   seed: number;
   evaluator: EvaluatorId;
-  /** For the LLM judge and RAGAS: provider, base URL and model (never the key), repeats per row and rate limits. */
+  /**
+   * Validate mode's LLM judge and RAGAS: provider, base URL and model (never the key), repeats per row and rate
+   * limits. Null in pipeline mode, whose judge is the answering model of `rag`.
+   */
   judge: {
     provider: 'groq' | 'openai' | 'anthropic' | 'hf'; baseUrl: string | null; model: string;
     /** Judge calls per row; > 1 reports spread and verdict flips. Default 1. */
@@ -30,7 +33,7 @@ export interface BenchConfig {
   } | null;
   /** Pipeline mode: the pipeline settings to run (the Ask tab's; never a key), validated again in the worker. */
   rag: RagConfig | null;
-  /** NLI evaluator: the models it uses (`id@dtype`), part of what identifies cached rows. */
+  /** NLI evaluator (either mode): the models it uses (`id@dtype`), part of what identifies cached rows and a pipeline run. */
   nliModels: { nli: string; reranker: string | null } | null;
   /** RAGAS: the loaded embedder answer relevancy uses (`id@dtype`); null or absent: none, answer relevancy is absent. */
   ragasEmbedder?: string | null;
@@ -130,6 +133,11 @@ export interface PipelineView {
   recallAtK: number | null;
   relevantRecallAtK: number | null;
   gold: { n: number; relevance: number | null; utilization: number | null; completeness: number | null; adherence: number | null };
+  /** The predicted scores against the gold labels of the same questions (eval/pipeline-gold.ts), NaN → null. */
+  vsGold: {
+    n: number; hallucinations: number; auroc: number | null; rmse_relevance: number | null; rmse_utilization: number | null; rmse_completeness: number | null;
+    intervals: MetricIntervals | null; warnings: string[];
+  };
   rows: Array<{ question: string; status: string; answer: string; recall: number | null; retrieved: string[] }>;
 }
 

@@ -2,8 +2,9 @@
  * The Benchmark tab's RAGBench run as one session, for the bench worker: the run's evaluator settings and
  * dependencies (evaluator-deps.ts, the NLI models and the pipeline's embedder / cross-encoder from the models worker),
  * each subset loaded on its own (a subset that cannot load is named and skipped), then validate mode (the result
- * cache keeps finished rows, so a new run resumes) or pipeline mode (ragbench-pipeline-session.ts), and the views
- * the tab shows, with the run's report v1 (environment: the browser and the models worker's loaded models).
+ * cache keeps finished rows, so a new run resumes) or pipeline mode (ragbench-pipeline-session.ts; any evaluator, a
+ * judge being the answering model, as in `eval-ragbench --mode pipeline`), and the views the tab shows, with the
+ * run's report v1 (environment: the browser and the models worker's loaded models).
  */
 import { ragbenchRowKey } from '../data/ragbench.ts';
 import { loadRunSubsets, SubsetBoard, type LoadedSubset } from './subset-loading.ts';
@@ -22,6 +23,7 @@ import { runValidateSession, validateConfigHash, type JudgeStats } from './sessi
 import { mean } from '../stats/summary.ts';
 import { remainingMs } from '../eta.ts';
 import { redactSecrets } from '../llm/redact.ts';
+import type { ChatProvider } from '../llm/types.ts';
 import type { ModelSpec, NliProbabilities, TextEmbedder } from '../models/types.ts';
 import { parseRagConfig, type RagConfig } from '../rag/config.ts';
 import type { JsonValue } from '../reports/format.ts';
@@ -80,20 +82,23 @@ function modelLoader(c: BenchConfig, m: BenchModels | null): EvaluatorModelLoade
       if (!m || !nliInfo) throw new Error('The NLI evaluator needs the NLI model: load it first (Load NLI models).');
       const ce = have.find((x) => x.task === 'cross-encoder');
       const ids = nliModelKeys(nliInfo.spec, ce?.spec ?? null);
-      if (c.mode === 'validate' && JSON.stringify(ids) !== JSON.stringify(c.nliModels)) throw new Error(`The loaded NLI models (${ids.nli}${ids.reranker ? `, ${ids.reranker}` : ''}) differ from the settings: load them again.`);
+      if ((c.mode === 'validate' || c.nliModels) && JSON.stringify(ids) !== JSON.stringify(c.nliModels)) throw new Error(`The loaded NLI models (${ids.nli}${ids.reranker ? `, ${ids.reranker}` : ''}) differ from the settings: load them again.`);
       return { nli: { spec: nliInfo.spec, predict: (p, h) => m.nli(p, h) }, reranker: ce ? { spec: ce.spec, score: (q, ps) => m.rerank(q, [...ps]) } : null };
     },
   };
 }
 
-/** The models and provider the chosen evaluator needs; errors say what to load or choose. */
-function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | null, models: BenchModels | null) {
+/**
+ * The models and provider the chosen evaluator needs; errors say what to load or choose. `answerer`: pipeline mode's
+ * answering provider, which is also its judge (as the CLI's pipeline mode shares its provider); validate mode sets
+ * up the judge of its own settings.
+ */
+function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | null, models: BenchModels | null, answerer: ChatProvider | null = null) {
   const j = s.judge;
   const limits = c.judge && (c.judge.rpm || c.judge.tpm) ? { rpm: c.judge.rpm, tpm: c.judge.tpm } : null;
-  return buildEvaluatorDeps(c.evaluator, {
-    models: modelLoader(c, models),
-    judge: EVALUATORS[c.evaluator].api && j ? apiSetup({ provider: j.provider, baseUrl: j.baseUrl, model: j.model, apiKey, rates: limits }).provider : null,
-  });
+  const judge = !EVALUATORS[c.evaluator].api || !j ? null
+    : answerer ?? apiSetup({ provider: j.provider, baseUrl: j.baseUrl, model: j.model, apiKey, rates: limits }).provider;
+  return buildEvaluatorDeps(c.evaluator, { models: modelLoader(c, models), judge });
 }
 
 /** What the report says about where the run ran: the browser and the models worker's loaded models. */
@@ -167,7 +172,7 @@ async function runPipeline(config: BenchConfig, env: BenchEnv, apiKey: string | 
   const { provider } = apiSetup({ provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, apiKey });
   const { search, embedder } = await pipelineModels(rag, env.models);
   const settings = evaluatorSettings(config, rag);
-  const deps = await evaluatorDeps(config, settings, apiKey, env.models);
+  const deps = await evaluatorDeps(config, settings, apiKey, env.models, provider);
   const { board, emit } = progressBoard(config, onProgress);
   const loadedSubsets = await loadRunSubsets(config.subsets, (subset) => env.loadSubset(subset, signal, emit), { signal, board });
   let started = Date.now();
@@ -191,6 +196,8 @@ async function runPipeline(config: BenchConfig, env: BenchEnv, apiKey: string | 
     subset: r.subset, settings: text, n: r.n, k: r.k, kb: { documents: r.kb.documents, chunks: r.kb.chunks }, statuses: r.statuses as Record<string, number>,
     predicted: r.predicted, recallAtK: num(r.recallAtK), relevantRecallAtK: num(r.relevantRecallAtK),
     gold: { n: r.gold.n, relevance: num(r.gold.relevance), utilization: num(r.gold.utilization), completeness: num(r.gold.completeness), adherence: num(r.gold.adherence) },
+    vsGold: { n: r.vsGold.n, hallucinations: r.vsGold.hallucinations, auroc: num(r.vsGold.auroc), rmse_relevance: num(r.vsGold.rmse_relevance),
+      rmse_utilization: num(r.vsGold.rmse_utilization), rmse_completeness: num(r.vsGold.rmse_completeness), intervals: r.vsGold.intervals, warnings: r.vsGold.warnings },
     rows: r.rows.map((x) => ({ question: x.question, status: x.status, answer: x.answer, recall: num(x.recall), retrieved: x.retrieved })),
   }));
   return { pipeline: views, judge: judgeView(s.judge, settings), configHash: s.hash, subsets: [], rows: [], failures: [], loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped, cacheNotes: [], meanAuroc: null, report: s.report };

@@ -11,7 +11,9 @@
  *    also the same share over only the row's documents that hold a gold relevant sentence (`relevant_recall_at_k`);
  *  - the dataset's gold scores for reference: means of relevance_score, utilization_score, completeness_score and
  *    the share of adherence_score true, over the RAGBench rows of the sampled questions (both generator rows where a
- *    subset has two). They describe RAGBench's answers, not ours: a reference point, not a target.
+ *    subset has two). They describe RAGBench's answers, not ours: a reference point, not a target;
+ *  - against gold (pipeline-gold.ts): hallucination AUROC and RMSEs of the predicted scores against the gold labels
+ *    of each question's own row, with validate mode's formulas, intervals and warnings.
  *
  * Questions are sampled by `sampleRows` (seeded) among the subset's distinct question ids (the first row of each id).
  */
@@ -39,6 +41,7 @@ import { dict } from '../dict.ts';
 import type { TraceScores } from './trace.ts';
 import type { EvalScores, RagasScores } from './ragas.ts';
 import { ragasJson, ragasMeans, ragasRowJson, type RagasMeans } from './ragas-summary.ts';
+import { goldComparison, goldComparisonJson, goldLabels, meanGoldJson, type GoldComparison, type GoldLabels } from './pipeline-gold.ts';
 
 export interface PipelineEvalInput {
   question: string;
@@ -122,6 +125,8 @@ export interface PipelineRowResult {
   ragas?: RagasScores;
   /** Why the evaluator gave no scores, when it threw. */
   evalError?: string;
+  /** RAGBench's gold labels of the question's row (of RAGBench's answer, not ours). */
+  gold: GoldLabels;
   usage: TokenUsage | null;
   ms: number;
 }
@@ -152,6 +157,8 @@ export interface PipelineSubsetResult {
   recallAtK: number;
   relevantRecallAtK: number;
   gold: GoldReference;
+  /** The predicted scores against the gold labels of the same questions (pipeline-gold.ts). */
+  vsGold: GoldComparison;
   rows: PipelineRowResult[];
   usage: TokenUsage | null;
 }
@@ -166,6 +173,8 @@ export interface PipelineOptions {
   signal?: AbortSignal;
   onProgress?: (done: number, total: number, subset: string) => void;
   onRow?: (r: PipelineRowResult) => void;
+  /** Bootstrap resamples of the intervals against gold (seeded by `seed`); 0 or absent: none. */
+  bootstrap?: number;
 }
 
 const NAN_SCORES: TraceScores = { relevance: NaN, utilization: NaN, adherence: NaN, completeness: NaN };
@@ -226,7 +235,7 @@ export async function runRagbenchPipeline(
       contexts, scores: { relevance: s.relevance, utilization: s.utilization, adherence: s.adherence, completeness: s.completeness },
       ...(s.ragas ? { ragas: { ...s.ragas } } : {}),
       ...(evalError !== undefined ? { evalError } : {}),
-      usage: ans.usage, ms: ans.ms,
+      gold: goldLabels(row), usage: ans.usage, ms: ans.ms,
     };
   };
   const worker = async () => {
@@ -262,6 +271,7 @@ export async function runRagbenchPipeline(
     recallAtK: meanOf(out.map((r) => r.recall)),
     relevantRecallAtK: meanOf(out.map((r) => r.relevantRecall)),
     gold: goldReference(goldRows),
+    vsGold: goldComparison(questions, out.map((r) => r.scores), { iterations: opts.bootstrap ?? 0, seed: opts.seed ?? 0 }),
     rows: out,
     usage,
   };
@@ -342,6 +352,7 @@ export function pipelineSummary(results: readonly PipelineSubsetResult[]) {
       relevant_recall_at_k: jsonNumber(r.relevantRecallAtK),
       predicted: scoresJson(r.predicted),
       gold: { n: r.gold.n, ...scoresJson(r.gold) },
+      vs_gold: goldComparisonJson(r.vsGold),
       ...(r.ragas ? { ragas: ragasJson(r.ragas) } : {}),
       usage: r.usage ? { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens } : null,
       rows: r.rows.map((x) => ({
@@ -359,6 +370,7 @@ export function pipelineSummary(results: readonly PipelineSubsetResult[]) {
       relevance: meanOver((r) => r.predicted.relevance), utilization: meanOver((r) => r.predicted.utilization),
       adherence: meanOver((r) => r.predicted.adherence), completeness: meanOver((r) => r.predicted.completeness),
     },
+    mean_vs_gold: meanGoldJson(results.map((r) => r.vsGold)),
     ...(results.some((r) => r.ragas) ? { mean_ragas: meanRagas(results) } : {}),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The text tables `rag-lab eval-ragbench` prints: validate mode's AUROC/RMSE table next to RAGBench's baselines (with
- * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table, each followed by the
+ * bootstrap intervals and small-sample warnings), pipeline mode's recall/predicted/gold table and its figures against
+ * the questions' gold labels (pipeline-gold.ts, with intervals and warnings), each followed by the
  * RAGAS evaluator's table when it ran (ragas-summary.ts), and the judge-repeat lines (spread, verdict flips, parse
  * failures) of LLM-judge runs; each mode's whole text output, and the lines an API run prints before its calls (the
  * estimate) and a pipeline run as each knowledge base is built.
@@ -13,6 +14,7 @@ import type { RunEstimate } from './cost.ts';
 import { TRACE_METRICS, type RepeatSummary } from './judge-runs.ts';
 import { pipelineSettingsText } from './pipeline-settings.ts';
 import type { PipelineSubsetResult } from './ragbench-pipeline.ts';
+import { GOLD_COMPARISON_NOTE, type GoldComparison } from './pipeline-gold.ts';
 import type { PipelineEstimateTotals } from './ragbench-pipeline-session.ts';
 import { meanOver, type SubsetValidation } from './ragbench-validate.ts';
 import { ragasTableLines } from './ragas-summary.ts';
@@ -40,16 +42,27 @@ export function formatValidationTable(results: readonly SubsetValidation[], eval
     rr: m((r) => r.rmse_relevance), rragas: m((r) => r.baselines.ragas.rmse_relevance), rtrulens: m((r) => r.baselines.trulens.rmse_relevance), rgpt3: m((r) => r.baselines.gpt3.rmse_relevance),
     ru: m((r) => r.rmse_utilization), rugpt: m((r) => r.baselines.gpt3.rmse_utilization), rc: m((r) => r.rmse_completeness),
   }));
-  const ci = results.filter((r) => r.intervals).map((r) => {
-    const iv = r.intervals!;
-    const one = (name: string, x: number, c: [number, number] | null) => `${name} ${fmt(x, 5).trim()} ${formatInterval(c, 3) || '[—]'}`;
-    return `  ${r.subset}: ${[one('AUROC', r.auroc, iv.auroc), one('RMSE rel', r.rmse_relevance, iv.rmse_relevance),
-      one('util', r.rmse_utilization, iv.rmse_utilization), one('compl', r.rmse_completeness, iv.rmse_completeness)].join(' · ')}`;
-  });
+  const ci = results.filter((r) => r.intervals).map((r) => `  ${r.subset}: ${figureLine(r, r.intervals!)}`);
   const warnings = results.flatMap((r) => (r.warnings ?? []).map((w) => `  warning: ${r.subset}: ${w}`));
   return [`RAGBench validate, evaluator ${evaluator}: hallucination AUROC (higher is better) and RMSE vs gold (lower is better)`,
     head, '-'.repeat(head.length), ...lines, ...(ci.length ? ['', '95% bootstrap intervals (percentile, rows resampled):', ...ci] : []),
     ...(warnings.length ? ['', ...warnings] : []), ...ragasTableLines(results)].join('\n');
+}
+
+/** "AUROC 0.750 [0.500, 1.000] · RMSE rel … · util … · compl …": the four figures against gold with their intervals. */
+function figureLine(r: Pick<GoldComparison, 'auroc' | 'rmse_relevance' | 'rmse_utilization' | 'rmse_completeness'>, iv: GoldComparison['intervals']): string {
+  const one = (name: string, x: number, c: [number, number] | null | undefined) => `${name} ${fmt(x, 5).trim()}${iv ? ` ${formatInterval(c, 3) || '[—]'}` : ''}`;
+  return [one('AUROC', r.auroc, iv?.auroc), one('RMSE rel', r.rmse_relevance, iv?.rmse_relevance),
+    one('util', r.rmse_utilization, iv?.rmse_utilization), one('compl', r.rmse_completeness, iv?.rmse_completeness)].join(' · ');
+}
+
+/** Pipeline mode's figures against the questions' gold labels, per subset, with intervals, warnings and what they mean. */
+export function goldComparisonLines(results: readonly PipelineSubsetResult[]): string[] {
+  if (results.length === 0) return [];
+  const bootstrapped = results.some((r) => r.vsGold.intervals);
+  return ['', `vs gold: hallucination AUROC (higher is better) and RMSE (lower is better) of the scores of our answers against the questions' gold labels${bootstrapped ? ' (95% bootstrap intervals)' : ''}:`,
+    ...results.map((r) => `  ${r.subset}: n ${r.vsGold.n}, halluc ${r.vsGold.hallucinations} · ${figureLine(r.vsGold, r.vsGold.intervals)}`),
+    ...results.flatMap((r) => r.vsGold.warnings.map((w) => `  warning: ${r.subset}: ${w}`)), GOLD_COMPARISON_NOTE];
 }
 
 export function formatPipelineTable(results: readonly PipelineSubsetResult[], title: string): string {
@@ -72,7 +85,7 @@ export function formatPipelineTable(results: readonly PipelineSubsetResult[], ti
     const s = Object.entries(r.statuses).filter(([st]) => st !== 'answered');
     return s.length ? [`  ${r.subset}: ${s.map(([st, c]) => `${c} ${st}`).join(', ')}`] : [];
   });
-  return [title, head, '-'.repeat(head.length), ...lines, ...ragasTableLines(results),
+  return [title, head, '-'.repeat(head.length), ...lines, ...goldComparisonLines(results), ...ragasTableLines(results),
     ...(other.length ? ['', 'not answered (no scores; recall still counted):', ...other] : []),
     '', `recall@${k}: share of each question's own RAGBench documents among the documents of the ${k} retrieved chunks (rel.docs: only those holding a gold relevant sentence).`,
     'gold: RAGBench\'s labels of its own answers to the same questions (a reference, not a target).'].join('\n');

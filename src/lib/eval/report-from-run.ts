@@ -5,7 +5,8 @@
  *
  *   validate: key `${subset}:${ragbenchRowKey(row)}`, answer = the dataset's response, contexts = its documents,
  *     scores = the four TRACe predictions, gold = RAGBench's labels, reference = the baseline evaluators' columns;
- *   pipeline: key `${subset}:${id}`, our answer, status, retrieved chunk ids, TRACe + `recall` / `relevant_recall`;
+ *   pipeline: key `${subset}:${id}`, our answer, status, retrieved chunk ids, TRACe + `recall` / `relevant_recall`,
+ *     gold = RAGBench's labels of the question's row (of RAGBench's answer: the AUROC / RMSE vs gold rest on them);
  *   both: the RAGAS evaluator's scores, when it ran, as `ragas_faithfulness`, `ragas_answer_relevancy`,
  *     `ragas_context_precision`, `ragas_context_recall` (null where absent) beside TRACe's (then null);
  *   retrieval: key `${mode}:${queryId}`, group = mode, scores = the per-query IR metrics, `total_ms` and its `ms.*` stages, `query_ms` and the query's
@@ -60,7 +61,7 @@ export function pipelineReportRow(subset: string, r: PipelineRowResult): ReportR
     key: `${subset}:${r.id}`, group: subset, question: r.question, answer: r.answer, contexts: [...r.contexts],
     retrieved: [...r.retrieved], status: r.status, ...(error !== undefined ? { error } : {}),
     scores: { ...traceScores(r.scores), recall: finiteOrNull(r.recall), relevant_recall: finiteOrNull(r.relevantRecall), ...ragasScores(r.ragas) },
-    gold: {},
+    gold: { ...r.gold },
   };
 }
 

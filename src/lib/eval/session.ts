@@ -5,7 +5,8 @@
  * Validate: per subset, a seeded sample scored by the chosen evaluator (EVALUATORS) through `runSubset` (cache,
  * concurrency for API judges, progress, cancel keeping finished rows, failed rows listed and left out), then the
  * subset's figures with bootstrap intervals and small-sample warnings. Pipeline: per subset, the RAG pipeline answers
- * N sampled questions over the subset's knowledge base and the evaluator scores the answers. Both meter API usage
+ * N sampled questions over the subset's knowledge base and the evaluator scores the answers, compared with the gold
+ * labels of the same questions (pipeline-gold.ts; intervals from the same resamples as the report's). Both meter API usage
  * (answers and judge apart), track judge repeats per subset (LLM judge), and return the per-subset results and a
  * report v1 (`buildReport`) of the run, whose notes include what the evaluator says of itself (`EvaluatorDef.notes`).
  */
@@ -326,12 +327,13 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
   const subsets = o.subsets.map((s) => s.subset);
   const hash = await pipelineConfigHash(subsets, o.rag, o.evaluator, o.settings);
   const redact = o.redact ?? ((s: string) => s);
+  const bootstrap = o.bootstrap ?? SUMMARY_BOOTSTRAP.iterations;
   const results: PipelineSubsetResult[] = [];
   for (const { subset, rows, kb } of o.subsets) {
     ev.startSubset(subset);
     const t0 = Date.now();
     const r = await runRagbenchPipeline(kb, rows, { provider: answerer, models: o.models }, ev.built.pipeline, {
-      ...(o.n !== undefined ? { n: o.n } : {}), seed: o.seed, config: o.rag, concurrency: o.concurrency ?? 1,
+      ...(o.n !== undefined ? { n: o.n } : {}), seed: o.seed, config: o.rag, concurrency: o.concurrency ?? 1, bootstrap,
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.onProgress ? { onProgress: (done: number, total: number) => o.onProgress!(subset, done, total) } : {}),
       onRow: (row) => {
@@ -350,7 +352,7 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
   });
   const evalErrors = results.flatMap((r) => r.rows.filter((x) => x.evalError).map((x) => `${r.subset} ${x.id}: evaluator failed: ${x.evalError!.slice(0, 300)}`));
   const report = o.withReport === false ? null : buildReport({
-    kind: 'ragbench-pipeline', evaluator: o.evaluator, config: sessionReportConfig(o, o.bootstrap ?? SUMMARY_BOOTSTRAP.iterations), configHash: hash,
+    kind: 'ragbench-pipeline', evaluator: o.evaluator, config: sessionReportConfig(o, bootstrap), configHash: hash,
     data: {
       dataset: RAGBENCH_DATASET, revision: o.report.revision ?? null, subsets, source: o.report.source,
       kb: subsets.map((subset) => kbConfigKey({ kind: 'ragbench', subset })).join(','),
@@ -366,7 +368,7 @@ export async function runPipelineSession(o: PipelineSessionOptions): Promise<Pip
         k: r.k, statuses: r.statuses as Record<string, number>, kb: { documents: r.kb.documents, pooledFrom: r.kb.pooledFrom, chunks: r.kb.chunks },
       }])),
     },
-    ...(o.bootstrap !== undefined ? { iterations: o.bootstrap } : {}),
+    iterations: bootstrap,
     ...(o.report.title !== undefined ? { title: o.report.title } : {}),
   });
   return { hash, results, judge, judgeUsage: ev.judgeUsage, evaluatorNotes: ev.evaluatorNotes, answers, report };

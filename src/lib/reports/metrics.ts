@@ -5,7 +5,8 @@
  *   ragbench-validate: hallucination AUROC (y = gold adherence false, score = 1 − predicted adherence) and the RMSE
  *     of predicted relevance / utilization / completeness against gold (ragbench-validate.ts);
  *   ragbench-pipeline: means of the evaluator's TRACe scores over answered questions, gold-document recall@k,
- *     relevant-document recall@k, share answered;
+ *     relevant-document recall@k, share answered; and, for reports whose rows carry the gold labels of their question
+ *     (`onlyWithGold`), validate's AUROC and RMSEs of our scores against them (eval/pipeline-gold.ts says what they mean);
  *   retrieval: means of per-query nDCG@10, MRR@10, R@5, R@100, P@3, P@5 (ir-metrics.ts);
  *   both RAGBench kinds, when the RAGAS evaluator ran (eval/ragas.ts): means of `ragas_faithfulness`,
  *     `ragas_answer_relevancy`, `ragas_context_precision`, `ragas_context_recall`, and in validate the hallucination
@@ -34,6 +35,8 @@ export interface MetricDef {
   auroc?: string;
   /** Listed only for reports whose rows carry this score field (`metricsFor`). */
   onlyWith?: string;
+  /** Listed only for reports whose rows carry this gold field (`metricsFor`). */
+  onlyWithGold?: string;
 }
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
@@ -70,6 +73,12 @@ function aurocMetric(id: string, label: string, key: string, onlyWith?: string):
 }
 
 const AUROC = aurocMetric('auroc', 'hallucination AUROC', 'adherence');
+const RMSES = (suffix = ''): MetricDef[] => (['relevance', 'utilization', 'completeness'] as const)
+  .map((k) => rmseMetric(`rmse_${k}`, `RMSE ${k}${suffix}`, k, k));
+
+/** Pipeline mode's figures against the gold labels of each question (validate's formulas), listed only with them. */
+const VS_GOLD: MetricDef[] = [{ ...aurocMetric('auroc', 'hallucination AUROC vs gold', 'adherence'), onlyWithGold: 'adherence' },
+  ...RMSES(' vs gold').map((m) => ({ ...m, onlyWithGold: m.id.slice('rmse_'.length) }))];
 
 /** The RAGAS evaluator's figures: the mean of each of its fields, listed only when the rows carry it. */
 const ragasMeanMetrics = (): MetricDef[] => ([
@@ -86,9 +95,7 @@ const ANSWERED: MetricDef = {
 export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
   'ragbench-validate': [
     AUROC,
-    rmseMetric('rmse_relevance', 'RMSE relevance', 'relevance', 'relevance'),
-    rmseMetric('rmse_utilization', 'RMSE utilization', 'utilization', 'utilization'),
-    rmseMetric('rmse_completeness', 'RMSE completeness', 'completeness', 'completeness'),
+    ...RMSES(),
     aurocMetric('ragas_faithfulness_auroc', 'hallucination AUROC of RAGAS faithfulness', 'ragas_faithfulness', 'ragas_faithfulness'),
     ...ragasMeanMetrics(),
   ],
@@ -100,6 +107,7 @@ export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
     meanMetric('recall_at_k', 'gold-document recall@k', 'recall'),
     meanMetric('relevant_recall_at_k', 'relevant-document recall@k', 'relevant_recall'),
     ANSWERED,
+    ...VS_GOLD,
     ...ragasMeanMetrics(),
   ],
   retrieval: [
@@ -114,15 +122,21 @@ export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
 
 /**
  * The figures of `kind` for these rows: every metric of the kind, except those listed only with a score field
- * (`onlyWith`) that no row carries (null counts as carried: the evaluator ran and the field is absent for the row).
+ * (`onlyWith`) or a gold field (`onlyWithGold`) that no row carries (null counts as carried: the evaluator ran and
+ * the field is absent for the row; the dataset has no label for the row).
  */
 export function metricsFor(kind: ReportKind, rows: Iterable<ReportRow>): readonly MetricDef[] {
   const defs = REPORT_METRICS[kind];
   const wanted = new Set(defs.flatMap((m) => (m.onlyWith !== undefined ? [m.onlyWith] : [])));
-  if (wanted.size === 0) return defs;
+  const wantedGold = new Set(defs.flatMap((m) => (m.onlyWithGold !== undefined ? [m.onlyWithGold] : [])));
+  if (wanted.size === 0 && wantedGold.size === 0) return defs;
   const seen = new Set<string>();
-  for (const r of rows) for (const k of wanted) if (!seen.has(k) && Object.hasOwn(r.scores, k)) seen.add(k);
-  return defs.filter((m) => m.onlyWith === undefined || seen.has(m.onlyWith));
+  const seenGold = new Set<string>();
+  for (const r of rows) {
+    for (const k of wanted) if (!seen.has(k) && Object.hasOwn(r.scores, k)) seen.add(k);
+    for (const k of wantedGold) if (!seenGold.has(k) && Object.hasOwn(r.gold, k)) seenGold.add(k);
+  }
+  return defs.filter((m) => (m.onlyWith === undefined || seen.has(m.onlyWith)) && (m.onlyWithGold === undefined || seenGold.has(m.onlyWithGold)));
 }
 
 /** The definition of metric `id` of `kind`, or undefined (a report from a newer app may name others). */

@@ -1,7 +1,6 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
-import { nliModelKeys } from '../../lib/eval/run-models.ts';
 import { rowCountParam, uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
 import { finishedProgress, startProgress } from '../bench-progress.ts';
@@ -10,7 +9,7 @@ import { writeOwnedParams } from '../url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
-import { EVALUATOR_CHOICES, isEvaluatorChoice, loadedEmbedder } from '../bench-evaluators.ts';
+import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench-evaluators.ts';
 import type { ModelsState } from './models.svelte.ts';
 
 export class BenchState {
@@ -25,6 +24,10 @@ export class BenchState {
   /** Validate mode with an evaluator that calls an LLM judge (the LLM judge, RAGAS): it needs provider, model and key. */
   get judged(): boolean {
     return this.mode === 'validate' && EVALUATOR_CHOICES[this.evaluator].judge;
+  }
+  /** Pipeline mode with an evaluator that calls an LLM judge: the judge is the answering model (its key the Ask tab's). */
+  get answererJudges(): boolean {
+    return this.mode === 'pipeline' && EVALUATOR_CHOICES[this.evaluator].judge;
   }
   /** `loadNli` is running (the NLI model, then the cross-encoder). */
   private loadingNli = $state(false);
@@ -188,16 +191,17 @@ export class BenchState {
   }
 
   config(): BenchConfig {
+    const { evaluator, judge, nliModels, ...ragas } = evaluatorConfig({
+      mode: this.mode, evaluator: this.evaluator, judge: $state.snapshot(this.judge), loaded: this.models.loaded,
+      nli: this.models.settings.nli, crossEncoder: this.models.settings.crossEncoder,
+    });
     return {
-      mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator: this.mode === 'pipeline' ? 'lexical' : this.evaluator,
-      judge: this.judged ? { ...this.judge } : null,
+      mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator, judge,
       rag: this.mode === 'pipeline' ? $state.snapshot(this.pipeline()) as RagConfig : null,
       datasetsHost: this.models.settings.datasetsHost,
       hubUrl: this.models.settings.remoteHost,
       localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
-      nliModels: this.evaluator === 'nli' && this.mode === 'validate'
-        ? nliModelKeys(this.models.settings.nli, this.models.loaded.some((m) => m.task === 'cross-encoder') ? this.models.settings.crossEncoder : null) : null,
-      ...(this.evaluator === 'ragas' && this.mode === 'validate' ? { ragasEmbedder: loadedEmbedder(this.models.loaded) } : {}),
+      nliModels, ...ragas,
     };
   }
 
