@@ -82,12 +82,12 @@ const MAX_RESPONSE = 40_000;
 const label = (x: unknown): number | null | undefined =>
   x === null ? null : typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1 ? x : undefined;
 
-/** A Benchmark row as a gold question, or a message saying what is wrong with it. */
-export function goldQuestion(row: {
-  subset: unknown; question: unknown; response: unknown;
-  gold: { relevance: unknown; utilization: unknown; completeness: unknown; adherence: unknown };
-}): { ok: true; gold: GoldQuestion } | { ok: false; message: string } {
-  const { subset, question, response } = row;
+/**
+ * A RAGBench validate report row (its group is the subset, its answer RAGBench's response, its gold the labels) as
+ * a gold question, or a message saying what is wrong with it: report rows come from saved, synced or shared reports.
+ */
+export function goldQuestion(row: { group: unknown; question: unknown; answer: unknown; gold: Readonly<Record<string, unknown>> }): { ok: true; gold: GoldQuestion } | { ok: false; message: string } {
+  const { group: subset, question, answer: response } = row;
   if (typeof subset !== 'string' || typeof question !== 'string' || typeof response !== 'string') return { ok: false, message: 'This row has no question to open.' };
   const q = question.trim();
   if (q === '' || q.length > MAX_QUESTION) return { ok: false, message: `This row's question is empty or over ${MAX_QUESTION} characters: it cannot be asked.` };

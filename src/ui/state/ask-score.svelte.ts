@@ -1,8 +1,8 @@
 /**
  * "Score this answer" in the Ask tab: the chosen evaluator scores the answer over the sources it was given, in the
  * models worker (src/lib/eval/score-answer.ts); a judge is the Ask tab's own provider, endpoint and model, its key
- * got as asking gets it (AskState.requestKey). Also the RAGBench question a Benchmark row opened here, whose gold
- * labels and response stand beside the score while the question is that one.
+ * got as asking gets it (AskState.requestKey). Also the RAGBench question a validate report row (Benchmark or
+ * Reports tab) opened here, whose gold labels and response stand beside the score while the question is that one.
  */
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
@@ -51,7 +51,7 @@ export class AskScoreState {
     if (isEvaluatorChoice(raw)) this.evaluator = raw;
   }
 
-  /** A Benchmark row's question, gold labels and response into Ask (an error message when the row cannot be). */
+  /** A RAGBench validate report row's question, gold labels and response into Ask (an error message when the row cannot be). */
   openRagbench(row: Parameters<typeof goldQuestion>[0]): string | null {
     const g = goldQuestion(row);
     if (!g.ok) return g.message;
