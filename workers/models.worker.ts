@@ -9,6 +9,7 @@ import { cachedDownloadPlan, cachedFiles, deleteCachedModel } from '../src/lib/m
 import { resolveGeneratorSpec } from '../src/lib/llm/browser-spec.ts';
 import { configureModels, modelsEnvironment } from '../src/lib/models/env.ts';
 import { ModelSession } from '../src/lib/models/model-session.ts';
+import { scoreRequest } from '../src/lib/eval/score-answer.ts';
 import { isTrainedModelId } from '../src/lib/models/trained-ids.ts';
 import { trainedDownloadPlan } from '../src/lib/models/trained-plan.ts';
 import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
@@ -19,12 +20,8 @@ const trained = new IndexedDbTrainedModelStore();
 const session = new ModelSession(trained);
 
 const api: ModelsWorkerApi = {
-  configure(settings) {
-    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true, trainedModels: trained });
-  },
-  onBroken(callback) {
-    session.onBroken = callback;
-  },
+  configure: (settings) => configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true, trainedModels: trained }),
+  onBroken: (callback) => { session.onBroken = callback; },
   load: (task, spec, onProgress, fallback = null) => session.load(task, spec, onProgress, fallback),
   needsRestart: () => session.needsRestart(),
   loaded: () => session.loaded(),
@@ -51,9 +48,8 @@ const api: ModelsWorkerApi = {
     return n;
   },
   parity: (task) => session.parity(task),
-  connect(port) {
-    Comlink.expose(api, port);
-  },
+  score: (request, apiKey) => scoreRequest(request, session, apiKey),
+  connect: (port) => Comlink.expose(api, port),
 };
 
 Comlink.expose(api);

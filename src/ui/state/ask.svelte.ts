@@ -10,7 +10,7 @@ import { writeOwnedParams } from '../url.ts';
 import { fullyCached, type BrowserPlanState } from '../browser-model-view.ts';
 import type { GeneratorDownload } from '../../../workers/models-api.ts';
 import type { KbState } from './kb.svelte.ts';
-import type { KeysState } from './keys.svelte.ts';
+import type { KeyForRequest, KeysState } from './keys.svelte.ts';
 
 /** Ask's own URL parameters: the question, and the config's parameters with an `a_` prefix. */
 const PREFIX = 'a_';
@@ -26,6 +26,8 @@ export class AskState {
   steps = $state.raw<TraceStep[]>([]);
   currentStep = $state<string | null>(null);
   result = $state.raw<RagAnswer | null>(null);
+  /** The question `result` answers (the field may have changed since). */
+  asked = $state('');
   configError = $state<string | null>(null);
   /** What the in-browser model in the Model field downloads (read from the model host; nothing is downloaded). */
   browserPlan = $state.raw<BrowserPlanState>({ status: 'idle' });
@@ -147,20 +149,30 @@ export class AskState {
     if (this.browserNeedsStart) { this.configError = 'Start the in-browser model first (below the provider): it downloads the model.'; return; }
     this.configError = null;
     const llm = parsed.config.llm;
-    const key = await this.keys.keyFor(llm.provider, llm.baseUrl, this.baseUrlFromLink, 'ask');
+    const key = await this.requestKey(llm.provider, llm.baseUrl);
     if (!key.ok) { this.configError = key.message; return; }
-    if (key.confirmed) this.linkBaseUrl = null;
     const id = ++this.runId;
     this.running = true;
     this.streamed = '';
     this.steps = [];
     this.result = null;
+    this.asked = this.question.slice(0, MAX_QUESTION_CHARS);
     try {
-      this.result = await this.kb.ask(this.question.slice(0, MAX_QUESTION_CHARS), parsed.config, key.key, Comlink.proxy(this.eventsFor(id)));
+      this.result = await this.kb.ask(this.asked, parsed.config, key.key, Comlink.proxy(this.eventsFor(id)));
     } finally {
       this.running = false;
       this.currentStep = null;
     }
+  }
+
+  /**
+   * The key for a request to the Ask tab's endpoint (the answer, the judge that scores it): the user is asked first
+   * where key-binding.ts says so, and a confirmed base URL from a link is the user's from then on.
+   */
+  async requestKey(provider: ProviderId, baseUrl: string | null): Promise<KeyForRequest> {
+    const key = await this.keys.keyFor(provider, baseUrl, this.baseUrlFromLink, 'ask');
+    if (key.ok && key.confirmed) this.linkBaseUrl = null;
+    return key;
   }
 
   stop(): void {

@@ -14,6 +14,7 @@ import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.
 import type { CachedFile, GeneratorDownload, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../models-client.ts';
+import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
 import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
 import type { NoticeFeature } from '../notices.ts';
 import type { KbState } from './kb.svelte.ts';
@@ -164,6 +165,11 @@ export class ModelsState {
   async generatorPlan(model: string): Promise<GeneratorDownload> {
     await this.defaultsReady;
     return this.client.api.generatorDownloadPlan(model);
+  }
+
+  /** Scores one answer in the models worker (its loaded models; the judge called from there with `apiKey`). */
+  scoreAnswer(request: ScoreRequest, apiKey: string | null): Promise<AnswerScore> {
+    return this.client.api.score(request, apiKey);
   }
 
   /** Pending enable flows are rejected with Cancelled when the user cancels (see `cancel`). */
