@@ -68,6 +68,16 @@ async function summaryAuroc(p: Page): Promise<string> {
   return p.locator('[data-testid=summary-row] [data-testid=auroc]').first().innerText();
 }
 
+/** Settings that load the fixture NLI model and cross-encoder from the local Hub (read at the next page load). */
+const useFixtureNli = () => page.evaluate((hub) => {
+  const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
+  localStorage.setItem('rag-lab:settings', JSON.stringify({
+    ...s, remoteHost: hub,
+    nli: { id: 'rag-lab/tiny-nli', dtype: 'q8', device: 'wasm' },
+    crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
+  }));
+}, inject('hubUrl'));
+
 describe('Benchmark tab', () => {
   test('a 20-row lexical validate run shows the summary next to the baselines, rows and charts', async () => {
     await page.goto(`${site}?tab=benchmark&b_sub=emanual&b_n=20&b_eval=lexical`);
@@ -195,14 +205,7 @@ describe('Benchmark tab', () => {
   });
 
   test('the local NLI evaluator runs in the browser with the fixture NLI model and cross-encoder', async () => {
-    await page.evaluate((hub) => {
-      const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-      localStorage.setItem('rag-lab:settings', JSON.stringify({
-        ...s, remoteHost: hub,
-        nli: { id: 'rag-lab/tiny-nli', dtype: 'q8', device: 'wasm' },
-        crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
-      }));
-    }, inject('hubUrl'));
+    await useFixtureNli();
     await page.goto(`${site}?tab=benchmark&b_sub=emanual&b_n=5&b_eval=nli`);
     await page.locator('[data-testid=bench-run]').click();
     await expect.poll(() => page.locator('[data-testid=bench-error]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/load it first/);
@@ -221,14 +224,7 @@ describe('Benchmark tab', () => {
     llm.fallback = () => ({ sse: openaiStream(['According to the manual, open Settings [1].']) });
     try {
       await page.goto(`${site}?tab=benchmark`);
-      await page.evaluate((hub) => {
-        const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
-        localStorage.setItem('rag-lab:settings', JSON.stringify({
-          ...s, remoteHost: hub,
-          nli: { id: 'rag-lab/tiny-nli', dtype: 'q8', device: 'wasm' },
-          crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
-        }));
-      }, inject('hubUrl'));
+      await useFixtureNli();
       // Seed 0 samples one question whose RAGBench answer is labelled hallucinated among 5 (so the AUROC is defined).
       const params = new URLSearchParams({ tab: 'benchmark', b_mode: 'pipeline', b_eval: 'nli', b_sub: 'emanual', b_n: '5', b_seed: '0', a_prov: 'openai', a_model: 'answerer', a_base: `${llm.url}/v1`, a_k: '3', a_w: '0', a_thr: '0' });
       await page.goto(`${site}?${params}`);

@@ -4,6 +4,7 @@
  * use it (the Atom reading is `arxiv-atom.ts`, in the build worker).
  */
 import * as v from 'valibot';
+import { plainEndpointProblem } from '../endpoint-url.ts';
 
 export const ARXIV_API = 'https://export.arxiv.org/api/query';
 /** Most results one build asks for (arXiv: at most 2,000 per request; refine larger queries). */
@@ -77,16 +78,9 @@ export const ARXIV_HOSTS = /(^|\.)arxiv\.org$/i;
  * itself (it sends no CORS headers, which is why a proxy is needed).
  */
 export function arxivProxyProblem(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'must be an http(s) URL, e.g. https://my-proxy.example/arxiv';
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'must be an http(s) URL';
-  if (u.username || u.password) return 'must not carry a user name or password (nothing secret is sent to the proxy)';
-  if (u.search || u.hash) return 'must not have a query or fragment: the arXiv parameters (?search_query=…) are appended to it';
-  if (ARXIV_HOSTS.test(u.hostname)) return 'is arXiv itself, which sends no CORS headers to browsers: give a proxy that forwards to it';
+  const problem = plainEndpointProblem(url, { example: 'https://my-proxy.example/arxiv', to: 'the proxy', params: 'the arXiv parameters (?search_query=…) are appended to it' });
+  if (problem) return problem;
+  if (ARXIV_HOSTS.test(new URL(url).hostname)) return 'is arXiv itself, which sends no CORS headers to browsers: give a proxy that forwards to it';
   return null;
 }
 

@@ -6,6 +6,7 @@
  * is `web-fetch.ts` and `web-search.ts`, in the build worker and the CLI).
  */
 import * as v from 'valibot';
+import { plainEndpointProblem } from '../endpoint-url.ts';
 
 /** How much a web build reads (docs/build.md "From web pages"); the CLI and the tab use the same ones. */
 export interface WebLimits {
@@ -118,16 +119,7 @@ export function parseUrlList(text: string): UrlList {
  * it) and no query or fragment (the search's parameters are added).
  */
 export function searchEndpointProblem(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'must be an http(s) URL, e.g. http://localhost:8888';
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'must be an http(s) URL';
-  if (u.username || u.password) return 'must not carry a user name or password (nothing secret is sent to it)';
-  if (u.search || u.hash) return 'must not have a query or fragment: the search parameters (?q=…&format=json) are added to it';
-  return null;
+  return plainEndpointProblem(url, { example: 'http://localhost:8888', to: 'it', params: 'the search parameters (?q=…&format=json) are added to it' });
 }
 
 const SearchSchema = v.object({

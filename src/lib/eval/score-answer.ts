@@ -18,7 +18,7 @@ import { EVALUATOR_IDS, EVALUATORS, type EvaluatorDeps, type EvaluatorId, type E
 import type { JudgeResult } from './judge.ts';
 import type { RepeatedJudgeResult } from './judge-runs.ts';
 import type { RagasScores } from './ragas.ts';
-import { nliModelKeys } from './run-models.ts';
+import { modelKey, nliModelKeys } from './run-models.ts';
 import type { TraceScores } from './trace.ts';
 
 /** What is scored: the question, the answer and the texts the answer was given; the reference answer when known. */
@@ -120,7 +120,7 @@ function loadedModels(m: ScoreModels | null): EvaluatorModelLoader & { embedderN
   return {
     async embedderName() {
       const e = await find('embedder');
-      return e && e.dim !== null ? `${e.spec.id}@${e.spec.dtype}` : null;
+      return e && e.dim !== null ? modelKey(e.spec) : null;
     },
     async embedder() {
       const e = await find('embedder');
