@@ -32,8 +32,13 @@ const parts = ['Lincoln proposed compensated ', 'emancipation [1]. ', 'The end.'
 
 describe('Ask tab: why a stream ended', () => {
   test('a stream cut by the server says so, keeps the partial answer, and is not "Stopped."', async () => {
-    llm.reply(faultyStream('openai', parts, 'cut'));
+    // The cut comes once the page shows the first part: a connection reset discards what the browser has not read yet,
+    // so on a busy machine a fixed delay could cut before the first part arrived (a failed request, then a retry).
+    let cut!: () => void;
+    llm.reply({ ...faultyStream('openai', parts, 'cut'), cutWhen: new Promise<void>((ok) => { cut = ok; }) });
     await page.locator('[data-testid=ask-button]').click();
+    await expect.poll(() => page.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 60_000 }).toContain('Lincoln proposed compensated');
+    cut();
     await expect.poll(() => status().innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^The server closed the stream before the answer was complete/);
     expect(await status().getAttribute('data-status')).toBe('error');
     expect(await status().getAttribute('data-end')).toBe('connection');

@@ -41,6 +41,8 @@ export interface ScriptedReply {
   chunkDelayMs?: number;
   /** After this many SSE events, cut the connection (socket destroyed, no end of the chunked body). */
   cutAfter?: number;
+  /** With cutAfter: cut only once this settles (e.g. when the test has seen the client show the part sent), not 20 ms later. */
+  cutWhen?: Promise<unknown>;
   /** After this many SSE events, stop writing but keep the connection open (a stalled stream). */
   hangAfter?: number;
   /** Never answer (the connection stays open until the client gives up or the server closes). */
@@ -138,7 +140,7 @@ export async function startLlmServer(opts: { replies?: Script[]; fallback?: Scri
       res.flushHeaders();
       for (let i = 0; i < r.sse.length; i++) {
         if (r.cutAfter !== undefined && i >= r.cutAfter) {
-          await wait(20); // let the client read what was sent before the cut
+          await (r.cutWhen ?? wait(20)); // let the client read what was sent before the cut
           res.socket?.destroy();
           return;
         }
