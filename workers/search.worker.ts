@@ -7,13 +7,14 @@ import * as Comlink from 'comlink';
 import { configureModels } from '../src/lib/models/env.ts';
 import { KbSession } from '../src/lib/rag/kb-session.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
+import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { indexedDbTransformCache } from '../src/lib/rag/transform-cache.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 import type { SearchWorkerApi } from './search-api.ts';
 
-let localStore: IndexedDbLocalKbStore | null = null;
-const session = new KbSession({ artifacts, localKbs: () => (localStore ??= new IndexedDbLocalKbStore()), transformCache: indexedDbTransformCache });
+let localStore: IndexedDbLocalKbStore | null = null, ragbenchFiles: IndexedDbRagbenchFileStore | null = null;
+const session = new KbSession({ artifacts, localKbs: () => (localStore ??= new IndexedDbLocalKbStore()), transformCache: indexedDbTransformCache, ragbench: { files: () => (ragbenchFiles ??= new IndexedDbRagbenchFileStore()) } });
 
 const api: SearchWorkerApi = {
   open: (request, onProgress) => session.open(request, onProgress),

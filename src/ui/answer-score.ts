@@ -7,6 +7,8 @@ import type { EvaluatorId } from '../lib/eval/evaluators.ts';
 import type { AnswerScore } from '../lib/eval/score-answer.ts';
 import { RAGAS_METRICS, type RagasMetric } from '../lib/eval/ragas.ts';
 import type { TraceScores } from '../lib/eval/trace.ts';
+import type { ReportRow } from '../lib/reports/format.ts';
+import { MAX_GOLD_QUESTION_CHARS, type GoldQuestion } from '../lib/data/ragbench-gold.ts';
 
 type Trace = keyof TraceScores;
 const TRACE: readonly Trace[] = ['relevance', 'utilization', 'completeness', 'adherence'];
@@ -23,16 +25,10 @@ export const METRIC_MEANINGS: Record<Trace | RagasMetric, string> = {
   context_recall: 'share of the reference answer’s sentences the sources support',
 };
 
-/** A RAGBench question opened in Ask: its gold labels and RAGBench's own response (the gold answer). */
-export interface GoldQuestion {
-  subset: string;
-  question: string;
-  response: string;
-  relevance: number | null;
-  utilization: number | null;
-  completeness: number | null;
-  adherence: boolean | null;
-}
+export type { GoldQuestion };
+
+/** "Open in Ask" of a RAGBench report row (validate or pipeline): null when opened, else why it cannot be. */
+export type OpenInAsk = (row: ReportRow, kind: 'ragbench-validate' | 'ragbench-pipeline') => string | null;
 
 export interface ScoreLine {
   metric: Trace | RagasMetric;
@@ -76,26 +72,41 @@ export function scoreLines(s: AnswerScore, gold: GoldQuestion | null): ScoreLine
 }
 
 /** The bounds of a gold question (the Ask tab's question limit; RAGBench's responses are far shorter). */
-const MAX_QUESTION = 4000;
+const MAX_QUESTION = MAX_GOLD_QUESTION_CHARS;
 const MAX_RESPONSE = 40_000;
 
 const label = (x: unknown): number | null | undefined =>
   x === null ? null : typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1 ? x : undefined;
 
 /**
- * A RAGBench validate report row (its group is the subset, its answer RAGBench's response, its gold the labels) as
- * a gold question, or a message saying what is wrong with it: report rows come from saved, synced or shared reports.
+ * A RAGBench report row as a gold question (its group is the subset, its gold the labels; a validate row's answer is
+ * RAGBench's response, a pipeline row's the pipeline's own, so a pipeline row brings no response), or a message
+ * saying what is wrong with it: report rows come from saved, synced or shared reports.
  */
-export function goldQuestion(row: { group: unknown; question: unknown; answer: unknown; gold: Readonly<Record<string, unknown>> }): { ok: true; gold: GoldQuestion } | { ok: false; message: string } {
-  const { group: subset, question, answer: response } = row;
-  if (typeof subset !== 'string' || typeof question !== 'string' || typeof response !== 'string') return { ok: false, message: 'This row has no question to open.' };
+export function goldQuestion(row: { group: unknown; question: unknown; answer: unknown; gold: Readonly<Record<string, unknown>> }, kind: 'ragbench-validate' | 'ragbench-pipeline' = 'ragbench-validate'): { ok: true; gold: GoldQuestion } | { ok: false; message: string } {
+  const { group: subset, question } = row;
+  const response = kind === 'ragbench-validate' ? row.answer : null;
+  if (typeof subset !== 'string' || typeof question !== 'string' || (kind === 'ragbench-validate' && typeof response !== 'string')) return { ok: false, message: 'This row has no question to open.' };
   const q = question.trim();
   if (q === '' || q.length > MAX_QUESTION) return { ok: false, message: `This row's question is empty or over ${MAX_QUESTION} characters: it cannot be asked.` };
-  if (response.length > MAX_RESPONSE) return { ok: false, message: `This row's response is over ${MAX_RESPONSE} characters.` };
+  if (typeof response === 'string' && response.length > MAX_RESPONSE) return { ok: false, message: `This row's response is over ${MAX_RESPONSE} characters.` };
   const [relevance, utilization, completeness] = [label(row.gold.relevance), label(row.gold.utilization), label(row.gold.completeness)];
   const adherence = row.gold.adherence;
   if (relevance === undefined || utilization === undefined || completeness === undefined || (adherence !== null && typeof adherence !== 'boolean')) {
     return { ok: false, message: 'This row\'s gold labels are not scores in [0, 1].' };
   }
-  return { ok: true, gold: { subset, question: q, response, relevance, utilization, completeness, adherence } };
+  return { ok: true, gold: { subset, question: q, response: typeof response === 'string' ? response : null, relevance, utilization, completeness, adherence } };
+}
+
+/**
+ * The gold question to show beside the question `question`: the one opened from a report row while the field holds
+ * it (a pipeline row's missing response filled in from the open subset's own row), else the open knowledge base's
+ * own question of that text (`own`, by question), else none.
+ */
+export function shownGold(question: string, opened: GoldQuestion | null, own: ReadonlyMap<string, GoldQuestion>): GoldQuestion | null {
+  const q = question.trim();
+  const mine = own.get(q) ?? null;
+  const row = opened && opened.question === q ? opened : null;
+  if (!row) return mine;
+  return row.response === null && mine && mine.subset === row.subset ? { ...row, response: mine.response } : row;
 }

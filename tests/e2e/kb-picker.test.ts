@@ -79,7 +79,7 @@ describe('knowledge-base picker', () => {
     await page.goto(`${site}?kb=bogus`);
     await ready(page);
     expect(await page.locator('[data-testid=kb-warning]').allInnerTexts()).toEqual([
-      'Unknown knowledge base "bogus" in the link (known: sotu, or hub:owner/name/path@revision); opening State of the Union addresses.',
+      'Unknown knowledge base "bogus" in the link (known: sotu, ragbench:<covidqa|delucionqa|emanual|expertqa|hagrid|hotpotqa|msmarco>, or hub:owner/name/path@revision); opening State of the Union addresses.',
     ]);
     expect(await page.locator('[data-testid=kb-select] option:checked').innerText()).toBe('State of the Union addresses');
     // The page writes back what it opened: the default needs no kb= parameter.

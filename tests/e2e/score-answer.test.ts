@@ -3,7 +3,9 @@
  * by the lexical evaluator (no request made) shows the four TRACe numbers with what each means; scored by the LLM
  * judge, the judge's request goes to the Ask tab's endpoint and model with its key, only after the user confirmed
  * that endpoint (it came from a link); a judge reply that cannot be used is an error, never a 0. A Benchmark
- * validate row opened in Ask brings its question, gold labels and RAGBench's response beside the score.
+ * validate row opened in Ask brings its question, gold labels and RAGBench's response beside the score, and the
+ * question is answered from its subset's documents (opened from the file the Benchmark tab remembered), whose
+ * questions a picker offers.
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -141,13 +143,38 @@ describe('Ask tab: Score this answer', () => {
       const label = (x: unknown) => (x === null ? 'N/A' : (x as number).toFixed(3));
       const want = [label(row['relevance_score']), label(row['utilization_score']), label(row['completeness_score']), row['adherence_score'] === null ? 'N/A' : row['adherence_score'] ? '1 (supported)' : '0 (hallucinated)'];
       expect(await gold.locator('[data-testid=gold-labels] td').allInnerTexts()).toEqual(want);
-      // Asked and scored: the gold labels stand beside the evaluator's numbers.
+      // The open knowledge base is the State of the Union: the panel says so and offers the subset's own documents,
+      // which open from the file the Benchmark tab remembered (no Hub here).
+      expect(await p.locator('[data-testid=gold-source]').getAttribute('data-own')).toBe('false');
+      await p.locator('[data-testid=open-gold-subset]').click();
+      await expect.poll(() => p.locator('[data-testid=kb-select]').inputValue(), { timeout: 60_000 }).toBe('ragbench:emanual');
+      await expect.poll(() => p.locator('[data-testid=gold-source]').getAttribute('data-own').catch(() => null), { timeout: 60_000 }).toBe('true');
+      expect(await p.locator('[data-testid=kb-description]').innerText()).toMatch(/RAGBench's emanual test questions \(5 questions, read from the file emanual\.jsonl/);
+      // The subset's questions are offered, the one opened selected; the question stays, with its gold.
+      const picker = p.locator('[data-testid=gold-picker]');
+      expect(await picker.locator('option:not([disabled])').count()).toBe(new Set(rows.map((r) => String(r['question']).trim())).size);
+      expect((await picker.locator('option:checked').innerText()).trim()).toBe(question.length > 140 ? `${question.slice(0, 140)}…` : question);
+      expect((await p.locator('[data-testid=question]').inputValue()).trim()).toBe(question);
+      // Asked and scored: answered from the subset's documents, the gold labels beside the evaluator's numbers.
       llm.reply({ sse: openaiStream(['The manual says to press the power button [1].']) });
+      const sent = llm.requests.length;
       await p.locator('[data-testid=ask-button]').click();
+      await expect.poll(() => llm.requests.length, { timeout: 30_000 }).toBeGreaterThan(sent);
+      const prompt = JSON.stringify(llm.requests.at(-1)!.body);
+      const docs = rows.flatMap((r) => r['documents'] as string[]);
+      expect(docs.some((d) => prompt.includes(JSON.stringify(d.trim().slice(0, 60)).slice(1, -1)))).toBe(true);
+      expect(prompt).not.toMatch(/Fellow-Citizens|Union/);
       await expect.poll(() => p.locator('[data-testid=answer]').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/power button/);
       await p.locator('[data-testid=score-answer]').click();
       await p.locator('[data-testid=score-table][data-evaluator=lexical]').waitFor({ timeout: 30_000 });
       expect(await p.locator('[data-testid=score-gold]').allInnerTexts()).toEqual(want);
+      // Another question of the subset from the picker: its own gold and response.
+      const other = rows.find((r) => String(r['question']).trim() !== question)!;
+      // The picker lists the subset's questions in row order, each once.
+      const listed = [...new Set(rows.map((r) => String(r['question']).trim()))];
+      await picker.selectOption({ value: String(listed.indexOf(String(other['question']).trim())) });
+      expect((await p.locator('[data-testid=question]').inputValue()).trim()).toBe(String(other['question']).trim());
+      expect((await gold.locator('[data-testid=gold-response]').innerText()).trim()).toBe(String(other['response']).trim());
       await p.screenshot({ path: 'test-results/score-answer.png', fullPage: true });
     } finally {
       await p.close();

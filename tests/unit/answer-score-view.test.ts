@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldLabels, goldQuestion, scoreLines } from '../../src/ui/answer-score.ts';
+import { goldLabels, goldQuestion, scoreLines, shownGold, type GoldQuestion } from '../../src/ui/answer-score.ts';
 
 const ROW = {
   group: 'covidqa', question: ' What spreads it? ', answer: 'Droplets spread it.',
@@ -50,5 +50,34 @@ describe('a RAGBench validate report row opened in Ask', () => {
     const g = goldQuestion(row);
     expect(g.ok).toBe(false);
     if (!g.ok) expect(g.message).toMatch(message);
+  });
+});
+
+describe('a RAGBench pipeline report row opened in Ask', () => {
+  it('brings the question and labels but not the pipeline\'s answer as a response', () => {
+    const g = goldQuestion({ ...ROW, answer: 'The pipeline said droplets.' }, 'ragbench-pipeline');
+    expect(g).toEqual({ ok: true, gold: { subset: 'covidqa', question: 'What spreads it?', response: null, relevance: 0.25, utilization: 0.125, completeness: 0.5, adherence: false } });
+    // A pipeline row has no RAGBench response to check: a missing answer is no reason to refuse it.
+    expect(goldQuestion({ ...ROW, answer: undefined }, 'ragbench-pipeline').ok).toBe(true);
+    expect(goldQuestion({ ...ROW, answer: undefined }).ok).toBe(false);
+  });
+});
+
+describe('the gold question shown beside a question', () => {
+  const own: GoldQuestion = { subset: 'covidqa', question: 'What spreads it?', response: 'Droplets.', relevance: 0.5, utilization: 0.5, completeness: 1, adherence: true };
+  const other: GoldQuestion = { ...own, question: 'Who funds it?', response: 'The state.' };
+  const kb = new Map([own, other].map((g) => [g.question, g]));
+  const opened = (x: Partial<GoldQuestion>): GoldQuestion => ({ ...own, relevance: 0.25, ...x });
+
+  it('the row opened while the field holds its question, else the open subset\'s own question, else none', () => {
+    expect(shownGold(' What spreads it? ', opened({}), kb)).toEqual(opened({}));
+    expect(shownGold('Who funds it?', opened({}), kb)).toBe(other);
+    expect(shownGold('Who funds it?', null, new Map())).toBeNull();
+    expect(shownGold('What spreads it?', null, kb)).toBe(own);
+  });
+
+  it('a pipeline row\'s missing response comes from the open subset\'s row of that question, only of the same subset', () => {
+    expect(shownGold('What spreads it?', opened({ response: null }), kb)).toEqual(opened({ response: 'Droplets.' }));
+    expect(shownGold('What spreads it?', opened({ response: null, subset: 'hotpotqa' }), kb)).toEqual(opened({ response: null, subset: 'hotpotqa' }));
   });
 });

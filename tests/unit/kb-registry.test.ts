@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  RAGBENCH_KBS, ragbenchEntry,
   DEFAULT_KB, hubEntry, kbConfigKey, localEntry, kbFromLink, kbIdOf, parseHubId, parseHubRef, parseStoredKbs, repoFromInput, storedKbs,
 } from '../../src/lib/data/kb-registry.ts';
 import { facetsOf } from '../../src/lib/data/kb-source.ts';
@@ -116,5 +117,17 @@ describe('the vectors repo setting for the embedded corpus', () => {
     expect(validateSettings({ ...DEFAULT_SETTINGS, sotuVectors: 'acme/v@v2' }).ok).toBe(true);
     const bad = validateSettings({ ...DEFAULT_SETTINGS, sotuVectors: 'https://evil.example/x' });
     expect(bad).toEqual({ ok: false, message: 'sotuVectors: must be empty or owner/name, optionally @revision' });
+  });
+});
+
+describe('RAGBench subsets in the picker', () => {
+  it('one entry per subset, id ragbench:<subset>, which a link names and gets back', () => {
+    expect(RAGBENCH_KBS.map((e) => e.id)).toEqual(['covidqa', 'delucionqa', 'emanual', 'expertqa', 'hagrid', 'hotpotqa', 'msmarco'].map((s) => `ragbench:${s}`));
+    expect(ragbenchEntry('covidqa')).toMatchObject({ id: 'ragbench:covidqa', title: 'RAGBench covidqa', ref: { kind: 'ragbench', subset: 'covidqa' } });
+    const known = [DEFAULT_KB, ...RAGBENCH_KBS];
+    expect(kbFromLink('ragbench:hotpotqa', known)).toEqual({ entry: ragbenchEntry('hotpotqa'), warnings: [] });
+    // Not a subset the picker offers: the default, with a warning.
+    expect(kbFromLink('ragbench:nope', known).entry).toBe(DEFAULT_KB);
+    expect(kbFromLink('ragbench:nope', known).warnings[0]).toMatch(/Unknown knowledge base "ragbench:nope"/);
   });
 });

@@ -9,6 +9,7 @@ import { LOCAL_KB_NAME } from './local-kb-meta.ts';
 import { blankWarning, isBlank } from '../link-params.ts';
 import type { KbSourceRef } from './kb-source.ts';
 import { sotuDescriptor } from './sotu.ts';
+import { RAGBENCH_SUBSETS } from './ragbench.ts';
 
 export type HubKbRef = Extract<KbSourceRef, { kind: 'hub' }>;
 
@@ -77,6 +78,20 @@ export function localEntry(name: string, title?: string, description?: string): 
   return { id: kbIdOf({ kind: 'local', name }), title: title || name, description: description || 'Built in this browser (Build tab).', ref: { kind: 'local', name } };
 }
 
+/**
+ * A picker entry for a RAGBench test subset (`ragbench:<subset>`): every question's documents pooled, with the
+ * questions' gold labels for the Ask tab (rag/kb-open-ragbench.ts opens it).
+ */
+export function ragbenchEntry(subset: string): KbEntry {
+  return {
+    id: kbIdOf({ kind: 'ragbench', subset }), title: `RAGBench ${subset}`, ref: { kind: 'ragbench', subset },
+    description: `The documents of RAGBench's ${subset} test questions, pooled, with each question's gold labels (read from the Hub, or from the file picked for ${subset} in the Benchmark tab).`,
+  };
+}
+
+/** The RAGBench subsets the picker offers. */
+export const RAGBENCH_KBS: readonly KbEntry[] = Object.freeze(RAGBENCH_SUBSETS.map(ragbenchEntry));
+
 /** A local knowledge base's search placeholder, from its title as it is now (its artifact's was made from the first title). */
 export function localPlaceholder(title: string): string {
   return `Search ${title}`;
@@ -132,7 +147,9 @@ export function kbFromLink(raw: string | null, known: readonly KbEntry[] = EMBED
     if (r.ok) return { entry: known.find((k) => k.id === kbIdOf(r.ref)) ?? hubEntry(r.ref), warnings: [] };
     return fallback(`The knowledge base ${quote(id)} in the link is not a valid Hub reference (${r.message}); opening ${DEFAULT_KB.title}.`);
   }
-  return fallback(`Unknown knowledge base ${quote(id)} in the link (known: ${known.map((k) => k.id).join(', ')}, or hub:owner/name/path@revision); opening ${DEFAULT_KB.title}.`);
+  const subsets = known.filter((k) => k.ref.kind === 'ragbench').map((k) => (k.ref as { subset: string }).subset);
+  const ids = [...known.filter((k) => k.ref.kind !== 'ragbench').map((k) => k.id), ...(subsets.length ? [`ragbench:<${subsets.join('|')}>`] : [])];
+  return fallback(`Unknown knowledge base ${quote(id)} in the link (known: ${ids.join(', ')}, or hub:owner/name/path@revision); opening ${DEFAULT_KB.title}.`);
 }
 
 export const USER_KBS_KEY = 'rag-lab:knowledge-bases';

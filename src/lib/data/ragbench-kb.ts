@@ -12,6 +12,8 @@ import type { KbOptions, BuildProgress } from '../retrieval/knowledge-base.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { SourceDocument } from '../retrieval/document.ts';
 import { ragbenchRowKey, type RagbenchRow } from './ragbench.ts';
+import { ragbenchVectorKey } from '../cache-keys.ts';
+import { sha256Hex } from '../checksum.ts';
 
 /** The deduplication key of a document text. */
 export function documentKey(text: string): string {
@@ -68,6 +70,12 @@ export interface RagbenchKb extends PooledDocuments {
 export function buildRagbenchKb(rows: readonly RagbenchRow[], subset: string, options: Partial<KbOptions> = {}, onProgress?: BuildProgress): RagbenchKb {
   const pooled = poolDocuments(rows);
   return { subset, ...pooled, kb: KnowledgeBase.build(pooled.docs, options, onProgress) };
+}
+
+/** What vectors embedded for the subset's knowledge base are cached under: its subset, documents' hash and chunking. */
+export async function ragbenchKbVectorKey(rkb: RagbenchKb): Promise<string> {
+  const docsHash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
+  return ragbenchVectorKey(rkb.subset, docsHash, rkb.kb.options.chunking);
 }
 
 /** The pooled document index of a chunk id (`d12#3` → 12; `d12` for whole-document items), or -1. */

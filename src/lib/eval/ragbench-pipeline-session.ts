@@ -7,7 +7,7 @@
  */
 import { ragbenchVectorKey } from '../cache-keys.ts';
 import { sha256Hex } from '../checksum.ts';
-import { buildRagbenchKb, type RagbenchKb } from '../data/ragbench-kb.ts';
+import { buildRagbenchKb, ragbenchKbVectorKey, type RagbenchKb } from '../data/ragbench-kb.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { addEstimates, type ResolvedPrice, type RunEstimate } from './cost.ts';
 import { estimatePipelineRun, pipelineQuestions, type PipelineEstimate } from './ragbench-pipeline.ts';
@@ -66,10 +66,7 @@ export async function runRagbenchPipelineSession(o: RagbenchPipelineOptions): Pr
     const t0 = performance.now();
     const rkb = buildRagbenchKb(rows, subset);
     o.onKb?.(rkb, performance.now() - t0);
-    if (o.attachVectors) {
-      const docsHash = (await sha256Hex(rkb.docs.map((d) => d.text).join('\u0000'))).slice(0, 16);
-      await o.attachVectors(rkb.kb, ragbenchVectorKey(subset, docsHash, rkb.kb.options.chunking), subset);
-    }
+    if (o.attachVectors) await o.attachVectors(rkb.kb, await ragbenchKbVectorKey(rkb), subset);
     subsets.push({ subset, rows, kb: rkb });
     if (o.estimate) {
       const { questions } = pipelineQuestions(rows, o.n, o.seed);

@@ -7,9 +7,10 @@ import type { DenseSetup, DenseStage } from '../store/dense-loader.ts';
 import type { ModelSpec } from '../models/types.ts';
 import type { Facet, KbDescriptor } from '../data/kb-source.ts';
 import type { DenseOwner } from '../models/readiness.ts';
+import type { GoldQuestion } from '../data/ragbench-gold.ts';
 
-/** `download-file`: one file of an index artifact (named in `file`), bytes done / total. */
-export type LoadStage = 'download' | 'download-file' | 'artifact-open' | OpenStage;
+/** `download-file`: one file of an index artifact (named in `file`), bytes done / total; `rows`: a dataset's rows read / total. */
+export type LoadStage = 'download' | 'download-file' | 'artifact-open' | 'rows' | OpenStage;
 
 export interface LoadProgress {
   stage: LoadStage | DenseStage;
@@ -30,7 +31,12 @@ export type KbOpenRequest =
     token: string | null;
   }
   /** A knowledge base built in this browser (Build tab): its artifact files from IndexedDB. */
-  | { kind: 'local'; name: string };
+  | { kind: 'local'; name: string }
+  /**
+   * A RAGBench test subset's pooled documents: the file picked for it in the Benchmark tab when one is remembered,
+   * else the Hub's parquet (the dataset viewer as fallback) at the Benchmark tab's addresses from Settings.
+   */
+  | { kind: 'ragbench'; subset: string; hubUrl: string; viewerUrl: string };
 
 /** A Hub artifact repo at a revision (no index path): what its index list and the embedded corpus's vectors come from. */
 export type HubRepoRequest = Omit<Extract<KbOpenRequest, { kind: 'hub' }>, 'path'>;
@@ -66,6 +72,8 @@ export interface KbInfo {
   artifactEmbedder: { id: string; dim: number } | null;
   /** Things the user should know about this knowledge base (ignored files, BM25 rebuilt…). */
   notes: string[];
+  /** Questions the knowledge base comes with, with gold labels (a RAGBench subset's); absent for other kinds. */
+  goldQuestions?: GoldQuestion[];
 }
 
 export interface DenseInfo extends DenseSetup {

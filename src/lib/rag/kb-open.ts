@@ -1,6 +1,7 @@
 /**
  * Opening a knowledge base for the search session from where the page names it (KbOpenRequest): the embedded corpus
- * (its shipped BM25 artifact, else its JSON file indexed here), a Hub artifact repo, or one built in this browser.
+ * (its shipped BM25 artifact, else its JSON file indexed here), a Hub artifact repo, one built in this browser, or a
+ * RAGBench subset's pooled documents (kb-open-ragbench.ts).
  * Each gives the knowledge base, what the page shows about it (KbInfo) and its content key (what vectors embedded
  * for it are cached under).
  */
@@ -18,6 +19,7 @@ import { readBoundedText } from '../hub/bounded-read.ts';
 import { openLocalKb } from '../kb-build/open-local.ts';
 import type { LocalKbStore } from '../store/local-kb-store.ts';
 import type { HubRepoRequest, KbInfo, KbOpenRequest, LoadProgress } from './kb-contract.ts';
+import { openRagbenchKb, type RagbenchKbDeps } from './kb-open-ragbench.ts';
 
 /** The artifact reader and file sources the session reads through (the worker's, with its IndexedDB file cache). */
 export interface ArtifactAccess {
@@ -31,6 +33,8 @@ export interface KbOpenDeps {
   artifacts: ArtifactAccess;
   /** Knowledge bases built in this browser. */
   localKbs: () => LocalKbStore;
+  /** Where a RAGBench subset's rows are read from besides the Hub (without: the Hub only). */
+  ragbench?: RagbenchKbDeps;
 }
 
 /** An open knowledge base of the session. */
@@ -169,5 +173,6 @@ export function openKbFrom(deps: KbOpenDeps, request: KbOpenRequest, onProgress:
     if (request.id !== sotuDescriptor.id) return Promise.reject(new Error(`Unknown embedded knowledge base "${request.id}".`));
     return openEmbedded(deps, request.baseUrl, onProgress);
   }
+  if (request.kind === 'ragbench') return openRagbenchKb(deps.ragbench, request, onProgress);
   return request.kind === 'local' ? openLocal(deps, request.name, onProgress) : openHub(deps, request, onProgress);
 }

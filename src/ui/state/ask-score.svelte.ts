@@ -1,18 +1,26 @@
 /**
  * "Score this answer" in the Ask tab: the chosen evaluator scores the answer over the sources it was given, in the
  * models worker (src/lib/eval/score-answer.ts); a judge is the Ask tab's own provider, endpoint and model, its key
- * got as asking gets it (AskState.requestKey). Also the RAGBench question a validate report row (Benchmark or
- * Reports tab) opened here, whose gold labels and response stand beside the score while the question is that one.
+ * got as asking gets it (AskState.requestKey). Also the RAGBench question shown beside the score while the question
+ * field holds it: one a report row (Benchmark or Reports tab) opened here, or one of the open knowledge base's own
+ * questions when that is a RAGBench subset (KbInfo.goldQuestions, which also fills in the response a pipeline row
+ * lacks).
  */
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
 import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
 import { redactSecrets } from '../../lib/llm/redact.ts';
+import { kbIdOf } from '../../lib/data/kb-registry.ts';
 import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench-evaluators.ts';
-import { goldQuestion, type GoldQuestion } from '../answer-score.ts';
+import { goldQuestion, shownGold, type GoldQuestion } from '../answer-score.ts';
 import type { AskState } from './ask.svelte.ts';
 
 export type ScoreAnswer = (request: ScoreRequest, apiKey: string | null) => Promise<AnswerScore>;
+
+/** What the open knowledge base says about gold questions: its id, and its own questions (a RAGBench subset's). */
+export interface GoldKb { corpusId: string | null; questions: readonly GoldQuestion[] }
+
+const NO_KB: GoldKb = { corpusId: null, questions: [] };
 
 export class AskScoreState {
   evaluator = $state<EvaluatorId>('lexical');
@@ -21,7 +29,10 @@ export class AskScoreState {
   private last = $state.raw<{ answer: RagAnswer; score: AnswerScore | null; error: string | null } | null>(null);
   private gold = $state.raw<GoldQuestion | null>(null);
 
-  constructor(private readonly ask: AskState, private readonly score: ScoreAnswer) {}
+  constructor(private readonly ask: AskState, private readonly score: ScoreAnswer, private readonly kb: () => GoldKb = () => NO_KB) {}
+
+  /** The open knowledge base's questions by their text. */
+  private readonly kbQuestions = $derived.by(() => new Map(this.kb().questions.map((g) => [g.question, g])));
 
   /** The score of the answer shown (null: none yet, or it failed). */
   get result(): AnswerScore | null {
@@ -39,7 +50,13 @@ export class AskScoreState {
   }
 
   private goldOf(question: string): GoldQuestion | null {
-    return this.gold && this.gold.question === question.trim() ? this.gold : null;
+    return shownGold(question, this.gold, this.kbQuestions);
+  }
+
+  /** The gold question shown is its subset's, and that subset is the open knowledge base (answers come from its documents). */
+  get fromOwnSubset(): boolean {
+    const g = this.goldShown;
+    return g !== null && this.kb().corpusId === kbIdOf({ kind: 'ragbench', subset: g.subset });
   }
 
   /** The answer shown can be scored: it was answered and nothing is running. */
@@ -51,9 +68,9 @@ export class AskScoreState {
     if (isEvaluatorChoice(raw)) this.evaluator = raw;
   }
 
-  /** A RAGBench validate report row's question, gold labels and response into Ask (an error message when the row cannot be). */
-  openRagbench(row: Parameters<typeof goldQuestion>[0]): string | null {
-    const g = goldQuestion(row);
+  /** A RAGBench report row's question and gold labels (a validate row's response too) into Ask (an error message when the row cannot be). */
+  openRagbench(row: Parameters<typeof goldQuestion>[0], kind: Parameters<typeof goldQuestion>[1] = 'ragbench-validate'): string | null {
+    const g = goldQuestion(row, kind);
     if (!g.ok) return g.message;
     this.gold = g.gold;
     this.ask.question = g.gold.question;

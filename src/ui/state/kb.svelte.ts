@@ -8,8 +8,9 @@ import { HUB_HOST } from '../../lib/hub/endpoint.ts';
 import type { HubAccess } from '../../lib/hub/access.ts';
 import * as Comlink from 'comlink';
 import { sotuDescriptor } from '../../lib/data/sotu.ts';
+import { DATASET_VIEWER } from '../../lib/data/ragbench.ts';
 import {
-  DEFAULT_KB, EMBEDDED_KBS, hubEntry, kbConfigKey, kbFromLink, localEntry, localPlaceholder, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
+  DEFAULT_KB, EMBEDDED_KBS, RAGBENCH_KBS, hubEntry, ragbenchEntry, kbConfigKey, kbFromLink, localEntry, localPlaceholder, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
 } from '../../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
 import { modeTable } from '../../lib/models/readiness.ts';
@@ -26,6 +27,7 @@ import { writeOwnedParams } from '../url.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   download: 'Downloading the corpus',
+  rows: 'Reading the subset\'s rows',
   'download-file': 'Downloading',
   'artifact-open': 'Opening the index artifact',
   'cache-load': 'Looking for a cached index',
@@ -65,10 +67,10 @@ export class KbState {
   private hubEntries = $state.raw<KbEntry[]>([]);
   /**
    * What the picker offers: the embedded knowledge bases, those built in this browser (derived from the local list,
-   * which LocalKbsState owns), then the Hub ones the user added.
+   * which LocalKbsState owns), the Hub ones the user added, then the RAGBench subsets.
    */
   readonly entries = $derived.by((): KbEntry[] => [
-    ...EMBEDDED_KBS, ...this.locals.list.map((m) => localEntry(m.name, m.title, m.description || undefined)), ...this.hubEntries,
+    ...EMBEDDED_KBS, ...this.locals.list.map((m) => localEntry(m.name, m.title, m.description || undefined)), ...this.hubEntries, ...RAGBENCH_KBS,
   ]);
   /** Another knowledge base being opened while `entry` stays open. */
   pending = $state.raw<{ entry: KbEntry; progress: LoadProgress | null } | null>(null);
@@ -107,6 +109,8 @@ export class KbState {
   modelsPort: (() => MessagePort) | null = null;
   /** The Hub URL and token for artifact repos (App wires Settings and HubTokenState in). */
   hubAccess: () => HubAccess = () => ({ hubUrl: HUB_HOST, token: null });
+  /** Where a RAGBench subset's rows come from when no file was picked for it: the Benchmark tab's Hub and dataset viewer (Settings). */
+  ragbenchHosts: () => { hubUrl: string; viewerUrl: string } = () => ({ hubUrl: HUB_HOST, viewerUrl: DATASET_VIEWER });
   /** The Hub repo holding vectors for the embedded corpus (Settings), or null to embed in the tab. */
   vectorsRepo: () => { repo: string; revision: string } | null = () => null;
   /** Called when a knowledge base opened (the Search state fits its filters to the facets). */
@@ -161,6 +165,7 @@ export class KbState {
       }
       return { kind: 'local', name: ref.name };
     }
+    if (ref.kind === 'ragbench') return { kind: 'ragbench', subset: ref.subset, ...this.ragbenchHosts() };
     throw new Error(`${entry.title}: this kind of knowledge base (${ref.kind}) cannot be opened in the browser.`);
   }
 
@@ -234,6 +239,12 @@ export class KbState {
     try {
       localStorage.setItem(USER_KBS_KEY, storedKbs(this.hubEntries));
     } catch { /* the list is kept for this tab */ }
+  }
+
+  /** Opens a RAGBench subset's pooled documents (from the Ask tab's gold question). */
+  openRagbench(subset: string): Promise<void> {
+    const entry = ragbenchEntry(subset);
+    return this.open(this.entries.find((e) => e.id === entry.id) ?? entry);
   }
 
   /** Opens an index of a Hub dataset repo (validated by the picker with `parseHubRef`). */
