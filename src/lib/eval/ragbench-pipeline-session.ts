@@ -5,8 +5,6 @@
  * (retrieval is local, so the prompts to be sent are known), then the benchmark session (session.ts) answering and
  * scoring N questions per subset.
  */
-import { ragbenchVectorKey } from '../cache-keys.ts';
-import { sha256Hex } from '../checksum.ts';
 import { buildRagbenchKb, ragbenchKbVectorKey, type RagbenchKb } from '../data/ragbench-kb.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { addEstimates, type ResolvedPrice, type RunEstimate } from './cost.ts';
