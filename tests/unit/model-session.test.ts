@@ -18,7 +18,8 @@ const spec = (id: string): ModelSpec => ({ id, dtype: 'fp32', device: 'cpu' });
 const EMB = spec('rag-lab/tiny-embedder');
 const CE = spec('rag-lab/tiny-cross-encoder');
 const NLI = spec('rag-lab/tiny-nli');
-const noTrained = { async get() { return null; } } as never;
+/** No corpus-trained models (the fixture ids are Hub models, so the session never asks). */
+const noTrained = { meta: async () => null, verify: async (id: string) => { throw new Error(`no trained model ${id}`); } };
 
 let hub: HubServer;
 let cacheDir: string;

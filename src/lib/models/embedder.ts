@@ -15,7 +15,7 @@ import type { ModelSpec, TextEmbedder } from './types.ts';
 export interface EmbedderOptions extends LoadOptions {
   /** Overrides the registry's prefixes for this model (either field). */
   prefixes?: Partial<Prefixes>;
-  /** Texts per forward pass (grouped by token count). Default 32 (bench:models --batches, docs/internals/models.md). */
+  /** Texts per forward pass (grouped by token count). Default 8, the fastest of 8/16/32/64 (bench:models --batches, docs/internals/models.md). */
   batchSize?: number;
 }
 
@@ -43,7 +43,7 @@ export function finiteOrZero(row: Float32Array): Float32Array {
 
 export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}): Promise<Embedder> {
   const prefixes = Object.freeze(prefixesFor(spec.id, opts.prefixes));
-  const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 32));
+  const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 8));
   const { pipe, dim } = await modelLoad(spec, opts, async (o) => {
     const config = await loadConfig(spec, o);
     const pipe = (await pipeline('feature-extraction', spec.id, {

@@ -16,7 +16,7 @@ export const EMBED_CALL_SIZE = 128;
 
 export interface EmbedItemsOptions {
   /**
-   * Texts per model call. Default EMBED_CALL_SIZE: the embedder runs them 32 per forward pass, fewest tokens first,
+   * Texts per model call. Default EMBED_CALL_SIZE: the embedder runs them 8 per forward pass, fewest tokens first,
    * so calls larger than a pass let it group similar lengths (padding share: docs/internals/models.md).
    */
   batchSize?: number;
