@@ -2,7 +2,7 @@
  * Batches for forward passes: inputs ordered by length, so each batch pads to a length close to its own inputs'.
  * A batch is padded to its longest input and every padded position costs a full pass through the model; with
  * inputs in arrival order one long input makes the whole batch pay for it (~15–20 % extra work when reranking
- * 20 State of the Union chunks 16 at a time). Results are written back in the callers' order.
+ * 20 State of the Union chunks 16 at a time; padding shares per batch size: docs/internals/models.md). Results are written back in the callers' order.
  */
 
 /** Indices of `lengths`, shortest first (ties keep input order), cut into runs of at most `batchSize`. */
