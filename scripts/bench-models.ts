@@ -10,7 +10,7 @@
  * python3-onnx and python3-numpy (exit code 2 with the apt-get line when missing).
  *
  * Inputs: ~256 real State of the Union chunks (800/120 characters, the app's chunker), spread over the corpus,
- * embedded `--batch` at a time; reranking = one query of scripts/bench/sotu-queries.ts with `--pairs` chunks,
+ * embedded in calls of 128 as the app embeds a knowledge base, `--batch` per forward pass (grouped by tokens); reranking = one query of scripts/bench/sotu-queries.ts with `--pairs` chunks,
  * through the cross-encoder's default batch size unless --rerank-batch. Token counts are reported; by default the
  * tokenizer's vocabulary is swapped for a corpus one so the sequence lengths are realistic (--vocab, see
  * scripts/bench/models-vocab.ts).
@@ -20,7 +20,14 @@
  * configuration runs in a fresh worker; the JSON says whether it was crossOriginIsolated, the thread count ONNX
  * Runtime ended up with, the workers it spawned and CPU time / wall time of each timed phase.
  *
- * Options: --runtimes node,chromium  --dtypes q8,fp32  --threads 1,2  --chunks 256  --batch 32  --pairs 20
+ * Start: first in a configuration's first size, the app's models session loads the embedder and the cross-encoder
+ * with its warm-up batch; in the second size's, without (give two sizes, e.g. --batches 32,32): load, warm-up,
+ * first query, next passages, first rerank (ms) in `start`; --no-start skips it.
+ * Batch sizes: --batches 8,16,32,64 runs each configuration once per size (embedding and rerank at that size) and
+ * prints `sweep` (passages/s, rerank ms, padding share per size) and the fastest sizes; padding shares per size are
+ * in inputs.paddingSharePct.
+ *
+ * Options: --runtimes node,chromium  --dtypes q8,fp32  --threads 1,2  --chunks 256  --batch 8  --batches LIST  --pairs 20
  *          --runs 20  --warmup 2  --rerank-batch N  --embed-budget-s 12  --rerank-budget-s 15  --vocab corpus|fixture
  *          --coep require-corp|credentialless  --bar-ms 400  --models-dir DIR  --pretty
  * The time budgets bound each configuration: with the defaults a run takes ~5–8 minutes on 2 cores.
@@ -29,7 +36,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, platform, arch, release, totalmem, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mean } from '../src/lib/stats/summary.ts';
+import { mean, percentile } from '../src/lib/stats/summary.ts';
 import { autoThreads, configureModels } from '../src/lib/models/env.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { startChromium, type ChromiumRun, type Coep } from './bench/models-browser.ts';
@@ -58,7 +65,7 @@ function maxAbsDiff(a: readonly number[], b: readonly number[]): number | null {
   return Number(Math.max(...a.map((x, i) => Math.abs(x - b[i]!))).toPrecision(3));
 }
 
-interface NodeRun { dtype: Dtype; numThreads: number; result: MeasureResult | null; error: string | null; cpu: CpuSpans; loadavg1: number }
+interface NodeRun { dtype: Dtype; numThreads: number; batch: number; result: MeasureResult | null; error: string | null; cpu: CpuSpans; loadavg1: number }
 
 /**
  * CPU time of the timed phases: cpuPerWall ≈ cores kept busy (1 thread on an idle core ≈ 1.0; under contention
@@ -86,36 +93,42 @@ async function main(): Promise<void> {
   const models = ensureBenchModels(args.modelsDir, args.vocab, () => texts, log);
   const chunks = sampleChunks(texts, args.chunks);
   log(`${chunks.length} SOTU chunks; models in ${models.root} (vocab: ${models.vocab})`);
-  const rerankBatch = args.rerankBatch ?? 16; // loadCrossEncoder's default
-  const tokens = await tokenStats(models, chunks, args, rerankBatch);
+  const rerankBatch = args.rerankBatch ?? 8; // loadCrossEncoder's default
+  const sizes = args.batches ?? [args.batch];
+  const tokens = await tokenStats(models, chunks, args, rerankBatch, [...new Set(args.batches ?? [args.batch, rerankBatch])]);
   log(`tokens per chunk: mean ${tokens.tokensPerChunk.mean}, max ${tokens.tokensPerChunk.max}; per pair: mean ${tokens.tokensPerPair.mean}`);
 
-  const plan = (dtype: Dtype, device: 'cpu' | 'wasm'): MeasurePlan => ({
+  const plan = (dtype: Dtype, device: 'cpu' | 'wasm', size: number, index: number): MeasurePlan => ({
     embedderId: models.embedderId, rerankerId: models.rerankerId, dtype, device, chunks, queries: SOTU_BENCH_QUERIES,
-    embedBatch: args.batch, pairs: args.pairs, runs: args.runs, warmup: args.warmup, rerankBatch: args.rerankBatch,
+    embedBatch: size, pairs: args.pairs, runs: args.runs, warmup: args.warmup, rerankBatch: args.batches ? size : args.rerankBatch,
     embedBudgetMs: args.embedBudgetS * 1000, rerankBudgetMs: args.rerankBudgetS * 1000,
+    // The start phase once per configuration, in its first (fresh) runtime.
+    // (warm in the first size's runtime, cold in the second's).
+    start: args.noStart ? null : index === 0 ? 'warm' : index === 1 ? 'cold' : null,
   });
 
   const nodeRuns: NodeRun[] = [];
   if (args.runtimes.includes('node')) {
     for (const dtype of args.dtypes) {
       for (const numThreads of args.threads) {
-        log(`node ${dtype}, ${numThreads} thread(s)`);
-        configureModels({ localModelPath: models.root, allowRemote: false, numThreads });
-        const cpu = cpuSampler(ownCpuMs);
-        const load1 = loadavg()[0]!;
-        try {
-          const result = await measure(plan(dtype, 'cpu'), log, cpu.mark);
-          nodeRuns.push({ dtype, numThreads, result, error: null, cpu: cpu.spans(), loadavg1: r2(load1) });
-        } catch (e) {
-          log(`  failed: ${(e as Error).message}`);
-          nodeRuns.push({ dtype, numThreads, result: null, error: (e as Error).message, cpu: cpu.spans(), loadavg1: r2(load1) });
+        for (const [index, batch] of sizes.entries()) {
+          log(`node ${dtype}, ${numThreads} thread(s), batch ${batch}`);
+          configureModels({ localModelPath: models.root, allowRemote: false, numThreads });
+          const cpu = cpuSampler(ownCpuMs);
+          const load1 = loadavg()[0]!;
+          try {
+            const result = await measure(plan(dtype, 'cpu', batch, index), log, cpu.mark);
+            nodeRuns.push({ dtype, numThreads, batch, result, error: null, cpu: cpu.spans(), loadavg1: r2(load1) });
+          } catch (e) {
+            log(`  failed: ${(e as Error).message}`);
+            nodeRuns.push({ dtype, numThreads, batch, result: null, error: (e as Error).message, cpu: cpu.spans(), loadavg1: r2(load1) });
+          }
         }
       }
     }
   }
 
-  const webRuns: (ChromiumRun & { cpu: CpuSpans; loadavg1: number })[] = [];
+  const webRuns: (ChromiumRun & { batch: number; cpu: CpuSpans; loadavg1: number })[] = [];
   let chromium: { userAgent: string; coep: Coep; bundleMs: number } | null = null;
   let chromiumError: string | null = null;
   if (args.runtimes.includes('chromium')) {
@@ -127,14 +140,16 @@ async function main(): Promise<void> {
       try {
         for (const dtype of args.dtypes) {
           for (const numThreads of args.threads) {
-            log(`chromium wasm ${dtype}, ${numThreads} thread(s)`);
-            sampler = cpuSampler(descendantsCpuMs);
-            const load1 = loadavg()[0]!;
-            const budget = (args.embedBudgetS + args.rerankBudgetS) * 1000 + 180_000;
-            const run = await session.run(plan(dtype, 'wasm'), numThreads, budget);
-            if (run.error) log(`  failed: ${run.error}`);
-            else log(`  crossOriginIsolated ${run.report!.crossOriginIsolated}, ORT numThreads ${run.report!.ortNumThreads}, workers spawned ${run.report!.workersSpawned}`);
-            webRuns.push({ ...run, cpu: sampler.spans(), loadavg1: r2(load1) });
+            for (const [index, batch] of sizes.entries()) {
+              log(`chromium wasm ${dtype}, ${numThreads} thread(s), batch ${batch}`);
+              sampler = cpuSampler(descendantsCpuMs);
+              const load1 = loadavg()[0]!;
+              const budget = (args.embedBudgetS + args.rerankBudgetS) * 1000 + 180_000;
+              const run = await session.run(plan(dtype, 'wasm', batch, index), numThreads, budget);
+              if (run.error) log(`  failed: ${run.error}`);
+              else log(`  crossOriginIsolated ${run.report!.crossOriginIsolated}, ORT numThreads ${run.report!.ortNumThreads}, workers spawned ${run.report!.workersSpawned}`);
+              webRuns.push({ ...run, batch, cpu: sampler.spans(), loadavg1: r2(load1) });
+            }
           }
         }
       } finally {
@@ -169,6 +184,7 @@ async function main(): Promise<void> {
     const threadsUsed = r.report?.ortNumThreads ?? null;
     return {
       dtype: r.dtype,
+      batch: r.batch,
       requestedThreads: r.numThreads,
       threadsUsed,
       meanMs: ms?.mean ?? null,
@@ -192,6 +208,49 @@ async function main(): Promise<void> {
         'cpuMsPerPassage estimate the idle-core figures. Rerun on a quiet machine for clean numbers.'
       : 'The load average stayed at or below the core count.',
   };
+
+  // Batch-size sweep: one row per configuration and size, and the fastest size of each configuration.
+  const all = [
+    ...nodeRuns.map((r) => ({ runtime: 'node', dtype: r.dtype, threads: r.numThreads, batch: r.batch, result: r.result, loadavg1: r.loadavg1, cpu: cpuReport(r.cpu, r.result) })),
+    ...webRuns.map((r) => ({ runtime: 'chromium', dtype: r.dtype, threads: r.numThreads, batch: r.batch, result: r.report?.result ?? null, loadavg1: r.loadavg1, cpu: cpuReport(r.cpu, r.report?.result ?? null) })),
+  ];
+  const padOf = (b: number) => tokens.paddingSharePct.find((p) => p.batch === b);
+  const rows = all.map((r) => ({
+    runtime: r.runtime, dtype: r.dtype, threads: r.threads, batch: r.batch,
+    passagesPerS: r.result?.embed.passagesPerS ?? null, rerankMeanMs: r.result?.rerank.ms.mean ?? null, rerankP95Ms: r.result?.rerank.ms.p95 ?? null,
+    embedPaddingPct: padOf(r.batch)?.embed.byTokens ?? null, rerankPaddingPct: padOf(r.batch)?.rerank.byTokens ?? null,
+    // CPU time per passage / per rerank run: with 1 thread, the idle-core cost whatever the machine's load.
+    cpuMsPerPassage: r.cpu.embed?.cpuMsPerPassage ?? null, rerankCpuMsPerRun: r.cpu.rerank?.cpuMsPerRun ?? null,
+    loadavg1: r.loadavg1,
+  }));
+  const configs = [...new Set(rows.map((r) => `${r.runtime} ${r.dtype} ${r.threads}`))];
+  const sweep = args.batches
+    ? {
+        sizes,
+        rows,
+        // A size listed more than once (--batches 16,32,16,32: repeats interleaved against a drifting load) is
+        // judged by the median of its runs.
+        fastest: configs.map((c) => {
+          const rs = rows.filter((r) => `${r.runtime} ${r.dtype} ${r.threads}` === c);
+          type K = 'passagesPerS' | 'rerankMeanMs' | 'cpuMsPerPassage' | 'rerankCpuMsPerRun';
+          const med = (b: number, k: K) => {
+            const xs = rs.filter((r) => r.batch === b && r[k] !== null).map((r) => r[k]!);
+            return xs.length ? r2(percentile(xs, 50)) : null;
+          };
+          const per = [...new Set(sizes)].map((b) => ({
+            batch: b, passagesPerS: med(b, 'passagesPerS'), rerankMeanMs: med(b, 'rerankMeanMs'),
+            cpuMsPerPassage: med(b, 'cpuMsPerPassage'), rerankCpuMsPerRun: med(b, 'rerankCpuMsPerRun'),
+          }));
+          const best = (k: K, sign: 1 | -1) => per.filter((p) => p[k] !== null).sort((a, b) => sign * (b[k]! - a[k]!))[0]?.batch ?? null;
+          return {
+            config: c, medians: per,
+            byWall: { embedBatch: best('passagesPerS', 1), rerankBatch: best('rerankMeanMs', -1) },
+            byCpu: { embedBatch: best('cpuMsPerPassage', -1), rerankBatch: best('rerankCpuMsPerRun', -1) },
+          };
+        }),
+      }
+    : null;
+  const start = all.filter((r) => r.result?.start).map((r) => ({ runtime: r.runtime, dtype: r.dtype, threads: r.threads, ...r.result!.start! }));
 
   const pkg = (name: string): string | null => {
     try {
@@ -245,14 +304,15 @@ async function main(): Promise<void> {
     inputs: {
       chunks: chunks.length,
       chunking: '800/120 characters (src/lib/retrieval/chunk.ts), evenly spaced over all 233 addresses',
-      embedBatch: args.batch,
+      embedBatch: args.batches ? `swept: ${sizes.join(', ')}` : args.batch,
+      embedCall: '128 chunks per embed() call (dense-build.ts EMBED_CALL_SIZE), grouped by token count into forward passes',
       rerank: { pairs: args.pairs, batchSize: rerankBatch, batchSizeNote: args.rerankBatch ? 'from --rerank-batch' : "loadCrossEncoder's default (what the app uses)", queries: 'scripts/bench/sotu-queries.ts, one per run' },
       warmup: `1 untimed embedding batch; ${args.warmup} untimed rerank runs`,
       budgets: { embedS: args.embedBudgetS, rerankS: args.rerankBudgetS, note: 'per configuration; a loop stops early when its budget is spent (budgetHit)' },
       ...tokens,
     },
     node: nodeRuns.map((r) => ({
-      device: 'cpu (onnxruntime-node)', dtype: r.dtype, numThreads: r.numThreads, setting: 'configureModels({ numThreads }) -> intraOpNumThreads',
+      device: 'cpu (onnxruntime-node)', dtype: r.dtype, numThreads: r.numThreads, batch: r.batch, setting: 'configureModels({ numThreads }) -> intraOpNumThreads',
       ...(r.result ? resultSummary(r.result) : { error: r.error }),
       cpu: cpuReport(r.cpu, r.result), loadavg1AtStart: r.loadavg1,
     })),
@@ -263,7 +323,7 @@ async function main(): Promise<void> {
           // What the app's 'auto' thread setting gives on this machine when cross-origin isolated (env.ts autoThreads).
           appDefaultThreads: webRuns[0]?.report ? autoThreads(webRuns[0].report.hardwareConcurrency, true) : null,
           runs: webRuns.map((r) => ({
-            device: 'wasm (onnxruntime-web, module Web Worker)', dtype: r.dtype, requestedThreads: r.numThreads,
+            device: 'wasm (onnxruntime-web, module Web Worker)', dtype: r.dtype, requestedThreads: r.numThreads, batch: r.batch,
             crossOriginIsolated: r.report ? r.report.crossOriginIsolated && r.report.pageCrossOriginIsolated : null,
             threadsUsed: r.report?.ortNumThreads ?? null,
             ortWorkersSpawned: r.report?.workersSpawned ?? null,
@@ -273,6 +333,8 @@ async function main(): Promise<void> {
           })),
         }
       : null,
+    sweep,
+    start,
     bar: { rule: BAR, thresholdMs: args.barMs, pairs: args.pairs, results: bar },
     noise,
     agreement,

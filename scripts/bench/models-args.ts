@@ -13,6 +13,10 @@ export interface Args {
   threads: number[];
   chunks: number;
   batch: number;
+  /** Batch sizes to sweep (embedding and rerank alike); null = --batch and --rerank-batch only. */
+  batches: number[] | null;
+  /** Skip the models-session start phase (warm start vs none). */
+  noStart: boolean;
   pairs: number;
   runs: number;
   warmup: number;
@@ -36,7 +40,9 @@ export function readArgs(argv: string[]): Args {
         dtypes: { type: 'string', default: 'q8,fp32' },
         threads: { type: 'string', default: '1,2' },
         chunks: { type: 'string', default: '256' },
-        batch: { type: 'string', default: '32' },
+        batch: { type: 'string', default: '8' },
+        batches: { type: 'string' },
+        'no-start': { type: 'boolean', default: false },
         pairs: { type: 'string', default: '20' },
         runs: { type: 'string', default: '20' },
         warmup: { type: 'string', default: '2' },
@@ -57,7 +63,7 @@ export function readArgs(argv: string[]): Args {
   }
   if (values.help) {
     process.stderr.write('Usage: npm run bench:models -- [--runtimes node,chromium] [--dtypes q8,fp32] [--threads 1,2] [--chunks 256] ' +
-      '[--batch 32] [--pairs 20] [--runs 20] [--warmup 2] [--rerank-batch N] [--embed-budget-s 12] [--rerank-budget-s 15] ' +
+      '[--batch 8] [--batches 8,16,32,64] [--no-start] [--pairs 20] [--runs 20] [--warmup 2] [--rerank-batch N] [--embed-budget-s 12] [--rerank-budget-s 15] ' +
       '[--vocab corpus|fixture] [--coep require-corp|credentialless] [--bar-ms 400] [--models-dir DIR] [--pretty]\n');
     process.exit(0);
   }
@@ -79,6 +85,8 @@ export function readArgs(argv: string[]): Args {
     threads: values.threads.split(',').map((s) => int('threads', s.trim())),
     chunks: int('chunks', values.chunks),
     batch: int('batch', values.batch),
+    batches: values.batches === undefined ? null : values.batches.split(',').map((x) => int('batches', x.trim())),
+    noStart: values['no-start'] ?? false,
     pairs: int('pairs', values.pairs),
     runs: int('runs', values.runs),
     warmup: int('warmup', values.warmup),

@@ -3,14 +3,22 @@
  * (onnxruntime-web): the same code times the project's own model layer in both. No Node or DOM APIs here; the caller
  * configures the runtime (configureModels) first.
  *
- *  - embedding: loadEmbedder, one untimed warm-up batch, then `embed()` on batches of `embedBatch` chunks (one
- *    forward pass each) until every chunk is embedded or the time budget is spent (at least 2 batches).
+ *  - start (when `start` is set): first thing in the runtime, the app's models session (ModelSession) with its
+ *    warm-up ('warm': load, warm-up batch, first query: the app's path) or without ('cold'): loadMs, warmupMs, the
+ *    first query embedding, the next 32 passages and the first rerank of `pairs` passages. In Chromium each
+ *    configuration is a fresh worker, so warm and cold both start ONNX Runtime (in the embedder's loadMs); in Node
+ *    the runtime is the process's, so only the first configuration does.
+ *  - embedding: loadEmbedder with `embedBatch` texts per forward pass, one untimed warm-up pass, then `embed()` on
+ *    calls of EMBED_CALL_SIZE chunks as the app embeds a knowledge base (dense-build.ts; the embedder groups each
+ *    call by token count) until every chunk is embedded or the time budget is spent (at least 2 calls).
  *  - reranking: loadCrossEncoder, `warmup` untimed runs, then runs of score(query, `pairs` passages) until `runs`
  *    are timed or the budget is spent (at least 5). Run i takes query i and chunks [i·pairs, (i+1)·pairs) (mod).
  */
 import { mean, percentile } from '../../src/lib/stats/summary.ts';
 import { loadCrossEncoder } from '../../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../../src/lib/models/embedder.ts';
+import { ModelSession } from '../../src/lib/models/model-session.ts';
+import { EMBED_CALL_SIZE } from '../../src/lib/retrieval/dense-build.ts';
 import type { Device, Dtype } from '../../src/lib/models/types.ts';
 
 export interface MeasurePlan {
@@ -28,19 +36,35 @@ export interface MeasurePlan {
   rerankBatch: number | null;
   embedBudgetMs: number;
   rerankBudgetMs: number;
+  /** Measure the models session's start first, with its warm-up or without; null: not at all. */
+  start: 'warm' | 'cold' | null;
+}
+
+/** One models-session start: load, the warm-up batch (null: none), the first query embedding and first rerank (ms). */
+export interface StartTimes {
+  warmup: boolean;
+  /** firstPassagesMs: the next call, 32 chunks (one forward pass at the default batch size). */
+  embedder: { loadMs: number; warmupMs: number | null; firstQueryMs: number; firstPassagesMs: number };
+  reranker: { loadMs: number; warmupMs: number | null; firstRerankMs: number };
+  /** Enable → first query vector: load + warm-up + first query embedding (the dense scan adds a few ms). */
+  enableToFirstQueryMs: number;
 }
 
 export interface Summary { n: number; mean: number; p50: number; p95: number; min: number; max: number }
 
 export interface MeasureResult {
+  /** The models session's start (null unless plan.start). */
+  start: StartTimes | null;
   embed: {
     loadMs: number;
     warmupMs: number;
     passages: number;
-    batches: number;
+    /** embed() calls of `callSize` chunks (the last may be shorter). */
+    calls: number;
+    callSize: number;
     totalMs: number;
     passagesPerS: number;
-    batchMs: Summary;
+    callMs: Summary;
     /** True when the time budget stopped the loop before every chunk was embedded. */
     budgetHit: boolean;
   };
@@ -70,6 +94,31 @@ function checkVectors(v: Float32Array, dim: number, what: string): void {
   }
 }
 
+const NO_TRAINED = { meta: async () => null, verify: async (id: string) => { throw new Error(`${id}: no corpus-trained models here`); } };
+
+async function startTimes(plan: MeasurePlan, warmup: boolean): Promise<StartTimes> {
+  const session = new ModelSession(NO_TRAINED, { warmup });
+  const spec = (id: string) => ({ id, dtype: plan.dtype, device: plan.device });
+  const e = await session.load('embedder', spec(plan.embedderId));
+  let t = performance.now();
+  await session.embed([plan.queries[0]!], 'query');
+  const firstQueryMs = performance.now() - t;
+  t = performance.now();
+  await session.embed(plan.chunks.slice(0, 32), 'passage');
+  const firstPassagesMs = performance.now() - t;
+  const c = await session.load('cross-encoder', spec(plan.rerankerId));
+  t = performance.now();
+  await session.rerank(plan.queries[1 % plan.queries.length]!, plan.chunks.slice(0, plan.pairs));
+  const firstRerankMs = performance.now() - t;
+  const ms = (x: number | null) => (x === null ? null : r2(x));
+  return {
+    warmup,
+    embedder: { loadMs: r2(e.loadMs), warmupMs: ms(e.warmupMs), firstQueryMs: r2(firstQueryMs), firstPassagesMs: r2(firstPassagesMs) },
+    reranker: { loadMs: r2(c.loadMs), warmupMs: ms(c.warmupMs), firstRerankMs: r2(firstRerankMs) },
+    enableToFirstQueryMs: r2(e.loadMs + (e.warmupMs ?? 0) + firstQueryMs),
+  };
+}
+
 /** Timed phases, announced through `mark` so a caller can sample CPU time around them. */
 export type Phase = 'embed-start' | 'embed-end' | 'rerank-start' | 'rerank-end';
 
@@ -78,14 +127,23 @@ export async function measure(plan: MeasurePlan, log: (m: string) => void, mark:
   const spec = (id: string) => ({ id, dtype: plan.dtype, device: plan.device });
   const now = () => performance.now();
 
+  // The app's start (warm) or the same without its warm-up (cold), first in this runtime.
+  let startResult: StartTimes | null = null;
+  if (plan.start) {
+    const st = await startTimes(plan, plan.start === 'warm');
+    startResult = st;
+    log(`  start (${plan.start}): load ${st.embedder.loadMs} + warm-up ${st.embedder.warmupMs ?? 0} + first query ${st.embedder.firstQueryMs} ms, ` +
+      `next 32 passages ${st.embedder.firstPassagesMs} ms; cross-encoder load ${st.reranker.loadMs} + warm-up ${st.reranker.warmupMs ?? 0} + first rerank ${st.reranker.firstRerankMs} ms`);
+  }
+
   // Embedding throughput.
   let t = now();
   const embedder = await loadEmbedder(spec(plan.embedderId), { batchSize: plan.embedBatch });
   const embedLoadMs = now() - t;
   const batches: string[][] = [];
-  for (let i = 0; i < plan.chunks.length; i += plan.embedBatch) batches.push(plan.chunks.slice(i, i + plan.embedBatch));
+  for (let i = 0; i < plan.chunks.length; i += EMBED_CALL_SIZE) batches.push(plan.chunks.slice(i, i + EMBED_CALL_SIZE));
   t = now();
-  const first = await embedder.embed(batches[0]!, 'passage');
+  const first = await embedder.embed(plan.chunks.slice(0, plan.embedBatch), 'passage');
   const warmupMs = now() - t;
   checkVectors(first, embedder.dim, 'embedding');
   const probeEmbedding = Array.from(first.subarray(0, embedder.dim));
@@ -140,14 +198,16 @@ export async function measure(plan: MeasurePlan, log: (m: string) => void, mark:
   log(`  rerank ${plan.pairs} pairs: mean ${s.mean} ms, p95 ${s.p95} ms over ${s.n} runs`);
 
   return {
+    start: startResult,
     embed: {
       loadMs: r2(embedLoadMs),
       warmupMs: r2(warmupMs),
       passages,
-      batches: batchMs.length,
+      calls: batchMs.length,
+      callSize: EMBED_CALL_SIZE,
       totalMs: r2(totalMs),
       passagesPerS: r2((passages * 1000) / totalMs),
-      batchMs: summary(batchMs),
+      callMs: summary(batchMs),
       budgetHit: passages < plan.chunks.length,
     },
     rerank: { loadMs: r2(rerankLoadMs), pairs: plan.pairs, warmupMs: warm, ms: s, samples: samples.map(r2), budgetHit: samples.length < plan.runs },

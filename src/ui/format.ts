@@ -24,3 +24,14 @@ export function entropyLine(e: { basis: 'calibrated' | 'raw'; sparse: string; de
     ? `H of the raw scores of ${top} (entropy basis raw, not seed B's)`
     : `H of the ${cal}-calibrated scores of ${top} (seed B)`;
 }
+
+/**
+ * A model's start-up as the telemetry shows it: "load 1800.0 ms · warm-up 310.0 ms · first query 42.0 ms"; an
+ * unknown load is left out, no warm-up reads "no warm-up", a first query not run yet "first query pending…".
+ */
+export function modelStartLine(m: { loadMs?: number | null; warmupMs?: number | null; firstQueryMs?: number | null }): string {
+  const parts = m.loadMs === undefined || m.loadMs === null ? [] : [`load ${formatMs(m.loadMs)}`];
+  parts.push(m.warmupMs === undefined || m.warmupMs === null ? 'no warm-up' : `warm-up ${formatMs(m.warmupMs)}`);
+  parts.push(`first query ${formatMs(m.firstQueryMs ?? null)}`);
+  return parts.join(' · ');
+}

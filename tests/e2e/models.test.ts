@@ -54,6 +54,8 @@ describe('models from a local Hub', () => {
     expect(await page.locator('[data-testid=stage-dense]').count()).toBeGreaterThan(0);
     await page.selectOption('[data-testid=mode]', 'hybrid_calibrated');
     await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText()).toBe('hybrid_calibrated');
+    // Warm start: the models worker ran a warm-up batch after loading; the first query's embed time is kept.
+    expect(await page.locator('[data-testid=model-start-embed]').innerText()).toMatch(/^embed: load \d+\.\d ms · warm-up \d+\.\d ms · first query \d+\.\d ms$/);
     mkdirSync('test-results', { recursive: true });
     await page.screenshot({ path: 'test-results/models.png' });
   });

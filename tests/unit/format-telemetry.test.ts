@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entropyLine, formatMs, formatRerankPairs } from '../../src/ui/format.ts';
+import { entropyLine, formatMs, formatRerankPairs, modelStartLine } from '../../src/ui/format.ts';
 
 describe('telemetry formatting', () => {
   it('milliseconds with one decimal; not measured yet reads as pending', () => {
@@ -14,6 +14,14 @@ describe('telemetry formatting', () => {
     expect(formatRerankPairs({ scored: 12, cached: 8 })).toBe('20 pairs: 12 scored, 8 from the cache');
     expect(formatRerankPairs({ scored: 0, cached: 1 })).toBe('1 pair: 0 scored, 1 from the cache');
     expect(formatRerankPairs(null)).toBe('pending…');
+  });
+});
+
+describe('modelStartLine', () => {
+  it('load, warm-up and first query; unknown load left out, no warm-up and a pending first query said so', () => {
+    expect(modelStartLine({ loadMs: 1800, warmupMs: 310.04, firstQueryMs: 42 })).toBe('load 1800.0 ms · warm-up 310.0 ms · first query 42.0 ms');
+    expect(modelStartLine({ loadMs: 12.25, warmupMs: null, firstQueryMs: null })).toBe('load 12.3 ms · no warm-up · first query pending…');
+    expect(modelStartLine({})).toBe('no warm-up · first query pending…');
   });
 });
 

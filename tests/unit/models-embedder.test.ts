@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lengthSortedBatches } from '../../src/lib/models/batches.ts';
 import { loadEmbedder } from '../../src/lib/models/embedder.ts';
 import { configureModels, modelsEnvironment } from '../../src/lib/models/env.ts';
 import type { FileProgress, ModelSpec } from '../../src/lib/models/types.ts';
@@ -79,6 +80,20 @@ describe('loadEmbedder (tiny fixture over a local Hub)', () => {
     expect(maxAbsDiff(v3, handEmbeddings(many))).toBeLessThan(1e-4);
     expect(await one.embed([], 'query')).toEqual(new Float32Array(0));
     await one.dispose();
+  });
+
+  it('batches by token count, not characters (prefix included), and keeps rows in input order', async () => {
+    // 'xyzzy' is not in the fixture vocabulary: few characters, many word-piece tokens.
+    const texts = ['xyzzy xyzzy', 'the river and the moon', 'gold', 'storm weather rain and the sea'];
+    const tokens = texts.map((t) => tokenizer.encode('a ' + t).length);
+    const emb = await loadEmbedder(FP32, { batchSize: 2, prefixes: { passage: 'a ' } });
+    const plan = emb.batchPlan(texts, 'passage');
+    expect(plan).toEqual(lengthSortedBatches(tokens, 2));
+    expect(plan).not.toEqual(lengthSortedBatches(texts.map((t) => t.length), 2)); // the case is meaningful
+    expect(emb.batchPlan(['one'], 'query')).toEqual([[0]]);
+    expect(emb.batchPlan([], 'query')).toEqual([]);
+    expect(maxAbsDiff(await emb.embed(texts, 'passage'), handEmbeddings(texts.map((t) => 'a ' + t)))).toBeLessThan(1e-4);
+    await emb.dispose();
   });
 
   it('applies the query/passage prefixes (registry default: none; overridable)', async () => {

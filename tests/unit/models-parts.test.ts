@@ -15,7 +15,7 @@ import {
   runtimeThreads,
   sessionOptions,
 } from '../../src/lib/models/env.ts';
-import { lengthSortedBatches } from '../../src/lib/models/batches.ts';
+import { lengthSortedBatches, paddingShare } from '../../src/lib/models/batches.ts';
 import { fileFromLocation, ModelLoadError, toModelLoadError } from '../../src/lib/models/errors.ts';
 import { maxInputLength } from '../../src/lib/models/loading.ts';
 import { nliLabelIndex, softmax } from '../../src/lib/models/nli.ts';
@@ -128,6 +128,17 @@ describe('pair encoding', () => {
     expect(lengthSortedBatches(lengths, 4)).toEqual([[1, 3, 5, 2], [0, 4]]);
     expect(lengthSortedBatches(lengths, 0.5)).toEqual([[1], [3], [5], [2], [0], [4]]);
     expect(lengthSortedBatches([], 8)).toEqual([]);
+  });
+
+  it('padding share = padded positions / real tokens − 1, lower with length-sorted batches', () => {
+    const lengths = [9, 3, 7, 3, 12, 4]; // 38 real tokens
+    // sorted: [3,3,4,7] pads to 4·7 = 28, [9,12] to 2·12 = 24 → 52/38 − 1 = 14/38
+    expect(paddingShare(lengths, lengthSortedBatches(lengths, 4))).toBeCloseTo(14 / 38, 12);
+    // arrival order: [9,3,7,3] → 4·9 = 36, [12,4] → 2·12 = 24 → 60/38 − 1 = 22/38
+    expect(paddingShare(lengths, [[0, 1, 2, 3], [4, 5]])).toBeCloseTo(22 / 38, 12);
+    expect(paddingShare(lengths, lengths.map((_, i) => [i]))).toBe(0);
+    expect(paddingShare([], [])).toBe(0);
+    expect(() => paddingShare([1], [[0, 1]])).toThrow(/row 1/);
   });
 
   it('max input length: tokenizer limit capped by position embeddings (RoBERTa keeps 2)', () => {

@@ -7,7 +7,7 @@ import type { LoadOptions } from './loading.ts';
 import type { ModelSpec, PairScorer } from './types.ts';
 
 export interface CrossEncoderOptions extends LoadOptions {
-  /** Pairs per forward pass. Default 16. */
+  /** Pairs per forward pass. Default 8, the fastest of 8/16/32/64 (bench:models --batches, docs/internals/models.md). */
   batchSize?: number;
 }
 
@@ -23,7 +23,7 @@ export function sigmoid(x: number): number {
 
 export async function loadCrossEncoder(spec: ModelSpec, opts: CrossEncoderOptions = {}): Promise<CrossEncoder> {
   const clf = await loadPairClassifier(spec, opts);
-  const batchSize = opts.batchSize ?? 16;
+  const batchSize = opts.batchSize ?? 8;
   return {
     spec,
     maxLength: clf.maxLength,

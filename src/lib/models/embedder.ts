@@ -15,16 +15,21 @@ import type { ModelSpec, TextEmbedder } from './types.ts';
 export interface EmbedderOptions extends LoadOptions {
   /** Overrides the registry's prefixes for this model (either field). */
   prefixes?: Partial<Prefixes>;
-  /** Texts per forward pass (grouped by length). Default 32. */
+  /** Texts per forward pass (grouped by token count). Default 8, the fastest of 8/16/32/64 (bench:models --batches, docs/internals/models.md). */
   batchSize?: number;
 }
 
 export interface Embedder extends TextEmbedder {
   readonly prefixes: Readonly<Prefixes>;
+  /** The forward passes `embed` runs for `texts`: row indices grouped by token count (prefix included), shortest first. */
+  batchPlan(texts: readonly string[], kind: 'query' | 'passage'): number[][];
   dispose(): Promise<void>;
 }
 
-type FeaturePipe = ((texts: string[], o: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & { dispose(): Promise<void> };
+type FeaturePipe = ((texts: string[], o: { pooling: 'mean'; normalize: boolean }) => Promise<Tensor>) & {
+  dispose(): Promise<void>;
+  tokenizer: { encode(text: string): number[]; model_max_length: number };
+};
 
 /**
  * A text with no token the model knows (a corpus-trained model's all-[UNK] text) mean-pools to the zero vector, and
@@ -38,7 +43,7 @@ export function finiteOrZero(row: Float32Array): Float32Array {
 
 export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}): Promise<Embedder> {
   const prefixes = Object.freeze(prefixesFor(spec.id, opts.prefixes));
-  const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 32));
+  const batchSize = Math.max(1, Math.floor(opts.batchSize ?? 8));
   const { pipe, dim } = await modelLoad(spec, opts, async (o) => {
     const config = await loadConfig(spec, o);
     const pipe = (await pipeline('feature-extraction', spec.id, {
@@ -55,15 +60,25 @@ export async function loadEmbedder(spec: ModelSpec, opts: EmbedderOptions = {}):
     return { pipe, dim };
   });
 
+  // Token counts as the model sees them (special tokens included, cut at model_max_length): tokenizing twice costs
+  // well under 1 % of a forward pass, and grouping by characters left ~28 % padding on SOTU chunks (800 characters
+  // are 100–180 tokens).
+  const maxTokens = Number(pipe.tokenizer.model_max_length) || Infinity;
+  const batchPlan = (texts: readonly string[], kind: 'query' | 'passage'): number[][] => {
+    const prefix = kind === 'query' ? prefixes.query : prefixes.passage;
+    if (texts.length <= 1) return texts.length ? [[0]] : [];
+    return lengthSortedBatches(texts.map((t) => Math.min(maxTokens, pipe.tokenizer.encode(prefix + t).length)), batchSize);
+  };
+
   return {
     spec,
     dim,
     prefixes,
+    batchPlan,
     async embed(texts: readonly string[], kind: 'query' | 'passage'): Promise<Float32Array> {
       const out = new Float32Array(texts.length * dim);
       const prefix = kind === 'query' ? prefixes.query : prefixes.passage;
-      // Character length stands in for token length when grouping texts of similar length into batches.
-      for (const rows of lengthSortedBatches(texts.map((t) => t.length), batchSize)) {
+      for (const rows of batchPlan(texts, kind)) {
         const t = await pipe(rows.map((r) => prefix + texts[r]!), { pooling: 'mean', normalize: true });
         const d = t.dims[t.dims.length - 1];
         if (d !== dim) throw new Error(`Embedder "${spec.id}" returned ${d}-d vectors after ${dim}-d ones.`);

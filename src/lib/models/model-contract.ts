@@ -16,7 +16,12 @@ export interface LoadedModel {
   spec: ModelSpec;
   /** Embedding size (embedders). */
   dim: number | null;
+  /** Wall time of loading: files (from the cache or the host) and the ONNX session start (ms). */
   loadMs: number;
+  /** Wall time of the warm-up batch run before the model was reported ready (warmup.ts; ms); null: none was run. */
+  warmupMs: number | null;
+  /** Wall time of the first call after loading and warm-up (embed, rerank or NLI; ms); null until it ran. */
+  firstCallMs: number | null;
   /** Set when the requested device failed and another was used. */
   fallback: string | null;
   /** CPU threads the runtime runs with (null: the runtime's default). */

@@ -12,19 +12,31 @@ import { loadNli } from './nli.ts';
 import { parityReport } from './parity.ts';
 import { isTrainedModelId } from './trained-ids.ts';
 import { checkTrainedSpec, type TrainedMetaSource } from './trained-plan.ts';
+import { warmUp } from './warmup.ts';
 import type { FileProgress, ModelSpec, ModelTask, NliClassifier, NliProbabilities, PairScorer, TextEmbedder } from './types.ts';
 
 export type Model = TextEmbedder | PairScorer | NliClassifier;
 type Loaded = { info: LoadedModel; model: Model };
 
-/** Loads `spec` for `task` (corpus-trained ids checked against `trained` first), timed. */
-export async function loadModel(task: ModelTask, spec: ModelSpec, trained: TrainedMetaSource, onProgress?: (p: FileProgress) => void): Promise<{ info: LoadedModel; model: Model }> {
+/**
+ * Loads `spec` for `task` (corpus-trained ids checked against `trained` first), timed; with `warmup` it then runs
+ * the warm-up batch (warmup.ts), timed apart, before it resolves.
+ */
+export async function loadModel(task: ModelTask, spec: ModelSpec, trained: TrainedMetaSource, onProgress?: (p: FileProgress) => void, warmup = false): Promise<{ info: LoadedModel; model: Model }> {
   const t0 = performance.now();
   const opts = onProgress ? { onProgress } : {};
   if (isTrainedModelId(spec.id)) await checkTrainedSpec(spec, trained);
   const model = task === 'embedder' ? await loadEmbedder(spec, opts) : task === 'cross-encoder' ? await loadCrossEncoder(spec, opts) : await loadNli(spec, opts);
+  const loadMs = performance.now() - t0;
   const dim = task === 'embedder' ? (model as TextEmbedder).dim : null;
-  return { info: { task, spec, dim, loadMs: performance.now() - t0, fallback: null, threads: runtimeThreads() }, model };
+  const warmupMs = warmup ? await warmUp(task, model) : null;
+  return { info: { task, spec, dim, loadMs, warmupMs, firstCallMs: null, fallback: null, threads: runtimeThreads() }, model };
+}
+
+/** Options of a models session. */
+export interface ModelSessionOptions {
+  /** Run the warm-up batch after each load, before the model is reported ready (default true). */
+  warmup?: boolean;
 }
 
 export class ModelSession {
@@ -38,7 +50,11 @@ export class ModelSession {
   /** Told when this runtime can no longer run models (the page replaces it: ModelsState.recover). */
   onBroken: ((reason: string) => void) | null = null;
 
-  constructor(private readonly trained: TrainedMetaSource) {}
+  private readonly warmup: boolean;
+
+  constructor(private readonly trained: TrainedMetaSource, options: ModelSessionOptions = {}) {
+    this.warmup = options.warmup ?? true;
+  }
 
   /**
    * Runs `call` on the task's model. transformers.js chains every inference in a browser on one promise, so after one
@@ -50,7 +66,11 @@ export class ModelSession {
     if (!slot) throw new Error(`No ${task} model is loaded.`);
     if (this.broken) throw new Error(`The model runtime is restarting after a failure: ${this.broken}`);
     try {
-      return await call(slot.model as T);
+      const t0 = performance.now();
+      const out = await call(slot.model as T);
+      // The first call after loading (and warm-up): what the first query paid, shown beside load and warm-up.
+      if (slot.info.firstCallMs === null) slot.info.firstCallMs = performance.now() - t0;
+      return out;
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (!this.broken) {
@@ -70,7 +90,7 @@ export class ModelSession {
     let p = this.pending.get(key);
     if (!p) {
       // Without a WebGPU adapter, modelLoad refuses before ONNX Runtime starts; the page then loads on WASM.
-      p = loadModel(task, spec, this.trained, onProgress).then((loaded) => { loaded.info.fallback = fallback; return loaded; });
+      p = loadModel(task, spec, this.trained, onProgress, this.warmup).then((loaded) => { loaded.info.fallback = fallback; return loaded; });
       this.pending.set(key, p);
     }
     try {
@@ -92,7 +112,7 @@ export class ModelSession {
   }
 
   loaded(): LoadedModel[] {
-    return [...this.models.values()].map((m) => m.info);
+    return [...this.models.values()].map((m) => ({ ...m.info }));
   }
 
   /** Forgets the loaded models of `modelId` (its cached files were deleted). */

@@ -56,6 +56,8 @@ export class KbSession {
    * pairs), cleared with the knowledge base whose chunk ids it holds.
    */
   private readonly rerankCache = new RerankCache();
+  /** Per stage and model spec: the model stage's ms in the first search that ran it since the models were attached. */
+  private readonly firstQueryMs = new Map<string, number>();
 
   constructor(private readonly deps: KbSessionDeps) {}
 
@@ -89,7 +91,15 @@ export class KbSession {
     const stage = this.stageModels(loaded);
     const used = out.telemetry.stages.flatMap((s) => {
       const m = s.model && (s.stage === 'embed' || s.stage === 'rerank') ? stage[s.stage] : null;
-      return m ? [{ stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback }] : [];
+      if (!m) return [];
+      const key = `${s.stage}\u0000${m.spec.id}\u0000${m.spec.dtype}\u0000${m.spec.device}`;
+      // The first search that ran the model (a rerank served wholly from the cache ran none) sets its first-query time.
+      const ran = s.stage === 'embed' || (out.telemetry.rerankPairs?.scored ?? 0) > 0;
+      if (ran && !this.firstQueryMs.has(key)) this.firstQueryMs.set(key, s.ms);
+      return [{
+        stage: s.stage as 'embed' | 'rerank', id: m.spec.id, device: m.spec.device, dtype: m.spec.dtype, fallback: m.fallback,
+        loadMs: m.loadMs ?? null, warmupMs: m.warmupMs ?? null, firstQueryMs: this.firstQueryMs.get(key) ?? null,
+      }];
     });
     if (used.length) out.telemetry.models = used;
     const hits: HitView[] = out.hits.map((h) => {
@@ -127,6 +137,7 @@ export class KbSession {
   attachModels(models: ModelLine): void {
     this.models = models;
     this.queryVectors.clear();
+    this.firstQueryMs.clear();
   }
 
   /**

@@ -11,10 +11,13 @@ export interface ItemEmbedder {
   embed(texts: readonly string[], kind: 'query' | 'passage'): Promise<Float32Array>;
 }
 
+/** Texts per embedder call when embedding a knowledge base's items (EmbedItemsOptions.batchSize's default). */
+export const EMBED_CALL_SIZE = 128;
+
 export interface EmbedItemsOptions {
   /**
-   * Texts per model call. Default 128: the embedder runs them 32 per forward pass shortest first, so calls larger
-   * than a pass let it group similar lengths (~5 % more passages/s on SOTU chunks, Node q8).
+   * Texts per model call. Default EMBED_CALL_SIZE: the embedder runs them 8 per forward pass, fewest tokens first,
+   * so calls larger than a pass let it group similar lengths (padding share: docs/internals/models.md).
    */
   batchSize?: number;
   onProgress?: (done: number, total: number) => void;
@@ -23,7 +26,7 @@ export interface EmbedItemsOptions {
 
 /** Embeds every item's indexed text (title line + chunk, as BM25 sees it) as a passage; row-major n × dim. */
 export async function embedItems(kb: KnowledgeBase, embedder: ItemEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number }> {
-  const batch = opts.batchSize ?? 128;
+  const batch = opts.batchSize ?? EMBED_CALL_SIZE;
   const parts: Float32Array[] = [];
   let dim = 0;
   for (let from = 0; from < kb.size; from += batch) {

@@ -110,6 +110,21 @@ export interface StageTiming {
   model?: boolean;
 }
 
+/** A model behind a model stage, with its start-up times (ms; null: not measured or not yet). */
+export interface ModelStageInfo {
+  stage: 'embed' | 'rerank';
+  id: string;
+  device: string;
+  dtype: string;
+  fallback: string | null;
+  /** Loading (files + ONNX session start), as the models session timed it. */
+  loadMs?: number | null;
+  /** The warm-up batch run after loading, before the model was reported ready. */
+  warmupMs?: number | null;
+  /** This stage's time in the first search that ran this model here (the first query after enabling it). */
+  firstQueryMs?: number | null;
+}
+
 export interface SearchTelemetry {
   mode: RetrievalMode;
   queryTerms: string[];
@@ -147,7 +162,7 @@ export interface SearchTelemetry {
    * The models behind the model stages, as their runtime reports them (set by the caller that owns the models:
    * the search worker), with the reason when one runs elsewhere than asked (e.g. WebGPU lost, now WASM).
    */
-  models?: { stage: 'embed' | 'rerank'; id: string; device: string; dtype: string; fallback: string | null }[];
+  models?: ModelStageInfo[];
 }
 
 export type SearchOutcome =
