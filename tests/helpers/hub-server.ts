@@ -41,10 +41,13 @@ function treeEntries(dir: string, prefix = ''): TreeEntry[] {
   const out: TreeEntry[] = [];
   for (const d of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const path = prefix + d.name;
-    if (d.isDirectory()) {
+    // A linked folder or file is listed as what it links to (the benchmark models link their onnx/ folders).
+    const isDir = d.isDirectory() || (d.isSymbolicLink() && statSync(join(dir, d.name)).isDirectory());
+    const isFile = d.isFile() || (d.isSymbolicLink() && statSync(join(dir, d.name)).isFile());
+    if (isDir) {
       out.push({ type: 'directory', path, size: 0, oid: `dir-${path}` });
       out.push(...treeEntries(join(dir, d.name), `${path}/`));
-    } else if (d.isFile()) {
+    } else if (isFile) {
       const bytes = readFileSync(join(dir, d.name));
       const size = bytes.byteLength;
       const oid = createHash('sha1').update(`blob ${size}\0`).update(bytes).digest('hex');

@@ -181,8 +181,20 @@ describe('the tab opens the shipped vectors', () => {
     expect(dense.embedMs).toBe(0);
     expect(kinds.filter((k) => k === 'passage')).toEqual([]);
     const modes = session.modes(loaded);
-    // Every mode but the reranking ones (no cross-encoder here): seven of the nine with a cross-encoder loaded too.
+    // Every mode but the reranking ones (no cross-encoder here).
     for (const m of MODE_IDS) expect(modes[m].available, m).toBe(!MODES[m].needsReranker);
     expect(MODE_IDS.filter((m) => MODES[m].needsDense).length).toBeGreaterThan(0);
-  }, 120_000);
+
+    // Another embedder embeds in the tab, as when the build ships no vectors (not an error about the build's model).
+    const other: LoadedModel[] = [{ ...loaded[0]!, spec: { ...embedder.spec, id: 'other/embedder' } }];
+    session.attachModels({
+      loaded: async () => other,
+      embed: async (texts, kind) => { kinds.push(...texts.map(() => kind)); return embedder.embed(texts, kind); },
+      rerank: () => Promise.reject(new Error('no cross-encoder')),
+    });
+    const inTab = await session.enableDense(() => {});
+    expect(inTab.source).not.toBe('artifact');
+    expect(inTab.owner.id).toBe('other/embedder');
+    expect(kinds.filter((k) => k === 'passage').length).toBe(info.items);
+  }, 180_000);
 });
