@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { loadSotuArtifact, SOTU_ARTIFACT_BASE, SOTU_INDEX_ID } from './scripts/sotu-artifact.ts';
+import { SOTU_VECTORS_ENV, sotuVectors, sotuVectorsPlan, type SotuVectorsPlan } from './scripts/sotu-vectors.ts';
 import { sotuCorpusJson } from './cli/sotu-corpus.ts';
 import { SOTU_FILE } from './src/lib/data/sotu.ts';
 import { ORT_FILES, ORT_DIR } from './src/lib/models/ort-files.ts';
@@ -41,16 +42,28 @@ function embeddedCorpus(): Plugin {
  * The embedded corpus as a BM25 artifact repo (scripts/sotu-artifact.ts): `corpora/index_config.json` and
  * `corpora/sotu/…` (meta.json, parquet, postings, CDF), which the search worker opens so the first visit does not
  * index. Built once per dev server or build (from node_modules/.cache/rag-lab when the corpus and the code that
- * writes it are unchanged). `cacheDir` is for tests (null: no cache).
+ * writes it are unchanged). With `vectors` (scripts/sotu-vectors.ts: RAG_LAB_SOTU_VECTORS, HF_ENDPOINT) the build
+ * also embeds the chunks when the Hub can be reached and ships int8 vectors. `cacheDir` is for tests (null: no cache).
  */
-export function embeddedArtifact(opts: { cacheDir?: string | null; log?: (message: string) => void } = {}): Plugin {
+export function embeddedArtifact(opts: { cacheDir?: string | null; log?: (message: string) => void; vectors?: (command: 'build' | 'serve') => SotuVectorsPlan | null } = {}): Plugin {
   let files: Promise<Map<string, Uint8Array>> | null = null;
-  const get = () => (files ??= loadSotuArtifact(opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir }).then((a) => {
+  let command: 'build' | 'serve' = 'build';
+  const get = () => (files ??= loadSotuArtifact(opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir }).then(async (a) => {
     opts.log?.(`SOTU artifact: ${a.files.size} files ${a.source === 'cache' ? 'from the build cache' : 'built'} in ${(a.ms / 1000).toFixed(1)} s${a.note ? ` (${a.note})` : ''}`);
-    return a.files;
+    const plan = opts.vectors?.(command) ?? null;
+    if (!plan) {
+      if (opts.vectors) opts.log?.(`SOTU vectors: none (${SOTU_VECTORS_ENV}=${process.env[SOTU_VECTORS_ENV] ?? 'auto'}${command === 'serve' ? ', dev server' : ''}); BM25 only`);
+      return a.files;
+    }
+    // A test's cache folder keeps its vectors beside it (the BM25 cache keeps only its own entry in its folder).
+    const cacheDir = opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir && `${opts.cacheDir}-vectors` };
+    const v = await sotuVectors(a, plan, { ...cacheDir, ...(opts.log ? { log: opts.log } : {}) });
+    opts.log?.(v.line);
+    return v.files ?? a.files;
   }));
   return {
     name: 'rag-lab-embedded-artifact',
+    configResolved(config) { command = config.command; },
     configureServer(server) {
       server.middlewares.use(`/${SOTU_ARTIFACT_BASE}`, (req, res, next) => {
         const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
@@ -128,7 +141,7 @@ export const ISOLATION_HEADERS = { 'Cross-Origin-Opener-Policy': 'same-origin', 
 export default defineConfig({
   // Relative asset URLs: the built dist/ works from any sub-path (Hugging Face Spaces, GitHub Pages, a folder).
   base: './',
-  plugins: [svelte(), embeddedCorpus(), embeddedArtifact({ log: (m) => console.info(m) }), ortWasm(), coiServiceWorker(), contentSecurityPolicy()],
+  plugins: [svelte(), embeddedCorpus(), embeddedArtifact({ log: (m) => console.info(m), vectors: (command) => sotuVectorsPlan(process.env, command) }), ortWasm(), coiServiceWorker(), contentSecurityPolicy()],
   // The extern-wasm builds of onnxruntime-web load the glue and wasm from `wasmPaths` (ortWasm above) instead of
   // bundling a second 27 MB copy of the wasm.
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },

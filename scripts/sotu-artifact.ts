@@ -50,9 +50,9 @@ export interface SotuArtifact {
   note: string | null;
 }
 
-const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+export const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
-function filesUnder(dir: string): string[] {
+export function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   if (!statSync(dir).isDirectory()) return [dir];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -99,9 +99,9 @@ export async function artifactRepoFiles(input: ArtifactInput, config: Parameters
   return out;
 }
 
-interface Manifest { key: string; files: Record<string, { bytes: number; sha256: string }> }
+export interface Manifest { key: string; files: Record<string, { bytes: number; sha256: string }> }
 
-function readCache(dir: string, key: string): Map<string, Uint8Array> | string {
+export function readCache(dir: string, key: string): Map<string, Uint8Array> | string {
   const manifestPath = join(dir, 'manifest.json');
   if (!existsSync(manifestPath)) return 'not cached';
   let manifest: Manifest;
@@ -123,7 +123,7 @@ function readCache(dir: string, key: string): Map<string, Uint8Array> | string {
 }
 
 /** Writes the files to a temporary folder and renames it into place, so a cache folder is always complete. */
-function writeCache(cacheDir: string, key: string, files: Map<string, Uint8Array>): void {
+export function writeCache(cacheDir: string, key: string, files: Map<string, Uint8Array>): void {
   const dir = join(cacheDir, key);
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   const manifest: Manifest = { key, files: {} };

@@ -23,6 +23,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const root = resolve(import.meta.dirname, '../..');
+  // The site as an offline build makes it: BM25 only, no request to the Hub (a test that wants vectors serves its own).
+  process.env.RAG_LAB_SOTU_VECTORS ??= 'off';
   await build({ root, logLevel: 'warn', build: { outDir: resolve(root, 'dist') } });
   const fixtures = resolve(root, 'tests/fixtures/models');
   const broken = mkdtempSync(join(tmpdir(), 'rag-lab-broken-hub-'));

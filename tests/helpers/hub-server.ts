@@ -6,6 +6,7 @@
  * size is set). CORS is open, as on the Hub. A `gate` can hold file downloads (to test cancelling one).
  * Optionally it can also serve a static site under another mount, so a page and its "Hub" share an origin.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, normalize, resolve } from 'node:path';
@@ -30,17 +31,27 @@ export interface HubOptions {
   gate?: (repo: string, file: string) => Promise<void>;
 }
 
-/** Every file and folder under `dir`, as the Hub's recursive tree lists them (folders before their files). */
-function treeEntries(dir: string, prefix = ''): Array<{ type: 'file' | 'directory'; path: string; size: number; oid: string }> {
-  const out: Array<{ type: 'file' | 'directory'; path: string; size: number; oid: string }> = [];
+type TreeEntry = { type: 'file' | 'directory'; path: string; size: number; oid: string; lfs?: { oid: string; size: number } };
+
+/**
+ * Every file and folder under `dir`, as the Hub's recursive tree lists them (folders before their files): a file's
+ * `oid` is its git blob id (sha1 of "blob <size>\0<bytes>"), and an .onnx file is listed as LFS (`lfs.oid`: SHA-256).
+ */
+function treeEntries(dir: string, prefix = ''): TreeEntry[] {
+  const out: TreeEntry[] = [];
   for (const d of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const path = prefix + d.name;
-    if (d.isDirectory()) {
+    // A linked folder or file is listed as what it links to (the benchmark models link their onnx/ folders).
+    const isDir = d.isDirectory() || (d.isSymbolicLink() && statSync(join(dir, d.name)).isDirectory());
+    const isFile = d.isFile() || (d.isSymbolicLink() && statSync(join(dir, d.name)).isFile());
+    if (isDir) {
       out.push({ type: 'directory', path, size: 0, oid: `dir-${path}` });
       out.push(...treeEntries(join(dir, d.name), `${path}/`));
-    } else if (d.isFile()) {
-      const size = statSync(join(dir, d.name)).size;
-      out.push({ type: 'file', path, size, oid: `${size}` });
+    } else if (isFile) {
+      const bytes = readFileSync(join(dir, d.name));
+      const size = bytes.byteLength;
+      const oid = createHash('sha1').update(`blob ${size}\0`).update(bytes).digest('hex');
+      out.push({ type: 'file', path, size, oid, ...(d.name.endsWith('.onnx') ? { lfs: { oid: createHash('sha256').update(bytes).digest('hex'), size } } : {}) });
     }
   }
   return out;

@@ -13,13 +13,10 @@ import { pushFiles } from '../hub/push.ts';
 import type { TextEmbedder } from '../models/types.ts';
 import { DEFAULT_BM25 } from '../retrieval/bm25.ts';
 import type { ChunkOptions } from '../retrieval/chunk.ts';
-import { embedItems } from '../retrieval/dense-build.ts';
-import { HNSW_DEFAULTS, HnswIndex } from '../retrieval/hnsw.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import { buildVectorIndex } from '../retrieval/vector-index.ts';
 import { BuildError } from './build-kb.ts';
 import { dataChunking, type BuildData } from './collect-data.ts';
-import { calibratedDense } from './dense-input.ts';
+import { denseStep } from './dense-input.ts';
 
 export interface ArtifactBuildRequest {
   /** Index id and folder name (default: the data's). */
@@ -100,26 +97,7 @@ export async function buildArtifact(req: ArtifactBuildRequest, deps: ArtifactBui
   log(`indexed ${data.docs.length} documents as ${kb.size} ${chunking ? `chunks of ${chunking.chunkSize}/${chunking.overlap}` : 'whole documents'}`);
 
   let dense: ArtifactInput['dense'];
-  if (deps.embedder) {
-    const embedder = await deps.embedder();
-    const t0 = performance.now();
-    const { vectors, dim } = await embedItems(kb, embedder, { onProgress: (d, t) => bar.update('embed', d, t) });
-    bar.end();
-    const seconds = (performance.now() - t0) / 1000;
-    log(`embedded ${kb.size} passages with ${embedder.spec.id} (${embedder.spec.dtype}) in ${seconds.toFixed(1)} s: ${(kb.size / Math.max(seconds, 1e-9)).toFixed(1)} passages/s`);
-    bar.update('dense-calibrate', 0, 1);
-    const calibrated = await calibratedDense(kb, embedder, vectors, dim);
-    bar.update('dense-calibrate', 1, 1);
-    bar.end();
-    let hnsw = null;
-    if (req.hnsw) {
-      const index = await buildVectorIndex('hnsw', vectors, dim, (d, t) => bar.update('hnsw', d, t), { metric: 'cosine', hnsw: HNSW_DEFAULTS });
-      bar.end();
-      hnsw = await (index as HnswIndex).toData();
-      (index as HnswIndex).dispose();
-    }
-    dense = { ...calibrated, int8: req.int8, hnsw };
-  }
+  if (deps.embedder) dense = await denseStep(kb, await deps.embedder(), { int8: req.int8, hnsw: req.hnsw }, bar, log);
 
   bar.update('encode', 0, 1);
   let built;

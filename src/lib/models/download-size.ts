@@ -20,7 +20,11 @@ const ONNX_SUFFIX: Readonly<Record<DownloadDtype, string>> = { fp32: '', fp16: '
 const BASE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
 const MAX_PAGES = 20;
 
-const TreeEntry = v.object({ type: v.string(), path: v.string(), size: v.optional(v.pipe(v.number(), v.minValue(0))) });
+const TreeEntry = v.object({
+  type: v.string(), path: v.string(), size: v.optional(v.pipe(v.number(), v.minValue(0))),
+  // The git blob id; an LFS file's content SHA-256 is `lfs.oid`. Either changes when the file's bytes do.
+  oid: v.optional(v.string()), lfs: v.optional(v.object({ oid: v.string() })),
+});
 const Tree = v.array(TreeEntry);
 
 export interface ModelDownload {
@@ -54,11 +58,20 @@ function nextLink(header: string | null): string | null {
   return null;
 }
 
+/** A listed file: its size and what identifies its content (LFS SHA-256, else git blob id; '' when not listed). */
+export interface ListedFile { size: number; contentId: string }
+
 /** Every file the host lists for a model, with sizes. */
 export async function listModelFiles(remoteHost: string, id: string, fetchFn: typeof fetch = fetch, signal?: AbortSignal): Promise<Map<string, number>> {
+  const files = await listModelTree(remoteHost, id, fetchFn, signal);
+  return new Map([...files].map(([p, f]) => [p, f.size]));
+}
+
+/** Every file the host lists for a model, with sizes and content ids. */
+export async function listModelTree(remoteHost: string, id: string, fetchFn: typeof fetch = fetch, signal?: AbortSignal): Promise<Map<string, ListedFile>> {
   const host = withSlash(remoteHost);
   let url: string | null = `${host}api/models/${id}/tree/${MODEL_REVISION}?recursive=true`;
-  const files = new Map<string, number>();
+  const files = new Map<string, ListedFile>();
   for (let page = 0; url && page < MAX_PAGES; page++) {
     let res: Response;
     try {
@@ -79,7 +92,7 @@ export async function listModelFiles(remoteHost: string, id: string, fetchFn: ty
     }
     const r = v.safeParse(Tree, json);
     if (!r.success) throw new Error(`the model host's file list for "${id}" is malformed: ${r.issues[0]?.message ?? 'unknown error'}`);
-    for (const e of r.output) if (e.type === 'file') files.set(e.path, e.size ?? 0);
+    for (const e of r.output) if (e.type === 'file') files.set(e.path, { size: e.size ?? 0, contentId: e.lfs?.oid ?? e.oid ?? '' });
     const next = nextLink(res.headers.get('link'));
     url = next ? new URL(next, url).href : null;
   }
@@ -97,4 +110,17 @@ export async function planModelDownload(remoteHost: string, spec: Pick<ModelSpec
     else out.bytes += size;
   }
   return out;
+}
+
+/**
+ * What identifies the bytes loading `spec` downloads: one "path contentId" line per needed file, from the host's tree
+ * (one listing; a needed file the host does not list is an error). A cache key built from it changes when the host's
+ * model files do.
+ */
+export async function modelFileIds(remoteHost: string, spec: { id: string; dtype: DownloadDtype }, opts: { fetch?: typeof fetch; signal?: AbortSignal } = {}): Promise<string[]> {
+  const listed = await listModelTree(remoteHost, spec.id, opts.fetch ?? fetch, opts.signal);
+  const files = neededFiles(spec.dtype, [...listed.keys()]);
+  const missing = files.filter((f) => !listed.has(f));
+  if (missing.length) throw new Error(`the model host lists no ${missing.join(', ')} for "${spec.id}"`);
+  return files.map((f) => `${f} ${listed.get(f)!.contentId}`);
 }

@@ -33,7 +33,11 @@ export interface ModelsConfig {
    * `trainedModelCache` (trained ids from here, the rest from the browser cache when it is on). Default: none.
    */
   trainedModels?: TrainedFileSource | null;
+  /** The fetch model files are downloaded with (e.g. one that gives up on a stalled host). Default: the global fetch. */
+  fetch?: typeof fetch;
 }
+
+const GLOBAL_FETCH = typeof globalThis.fetch === 'function' ? globalThis.fetch.bind(globalThis) : undefined;
 
 export const DEFAULT_REMOTE_HOST = HUB_HOST;
 
@@ -89,6 +93,7 @@ export function configureModels(cfg: ModelsConfig = {}): void {
     if (cfg.numThreads !== undefined) wasm.numThreads = cfg.numThreads;
   }
   if (cfg.numThreads !== undefined) nodeThreads = cfg.numThreads;
+  (env as { fetch?: typeof fetch }).fetch = cfg.fetch ?? GLOBAL_FETCH;
   configured = true;
 }
 

@@ -142,8 +142,9 @@ export class KbSession {
 
   /**
    * Gives the knowledge base its dense side with the loaded embedding model: the artifact's vectors when it ships
-   * them for this model (for the embedded corpus: those of the `vectors` Hub repo set in Settings, when its chunks
-   * are the same), else embeds every chunk (or reads the cached vectors).
+   * them for this model (for the embedded corpus: the build's when they are this model's, else those of the
+   * `vectors` Hub repo set in Settings, when its chunks are the same), else embeds every chunk (or reads the cached
+   * vectors).
    */
   async enableDense(onProgress: (p: LoadProgress) => void, vectors: HubRepoRequest | null = null): Promise<DenseInfo> {
     const open = this.current;
@@ -152,12 +153,16 @@ export class KbSession {
     const info = (await this.models.loaded()).find((m) => m.task === 'embedder');
     if (!info || info.dim === null) throw new Error(NEED_EMBEDDER);
     const remote = this.models;
-    // The embedded corpus ships without vectors: a Hub repo configured in Settings may hold them.
-    if (!open.artifactDense && vectors && open.info.corpusId === sotuDescriptor.id) open.artifactDense = await hubVectors(this.deps, open, vectors, onProgress);
-    const why = open.artifactDense && embedderMismatch(open.artifactDense, { spec: info.spec, dim: info.dim });
+    const embedded = open.info.corpusId === sotuDescriptor.id;
+    let shipped = open.artifactDense;
+    // The embedded corpus's build-time vectors are the default embedder's: another one embeds in the tab, as when the
+    // build shipped none, unless a Hub repo configured in Settings holds its vectors.
+    if (embedded && shipped && embedderMismatch(shipped, { spec: info.spec, dim: info.dim })) shipped = null;
+    if (embedded && !shipped && vectors) shipped = open.artifactDense = await hubVectors(this.deps, open, vectors, onProgress);
+    const why = shipped && embedderMismatch(shipped, { spec: info.spec, dim: info.dim });
     if (why) throw new Error(`${open.info.descriptor.title}: ${why}.`);
     const embedder: TextEmbedder = { spec: info.spec, dim: info.dim, embed: (texts, kind) => remote.embed([...texts], kind) };
-    const { setup, owner } = await attachKbVectors(open.kb, open.artifactDense, embedder, { kbKey: open.key, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
+    const { setup, owner } = await attachKbVectors(open.kb, shipped, embedder, { kbKey: open.key, onProgress: (stage, done, total) => onProgress({ stage, done, total }) });
     // The models worker was replaced meanwhile (the user cancelled, or it restarted): these vectors' model is gone.
     if (this.models !== remote) throw new Error('The model runtime restarted while the dense index was built; enable the models again.');
     open.info = { ...open.info, dense: owner };
