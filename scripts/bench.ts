@@ -14,12 +14,15 @@
  *    HNSW build / serialise / restore times, and how often a query needed more than one retrieval round (the
  *    candidate pool doubling of search.ts, which reruns the dense search).
  *
+ *  - Exact scans (scripts/bench/scan-kernels.ts): the float32 and int8 exact searches per vector, WebAssembly and JS
+ *    kernels, beside numpy's float32 flat inner product (standing in for FAISS flat); `--scan-only` runs only it.
+ *
  * Every timed loop is preceded by one untimed warm-up pass. Query latency is `telemetry.queryMs` (non-model
  * stages); wall time around `search()` is reported beside it.
  *
  * Options: --scifact DIR (or env RAG_LAB_SCIFACT; default ../shared/data/scifact next to the repo),
  *          --reps N (passes over each query set, default 3; short sets get more, to reach --min-samples N timed
- *          queries, default 300), --build-reps N (timed builds, default 3), --pretty.
+ *          queries, default 300), --build-reps N (timed builds, default 3), --scan-only, --pretty.
  */
 // hnswlib-wasm serialises through IDBFS: HNSW serialise/restore needs IndexedDB in Node.
 import 'fake-indexeddb/auto';
@@ -44,9 +47,12 @@ import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
 import { sotuCorpusJson } from '../cli/sotu-corpus.ts';
 import { benchBuild, benchQueries, log, now, r3, summary, type QueryLoopResult, type Summary } from './bench/retrieval-timing.ts';
 import { readArgs, repsFor, UsageError, type BenchArgs } from './bench/retrieval-args.ts';
+import { benchScan } from './bench/scan-kernels.ts';
 import { clusterCentres, clusteredRow, clusteredVectors, NOISE, RandomQueryEncoder } from './bench/random-vectors.ts';
 
 const DIM = 384;
+/** The embedded SOTU corpus's 800/120 chunks (what --scan-only scans; the full run uses the knowledge base's size). */
+const SOTU_CHUNKS = 16_564;
 const VECTOR_SEED = 384_001;
 const CLUSTERS = 200;
 const DENSE_CDF_QUERIES = 32;
@@ -118,6 +124,12 @@ async function main(): Promise<void> {
     search: { topK: effective.topK, candidateK: effective.candidateK, dedup: effective.dedup, calibration: effective.calibration, rejectThreshold: effective.rejectThreshold },
     kb: { bm25: 'defaults (k1 0.9, b 0.4)', cdfQueries: 'default (100)', chunking: `${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}` },
   };
+
+  if (args.scanOnly) {
+    const scan = await benchScan(SOTU_CHUNKS, args.reps);
+    process.stdout.write(JSON.stringify({ benchmark: 'rag-lab exact scans', date: new Date().toISOString(), machine: machineInfo(), scan }, null, args.pretty ? 2 : undefined) + '\n');
+    return;
+  }
 
   // SciFact
   const scifact = await benchScifact(args, searchOptions);
@@ -286,6 +298,7 @@ async function main(): Promise<void> {
         auto: { chooses: chooseVectorIndex(kb.size, DIM), hnswMinValues: HNSW_MIN_VALUES, values: kb.size * DIM },
       },
     },
+    scan: await benchScan(kb.size, args.reps),
     totalMs: r3(now() - tStart),
   };
   process.stdout.write(JSON.stringify(result, null, args.pretty ? 2 : undefined) + '\n');

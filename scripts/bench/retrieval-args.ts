@@ -7,6 +7,8 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface BenchArgs {
   scifact: string; scifactExplicit: boolean; reps: number; minSamples: number; buildReps: number; pretty: boolean;
+  /** Only the exact-scan section (scripts/bench/scan-kernels.ts). */
+  scanOnly: boolean;
 }
 
 /** Passes over a query set: at least `reps`, and enough for `minSamples` timings (a stable p95 on short lists). */
@@ -30,7 +32,7 @@ export function readArgs(argv: string[]): BenchArgs {
       args: argv,
       options: {
         scifact: { type: 'string' }, reps: { type: 'string' }, 'min-samples': { type: 'string' }, 'build-reps': { type: 'string' },
-        pretty: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+        pretty: { type: 'boolean', default: false }, 'scan-only': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }));
@@ -38,7 +40,7 @@ export function readArgs(argv: string[]): BenchArgs {
     throw new UsageError((e as Error).message);
   }
   if (values.help) {
-    process.stderr.write('Usage: npm run bench -- [--scifact DIR] [--reps N] [--min-samples N] [--build-reps N] [--pretty]\n');
+    process.stderr.write('Usage: npm run bench -- [--scifact DIR] [--reps N] [--min-samples N] [--build-reps N] [--scan-only] [--pretty]\n');
     process.exit(0);
   }
   const fromFlag = values.scifact, fromEnv = process.env.RAG_LAB_SCIFACT;
@@ -50,5 +52,6 @@ export function readArgs(argv: string[]): BenchArgs {
     minSamples: positiveInt('min-samples', values['min-samples'], 300),
     buildReps: positiveInt('build-reps', values['build-reps'], 3),
     pretty: values.pretty ?? false,
+    scanOnly: values['scan-only'] ?? false,
   };
 }

@@ -48,6 +48,7 @@ describe('chooseVectorIndex', () => {
     expect(HNSW_MIN_VALUES).toBeGreaterThan(0);
     expect(chooseVectorIndex(0, 384)).toBe('exact');
     expect(chooseVectorIndex(5_000, 384)).toBe('exact');
+    expect(chooseVectorIndex(16_564, 384)).toBe('exact'); // the embedded SOTU corpus: the SIMD scan is fast enough
     expect(chooseVectorIndex(100_000, 384)).toBe('hnsw');
     // the rule is on n × dim: the same corpus with a bigger model switches earlier
     const n = Math.ceil(HNSW_MIN_VALUES / 384);

@@ -2,7 +2,8 @@
  * Dense retrieval over given vectors. The embedding model that produces them lives in `models/`;
  * this module only searches. `ExactDenseIndex` scans every vector (cosine or inner product).
  */
-import { topK, type Scored } from './topk.ts';
+import { FloatScan, scanErrorBound, topKWithin } from './scan-kernel.ts';
+import type { Scored } from './topk.ts';
 
 export type DenseMetric = 'cosine' | 'ip';
 
@@ -16,13 +17,19 @@ export interface DenseRetriever {
   scoreItems(query: Float32Array, items: readonly number[]): number[];
 }
 
-/** Row-major n × dim vectors; with 'cosine' rows are L2-normalised once at construction. */
+/**
+ * Row-major n × dim vectors; with 'cosine' rows are L2-normalised once at construction. The scan runs in the
+ * float32 SIMD kernel of scan-kernel.ts; hits and scores are those of the float64 reference `dot` (re-scored).
+ */
 export class ExactDenseIndex implements DenseRetriever {
   readonly size: number;
+  private readonly scan: FloatScan;
   private readonly scores: Float64Array;
+  /** max_i ‖x_i‖₂ (float64), for the kernel's error bound. */
+  private readonly maxNorm: number;
 
   constructor(
-    private readonly vectors: Float32Array,
+    vectors: Float32Array,
     readonly dim: number,
     readonly metric: DenseMetric = 'cosine',
   ) {
@@ -30,11 +37,12 @@ export class ExactDenseIndex implements DenseRetriever {
       throw new Error(`ExactDenseIndex: ${vectors.length} values are not a whole number of ${dim}-dimensional vectors`);
     }
     this.size = vectors.length / dim;
-    if (metric === 'cosine') {
-      this.vectors = vectors.slice();
-      for (let i = 0; i < this.size; i++) normalize(this.vectors.subarray(i * dim, (i + 1) * dim));
-    }
+    this.scan = new FloatScan(vectors, dim, metric === 'cosine' ? normalize : undefined);
     this.scores = new Float64Array(this.size);
+    const { rows, stride } = this.scan;
+    let max = 0;
+    for (let i = 0; i < this.size; i++) max = Math.max(max, Math.sqrt(dot(rows, i * stride, rows.subarray(i * stride, i * stride + dim))));
+    this.maxNorm = max;
   }
 
   private prepare(query: Float32Array): Float32Array {
@@ -46,18 +54,18 @@ export class ExactDenseIndex implements DenseRetriever {
 
   search(query: Float32Array, k: number, idOf: (index: number) => string, accept?: (index: number) => boolean): Scored[] {
     const q = this.prepare(query);
-    for (let i = 0; i < this.size; i++) this.scores[i] = dot(this.vectors, i * this.dim, q);
-    return topK(this.scores, range(this.size), k, idOf, accept);
+    const { rows, stride } = this.scan;
+    // Σ_j |x_j·q_j| ≤ ‖x‖₂·‖q‖₂ (Cauchy–Schwarz); past 1e30 a float32 product could overflow: re-score all rows
+    const l1 = this.maxNorm * Math.sqrt(dot(q, 0, q));
+    const e = l1 < 1e30 ? scanErrorBound(this.dim, l1) : Infinity;
+    return topKWithin(this.scan.scan(q), this.size, k, e, (i) => dot(rows, i * stride, q), this.scores, idOf, accept);
   }
 
   scoreItems(query: Float32Array, items: readonly number[]): number[] {
     const q = this.prepare(query);
-    return items.map((i) => dot(this.vectors, i * this.dim, q));
+    const { rows, stride } = this.scan;
+    return items.map((i) => (Number.isInteger(i) && i >= 0 && i < this.size ? dot(rows, i * stride, q) : NaN));
   }
-}
-
-function* range(n: number): Iterable<number> {
-  for (let i = 0; i < n; i++) yield i;
 }
 
 /** Σ v[off+j]·q[j], unrolled by 4. */

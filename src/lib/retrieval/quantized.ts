@@ -40,7 +40,8 @@ import {
   type QuantizedVectors,
   type QuantizeOptions,
 } from './quantized-data.ts';
-import { topK, type Scored } from './topk.ts';
+import { scanErrorBound, TableScan, topKWithin } from './scan-kernel.ts';
+import type { Scored } from './topk.ts';
 
 export type { Int8IndexData } from './quantized-data.ts';
 
@@ -49,15 +50,20 @@ export class Int8DenseIndex implements DenseRetriever {
   readonly dim: number;
   readonly metric: DenseMetric;
   readonly size: number;
-  private readonly q: QuantizedVectors;
+  /** The quantized vectors but the codes, which live in {@link scan} only (one copy). */
+  private readonly q: Omit<QuantizedVectors, 'codes'>;
   private readonly scores: Float64Array;
+  /** The kernel's scores (float64: rounding them to float32 would add an error the bound does not cover). */
+  private readonly approx: Float64Array;
   private readonly qc: Float64Array;
   /**
    * The codes as bytes (k & 255), and per query T[j·256 + (k & 255)] = L[k]·q_j (dim·1 KB, built in the time of a
-   * 256-vector scan): the scan adds one table entry per component, as fast as the int8 × float multiply it replaces.
+   * 256-vector scan): the scan adds one table entry per component (scan-kernel.ts: WebAssembly, float32 sums;
+   * hits re-scored with the float64 reference {@link sumTable}, so results are the reference's bit for bit).
    */
-  private readonly bytes8: Uint8Array;
-  private readonly table: Float32Array;
+  private readonly scan: TableScan;
+  /** max_i s_i, for the kernel's error bound. */
+  private readonly maxScale: number;
 
   /** Quantizes row-major n × dim `vectors` (normalised first with 'cosine'; the caller's array is not modified). */
   constructor(vectors: Float32Array, dim: number, metric?: DenseMetric, options?: QuantizeOptions);
@@ -68,6 +74,7 @@ export class Int8DenseIndex implements DenseRetriever {
     metricArg: DenseMetric = 'cosine',
     options: QuantizeOptions = {},
   ) {
+    let q: QuantizedVectors;
     if (source instanceof Float32Array) {
       const dim = dimArg ?? 0;
       checkShape('Int8DenseIndex', source.length, dim);
@@ -76,7 +83,7 @@ export class Int8DenseIndex implements DenseRetriever {
         v = source.slice();
         for (let i = 0; i < v.length / dim; i++) normalize(v.subarray(i * dim, (i + 1) * dim));
       }
-      this.q = quantizeInt8(v, dim, options);
+      q = quantizeInt8(v, dim, options);
       this.dim = dim;
       this.metric = metricArg;
     } else {
@@ -89,15 +96,19 @@ export class Int8DenseIndex implements DenseRetriever {
         throw new Error(`Int8DenseIndex: data holds ${d.codes.length} codes and ${d.scales.length} scales, expected ${d.size} vectors of ${d.dim} dimensions`);
       }
       checkParts('Int8DenseIndex', d, d.dim, d.size);
-      this.q = { centroidCodes: d.centroidCodes, centroidScales: d.centroidScales, assign: d.assign, alphas: d.alphas, codes: d.codes, scales: d.scales, levels: d.levels };
+      q = d;
       this.dim = d.dim;
       this.metric = d.metric;
     }
-    this.size = this.q.scales.length;
+    this.q = { centroidCodes: q.centroidCodes, centroidScales: q.centroidScales, assign: q.assign, alphas: q.alphas, scales: q.scales, levels: q.levels };
+    this.scan = new TableScan(q.codes, this.dim);
+    this.size = q.scales.length;
     this.scores = new Float64Array(this.size);
-    this.qc = new Float64Array(this.q.centroidScales.length);
-    this.bytes8 = new Uint8Array(this.q.codes.buffer, this.q.codes.byteOffset, this.q.codes.length);
-    this.table = new Float32Array(this.dim * 256);
+    this.approx = new Float64Array(this.size);
+    this.qc = new Float64Array(q.centroidScales.length);
+    let max = 0;
+    for (const x of q.scales) max = Math.max(max, x);
+    this.maxScale = max;
   }
 
   /** Restores an index from {@link toData} output (the arrays are used as they are, not copied). */
@@ -105,9 +116,9 @@ export class Int8DenseIndex implements DenseRetriever {
     return new Int8DenseIndex(data);
   }
 
-  /** Plain typed arrays + version; the arrays are shared with the index (do not modify them). */
+  /** Plain typed arrays + version; the arrays but the codes (a fresh copy) are shared with the index (do not modify them). */
   toData(): Int8IndexData {
-    return { kind: 'int8', version: INT8_INDEX_VERSION, dim: this.dim, size: this.size, metric: this.metric, ...this.q };
+    return { kind: 'int8', version: INT8_INDEX_VERSION, dim: this.dim, size: this.size, metric: this.metric, ...this.q, codes: this.scan.codes() };
   }
 
   /**
@@ -116,7 +127,7 @@ export class Int8DenseIndex implements DenseRetriever {
    */
   get bytes(): number {
     const q = this.q;
-    return q.codes.byteLength + q.scales.byteLength + q.alphas.byteLength + q.assign.byteLength + q.centroidCodes.byteLength + q.centroidScales.byteLength + q.levels.byteLength;
+    return this.size * this.dim + q.scales.byteLength + q.alphas.byteLength + q.assign.byteLength + q.centroidCodes.byteLength + q.centroidScales.byteLength + q.levels.byteLength;
   }
 
   private prepare(query: Float32Array): Float32Array {
@@ -126,7 +137,7 @@ export class Int8DenseIndex implements DenseRetriever {
     const q = this.metric === 'cosine' ? normalize(query.slice()) : query;
     const { centroidCodes, centroidScales, levels } = this.q;
     for (let a = 0; a < this.qc.length; a++) this.qc[a] = dotInt8(centroidCodes, a * this.dim, q) * centroidScales[a]!;
-    const t = this.table;
+    const t = this.scan.table;
     for (let j = 0; j < this.dim; j++) {
       const qj = q[j]!;
       for (let b = 0; b < 256; b++) t[(j << 8) | b] = levels[b]! * qj;
@@ -138,26 +149,28 @@ export class Int8DenseIndex implements DenseRetriever {
     // score_i = α_i·(c_a·q) + s_i·Σ_j L[k_ij]·q_j, with c_a·q once per query and centroid and L[k]·q_j from the
     // per-query table (float32: each term within a relative 2⁻²⁴, far below the quantization error)
     const { scales, alphas, assign } = this.q;
-    return alphas[i]! * this.qc[assign[i]!]! + sumTable(this.bytes8, i * this.dim, this.dim, this.table) * scales[i]!;
+    if (!(Number.isInteger(i) && i >= 0 && i < this.size)) return NaN;
+    const { bytes, rowBytes, table } = this.scan;
+    return alphas[i]! * this.qc[assign[i]!]! + sumTable(bytes, i * rowBytes, this.dim, table) * scales[i]!;
   }
 
   search(query: Float32Array, k: number, idOf: (index: number) => string, accept?: (index: number) => boolean): Scored[] {
     const q = this.prepare(query);
     const { scales, alphas, assign } = this.q;
-    const { qc, scores, dim, bytes8, table } = this;
-    // score(i, q), inlined in the scan
-    for (let i = 0; i < this.size; i++) scores[i] = alphas[i]! * qc[assign[i]!]! + sumTable(bytes8, i * dim, dim, table) * scales[i]!;
-    return topK(scores, range(this.size), k, idOf, accept);
+    const { qc, scores, approx } = this;
+    const sums = this.scan.scan();
+    // the kernel's score: α_i·(c_a·q) + s_i·(its table sum); |Σ_j L[k_j]·q_j| terms ≤ |q_j| (|L| ≤ 1), so E ≤ max s·bound(‖q‖₁)
+    for (let i = 0; i < this.size; i++) approx[i] = alphas[i]! * qc[assign[i]!]! + sums[i]! * scales[i]!;
+    let l1 = 0;
+    for (let j = 0; j < this.dim; j++) l1 += Math.abs(q[j]!);
+    const e = l1 * this.maxScale < 1e30 ? scanErrorBound(this.dim, l1) * this.maxScale : Infinity;
+    return topKWithin(approx, this.size, k, e, (i) => this.score(i, q), scores, idOf, accept);
   }
 
   scoreItems(query: Float32Array, items: readonly number[]): number[] {
     const q = this.prepare(query);
     return items.map((i) => this.score(i, q));
   }
-}
-
-function* range(n: number): Iterable<number> {
-  for (let i = 0; i < n; i++) yield i;
 }
 
 /** Σ codes[off+j]·q[j], unrolled by 4. */
@@ -175,7 +188,7 @@ function dotInt8(codes: Int8Array, off: number, q: Float32Array): number {
   return s0 + s1 + s2 + s3;
 }
 
-/** Σ_j table[j·256 + bytes[off+j]] = Σ_j L[k_j]·q_j, unrolled by 4. */
+/** Σ_j table[j·256 + bytes[off+j]] = Σ_j L[k_j]·q_j, unrolled by 4 (the reference arithmetic). */
 function sumTable(bytes: Uint8Array, off: number, dim: number, table: Float32Array): number {
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   let j = 0;

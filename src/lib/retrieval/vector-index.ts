@@ -2,8 +2,8 @@
  * Which dense index a corpus gets, building it, and its plain-data form for the cache.
  *
  *  - 'exact': float32 brute force (`ExactDenseIndex`), no build cost, exact.
- *  - 'int8': brute force over int8 codes (`Int8DenseIndex`), 4× less memory, ~exact (recall@10 ≈ 0.99+), about
- *    as fast as float32 in JS: a memory choice, never picked by 'auto'.
+ *  - 'int8': brute force over int8 codes (`Int8DenseIndex`), 4× less memory, ~exact (recall@10 ≈ 0.99+), ≈ 3×
+ *    slower than the float32 SIMD scan (table lookups do not vectorise): a memory choice, never picked by 'auto'.
  *  - 'hnsw': hnswlib-wasm graph (`HnswIndex`), fast queries, slow to build (single-threaded wasm): picked by 'auto'
  *    above {@link HNSW_MIN_VALUES}, built once and restored from the cache (store/dense-loader.ts).
  */
@@ -31,33 +31,22 @@ export interface ExactIndexData {
 export type VectorIndexData = ExactIndexData | Int8IndexData | HnswIndexData;
 
 /**
- * 'auto' switches from the exact float32 scan to HNSW at n × dim ≥ 2,000,000 values (≈ 5.2k vectors of 384 dims,
- * 2.6k of 768), so the embedded SOTU corpus (16,564 chunks × 384 for all-MiniLM-L6-v2 = 6.4M values) gets HNSW.
- * The bar: hybrid_calibrated query latency without model time ≤ 5 ms p95 on ~16k chunks. HNSW's one-time build is
- * cached with the embeddings (store/dense-loader.ts: graph restored in ~0.1–0.3 s instead of rebuilt).
+ * 'auto' switches from the exact float32 scan to HNSW at n × dim ≥ 15,000,000 values (≈ 39k vectors of 384 dims,
+ * 19.5k of 768), so the embedded SOTU corpus (16,564 chunks × 384 = 6.4M values) keeps the exact scan and needs no
+ * HNSW build (26–32 s here). The bar: hybrid_calibrated query latency without model time ≤ 5 ms p95.
  *
- * MEASURED on this machine (2-core AMD EPYC, Node 20; shared with other jobs, so the least-loaded runs are quoted,
- * ranges under load in brackets):
- *  - `npm run bench`, fusion section (SOTU 800/120 chunks, 16,564 × 384 seeded clustered random vectors, 32 queries
- *    × 10 passes, top_k 5, candidate_k 20), hybrid_calibrated queryMs:
- *      exact scan: mean 9.9–10.7 ms, p95 10.6–15.1 ms  [load 4–8: mean 14–21, p95 19–30]  → misses the bar;
- *      HNSW (M 16, efConstruction 200, efSearch 64; restored from its serialised graph): mean 0.96 ms, p95 1.8 ms
- *      [load 4–6: p95 1.9–5.7; the excess is OS preemption, per-query CPU time p95 stays ≈ 2 ms]  → meets it.
- *    rrf and hybrid_fixed alike. HNSW recall vs the exact scan on those queries: 1.000 at 5 and at 20. No fusion
- *    query needed a second retrieval round, so the dense search ran once per query; were the pool to double, HNSW
- *    costs 0.58 / 0.63 / 0.76 / 1.6 / 3.1 ms at k 20 / 40 / 80 / 160 / 320 (the exact scan ≈ 9.5 ms at any k).
- *    HNSW build 26 s [28–59 s under load], serialise 0.25 s, restore 0.09–0.23 s, graph 27.8 MB; checking a cached
- *    graph (SHA-256 of the embeddings and of the record) adds ≈ 0.05 s.
- *  - Exact-scan hybrid_calibrated p95 by corpus size (SOTU prefixes, same vectors, least-loaded of 5 runs at load
- *    ≈ 5): 3k 1.9 ms, 4k 2.4, 5k 3.5, 6k 6.6, 7k 7.2, 8k 7.7, 10k 8.8, 12k 9.7 (the scan alone ≈ 0.4–0.6 µs per
- *    384-dim vector). The threshold sits between 5k and 6k × 384, where the exact scan stops meeting the 5 ms
- *    bar; below it the scan is fast enough and exact, and an HNSW build (≈ 1.3–1.6 ms per vector) would not pay
- *    for itself.
- *  - Earlier `scripts/bench-vectors.ts` numbers (k = 10, 200 queries): exact scan 2k 1.0 ms, 10k 5.0, 16k 6.6–8.2,
- *    100k 51 ms (≈ 1.3 ns per value); HNSW 0.55 ms at 16k (recall@10 1.000), 0.58 ms at 100k (0.994); build
- *    131 s, restore 1.5 s, 160 MB at 100k.
+ * MEASURED on this machine (2-core AMD EPYC, Node 20, load ≈ 0), with the WebAssembly SIMD scan of scan-kernel.ts:
+ *  - `npm run bench -- --scan-only`: exact float32 search (k 20) p95 0.74 ms at 16,564 × 384, 2.7 ms at 50k,
+ *    5.0 ms at 100k, 10.7 ms at 200k (41–50 ns per vector; the JS scan it replaced: ≈ 300 ns, 7.8 ms at 16.5k).
+ *  - `npm run bench`, fusion section (16,564 × 384): the rest of hybrid_calibrated (BM25, fusion, calibration)
+ *    costs ≈ 0.3–0.6 ms (HNSW run: mean 1.3 ms with its search 0.7 ms); it grows with the corpus (BM25 postings).
+ *    At 39k × 384 the exact scan's p95 ≈ 1.9 ms plus the rest ≈ 1.5 ms stays well inside 5 ms; at 100k the scan
+ *    alone reaches it, so the switch sits at 15M values with room for a loaded machine (p95 doubles at load ≈ 2).
+ *  - HNSW (M 16, efConstruction 200, efSearch 64): search ≈ 0.5 ms at 16k, recall 1.000 vs exact; build ≈ 1.3–1.9 ms
+ *    per vector, restore 0.1–0.3 s, graph 27.8 MB at 16.5k: below the threshold it does not pay for itself.
+ *  - Before the kernel (JS scan, 0.4–0.6 µs per vector) the threshold was 2,000,000 values (≈ 5.2k × 384).
  */
-export const HNSW_MIN_VALUES = 2_000_000;
+export const HNSW_MIN_VALUES = 15_000_000;
 
 /** The index kind for n vectors of `dim` dimensions; an explicit kind overrides the size rule. */
 export function chooseVectorIndex(n: number, dim: number, override: VectorIndexChoice = 'auto'): VectorIndexKind {
