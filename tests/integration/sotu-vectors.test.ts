@@ -167,7 +167,7 @@ describe('the tab opens the shipped vectors', () => {
     expect(info.artifactEmbedder).toEqual({ id: EMBEDDER, dim: embedder.dim });
     expect(site.requests).toContain('/site/corpora/sotu/embeddings.int8/codes.npy');
 
-    const loaded: LoadedModel[] = [{ task: 'embedder', spec: embedder.spec, dim: embedder.dim, loadMs: 0, fallback: null, threads: null }];
+    const loaded: LoadedModel[] = [{ task: 'embedder', spec: embedder.spec, dim: embedder.dim, loadMs: 0, warmupMs: null, firstCallMs: null, fallback: null, threads: null }];
     const kinds: string[] = [];
     session.attachModels({
       loaded: async () => loaded,

@@ -133,7 +133,7 @@ function sumTableBody(): number[] {
 }
 
 /** The module's bytes. */
-export function scanModuleBytes(): Uint8Array {
+export function scanModuleBytes(): Uint8Array<ArrayBuffer> {
   const fnType = [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0x00];
   const bodies = [scanF32Body(), scanF32x4Body(), sumTableBody()];
   return Uint8Array.from([
