@@ -146,7 +146,8 @@ describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', 
       });
       await page.click('[data-testid=enable-models]');
       await waitForDense(page);
-      await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
+      // The cross-encoder's load includes its warm-up run, which compiles WebGPU shaders (slow on SwiftShader).
+      await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled(), { timeout: 60_000 }).toBe(false);
       expect(await modelsWorker.evaluate(() => (self as unknown as { __devices: unknown[] }).__devices.length)).toBeGreaterThan(0);
 
       await page.click('[data-testid=tab-settings]');
