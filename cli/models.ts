@@ -6,7 +6,7 @@ import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
-import type { Dtype, PairScorer, TextEmbedder } from '../src/lib/models/types.ts';
+import { DTYPES, type Dtype, type PairScorer, type TextEmbedder } from '../src/lib/models/types.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { noVectorStore, type VectorStore } from '../src/lib/store/vector-cache.ts';
 import { CliError } from './args.ts';
@@ -25,7 +25,7 @@ export const MODEL_ARGS = {
 
 export const MODEL_HELP = `  --embedder ID       embedding model (default ${DEFAULT_MODELS.embedder})
   --reranker ID       cross-encoder (default ${DEFAULT_MODELS['cross-encoder']})
-  --dtype D           fp32 | fp16 | q8 | q4 (default fp32: onnx/model.onnx)
+  --dtype D           ${DTYPES.join(' | ')} (default fp32: onnx/model.onnx)
   --models-dir DIR    load models from DIR/<owner>/<name>/ only (no downloads)
   --model-host URL    download models from this host in Hub layout (default https://huggingface.co/)
   --cache-dir DIR     where item embeddings are cached (default ~/.cache/rag-lab/vectors)
@@ -49,8 +49,6 @@ export interface CliModels {
   store: VectorStore;
   search: SearchModels;
 }
-
-const DTYPES: readonly Dtype[] = ['fp32', 'fp16', 'q8', 'q4'];
 
 /**
  * Checks the model flags and folders before long work: the dtype, that --models-dir is a folder, and that the

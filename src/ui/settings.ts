@@ -10,10 +10,11 @@ import { parseHubId } from '../lib/data/kb-registry.ts';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
 import { autoThreads, defaultDtype } from '../lib/models/env.ts';
 import { DEFAULT_MODELS } from '../lib/models/registry.ts';
+import { DTYPES } from '../lib/models/types.ts';
 
 const Spec = v.object({
   id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-  dtype: v.picklist(['fp32', 'fp16', 'q8', 'q4']),
+  dtype: v.picklist(DTYPES),
   device: v.picklist(['wasm', 'webgpu']),
 });
 

@@ -16,7 +16,12 @@ export const MODEL_REVISION = 'main';
 export type DownloadDtype = Dtype | 'q4f16';
 
 /** transformers.js file suffix per dtype (`onnx/model<suffix>.onnx`). */
-const ONNX_SUFFIX: Readonly<Record<DownloadDtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized', q4: '_q4', q4f16: '_q4f16' };
+const ONNX_SUFFIX: Readonly<Record<DownloadDtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized', uint8: '_uint8', q4: '_q4', q4f16: '_q4f16' };
+/** The ONNX graph transformers.js loads for a dtype: `onnx/model<suffix>.onnx`. */
+export function onnxGraphFile(dtype: DownloadDtype): string {
+  return `onnx/model${ONNX_SUFFIX[dtype]}.onnx`;
+}
+
 const BASE_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
 const MAX_PAGES = 20;
 
@@ -39,7 +44,7 @@ export interface ModelDownload {
 
 /** The files a load fetches: config, tokenizer, and the ONNX graph for the dtype with any external-data parts listed. */
 export function neededFiles(dtype: DownloadDtype, listed: readonly string[]): string[] {
-  const graph = `onnx/model${ONNX_SUFFIX[dtype]}.onnx`;
+  const graph = onnxGraphFile(dtype);
   const external = listed.filter((p) => p === `${graph}_data` || p.startsWith(`${graph}_data_`)).sort();
   return [...BASE_FILES, graph, ...external];
 }

@@ -2,7 +2,13 @@
 
 export type ModelTask = 'embedder' | 'cross-encoder' | 'nli';
 export type Device = 'wasm' | 'webgpu' | 'cpu';
-export type Dtype = 'fp32' | 'fp16' | 'q8' | 'q4';
+/**
+ * The ONNX variants transformers.js loads by dtype (`onnx/model<suffix>.onnx`): fp32 `model`, fp16 `model_fp16`,
+ * q8 `model_quantized` (int8 weights), uint8 `model_uint8`, q4 `model_q4` (4-bit MatMulNBits). Listed in the order
+ * Settings offers them.
+ */
+export const DTYPES = ['q8', 'fp32', 'uint8', 'q4', 'fp16'] as const;
+export type Dtype = (typeof DTYPES)[number];
 
 export interface ModelSpec {
   /** Hub id (`Xenova/all-MiniLM-L6-v2`) or a folder name under the local model path. */
