@@ -6,7 +6,8 @@
  *
  * Model: random weights (scores are meaningless), generated on first use outside the repository (default
  * `<os tmpdir>/rag-lab-minilm/`, see scripts/bench/models-fixtures.ts) from `scripts/make-fixture-models.py --minilm`
- * (fp32), plus a one-logit classifier head for the cross-encoder and dynamic-int8 'q8' variants. Needs Debian's
+ * (fp32), plus a one-logit classifier head for the cross-encoder, and the q8, uint8, q4 and fp16 variants
+ * (scripts/bench/models-quantize.py; `agreement` compares each with fp32, scripts/bench/models-agreement.ts). Needs Debian's
  * python3-onnx and python3-numpy (exit code 2 with the apt-get line when missing).
  *
  * Inputs: ~256 real State of the Union chunks (800/120 characters, the app's chunker), spread over the corpus,
@@ -27,7 +28,7 @@
  * prints `sweep` (passages/s, rerank ms, padding share per size) and the fastest sizes; padding shares per size are
  * in inputs.paddingSharePct.
  *
- * Options: --runtimes node,chromium  --dtypes q8,fp32  --threads 1,2  --chunks 256  --batch 8  --batches LIST  --pairs 20
+ * Options: --runtimes node,chromium  --dtypes q8,fp32 (any of fp32,q8,uint8,q4,fp16)  --threads 1,2  --chunks 256  --batch 8  --batches LIST  --pairs 20
  *          --runs 20  --warmup 2  --rerank-batch N  --embed-budget-s 12  --rerank-budget-s 15  --vocab corpus|fixture
  *          --coep require-corp|credentialless  --bar-ms 400  --models-dir DIR  --pretty
  * The time budgets bound each configuration: with the defaults a run takes ~5–8 minutes on 2 cores.
@@ -45,6 +46,7 @@ import { ensureBenchModels, SetupError } from './bench/models-fixtures.ts';
 import { measure, type MeasurePlan, type MeasureResult } from './bench/models-measure.ts';
 import { SOTU_BENCH_QUERIES } from './bench/sotu-queries.ts';
 import { readArgs, UsageError } from './bench/models-args.ts';
+import { agreement, COSINE_BAR, dtypeTables } from './bench/models-agreement.ts';
 import { sampleChunks, tokenStats } from './bench/models-tokens.ts';
 import { readSotuAddresses } from '../cli/sotu-corpus.ts';
 
@@ -52,18 +54,6 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg: string) => process.stderr.write(`[bench:models] ${msg}\n`);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const BAR = 'Rerank of 20 pairs at MiniLM-L6 shape <= 400 ms in Chromium WASM';
-
-function cosine(a: readonly number[], b: readonly number[]): number | null {
-  if (!a.length || a.length !== b.length) return null;
-  let ab = 0, aa = 0, bb = 0;
-  for (let i = 0; i < a.length; i++) { ab += a[i]! * b[i]!; aa += a[i]! ** 2; bb += b[i]! ** 2; }
-  return Math.round((ab / Math.sqrt(aa * bb)) * 1e5) / 1e5;
-}
-
-function maxAbsDiff(a: readonly number[], b: readonly number[]): number | null {
-  if (!a.length || a.length !== b.length) return null;
-  return Number(Math.max(...a.map((x, i) => Math.abs(x - b[i]!))).toPrecision(3));
-}
 
 interface NodeRun { dtype: Dtype; numThreads: number; batch: number; result: MeasureResult | null; error: string | null; cpu: CpuSpans; loadavg1: number }
 
@@ -161,22 +151,28 @@ async function main(): Promise<void> {
     }
   }
 
-  // Same model across dtypes and runtimes? (probe = first chunk's embedding and the first rerank's scores)
+  // Each dtype against fp32 in the same runtime (models-agreement.ts), and each dtype across the two runtimes.
   const nodeProbe = (d: Dtype) => nodeRuns.find((r) => r.dtype === d && r.result)?.result?.probe;
   const webProbe = (d: Dtype) => webRuns.find((r) => r.dtype === d && r.report)?.report?.result.probe;
-  const agreement = {
-    embeddingCosine: {
-      nodeQ8VsFp32: cosine(nodeProbe('q8')?.embedding ?? [], nodeProbe('fp32')?.embedding ?? []),
-      chromiumQ8VsFp32: cosine(webProbe('q8')?.embedding ?? [], webProbe('fp32')?.embedding ?? []),
-      fp32NodeVsChromium: cosine(nodeProbe('fp32')?.embedding ?? [], webProbe('fp32')?.embedding ?? []),
-      q8NodeVsChromium: cosine(nodeProbe('q8')?.embedding ?? [], webProbe('q8')?.embedding ?? []),
-    },
-    rerankLogitMaxAbsDiff: {
-      fp32NodeVsChromium: maxAbsDiff(nodeProbe('fp32')?.scores ?? [], webProbe('fp32')?.scores ?? []),
-      q8NodeVsChromium: maxAbsDiff(nodeProbe('q8')?.scores ?? [], webProbe('q8')?.scores ?? []),
-      q8VsFp32Node: maxAbsDiff(nodeProbe('q8')?.scores ?? [], nodeProbe('fp32')?.scores ?? []),
-    },
+  const dtypes = dtypeTables([
+    ...nodeRuns.filter((r) => r.batch === sizes[0]).map((r) => ({
+      runtime: 'node', dtype: r.dtype, threads: r.numThreads, passagesPerS: r.result?.embed.passagesPerS ?? null,
+      rerankMeanMs: r.result?.rerank.ms.mean ?? null, probe: r.result?.probe, error: r.error,
+    })),
+    ...webRuns.filter((r) => r.batch === sizes[0]).map((r) => ({
+      runtime: 'chromium', dtype: r.dtype, threads: r.numThreads, passagesPerS: r.report?.result.embed.passagesPerS ?? null,
+      rerankMeanMs: r.report?.result.rerank.ms.mean ?? null, probe: r.report?.result.probe, error: r.error,
+    })),
+  ], models.bytes);
+  const agreementOut = {
+    rule: `default dtype per runtime = the fastest (passages/s) whose embeddings keep min cosine >= ${COSINE_BAR} with fp32 on the probe batch`,
+    byRuntime: dtypes,
+    nodeVsChromium: Object.fromEntries(args.dtypes.map((d) => [d, agreement(nodeProbe(d), webProbe(d))])),
   };
+  for (const t of dtypes) {
+    log(`dtypes, ${t.runtime} ${t.threads} thread(s): ` + t.rows.map((r) => `${r.dtype} ${r.passagesPerS ?? 'x'}/s ${r.rerankMeanMs ?? 'x'} ms cos ${r.embeddingCosine?.min ?? '-'}`).join('; ') +
+      ` -> fastest keeping cos >= ${COSINE_BAR}: ${t.fastestKeepingBar ?? 'n/a (no fp32 run)'}`);
+  }
 
   const bar = webRuns.map((r) => {
     const ms = r.report?.result.rerank.ms;
@@ -295,6 +291,10 @@ async function main(): Promise<void> {
         q8: 'onnx/model_quantized.onnx from scripts/bench/models-quantize.py: the pattern of onnxruntime quantize_dynamic(QInt8, per-tensor, ' +
           'MatMulConstBOnly) - DynamicQuantizeLinear + MatMulInteger on the 36 weight MatMuls, int8 word-embedding table; ' +
           'attention score MatMuls and the classifier head stay fp32. Written with onnx.helper (onnxruntime.quantization is not installed here).',
+        uint8: 'onnx/model_uint8.onnx: the same with quantize_dynamic(QUInt8): asymmetric uint8 weights with a zero point',
+        q4: 'onnx/model_q4.onnx: MatMul4BitsQuantizer defaults - com.microsoft MatMulNBits (4-bit, block 32 along K, asymmetric, ' +
+          'accuracy_level unset) on the 36 weight MatMuls; word embeddings, attention and the classifier head stay fp32',
+        fp16: 'onnx/model_fp16.onnx: float16 weights and compute, float32 inputs/outputs (convert_float_to_float16(keep_io_types=True))',
       },
       bytes: models.bytes,
       tokenizer: models.vocab === 'corpus'
@@ -337,7 +337,7 @@ async function main(): Promise<void> {
     start,
     bar: { rule: BAR, thresholdMs: args.barMs, pairs: args.pairs, results: bar },
     noise,
-    agreement,
+    agreement: agreementOut,
     totalS: r2((performance.now() - t0) / 1000),
   };
   process.stdout.write(`${JSON.stringify(out, null, args.pretty ? 2 : undefined)}\n`);

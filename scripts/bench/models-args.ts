@@ -2,7 +2,7 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Dtype } from '../../src/lib/models/types.ts';
+import { DTYPES, type Dtype } from '../../src/lib/models/types.ts';
 import type { Coep } from './models-browser.ts';
 
 export class UsageError extends Error {}
@@ -62,7 +62,7 @@ export function readArgs(argv: string[]): Args {
     throw new UsageError((e as Error).message);
   }
   if (values.help) {
-    process.stderr.write('Usage: npm run bench:models -- [--runtimes node,chromium] [--dtypes q8,fp32] [--threads 1,2] [--chunks 256] ' +
+    process.stderr.write('Usage: npm run bench:models -- [--runtimes node,chromium] [--dtypes q8,fp32 (any of fp32,q8,uint8,q4,fp16)] [--threads 1,2] [--chunks 256] ' +
       '[--batch 8] [--batches 8,16,32,64] [--no-start] [--pairs 20] [--runs 20] [--warmup 2] [--rerank-batch N] [--embed-budget-s 12] [--rerank-budget-s 15] ' +
       '[--vocab corpus|fixture] [--coep require-corp|credentialless] [--bar-ms 400] [--models-dir DIR] [--pretty]\n');
     process.exit(0);
@@ -81,7 +81,7 @@ export function readArgs(argv: string[]): Args {
   const one = <T extends string>(name: string, v: string, allowed: readonly T[]): T => list(name, v, allowed)[0]!;
   return {
     runtimes: list('runtimes', values.runtimes, ['node', 'chromium'] as const),
-    dtypes: list('dtypes', values.dtypes, ['fp32', 'q8'] as const),
+    dtypes: list('dtypes', values.dtypes, DTYPES),
     threads: values.threads.split(',').map((s) => int('threads', s.trim())),
     chunks: int('chunks', values.chunks),
     batch: int('batch', values.batch),

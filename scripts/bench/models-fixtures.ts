@@ -2,20 +2,23 @@
  * The random-weight MiniLM-L6-shaped models `npm run bench:models` times, generated on first use into a folder
  * outside the repository (default `<os tmpdir>/rag-lab-minilm/`), in Hub layout `<root>/<owner>/<name>/<file>`:
  *
- *   rag-lab/minilm-shape/      `scripts/make-fixture-models.py --minilm` (BertModel, last_hidden_state) + q8
- *   rag-lab/minilm-shape-cls/  the same encoder + a [CLS] pooler and a one-logit head (models-make-classifier.py) + q8
+ *   rag-lab/minilm-shape/      `scripts/make-fixture-models.py --minilm` (BertModel, last_hidden_state) + variants
+ *   rag-lab/minilm-shape-cls/  the same encoder + a [CLS] pooler and a one-logit head (models-make-classifier.py) + variants
  *   rag-lab/bench-embedder/, rag-lab/bench-reranker/
  *                              what is loaded: config and tokenizer files, `onnx/` linked to the folders above; the
  *                              tokenizer is the fixture's or the corpus vocabulary of models-vocab.ts (--vocab)
  *
- * q8 = onnx/model_quantized.onnx written by models-quantize.py (dynamic int8, ONNX Runtime quantize_dynamic's
- * pattern). A stamp file holds a hash of the three Python generators; when they change, the models are rebuilt.
+ * Variants (models-quantize.py, the patterns of ONNX Runtime's quantizers): q8 onnx/model_quantized.onnx (dynamic
+ * int8), uint8 onnx/model_uint8.onnx, q4 onnx/model_q4.onnx (MatMulNBits), fp16 onnx/model_fp16.onnx. A stamp file
+ * holds a hash of the three Python generators; when they change, the models are rebuilt.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onnxGraphFile } from '../../src/lib/models/download-size.ts';
+import { DTYPES, type Dtype } from '../../src/lib/models/types.ts';
 import { corpusVocabTokenizer, type VocabStats } from './models-vocab.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -65,7 +68,7 @@ export interface BenchModels {
   vocabStats: VocabStats | null;
   generated: boolean;
   /** Sizes in bytes of the ONNX files, by dtype. */
-  bytes: Record<'fp32' | 'q8', { embedder: number; reranker: number }>;
+  bytes: Record<Dtype, { embedder: number; reranker: number }>;
 }
 
 /**
@@ -120,7 +123,7 @@ export function ensureBenchModels(root: string, vocab: 'corpus' | 'fixture', cor
     if (tokenizer) writeFileSync(join(dir, 'tokenizer.json'), tokenizer);
     symlinkSync(join(root, source, 'onnx'), join(dir, 'onnx'), 'dir');
   }
-  const size = (id: string, f: string) => statSync(join(root, id, 'onnx', f)).size;
+  const size = (id: string, d: Dtype) => statSync(join(root, id, onnxGraphFile(d))).size;
   return {
     root,
     embedderId: EMBEDDER_ID,
@@ -128,9 +131,6 @@ export function ensureBenchModels(root: string, vocab: 'corpus' | 'fixture', cor
     vocab,
     vocabStats,
     generated,
-    bytes: {
-      fp32: { embedder: size(ENCODER, 'model.onnx'), reranker: size(CLASSIFIER, 'model.onnx') },
-      q8: { embedder: size(ENCODER, 'model_quantized.onnx'), reranker: size(CLASSIFIER, 'model_quantized.onnx') },
-    },
+    bytes: Object.fromEntries(DTYPES.map((d) => [d, { embedder: size(ENCODER, d), reranker: size(CLASSIFIER, d) }])) as BenchModels['bytes'],
   };
 }

@@ -77,7 +77,8 @@ export interface MeasureResult {
     budgetHit: boolean;
   };
   /** Outputs of fixed inputs, to check that runtimes and dtypes run the same model. */
-  probe: { embedding: number[]; scores: number[] };
+  /** The first embedding batch's vectors and the first rerank's scores: what agreement between dtypes compares. */
+  probe: { embeddings: number[][]; scores: number[] };
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -146,7 +147,7 @@ export async function measure(plan: MeasurePlan, log: (m: string) => void, mark:
   const first = await embedder.embed(plan.chunks.slice(0, plan.embedBatch), 'passage');
   const warmupMs = now() - t;
   checkVectors(first, embedder.dim, 'embedding');
-  const probeEmbedding = Array.from(first.subarray(0, embedder.dim));
+  const probeEmbeddings = Array.from({ length: first.length / embedder.dim }, (_, i) => Array.from(first.subarray(i * embedder.dim, (i + 1) * embedder.dim)));
   const batchMs: number[] = [];
   let passages = 0;
   mark('embed-start');
@@ -211,6 +212,6 @@ export async function measure(plan: MeasurePlan, log: (m: string) => void, mark:
       budgetHit: passages < plan.chunks.length,
     },
     rerank: { loadMs: r2(rerankLoadMs), pairs: plan.pairs, warmupMs: warm, ms: s, samples: samples.map(r2), budgetHit: samples.length < plan.runs },
-    probe: { embedding: probeEmbedding, scores: probeScores },
+    probe: { embeddings: probeEmbeddings, scores: probeScores },
   };
 }
