@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { planRecovery, runtimeReason, wasmDtypeFor } from '../../src/lib/models/device-fallback.ts';
 
 describe('planRecovery', () => {
-  it('WebGPU models move to WASM (fp32 stays fp32, other dtypes q8) and say why; the others load as they were', () => {
+  it('WebGPU models move to WASM (fp32 and uint8 stay, fp16 and q4 become q8) and say why; the others load as they were', () => {
     const plan = planRecovery([
       { task: 'embedder', spec: { id: 'a/emb', device: 'webgpu', dtype: 'fp32' }, fallback: null },
       { task: 'cross-encoder', spec: { id: 'a/ce', device: 'webgpu', dtype: 'fp16' }, fallback: null },
@@ -14,7 +14,7 @@ describe('planRecovery', () => {
       { task: 'cross-encoder', spec: { id: 'a/ce', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU failed mid-run (Device was lost); now on WASM q8.' },
       { task: 'nli', spec: { id: 'a/nli', device: 'wasm', dtype: 'q8' }, fallback: 'WebGPU could not start this model (no adapter); using WASM q8.' },
     ]);
-    expect(['fp32', 'fp16', 'q8', 'q4'].map((d) => wasmDtypeFor(d as 'fp32'))).toEqual(['fp32', 'q8', 'q8', 'q8']);
+    expect(['fp32', 'fp16', 'q8', 'q4', 'uint8'].map((d) => wasmDtypeFor(d as 'fp32'))).toEqual(['fp32', 'q8', 'q8', 'q8', 'uint8']);
   });
 
   it("reasons: the browser's message quoted by ONNX Runtime, else ORT's text without code and source path", () => {

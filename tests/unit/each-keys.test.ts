@@ -37,7 +37,7 @@ const AUDITED: Record<string, string> = {
   'SearchTab.svelte: unavailable → m': 'a filter of MODE_IDS',
   'SearchTab.svelte: res.hits → hit.id': 'search returns each item (chunk id) at most once',
   "SettingsTab.svelte: [['Embedding model', 'embedder'], ['Cross-encoder', 'crossEncoder'], ['NLI model (Benchmark)', 'nli']] as const → key": 'a constant list',
-  "SettingsTab.svelte: ['q8', 'fp16', 'fp32', 'q4'] → d": 'a constant list',
+  'SettingsTab.svelte: DTYPES → d': 'a constant list of distinct names (models/types.ts)',
   'SettingsTab.svelte: threadChoices → n': 'built from a Set',
   'SettingsTab.svelte: totals → id': 'entries of a Map',
 };

@@ -2,9 +2,9 @@
  * What runs after WebGPU fails mid-run (device lost: driver reset, GPU process crash; out of GPU memory; a kernel
  * the adapter cannot run). In a browser transformers.js chains every inference on one promise, so after any failed
  * run every later run in that JS context fails too: the models worker is replaced, and this plans what the new one
- * loads. WebGPU models move to WASM, keeping fp32 as fp32 (same weights: cached document embeddings stay valid, no
- * re-embedding) and taking q8 for other dtypes (fp16/q4 kernels are WebGPU-only in practice); the rest load as
- * they were.
+ * loads. WebGPU models move to WASM, keeping fp32 and uint8 as they are (same weights: cached document embeddings
+ * stay valid, no re-embedding) and taking q8 for fp16 and q4, which run no faster than fp32 on WASM
+ * (docs/internals/models.md, "Dtype variants"); the rest load as they were.
  */
 import type { Dtype, ModelSpec, ModelTask } from './types.ts';
 
@@ -15,9 +15,9 @@ export interface PlannedLoad {
   fallback: string | null;
 }
 
-/** WASM dtype replacing a WebGPU dtype: fp32 → fp32, anything else → q8 (model_quantized.onnx). */
+/** WASM dtype replacing a WebGPU dtype: fp32 → fp32, uint8 → uint8, fp16 and q4 → q8 (model_quantized.onnx). */
 export function wasmDtypeFor(dtype: Dtype): Dtype {
-  return dtype === 'fp32' ? 'fp32' : 'q8';
+  return dtype === 'fp32' || dtype === 'uint8' ? dtype : 'q8';
 }
 
 const short = (m: string) => (m.length > 200 ? `${m.slice(0, 197)}…` : m);
