@@ -10,6 +10,7 @@ import { ARXIV_API, ARXIV_MAX_RESULTS } from '../src/lib/data/arxiv.ts';
 import { FILES } from '../src/lib/artifact/format.ts';
 import { buildArtifact } from '../src/lib/kb-build/build-artifact.ts';
 import { checkBuildFlags, WEB_FLAGS_HELP } from '../src/lib/kb-build/build-flags.ts';
+import { DTYPES } from '../src/lib/models/types.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { CliError, parse } from './args.ts';
 import { cliFault, loadArxivData, loadBuildData, loadWebData } from './build-data.ts';
@@ -49,7 +50,7 @@ ${WEB_FLAGS_HELP}
                        none for BEIR: whole documents, as eval-beir ranks them without --chunk)
   --no-chunk           index whole documents
   --embedder ID        embed every chunk with this model (no embedder: a BM25-only artifact)
-  --dtype D            q8 | fp32 (default fp32): the embedder's weights
+  --dtype D            ${DTYPES.join(' | ')} (default fp32): the embedder's weights
   --models-dir DIR     load the embedder from DIR/<owner>/<name>/ only (no downloads)
   --model-host URL     download the embedder from this host in Hub layout (default https://huggingface.co/)
   --int8               also ship int8-quantized vectors (about a quarter of the float32 bytes)

@@ -1,6 +1,6 @@
 /**
  * The build's dense vectors for the embedded corpus: when the Hub can be reached, `npm run build` embeds the SOTU
- * chunks with the registry's default embedder in Node (onnxruntime-node, the dtype the tab loads on WASM: q8) and
+ * chunks with the registry's default embedder in Node (onnxruntime-node, the dtype the tab loads on WASM: `defaultDtype('wasm')`) and
  * ships int8 vectors in `corpora/sotu/` (the artifact format the tab reads, written by the one `writeArtifact`
  * through `artifactRepoFiles`), so a first visit has every mode without embedding in the tab.
  *
@@ -20,7 +20,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HUB_ORIGIN } from '../src/lib/hub/endpoint.ts';
 import { stallGuardedFetch } from '../src/lib/hub/stall-fetch.ts';
-import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
+import { DEFAULT_MODELS, defaultDtype } from '../src/lib/models/registry.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { artifactRepoFiles, filesUnder, readCache, sotuArtifactInput, writeCache, type SotuArtifact } from './sotu-artifact.ts';
 
@@ -60,7 +60,7 @@ export function sotuVectorsPlan(env: Record<string, string | undefined>, command
   const hubUrl = env.HF_ENDPOINT?.trim() || HUB_ORIGIN;
   const url = new URL(hubUrl);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`HF_ENDPOINT must be an http(s) URL, got "${hubUrl}"`);
-  return { mode: raw, hubUrl, embedder: DEFAULT_MODELS.embedder, dtype: 'q8', headersMs: 5000, idleMs: 30_000 };
+  return { mode: raw, hubUrl, embedder: DEFAULT_MODELS.embedder, dtype: defaultDtype('wasm'), headersMs: 5000, idleMs: 30_000 };
 }
 
 /** SHA-256 over the BM25 artifact's key, the model and its files' content ids, and the embedding code. */

@@ -8,8 +8,8 @@ import * as v from 'valibot';
 import { arxivProxyProblem } from '../lib/data/arxiv-query.ts';
 import { parseHubId } from '../lib/data/kb-registry.ts';
 import { DATASET_VIEWER } from '../lib/data/ragbench.ts';
-import { autoThreads, defaultDtype } from '../lib/models/env.ts';
-import { DEFAULT_MODELS } from '../lib/models/registry.ts';
+import { autoThreads } from '../lib/models/env.ts';
+import { DEFAULT_MODELS, defaultDtype } from '../lib/models/registry.ts';
 import { DTYPES } from '../lib/models/types.ts';
 
 const Spec = v.object({
@@ -77,9 +77,9 @@ export const SETTINGS_KEY = 'rag-lab:settings';
 
 const defaults: Settings = {
   remoteHost: HUB_HOST,
-  embedder: { id: DEFAULT_MODELS.embedder, dtype: 'q8', device: 'wasm' },
-  crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: 'q8', device: 'wasm' },
-  nli: { id: DEFAULT_MODELS.nli, dtype: 'q8', device: 'wasm' },
+  embedder: { id: DEFAULT_MODELS.embedder, dtype: defaultDtype('wasm'), device: 'wasm' },
+  crossEncoder: { id: DEFAULT_MODELS['cross-encoder'], dtype: defaultDtype('wasm'), device: 'wasm' },
+  nli: { id: DEFAULT_MODELS.nli, dtype: defaultDtype('wasm'), device: 'wasm' },
   hubUrl: HUB_HOST,
   sotuVectors: '',
   datasetsHost: DATASET_VIEWER,

@@ -6,7 +6,6 @@ import {
   configureModels,
   DEFAULT_REMOTE_HOST,
   defaultDevice,
-  defaultDtype,
   defaultSpec,
   hasWebGPU,
   IS_NODE,
@@ -16,6 +15,7 @@ import {
   sessionOptions,
 } from '../../src/lib/models/env.ts';
 import { lengthSortedBatches, paddingShare } from '../../src/lib/models/batches.ts';
+import { defaultDtype } from '../../src/lib/models/registry.ts';
 import { fileFromLocation, ModelLoadError, toModelLoadError } from '../../src/lib/models/errors.ts';
 import { maxInputLength } from '../../src/lib/models/loading.ts';
 import { nliLabelIndex, softmax } from '../../src/lib/models/nli.ts';

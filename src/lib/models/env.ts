@@ -6,7 +6,7 @@
  */
 import { HUB_HOST } from '../hub/endpoint.ts';
 import { env } from '@huggingface/transformers';
-import { DEFAULT_MODELS } from './registry.ts';
+import { DEFAULT_MODELS, defaultDtype } from './registry.ts';
 import { trainedModelCache, type ModelFileCache, type TrainedFileSource } from './trained-cache.ts';
 import type { Device, Dtype, ModelSpec, ModelTask } from './types.ts';
 
@@ -183,15 +183,6 @@ export async function hasHardwareWebGPU(): Promise<boolean> {
 export async function defaultDevice(): Promise<Device> {
   if (IS_NODE) return 'cpu';
   return (await hasHardwareWebGPU()) ? 'webgpu' : 'wasm';
-}
-
-/**
- * q8 on WASM (model_quantized.onnx: 4× smaller, int8 kernels); fp32 on WebGPU (every ONNX repo has model.onnx; fp16
- * halves the download but needs `shader-f16` and a model_fp16.onnx) and on Node's CPU (transformers.js's own Node
- * default). Always overridable through the ModelSpec.
- */
-export function defaultDtype(device: Device): Dtype {
-  return device === 'wasm' ? 'q8' : 'fp32';
 }
 
 /** The device transformers.js accepts here: 'wasm' and 'cpu' both mean "run on the CPU" and are swapped as needed. */

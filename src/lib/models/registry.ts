@@ -2,7 +2,7 @@
  * Which models the app offers per task, and the text prefixes each embedder family was trained with.
  * Pure data: importing this module does not load transformers.js.
  */
-import type { ModelTask } from './types.ts';
+import type { Device, Dtype, ModelTask } from './types.ts';
 
 export interface Prefixes {
   /** Prepended to queries before embedding. */
@@ -18,6 +18,15 @@ export interface ModelOption {
   label: string;
   /** Embedding size (embedders). */
   dim?: number;
+}
+
+/**
+ * q8 on WASM (model_quantized.onnx: 4× smaller, int8 kernels); fp32 on WebGPU (every ONNX repo has model.onnx; fp16
+ * halves the download but needs `shader-f16` and a model_fp16.onnx) and on Node's CPU (transformers.js's own Node
+ * default). Always overridable through the ModelSpec.
+ */
+export function defaultDtype(device: Device): Dtype {
+  return device === 'wasm' ? 'q8' : 'fp32';
 }
 
 /** Default Hub ids per task. */
