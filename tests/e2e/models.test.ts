@@ -97,8 +97,10 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
       mkdirSync('test-results', { recursive: true });
       await page.screenshot({ path: 'test-results/settings.png', fullPage: true });
       // The model cache names what each cached file belongs to (the runtime's wasm is cached too, ~27 MB).
-      const cacheRows = await page.locator('[data-testid=model-cache] tbody tr').allInnerTexts();
-      expect(cacheRows.join('\n')).toMatch(/ONNX Runtime Web \(app files\)\s+\d+ MB/);
+      // The table is listed again after the restart (asynchronously): wait for the runtime's row, then read it.
+      const cacheText = async () => (await page.locator('[data-testid=model-cache] tbody tr').allInnerTexts()).join('\n');
+      await expect.poll(cacheText, { timeout: 30_000 }).toMatch(/ONNX Runtime Web \(app files\)\s+\d+ MB/);
+      const cacheRows = [await cacheText()];
       expect(cacheRows.join('\n')).toContain('rag-lab/tiny-embedder');
       expect(cacheRows.join('\n')).not.toContain('http');
       await page.locator('[data-testid=model-cache] tbody tr', { hasText: 'ONNX Runtime Web' }).getByRole('button', { name: 'Delete' }).click();

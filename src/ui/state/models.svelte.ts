@@ -54,8 +54,10 @@ export class ModelsState {
    */
   loaded = $state.raw<LoadedModel[]>([]);
 
+  /** Also lists the cache again: a load may have downloaded files, and a listing asked of a replaced worker never answers. */
   private async refreshLoaded(): Promise<void> {
     this.loaded = await this.client.api.loaded();
+    void this.refreshCache().catch(() => {});
   }
   dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null }>({ status: 'idle', progress: null, info: null });
   /** What enabling the search models downloads (sizes from the host's file list). */
