@@ -6,7 +6,7 @@ import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
-import { DTYPES, type Dtype, type PairScorer, type TextEmbedder } from '../src/lib/models/types.ts';
+import { DTYPES, isDtype, type Dtype, type PairScorer, type TextEmbedder } from '../src/lib/models/types.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { noVectorStore, type VectorStore } from '../src/lib/store/vector-cache.ts';
 import { CliError } from './args.ts';
@@ -55,7 +55,7 @@ export interface CliModels {
  * embedding cache folder can be written when an embedder will fill it.
  */
 export function checkModelArgs(args: ModelArgs, need: { dense: boolean; reranker: boolean }): void {
-  if (!(DTYPES as readonly string[]).includes(args.dtype)) throw new CliError(`--dtype must be one of ${DTYPES.join(', ')}, got "${args.dtype}"`);
+  if (!isDtype(args.dtype)) throw new CliError(`--dtype must be one of ${DTYPES.join(', ')}, got "${args.dtype}"`);
   if (!need.dense && !need.reranker) return;
   if (args['models-dir']) checkInputDir(args['models-dir'], '--models-dir', 'a folder of <owner>/<name>/ models');
   if (need.dense && !args['no-cache']) checkOutputDir(cacheDir(args), '--cache-dir');

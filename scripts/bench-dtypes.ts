@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configureModels } from '../src/lib/models/env.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
-import { DTYPES, type Dtype } from '../src/lib/models/types.ts';
+import { DTYPES, isDtype, type Dtype } from '../src/lib/models/types.ts';
 import { agreement } from './bench/models-agreement.ts';
 import { PYTHON } from './bench/models-fixtures.ts';
 
@@ -43,7 +43,7 @@ if (!existsSync(join(data, 'corpus.jsonl'))) {
   process.exit(2);
 }
 const dtypes = values.dtypes!.split(',').map((s) => s.trim()) as Dtype[];
-for (const d of dtypes) if (!(DTYPES as readonly string[]).includes(d)) { process.stderr.write(`--dtypes: "${d}" is not one of ${DTYPES.join(', ')}\n`); process.exit(2); }
+for (const d of dtypes) if (!isDtype(d)) { process.stderr.write(`--dtypes: "${d}" is not one of ${DTYPES.join(', ')}\n`); process.exit(2); }
 if (!dtypes.includes('fp32')) dtypes.unshift('fp32');
 const temp = values['models-dir'] ? null : mkdtempSync(join(tmpdir(), 'rag-lab-bench-dtypes-'));
 const models = values['models-dir'] ? resolve(values['models-dir']) : temp!;

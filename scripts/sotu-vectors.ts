@@ -1,8 +1,8 @@
 /**
  * The build's dense vectors for the embedded corpus: when the Hub can be reached, `npm run build` embeds the SOTU
- * chunks with the registry's default embedder in Node (onnxruntime-node, the dtype the tab loads on WASM: `defaultDtype('wasm')`) and
- * ships int8 vectors in `corpora/sotu/` (the artifact format the tab reads, written by the one `writeArtifact`
- * through `artifactRepoFiles`), so a first visit has every mode without embedding in the tab.
+ * chunks with the registry's default embedder in Node (onnxruntime-node, in the dtype the tab loads on WASM,
+ * `defaultDtype('wasm')`) and ships int8 vectors in `corpora/sotu/` (the artifact format the tab reads, written by
+ * the one `writeArtifact` through `artifactRepoFiles`), so a first visit has every mode without embedding in the tab.
  *
  * - RAG_LAB_SOTU_VECTORS: `auto` (default: in `vite build` only, when the Hub answers), `on` (also in the dev
  *   server; a build fails when the vectors cannot be made), `off` (BM25 only, no request).

@@ -8,7 +8,7 @@ import { searchEndpointProblem, WEB_LIMITS } from '../data/web-urls.ts';
 import type { WebFlags } from './collect-web.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { BuildError } from './build-kb.ts';
-import { DTYPES } from '../models/types.ts';
+import { DTYPES, isDtype } from '../models/types.ts';
 
 export interface BuildFlags {
   data?: string | undefined; out?: string | undefined; id?: string | undefined; chunk?: string | undefined; 'no-chunk': boolean;
@@ -87,7 +87,7 @@ export function checkBuildFlags(values: BuildFlags, usage: string): { arxiv: Arx
   if (!values.out) throw new BuildError(`--out is required (the folder that holds index_config.json and one folder per index)\n\n${usage}`);
   if (values.chunk !== undefined && values['no-chunk']) throw new BuildError('give --chunk SIZE/OVERLAP or --no-chunk, not both');
   const chunking = values.chunk !== undefined ? parseChunkArg(values.chunk) : values['no-chunk'] ? false : null;
-  if (!(DTYPES as readonly (string | undefined)[]).includes(values.dtype)) throw new BuildError(`--dtype must be one of ${DTYPES.join(', ')}, got "${values.dtype}"`);
+  if (!isDtype(values.dtype)) throw new BuildError(`--dtype must be one of ${DTYPES.join(', ')}, got "${values.dtype}"`);
   if ((values.int8 || values.hnsw) && !values.embedder) throw new BuildError(`${values.int8 ? '--int8' : '--hnsw'} needs --embedder (it packs the vectors)`);
   if (values.id !== undefined && !ID.test(values.id)) throw new BuildError(`--id must be letters, digits, ".", "_" or "-" (at most 100, not starting with a dot), got "${values.id}"`);
   // Push checks come before any work: a missing token must not cost the build.

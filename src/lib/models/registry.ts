@@ -1,5 +1,6 @@
 /**
- * Which models the app offers per task, and the text prefixes each embedder family was trained with.
+ * Which models the app offers per task, their default dtype per device, and the text prefixes each embedder family
+ * was trained with.
  * Pure data: importing this module does not load transformers.js.
  */
 import type { Device, Dtype, ModelTask } from './types.ts';

@@ -10,6 +10,9 @@ export type Device = 'wasm' | 'webgpu' | 'cpu';
 export const DTYPES = ['q8', 'fp32', 'uint8', 'q4', 'fp16'] as const;
 export type Dtype = (typeof DTYPES)[number];
 
+/** Whether a flag or stored value names one of {@link DTYPES}. */
+export const isDtype = (x: unknown): x is Dtype => (DTYPES as readonly unknown[]).includes(x);
+
 export interface ModelSpec {
   /** Hub id (`Xenova/all-MiniLM-L6-v2`) or a folder name under the local model path. */
   id: string;

@@ -332,8 +332,7 @@ export class ModelsState {
 
   async deleteModel(modelId: string): Promise<void> {
     await this.client.api.deleteCachedModel(modelId);
-    await this.refreshLoaded();
-    await this.refreshCache();
+    await this.refreshLoaded(); // lists the cache again too
   }
 
   async runParity(task: ModelTask): Promise<void> {
