@@ -106,7 +106,7 @@ export async function trainKbEmbedder(req: TrainEmbedderRequest, deps: TrainEmbe
   const meta = await deps.store.put({
     meta: {
       id: trainedModelId(req.kbId, dim), kbId: req.kbId, kbTitle, method: 'lsi', dim: s.dim, documents: s.documents,
-      vocabulary: s.vocabulary, seconds: s.seconds, created: new Date().toISOString(), notes: s.notes.slice(0, 20),
+      vocabulary: s.vocabulary, seconds: s.seconds, created: new Date().toISOString(), notes: s.notes.slice(0, 20), corpusHash: s.corpusHash,
     },
     files: trained.files,
   });

@@ -36,6 +36,8 @@ export const TrainedModelMetaSchema = v.object({
   bytes: v.pipe(count, v.maxValue(MAX_TRAINED_MODEL_BYTES)),
   files: v.pipe(v.array(v.object({ path: v.picklist(TRAINED_FILES), bytes: count, sha256: sha })), v.minLength(1), v.maxLength(TRAINED_FILES.length)),
   notes: v.pipe(v.array(v.pipe(v.string(), v.maxLength(500))), v.maxLength(20)),
+  /** SHA-256 of the training texts (`corpusHashOf`); absent on models trained before it was recorded. */
+  corpusHash: v.optional(sha),
 });
 export type TrainedModelMeta = v.InferOutput<typeof TrainedModelMetaSchema>;
 

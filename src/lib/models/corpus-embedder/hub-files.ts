@@ -30,6 +30,8 @@ export interface CorpusEmbedderInfo {
   tokens: number;
   /** What the documents were (e.g. "BEIR folder scifact"). */
   trained_on: string;
+  /** SHA-256 of the training texts (corpus-hash.ts `corpusHashOf`): the corpus the model belongs to. */
+  corpus_sha256: string;
   weighting: string;
   token_vectors: string;
   /** β of the token vectors E[w] = idf_w^β · U_k[w]. */

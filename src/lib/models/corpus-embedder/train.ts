@@ -7,6 +7,7 @@
  * surface word takes its stem's row (stem-analysis.ts). Pure TypeScript, no Node APIs: runs in a Web Worker as in the CLI.
  */
 import { bertWords } from './bert-tokens.ts';
+import { corpusHashOf } from './corpus-hash.ts';
 import { configJson, tokenizerConfigJson, tokenizerJson, type CorpusEmbedderInfo } from './hub-files.ts';
 import { embeddingModelFp32, embeddingModelQ8 } from './onnx-graph.ts';
 import { randomizedSvd } from './rsvd.ts';
@@ -65,6 +66,8 @@ export interface TrainSummary {
   singularValues: number[];
   /** Clamps and caps applied, in words. */
   notes: string[];
+  /** SHA-256 of the training texts (`corpusHashOf`): the corpus this model belongs to. */
+  corpusHash: string;
 }
 
 export interface TrainedModel {
@@ -174,8 +177,10 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
     const o = i * k, weight = idf[r]! ** idfPower;
     for (let c = 0; c < k; c++) e[o + c] = weight * svd.u[c * terms + r]!; // E[w] = idf_w^β · U_k[w] (w's stem under 'stems')
   }
+  const corpusHash = await corpusHashOf(texts);
   const info: CorpusEmbedderInfo = {
     method: 'lsi', corpus_trained: true, dim: k, documents: n, vocabulary: terms, trained_on: opts.trainedOn ?? 'documents',
+    corpus_sha256: corpusHash,
     analysis, tokens: tokens.length,
     weighting: WEIGHTING, token_vectors: tokenVectors(idfPower, analysis), idf_power: idfPower, seed, min_df: minDf, power_iterations: powerIterations,
     oversample: TRAIN_DEFAULTS.oversample, singular_values: Array.from(svd.s.subarray(0, Math.min(k, 16)), (v) => Number(v.toPrecision(6))),
@@ -193,6 +198,6 @@ export async function trainCorpusEmbedder(texts: readonly string[], opts: TrainO
   return {
     files,
     embeddings: { tokens, vectors: e, dim: k },
-    summary: { method: 'lsi', documents: n, vocabulary: terms, tokens: tokens.length, dim: k, requestedDim, seconds: (now() - t0) / 1000, singularValues: Array.from(svd.s.subarray(0, k)), notes },
+    summary: { method: 'lsi', documents: n, vocabulary: terms, tokens: tokens.length, dim: k, requestedDim, seconds: (now() - t0) / 1000, singularValues: Array.from(svd.s.subarray(0, k)), notes, corpusHash },
   };
 }
