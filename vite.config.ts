@@ -146,6 +146,17 @@ export default defineConfig({
   // bundling a second 27 MB copy of the wasm.
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   worker: { format: 'es' },
+  // The dev server's dependency scanner follows index.html's imports, not the workers' (`new Worker(new URL(…))`):
+  // a package only a worker reaches was found on first use, re-bundled, and the page reloaded ("optimized
+  // dependencies changed. reloading": fflate on the first Train). Every package the workers reach, dynamic imports
+  // included, is bundled up front; tests/unit/dev-deps.test.ts keeps this list complete.
+  optimizeDeps: {
+    include: [
+      '@huggingface/hub', '@huggingface/transformers', 'comlink', 'fast-xml-parser', 'fflate', 'groq-sdk', 'hnswlib-wasm/dist/hnswlib.js',
+      'htmlparser2', 'hyparquet', 'hyparquet-writer', 'idb', 'pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs',
+      'stemmer', 'valibot',
+    ],
+  },
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
   // Plotly's bundle (about 4.6 MB) is its own chunk, loaded only when a chart is first drawn, so the size warning is
