@@ -13,7 +13,7 @@ import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.
 import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
-const HELP = `Usage: rag-lab ask --kb KB --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
+const HELP = `Usage: rag-lab ask [--kb KB] --provider ${PROVIDER_IDS.join('|')} --model NAME [options] "question"
 
 ${KB_HELP}
   --provider ID      LLM provider

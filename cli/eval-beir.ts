@@ -13,7 +13,8 @@ import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataErro
 import { modesFlag, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
 import { DEFAULT_RUN_SETTINGS, protocolDescription, RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
-import { serializeReport, type JsonValue } from '../src/lib/reports/format.ts';
+import type { JsonValue } from '../src/lib/reports/format.ts';
+import { reportFileText } from '../src/lib/reports/title.ts';
 import { CALIBRATIONS } from '../src/lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
@@ -191,7 +192,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
   if (reportFile && !report) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
   if (reportFile && report) {
-    writeText(reportFile, serializeReport(report));
+    writeText(reportFile, reportFileText(report));
     process.stderr.write(`report written to ${reportFile} (${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries)\n`);
   }
   const out = beirEvalOutput(run, report, { analyze: values.analyze, modes: modes.length });

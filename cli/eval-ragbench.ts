@@ -27,7 +27,8 @@ import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { DEFAULT_RAG_CONFIG, type RagConfig } from '../src/lib/rag/config.ts';
-import { serializeReport, type Report } from '../src/lib/reports/format.ts';
+import type { Report } from '../src/lib/reports/format.ts';
+import { reportFileText } from '../src/lib/reports/title.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
@@ -132,7 +133,7 @@ const nliLoader = (values: Values, log: (m: string) => void, reranker: () => Pro
 /** Writes the report (when --report-out names a file) and says so on stderr. */
 function writeReport(path: string | undefined, report: Report | null): void {
   if (!path || !report) return;
-  writeText(path, serializeReport(report));
+  writeText(path, reportFileText(report));
   process.stderr.write(`report written to ${path} (${report.rows.length} rows)\n`);
 }
 

@@ -13,7 +13,7 @@ import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 import { SEPARATE_K_ARGS, SEPARATE_K_HELP, separateKs } from './rag-flags.ts';
 
-const HELP = `Usage: rag-lab search --kb KB [options] "query" ["query" …]
+const HELP = `Usage: rag-lab search [--kb KB] [options] "query" ["query" …]
 
 ${KB_HELP}
   --mode MODE        retrieval mode (default ${DEFAULT_SEARCH.mode}): ${MODE_IDS.join(', ')}
@@ -42,7 +42,6 @@ export async function searchCommand(argv: string[]): Promise<void> {
     ...MODEL_ARGS,
   }, true);
   if (values.help) { console.log(HELP); return; }
-  if (!values.kb) throw new CliError(`--kb is required\n\n${HELP}`);
   const queries = positionals.map((q) => q.trim()).filter(Boolean);
   if (queries.length === 0) throw new CliError(`a query is required\n\n${HELP}`);
   const mode = values.mode;

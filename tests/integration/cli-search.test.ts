@@ -27,3 +27,15 @@ describe('rag-lab search: bm25_k, dense_k, fusion_top_k', () => {
     expect(r.stderr).toMatch(/--bm25-k must be an integer in \[1, 1000\]/);
   });
 });
+
+describe('rag-lab search: --kb defaults to sotu', () => {
+  it('without --kb it searches the embedded State of the Union corpus, as its help says', async () => {
+    const r = await cli(['search', '--top-k', '3', '--json', 'emancipation of slaves']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = json(r.stdout);
+    expect(out.kb).toBe('sotu');
+    expect(out.results[0].hits).toHaveLength(3);
+    const help = await cli(['search', '--help']);
+    expect(help.stdout).toMatch(/^Usage: rag-lab search \[--kb KB\]/);
+  });
+});

@@ -7,7 +7,7 @@
  * Also here: the short details line of the Reports list and the run fingerprint that tells an identical re-run
  * (same kind, dataset, config hash and rows) from a new one.
  */
-import { REPORT_LIMITS, type JsonValue, type Report } from './format.ts';
+import { REPORT_LIMITS, serializeReport, type JsonValue, type Report } from './format.ts';
 import type { ReportMeta } from './store-types.ts';
 
 /** What a title is made from: a report (its rows only counted, never read for text). */
@@ -77,6 +77,14 @@ export function generatedTitle(r: TitleSource): string {
 /** The name shown for a report: the user's title, else the generated one. */
 export function reportTitle(r: TitleSource & Pick<Report, 'title'>): string {
   return r.title.trim() || generatedTitle(r);
+}
+
+/**
+ * A report as a file to keep (`--report-out`): its JSON with the title filled in, the user's or else the generated
+ * one, so the file names the run wherever it is read (as the tab's JSON export does).
+ */
+export function reportFileText(r: Report): string {
+  return serializeReport({ ...r, title: reportTitle(r) });
 }
 
 /** The Reports list's details line: subsets (or split and modes), evaluator, mode, seed, N. */
