@@ -142,6 +142,10 @@ describe('Build tab', () => {
 
     const summary = page.locator('[data-testid=build-summary]');
     expect(await summary.getAttribute('data-name')).toBe('test-manuals');
+    // Under the files' Build button, and the form does not warn about the knowledge base it just built (issue 32).
+    expect(await page.locator('[data-testid=build-files] + [data-testid=build-summary]').count()).toBe(1);
+    expect(await page.locator('[data-testid=build-taken]').count()).toBe(0);
+    expect(await page.locator('[data-testid=build-just-built]').innerText()).toMatch(/^Just built as local:test-manuals/);
     const lines = await page.locator('[data-testid=build-summary-line]').allInnerTexts();
     // The PDF (36 pages, one document each inside) + notes.txt twice + guide.md + page.html + dropped.md: counted as
     // the 6 files and 36 pages they are, not as 41 "documents" (issue 21, point 8).
@@ -292,6 +296,7 @@ describe('Build tab', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), entry('test-manuals').locator('[data-testid=local-kb-export]').click()]);
     expect(download.suggestedFilename()).toBe('test-manuals.zip');
+    expect(await entry('test-manuals').locator('[data-testid=local-kb-export-note]').innerText()).toMatch(/^test-manuals\.zip holds the documents, chunks and BM25 index, and no vectors: /);
     const zip = unzipSync(new Uint8Array(readFileSync((await download.path())!)));
     expect(Object.keys(zip)).toEqual(expect.arrayContaining(['index_config.json', 'test-manuals/meta.json']));
     const json = (p: string) => JSON.parse(new TextDecoder().decode(zip[p]!));

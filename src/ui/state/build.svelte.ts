@@ -56,12 +56,18 @@ export class BuildState {
     const m = s ? this.locals.find(s.name) : null;
     return s && m ? { ...s, title: m.title } : null;
   });
+  /** The source the last build was asked for from (its panel shows the progress and the summary), null: none yet. */
+  asked = $state<BuildSource['kind'] | null>(null);
+  /** The name of the knowledge base the last build saved while its summary is shown (the form does not warn about it). */
+  readonly justBuilt = $derived(this.status === 'done' ? (this.shown?.name ?? null) : null);
   /** Whether the browser keeps stored data (asked before the first save), null: it did not say. */
   persistent = $state<boolean | null>(null);
   error = $state<string | null>(null);
   /** What an action on a saved knowledge base (export) said. */
   actionError = $state<string | null>(null);
   exporting = $state<string | null>(null);
+  /** The knowledge base last exported (its entry says what the .zip holds: build-result-view.ts exportNote). */
+  exported = $state<string | null>(null);
   /** Called when a build saved a knowledge base (App reopens it if it is open in Search). */
   onSaved: ((name: string) => void) | null = null;
 
@@ -98,6 +104,7 @@ export class BuildState {
   /** Builds the picked files: read as bytes here, transferred (not copied) to the build worker. */
   async buildFiles(): Promise<void> {
     if (this.files.length === 0 || this.status === 'building') return;
+    this.asked = 'files';
     const check = this.validate();
     if (!check) return;
     const picked = this.files;
@@ -133,6 +140,7 @@ export class BuildState {
   /** Builds a knowledge base from `source` with the form's name, title and settings. */
   async start(source: BuildSource): Promise<void> {
     if (this.status === 'building') return;
+    this.asked = source.kind;
     // A title the source's form already suggested (e.g. "scifact" at Inspect) stays; an empty one gets a default.
     if ((source.kind === 'hub-dataset' || source.kind === 'arxiv' || source.kind === 'web') && !this.form.title.trim()) this.suggestTitle(titleForSource(source));
     const check = this.validate(source);
@@ -194,8 +202,11 @@ export class BuildState {
     const worker = startBuildWorker();
     this.exporting = name;
     this.actionError = null;
+    this.exported = null;
     try {
-      return await worker.api.exportZip(name);
+      const bytes = await worker.api.exportZip(name);
+      this.exported = name;
+      return bytes;
     } catch (e) {
       this.actionError = `${name} could not be exported: ${message(e)}`;
       return null;
