@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkConfidence } from '../../src/lib/retrieval/rejection.ts';
-import { confidenceBasis, confidenceLabel } from '../../src/ui/confidence-view.ts';
+import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
+import { confidenceBasis, confidenceHelp, confidenceLabel } from '../../src/ui/confidence-view.ts';
 
 /** The number after "confidence" (the banner says "confidence is 0.268", the card "confidence 0.268"). */
 const quoted = (text: string) => /confidence (?:is )?(\d\.\d+|n\/a)/.exec(text)?.[1];
@@ -17,7 +18,16 @@ describe('one confidence figure for the banner and the top card', () => {
 
   it('a search without a confidence says so instead of a number', () => {
     expect(confidenceLabel(null)).toBe('confidence n/a');
-    expect(confidenceBasis(null, 'the query has no terms')).toMatch(/^no confidence for this search \(the query has no terms\)/);
-    expect(confidenceBasis(0.4)).toMatch(/words, not their meaning/);
+    expect(confidenceBasis(null, 'sparse', 'the query has no terms')).toMatch(/^no confidence for this search \(the query has no terms\)/);
+  });
+
+  it('"it counts the query\'s words, not their meaning" only for a lexical (BM25-only) search; a model\'s modes say what theirs is (issue 32)', () => {
+    expect(confidenceBasis(0.4, 'sparse')).toMatch(/words, not their meaning/);
+    expect(confidenceHelp('sparse')).toMatch(/It counts words, not meaning/);
+    for (const mode of MODE_IDS.filter((m) => m !== 'sparse')) {
+      expect(confidenceBasis(0.4, mode), mode).not.toMatch(/meaning/);
+      expect(confidenceBasis(0.4, mode), mode).toMatch(/the smaller of the query’s word match \(BM25\) and the model’s score/);
+      expect(confidenceHelp(mode), mode).not.toMatch(/not meaning/);
+    }
   });
 });
