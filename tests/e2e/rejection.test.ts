@@ -70,6 +70,8 @@ describe('rejection in every mode', () => {
       expect(quoted, `${mode}: ${banner}`).toBeDefined();
       expect(await page.locator('[data-testid=hit]').first().locator('[data-testid=hit-confidence]').innerText(), mode).toMatch(new RegExp(`^confidence ${quoted!.replace('.', '\\.')} · `));
       expect(await page.locator('[data-testid=hit-confidence]').count(), mode).toBe(1);
+      // "counts the query's words, not their meaning" only where the confidence is BM25's alone (issue 32).
+      expect(await page.locator('[data-testid=hit-confidence]').innerText(), mode).toMatch(mode === 'sparse' ? /not their meaning/ : /the smaller of the query’s word match \(BM25\) and the model’s score/);
       expect(await page.locator('[data-testid=threshold]').getAttribute('placeholder'), mode).toBe(String(DEFAULT_REJECT_THRESHOLDS[mode]));
       expect(await page.locator('[data-testid=hit]').count(), mode).toBeGreaterThan(0);
     }
