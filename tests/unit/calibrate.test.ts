@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCdf, calibrate, CALIBRATIONS, cdfRank, minMax, zScore, type CdfTable } from '../../src/lib/retrieval/calibrate.ts';
+import { buildCdf, calibrate, CALIBRATIONS, CDF_MAX_POINTS, cdfRank, isCoarseCdf, minMax, zScore, type CdfTable } from '../../src/lib/retrieval/calibrate.ts';
 
 const closeAll = (actual: readonly number[], expected: readonly number[], digits = 10) => {
   expect(actual).toHaveLength(expected.length);
@@ -109,6 +109,13 @@ describe('buildCdf / cdfRank', () => {
   it('does not downsample when the scores fit', () => {
     const t = buildCdf([[3, 2, 1]], 3);
     expect([...t.sorted]).toEqual([1, 2, 3]);
+  });
+
+  it('keeps up to CDF_MAX_POINTS (2M) scores whole; a table under that and under its count is coarse (saved before issue 32)', () => {
+    expect(CDF_MAX_POINTS).toBe(2_000_000);
+    expect(isCoarseCdf({ sorted: new Float64Array(4096), count: 1_270_000, queries: 100 })).toBe(true);
+    expect(isCoarseCdf({ sorted: new Float64Array(10), count: 10, queries: 1 })).toBe(false);
+    expect(isCoarseCdf({ sorted: new Float64Array(CDF_MAX_POINTS), count: 3_600_000, queries: 100 })).toBe(false);
   });
 
   it('keeps every score by default (seed B keeps its whole corpus table)', () => {

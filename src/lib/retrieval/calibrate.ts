@@ -25,21 +25,29 @@ export function zScore(xs: readonly number[]): number[] {
 }
 
 /**
- * Empirical CDF of a retriever's scores on sample queries scored against the corpus, kept whole as sorted order
- * statistics (seed B keeps all its corpus scores and looks them up with np.searchsorted). 1.3M scores (SciFact's
- * 12,699 chunks × 100 pseudo-queries) are a 10 MB Float64Array. Tables saved before issue 32 hold at most 4,096
- * evenly spaced order statistics (`sorted.length < count`); they are still read and interpolated (`cdfRank`).
+ * Empirical CDF of a retriever's scores on sample queries scored against the corpus, kept as sorted order statistics:
+ * every score up to CDF_MAX_POINTS (seed B keeps its whole table, 1.7M scores, and looks them up with np.searchsorted;
+ * SciFact's 12,699 chunks × 100 pseudo-queries are 1.27M scores, a 10 MB Float64Array), evenly spaced ones beyond.
+ * Tables saved before issue 32 hold at most 4,096 (`isCoarseCdf`); they are still read and interpolated (`cdfRank`).
  */
 export interface CdfTable {
   sorted: Float64Array;
-  /** How many scores the table was built from (the table's length, or more for an older downsampled table). */
+  /** How many scores the table was built from (its length, or more when it was thinned). */
   count: number;
   /** How many sample queries produced them. */
   queries: number;
 }
 
-/** `maxPoints` (default: keep every score) downsamples to evenly spaced order statistics, first and last kept. */
-export function buildCdf(scoreLists: Iterable<ArrayLike<number>>, maxPoints = Infinity): CdfTable {
+/** The most order statistics a table keeps (16 MB of Float64): beyond, evenly spaced ones (a rank error ≤ 5·10⁻⁷). */
+export const CDF_MAX_POINTS = 2_000_000;
+
+/** A table thinned below what buildCdf keeps now: one saved before issue 32 (4,096 points), to be built again. */
+export function isCoarseCdf(t: CdfTable): boolean {
+  return t.sorted.length < Math.min(t.count, CDF_MAX_POINTS);
+}
+
+/** Every score (up to `maxPoints`; beyond, evenly spaced order statistics, first and last kept), sorted. */
+export function buildCdf(scoreLists: Iterable<ArrayLike<number>>, maxPoints = CDF_MAX_POINTS): CdfTable {
   let total = 0;
   const lists: ArrayLike<number>[] = [];
   for (const list of scoreLists) { lists.push(list); total += list.length; }
