@@ -4,7 +4,9 @@
  */
 import type { FusionCandidates } from '../lib/retrieval/alpha-sim.ts';
 import type { Calibration } from '../lib/retrieval/calibrate.ts';
+import type { MetaFilter } from '../lib/retrieval/filter.ts';
 import { MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
+import { reportAlphaNote } from './alpha-note.ts';
 
 /** The entropy sliders' top: H of a uniform distribution over 100 candidates, log2(100) ≈ 6.64 bits. */
 export const H_MAX = Math.log2(100);
@@ -33,19 +35,36 @@ const floorToStep = (x: number, step: number) => Number((Math.floor(x / step + 1
 /**
  * Seed B's slider range for a search whose entropy is taken over `candidateK` candidates: H of k scores is at most
  * log2 k (all equal), so the sliders run 0 … log2 k on a 0.05 step and start at 4.20 bits, or at the top step when
- * log2 k < 4.20 (k ≤ 18). A k that is not a whole number ≥ 1 counts as the default 20.
+ * log2 k < 4.20 (k ≤ 18). A k that is not a whole number ≥ 1 counts as the default 20. The caption names the range;
+ * where the sliders start is `startCaption`'s (from the values they show).
  */
 export function sliderRange(candidateK: number): SliderRange {
   const k = Number.isInteger(candidateK) && candidateK >= 1 ? candidateK : DEFAULT_CANDIDATE_K;
   // H ≤ log2 k: the entropy of k equal scores
   const max = Math.log2(k);
   const top = floorToStep(max, SEED_H_STEP);
-  const capped = top < SEED_H_DEFAULT;
-  const range = `Entropy in bits, 0 … log2(${k}) ≈ ${max.toFixed(2)} (${k} equal candidate scores: candidate_k = ${k}).`;
   return {
-    max, step: SEED_H_STEP, start: capped ? top : SEED_H_DEFAULT,
-    caption: capped ? `${range} Both start at ${top.toFixed(2)}, the top of the range: seed B's default 4.20 is above log2(${k}).` : `${range} Both start at seed B's default 4.20.`,
+    max, step: SEED_H_STEP, start: top < SEED_H_DEFAULT ? top : SEED_H_DEFAULT,
+    caption: `Entropy in bits, 0 … log2(${k}) ≈ ${max.toFixed(2)} (${k} equal candidate scores: candidate_k = ${k}).`,
   };
+}
+
+/**
+ * Where the sliders start, said from the values they show (two decimals, as the sliders print them): a query's own
+ * entropies (`seeded`), seed B's default 4.20, the top of a range below it, or the range's start.
+ */
+export function startCaption(range: SliderRange, start: { hDense: number; hSparse: number }, seeded: boolean): string {
+  const d = start.hDense.toFixed(2), s = start.hSparse.toFixed(2);
+  const top = floorToStep(range.max, range.step);
+  const atTop = (x: number) => x >= top - 1e-9;
+  if (seeded) {
+    const clamp = atTop(start.hDense) || atTop(start.hSparse) ? ` (the range ends at log2 k ≈ ${range.max.toFixed(2)})` : '';
+    return d === s ? `Both start at this query's entropy, ${d} bits${clamp}.` : `They start at this query's entropies: H_dense ${d}, H_sparse ${s} bits${clamp}.`;
+  }
+  if (d !== s) return `They start at H_dense ${d}, H_sparse ${s} bits.`;
+  if (start.hDense === SEED_H_DEFAULT) return `Both start at seed B's default ${SEED_H_DEFAULT.toFixed(2)}.`;
+  if (range.step === SEED_H_STEP && atTop(start.hDense) && top < SEED_H_DEFAULT) return `Both start at ${d}, the top of the range: seed B's default ${SEED_H_DEFAULT.toFixed(2)} is above log2 k ≈ ${range.max.toFixed(2)}.`;
+  return `Both start at ${d}, half the range.`;
 }
 
 /** The report view's range: 0 … log2(100) on a 0.01 step, starting at half of it. */
@@ -133,7 +152,11 @@ export function reportQueries(rows: ReadonlyArray<{ key: string; group: string; 
 export interface SearchSimSetup {
   range: SliderRange;
   seed: { hDense: number; hSparse: number } | null;
-  live: { key: string; query: string; candidateK: number; bm25K: number | null; denseK: number | null; calibration: Calibration; rerank: boolean; filtered: boolean } | null;
+  live: {
+    key: string; query: string; candidateK: number; bm25K: number | null; denseK: number | null; calibration: Calibration; rerank: boolean;
+    /** The search's filters: the re-fused candidates are drawn from the documents they keep. */
+    filters: MetaFilter[]; filtered: boolean;
+  } | null;
 }
 
 /** How deep the re-fused lists are, in words: "each retriever's top 20", or each one's when they differ. */
@@ -147,7 +170,7 @@ export function candidateDepths(k: { sparse: number; dense: number }): string {
  * search fused both retrievers and dense search is available now.
  */
 export function searchSimSetup(
-  req: { query: string; mode: RetrievalMode; candidateK: number; bm25K?: number | null; denseK?: number | null; calibration: Calibration; filters: readonly unknown[] } | null,
+  req: { query: string; mode: RetrievalMode; candidateK: number; bm25K?: number | null; denseK?: number | null; calibration: Calibration; filters: readonly MetaFilter[] } | null,
   t: { hDense: number | null; hSparse: number | null } | null,
   typedCandidateK: number, denseAvailable: boolean, kbId: string,
 ): SearchSimSetup {
@@ -157,10 +180,38 @@ export function searchSimSetup(
   const m = req ? MODES[req.mode] : null;
   const live = req && m && m.needsDense && m.needsSparse && denseAvailable && req.query.trim() !== ''
     ? {
-      key: JSON.stringify([kbId, req.query, req.candidateK, req.bm25K ?? null, req.denseK ?? null, req.calibration]), query: req.query, candidateK: req.candidateK,
+      key: JSON.stringify([kbId, req.query, req.candidateK, req.bm25K ?? null, req.denseK ?? null, req.calibration, req.filters]), query: req.query, candidateK: req.candidateK,
       bm25K: req.bm25K ?? null, denseK: req.denseK ?? null,
-      calibration: req.calibration, rerank: m.needsReranker, filtered: req.filters.length > 0,
+      calibration: req.calibration, rerank: m.needsReranker, filters: [...req.filters], filtered: req.filters.length > 0,
     }
     : null;
   return { range, seed, live };
+}
+
+/** What a retrieval report says about its run for the simulator: the embedder of its dense side (null: none). */
+export interface ReportSimRun {
+  /** The embedder the run's dense side used, when one of its modes needed it; null: a BM25-only run. */
+  embedder: string | null;
+  /** The report's α note (`reportAlphaNote`'s text): how many queries had both CDF entropies saturated, and why. */
+  alphaNote: string | null;
+}
+
+/**
+ * The report's run as the simulator needs it, from what every copy of the report keeps (saved, exported or shared:
+ * the config's modes and embedder, the rows' `qpp.*` fields).
+ */
+export function reportSimRun(report: { config: Readonly<Record<string, unknown>>; rows: ReadonlyArray<{ key: string; group: string; scores: Readonly<Record<string, unknown>> }> }): ReportSimRun {
+  const modes = Array.isArray(report.config.modes) ? report.config.modes.filter((m): m is RetrievalMode => typeof m === 'string' && m in MODES) : [];
+  const embedder = typeof report.config.embedder === 'string' && report.config.embedder !== '' && modes.some((m) => MODES[m].needsDense) ? report.config.embedder : null;
+  return { embedder, alphaNote: reportAlphaNote(report.rows, report.config)?.text ?? null };
+}
+
+/** The report host's line when no query of the run can be re-fused here (no candidate loader). */
+export function noRealQueryText(run: ReportSimRun | null): string {
+  if (run?.embedder) {
+    return `This run had a dense side (${run.embedder}), but re-fusing one of its queries needs its knowledge base and that embedder loaded in this tab, ` +
+      'which only the Benchmark tab\'s latest run has: a saved, imported or shared report carries its per-query figures, not its index. ' +
+      'Run the retrieval benchmark again in the Benchmark tab to pick its queries here; the sliders above work without it.';
+  }
+  return 'The real-query part needs a run with a dense side: run the retrieval benchmark in the Benchmark tab with a dense mode (an embedder loaded), then pick one of its queries here.';
 }

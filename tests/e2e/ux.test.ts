@@ -141,7 +141,7 @@ describe('example chips and the α simulator', () => {
     const page = await open(site, settings(inject('hubUrl'), true));
     await page.locator('[data-testid=open-sim]').click();
     let sim = page.locator('[data-testid=alpha-sim][data-host=search]');
-    expect(await sim.locator('[data-testid=sim-range]').innerText()).toMatch(/0 … log2\(20\) ≈ 4\.32/);
+    expect(await sim.locator('[data-testid=sim-range]').innerText()).toMatch(/0 … log2\(20\) ≈ 4\.32.*Both start at seed B's default 4\.20\./);
     expect(await sim.locator('[data-testid=sim-h-dense-value]').innerText()).toBe('4.20');
     expect(await sim.locator('[data-testid=sim-alpha]').innerText()).toBe('0.500');
     expect(await sim.locator('[data-testid=sim-p-sparse]').innerText()).toBe('50.0%');
@@ -166,6 +166,9 @@ describe('example chips and the α simulator', () => {
     expect(Math.abs(Number(await sim.locator('[data-testid=sim-h-dense-value]').innerText()) - hDense!)).toBeLessThanOrEqual(0.0051);
     expect(Math.abs(Number(await sim.locator('[data-testid=sim-h-sparse-value]').innerText()) - hSparse!)).toBeLessThanOrEqual(0.0051);
     expect(Math.abs(Number(await sim.locator('[data-testid=sim-alpha]').innerText()) - alpha!)).toBeLessThanOrEqual(0.0011);
+    // The caption names the values the sliders show (the query's own H), not seed B's 4.20.
+    const shown = [await sim.locator('[data-testid=sim-h-dense-value]').innerText(), await sim.locator('[data-testid=sim-h-sparse-value]').innerText()];
+    expect(await sim.locator('[data-testid=sim-range]').innerText()).toContain(shown[0] === shown[1] ? `Both start at this query's entropy, ${shown[0]} bits` : `H_dense ${shown[0]}, H_sparse ${shown[1]} bits`);
     // The query's candidates, fused at the sliders' α.
     await expect.poll(() => sim.locator('[data-testid=sim-top-row]').count(), { timeout: 60_000 }).toBeGreaterThan(0);
     expect(await sim.locator('[data-testid=sim-error]').count()).toBe(0);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { sliderWeights, type FusionCandidates } from '../../src/lib/retrieval/alpha-sim.ts';
-import { barPercent, candidateDepths, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, reportQueries, searchSimSetup, simulationAlpha, sliderRange, stateLine } from '../../src/ui/alpha-sim-view.ts';
+import { barPercent, candidateDepths, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, REPORT_RANGE, reportQueries, searchSimSetup, simulationAlpha, sliderRange, startCaption, stateLine } from '../../src/ui/alpha-sim-view.ts';
 
 const queries = [
   { id: 'q1', text: 'Vitamin D deficiency and bone loss' },
@@ -78,19 +78,31 @@ describe("seed B's simulator in the Search tab", () => {
     expect(r20.step).toBe(0.05);
     expect(r20.start).toBe(4.2);
     expect(r20.caption).toContain('log2(20) ≈ 4.32');
-    expect(r20.caption).toContain("seed B's default 4.20");
+    expect(startCaption(r20, { hDense: 4.2, hSparse: 4.2 }, false)).toBe("Both start at seed B's default 4.20.");
     // log2 19 = 4.248: 4.20 is still a step below the top.
     expect(sliderRange(19).start).toBe(4.2);
     // log2 18 = 4.170 < 4.20: the top step, 4.15, said in the caption.
     const r18 = sliderRange(18);
     expect(r18.start).toBe(4.15);
-    expect(r18.caption).toMatch(/start at 4\.15, the top of the range: seed B's default 4\.20 is above log2\(18\)/);
+    expect(startCaption(r18, { hDense: r18.start, hSparse: r18.start }, false)).toMatch(/start at 4\.15, the top of the range: seed B's default 4\.20 is above log2 k ≈ 4\.17/);
     // log2 10 = 3.322 → 3.30; log2 1 = 0.
     expect(sliderRange(10).start).toBe(3.3);
     expect(sliderRange(1)).toMatchObject({ max: 0, start: 0 });
     expect(sliderRange(100).max).toBeCloseTo(6.643856, 6);
     // Not a whole number ≥ 1: the default candidate_k, 20.
     for (const bad of [0, -3, 2.5, Number.NaN, Infinity]) expect(sliderRange(bad).max, String(bad)).toBe(r20.max);
+  });
+
+  test('the start caption says the values the sliders show: a query seeded at log2(20) is not "seed B\'s default 4.20"', () => {
+    const r20 = sliderRange(20);
+    // the issue's query: H 4.322 · 4.322, clamped to log2 20 = 4.3219, shown as 4.32
+    const h = clampH(4.3219, r20.max)!;
+    const seeded = startCaption(r20, { hDense: h, hSparse: h }, true);
+    expect(seeded).toBe("Both start at this query's entropy, 4.32 bits (the range ends at log2 k ≈ 4.32).");
+    expect(seeded).not.toContain('4.20');
+    expect(startCaption(r20, { hDense: 3.1, hSparse: 2.4 }, true)).toBe("They start at this query's entropies: H_dense 3.10, H_sparse 2.40 bits.");
+    expect(startCaption(REPORT_RANGE, { hDense: H_START, hSparse: H_START }, false)).toBe('Both start at 3.32, half the range.');
+    expect(r20.caption).not.toContain('start');
   });
 
   test('an H value is kept in [0, max]; not a number is refused', () => {
@@ -132,8 +144,12 @@ describe("seed B's simulator in the Search tab", () => {
     const s = searchSimSetup(req, t, 20, true, 'sotu');
     expect(s.range.max).toBeCloseTo(Math.log2(50), 9);
     expect(s.seed).toEqual({ hDense: 3.1, hSparse: 2.4 });
-    expect(s.live).toMatchObject({ query: 'war on poverty', candidateK: 50, calibration: 'cdf', rerank: false, filtered: false });
-    expect(searchSimSetup({ ...req, mode: 'hybrid_calibrated_rerank', filters: [{}] }, t, 20, true, 'sotu').live).toMatchObject({ rerank: true, filtered: true });
+    expect(s.live).toMatchObject({ query: 'war on poverty', candidateK: 50, calibration: 'cdf', rerank: false, filtered: false, filters: [] });
+    // The search's filters go to the re-fusion, and another filter is another key (the candidates load again).
+    const year = [{ field: 'year', min: 1900, max: 1950 }];
+    const filtered = searchSimSetup({ ...req, mode: 'hybrid_calibrated_rerank', filters: year }, t, 20, true, 'sotu').live!;
+    expect(filtered).toMatchObject({ rerank: true, filtered: true, filters: year });
+    expect(filtered.key).not.toBe(searchSimSetup({ ...req, mode: 'hybrid_calibrated_rerank', filters: [{ field: 'year', min: 1900, max: 1960 }] }, t, 20, true, 'sotu').live!.key);
     // Another knowledge base or another candidate_k is another key (the simulator loads again).
     expect(searchSimSetup(req, t, 20, true, 'other').live!.key).not.toBe(s.live!.key);
     expect(searchSimSetup({ ...req, candidateK: 40 }, t, 20, true, 'sotu').live!.key).not.toBe(s.live!.key);

@@ -69,10 +69,10 @@ describe('simulateFusion (hand-made candidates)', () => {
  * of the two top-10 lists is a real union, and search's first round (pool = max(candidateK, topK) = 10) is final.
  */
 const WORDS = ['cat', 'dog', 'fish', 'frog', 'owl', 'bird', 'lion', 'tiger', 'wolf', 'bear', 'deer', 'mouse'];
-function toyKb(cdfQueries: number, withDenseCdf: boolean): KnowledgeBase {
+function toyKb(cdfQueries: number, withDenseCdf: boolean, withYear = false): KnowledgeBase {
   const rand = seededRandom(21);
   const docs: SourceDocument[] = Array.from({ length: 24 }, (_, i) => ({
-    id: `d${String(i).padStart(2, '0')}`, title: `Doc ${i}`,
+    id: `d${String(i).padStart(2, '0')}`, title: `Doc ${i}`, ...(withYear ? { meta: { year: 1900 + i } } : {}),
     text: Array.from({ length: 3 + Math.floor(rand() * 6) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' '),
   }));
   const kb = KnowledgeBase.build(docs, { chunking: false, cdfQueries, indexTitle: false });
@@ -114,6 +114,21 @@ describe('fusionCandidates on a toy knowledge base', () => {
       });
     }
   }
+
+  it("honours the search's filters: candidates only from the documents they keep, ranked as the filtered search", async () => {
+    const kb = toyKb(40, true, true);
+    const filters = [{ field: 'year', max: 1911 }];
+    for (const q of ['cat dog', 'owl lion bear']) {
+      const c = fusionCandidates(kb, { id: 'q1', text: q }, QVEC, QRELS, K, { calibration: 'cdf', filters });
+      expect(c.candidates.length).toBeGreaterThan(0);
+      for (const x of c.candidates) expect(Number(x.docId.slice(1)), x.docId).toBeLessThanOrEqual(11);
+      const r = await search(kb, q, { mode: 'hybrid_calibrated', calibration: 'cdf', candidateK: K, topK: 10, dedup: true, rejectThreshold: 0, filters }, models);
+      expect(c.modeAlpha).toBe(r.status === 'ok' ? r.telemetry.alpha : NaN);
+      expect(simulateFusion(c, c.modeAlpha, 'cdf').top.map((t) => t.docId)).toEqual(docIds(r));
+      // unfiltered, the same query draws on documents past 1911
+      expect(fusionCandidates(kb, { id: 'q1', text: q }, QVEC, QRELS, K, { calibration: 'cdf' }).candidates.some((x) => Number(x.docId.slice(1)) > 11)).toBe(true);
+    }
+  });
 
   it("with bm25_k and dense_k apart, each list is its own depth and modeAlpha is still the search's α", async () => {
     const kb = toyKb(40, true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCdf, calibrate, CALIBRATIONS, cdfRank, minMax, zScore, type CdfTable } from '../../src/lib/retrieval/calibrate.ts';
+import { buildCdf, calibrate, CALIBRATIONS, CDF_MAX_POINTS, cdfRank, isCoarseCdf, minMax, zScore, type CdfTable } from '../../src/lib/retrieval/calibrate.ts';
 
 const closeAll = (actual: readonly number[], expected: readonly number[], digits = 10) => {
   expect(actual).toHaveLength(expected.length);
@@ -57,16 +57,34 @@ describe('buildCdf / cdfRank', () => {
     expect(t.count).toBe(1);
   });
 
-  it('rank = count(table ≤ s) / N, 0 below the minimum, 1 at or above the maximum, ties all counted', () => {
+  it('S_cdf on hand values: r / (N + 1) at table scores, linear between them, hyperbolic tails inside (0, 1)', () => {
+    // table [1, 2, 2, 3]: N = 4 (denominator 5), w = 3 − 1 = 2
     const t = buildCdf([[1, 2, 2, 3]]);
-    expect(cdfRank(t, 0.5)).toBe(0); // nothing ≤ 0.5
-    expect(cdfRank(t, -100)).toBe(0);
-    expect(cdfRank(t, 1)).toBe(0.25); // {1} → 1/4
-    expect(cdfRank(t, 1.5)).toBe(0.25);
-    expect(cdfRank(t, 2)).toBe(0.75); // {1, 2, 2} → 3/4 (both tied 2s counted)
-    expect(cdfRank(t, 2.999)).toBe(0.75);
-    expect(cdfRank(t, 3)).toBe(1); // 4/4
-    expect(cdfRank(t, 1e9)).toBe(1);
+    expect(cdfRank(t, 1)).toBeCloseTo(1 / 5, 12); // r = 1
+    expect(cdfRank(t, 1.5)).toBeCloseTo(1.5 / 5, 12); // r = 1, halfway from 1 to 2
+    expect(cdfRank(t, 2)).toBeCloseTo(3 / 5, 12); // r = 3: both tied 2s counted
+    expect(cdfRank(t, 2.5)).toBeCloseTo(3.5 / 5, 12); // r = 3, halfway from 2 to 3
+    expect(cdfRank(t, 3)).toBeCloseTo(4 / 5, 12); // r = N: (5 − 2 / (2 + 0)) / 5
+    expect(cdfRank(t, 5)).toBeCloseTo((5 - 2 / 4) / 5, 12); // above: (5 − 2 / (2 + 2)) / 5 = 0.9
+    expect(cdfRank(t, 0)).toBeCloseTo(2 / 3 / 5, 12); // below: (2 / (2 + 1)) / 5
+    expect(cdfRank(t, -100)).toBeCloseTo(2 / 103 / 5, 12); // (2 / (2 + 101)) / 5
+    expect(cdfRank(t, Infinity)).toBe(1);
+    expect(cdfRank(t, -Infinity)).toBe(0);
+    // a one-valued table: w = 1
+    const one = buildCdf([[4, 4]]);
+    expect(cdfRank(one, 4)).toBeCloseTo(2 / 3, 12);
+    expect(cdfRank(one, 5)).toBeCloseTo((3 - 1 / 2) / 3, 12);
+    expect(cdfRank(one, 3)).toBeCloseTo(1 / 2 / 3, 12);
+  });
+
+  it('maps distinct raw scores to distinct, ordered values, inside the table, between its steps and past its ends', () => {
+    // 2,000 scores on a coarse grid (many ties), probed at 3,000 distinct points across and beyond the range
+    const xs = Array.from({ length: 2000 }, (_, i) => Math.round(((i * 7919) % 2000) / 50));
+    const t = buildCdf([xs]);
+    const probes = Array.from({ length: 3000 }, (_, i) => -5 + i * 0.0173);
+    const ranks = probes.map((s) => cdfRank(t, s));
+    for (let i = 1; i < ranks.length; i++) expect(ranks[i]!).toBeGreaterThan(ranks[i - 1]!);
+    for (const r of ranks) { expect(r).toBeGreaterThan(0); expect(r).toBeLessThan(1); }
   });
 
   it('rank is 0 for an empty table', () => {
@@ -93,14 +111,19 @@ describe('buildCdf / cdfRank', () => {
     expect([...t.sorted]).toEqual([1, 2, 3]);
   });
 
-  it('keeps min and max with the default maxPoints (4096) on a large input', () => {
+  it('keeps up to CDF_MAX_POINTS (2M) scores whole; a table under that and under its count is coarse (saved before issue 32)', () => {
+    expect(CDF_MAX_POINTS).toBe(2_000_000);
+    expect(isCoarseCdf({ sorted: new Float64Array(4096), count: 1_270_000, queries: 100 })).toBe(true);
+    expect(isCoarseCdf({ sorted: new Float64Array(10), count: 10, queries: 1 })).toBe(false);
+    expect(isCoarseCdf({ sorted: new Float64Array(CDF_MAX_POINTS), count: 3_600_000, queries: 100 })).toBe(false);
+  });
+
+  it('keeps every score by default (seed B keeps its whole corpus table)', () => {
     const xs = Array.from({ length: 10_000 }, (_, i) => (i * 7919) % 10_000); // a permutation of 0..9999
     const t = buildCdf([xs]);
-    expect(t.sorted.length).toBe(4096);
+    expect(t.sorted.length).toBe(10_000);
     expect(t.count).toBe(10_000);
-    expect(t.sorted[0]).toBe(0);
-    expect(t.sorted[4095]).toBe(9999);
-    for (let i = 1; i < t.sorted.length; i++) expect(t.sorted[i]!).toBeGreaterThanOrEqual(t.sorted[i - 1]!);
+    for (let i = 0; i < t.sorted.length; i++) expect(t.sorted[i]).toBe(i);
   });
 });
 
@@ -124,8 +147,8 @@ describe('calibrate', () => {
   });
 
   it('cdf maps each score through the table', () => {
-    // table [1,2,3,4]: 0 → 0/4, 2 → 2/4, 3.5 → 3/4, 9 → 4/4
-    expect(calibrate('cdf', [0, 2, 3.5, 9], table)).toEqual([0, 0.5, 0.75, 1]);
+    // table [1,2,3,4]: N = 4, w = 3; 0 → (3/4)/5, 2 → 2/5, 3.5 → 3.5/5, 9 → (5 − 3/8)/5
+    closeAll(calibrate('cdf', [0, 2, 3.5, 9], table), [0.15, 0.4, 0.7, 0.925]);
   });
 
   it('cdf without a table throws', () => {

@@ -254,3 +254,26 @@ describe('attachDense with the CLI file store', () => {
     expect(await attachDense(newKb(), new FakeEmbedder(), hnswOpts('kb-files', fileVectorStore(root)))).toMatchObject({ indexSource: 'cache', cacheNote: null });
   });
 });
+
+describe('attachDense and a cached corpus-CDF table', () => {
+  it('builds a downsampled table (4,096 points, saved before issue 32) again, whole, and saves it; a whole one is kept', async () => {
+    const saved: Array<{ cdf: { sorted: Float64Array; count: number } | null }> = [];
+    const vectors = await new FakeEmbedder().embed(DOCS.map((d) => d.text));
+    const old = { sorted: Float64Array.from([0.1, 0.5, 0.9]), count: 5000, queries: 100 };
+    const store = (cdf: typeof old): VectorStore => ({
+      load: async () => ({ status: 'hit', vectors, dim: DIM, cdf }),
+      save: async (_k, _v, _d, c) => { saved.push({ cdf: c }); return { ok: true }; },
+    });
+    const kb = newKb();
+    await attachDense(kb, new FakeEmbedder(), { kbKey: 'kb-old-cdf', store: store(old), cdfQueries: 10 });
+    expect(kb.denseCdf!.sorted.length).toBe(10 * kb.size);
+    expect(kb.denseCdf!.count).toBe(10 * kb.size);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]!.cdf!.sorted.length).toBe(10 * kb.size);
+    const whole = { sorted: Float64Array.from([0.1, 0.5, 0.9]), count: 3, queries: 1 };
+    const kb2 = newKb();
+    await attachDense(kb2, new FakeEmbedder(), { kbKey: 'kb-whole-cdf', store: store(whole), cdfQueries: 10 });
+    expect(kb2.denseCdf).toBe(whole);
+    expect(saved).toHaveLength(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALPHA_EPSILON, entropy, entropyAlpha } from '../../src/lib/retrieval/entropy.ts';
+import { ALPHA_EPSILON, entropiesSaturated, entropy, entropyAlpha } from '../../src/lib/retrieval/entropy.ts';
 
 describe('entropy (non-negative scores: p = S / ΣS)', () => {
   it('[1, 1] → 1 bit', () => {
@@ -87,5 +87,28 @@ describe('entropyAlpha', () => {
   it('a flatter dense list (higher Hd) gives more weight to sparse', () => {
     // Hd = entropy([1,1]) = 1, Hs = entropy([1,0]) = 0 → α ≈ 1
     expect(entropyAlpha(entropy([1, 1]), entropy([1, 0]))).toBeCloseTo(1, 8);
+  });
+});
+
+describe('entropiesSaturated', () => {
+  it('is true when both H are within 1 % of log2 k, on hand values', () => {
+    // log2 20 = 4.32192809; 1 % of it = 0.04321928: the floor is 4.27870881
+    const k20 = { sparse: 20, dense: 20 };
+    expect(entropiesSaturated({ sparse: 4.322, dense: 4.322 }, k20)).toBe(true); // the "H 4.322 · 4.322"
+    expect(entropiesSaturated({ sparse: 4.2788, dense: 4.3 }, k20)).toBe(true);
+    expect(entropiesSaturated({ sparse: 4.2786, dense: 4.3 }, k20)).toBe(false); // sparse just under the floor
+    expect(entropiesSaturated({ sparse: 4.3, dense: 3.9 }, k20)).toBe(false); // one side carries signal
+    // each side its own k: log2 10 = 3.32192809 (floor 3.28870881), log2 80 = 6.32192809 (floor 6.25870881)
+    expect(entropiesSaturated({ sparse: 3.3, dense: 6.26 }, { sparse: 10, dense: 80 })).toBe(true);
+    expect(entropiesSaturated({ sparse: 3.3, dense: 6.25 }, { sparse: 10, dense: 80 })).toBe(false);
+    // k equal scores give exactly log2 k
+    expect(entropiesSaturated({ sparse: entropy(Array(20).fill(0.99)), dense: entropy(Array(20).fill(0.97)) }, k20)).toBe(true);
+  });
+
+  it('is false for a missing or non-finite H, or a side with fewer than 2 scores', () => {
+    expect(entropiesSaturated({ sparse: null, dense: 4.32 }, { sparse: 20, dense: 20 })).toBe(false);
+    expect(entropiesSaturated({ sparse: NaN, dense: 4.32 }, { sparse: 20, dense: 20 })).toBe(false);
+    expect(entropiesSaturated({ sparse: 0, dense: 0 }, { sparse: 1, dense: 1 })).toBe(false);
+    expect(entropiesSaturated({ sparse: 1, dense: 1 }, { sparse: 2, dense: 0 })).toBe(false);
   });
 });

@@ -90,9 +90,14 @@ describe('search: sparse mode', () => {
   it('with a hand-made CDF table: calibrated values', async () => {
     const kb = makeKb(0);
     kb.data.sparseCdf = buildCdf([[0.2, 0.5, 1.0, 2.0]]);
-    // b 1.4508 → #{0.2, 0.5, 1.0} = 3/4; a 0.4700 → #{0.2} = 1/4
+    // N = 4, on the N + 1 = 5 grid, linear between table scores (calibrate.ts cdfRank):
+    // b 1.45083288 → r = #{0.2, 0.5, 1.0} = 3, (3 + 0.45083288 / 1.0) / 5 = 0.69016658
+    // a 0.47000363 → r = #{0.2} = 1, (1 + 0.27000363 / 0.3) / 5 = 0.38000242
     const r = found(await search(kb, 'cat fish', { mode: 'sparse' }));
-    expect(r.hits.map((h) => h.sparseCal)).toEqual([0.75, 0.25]);
+    const cal = r.hits.map((h) => h.sparseCal!);
+    expect(cal[0]).toBeCloseTo(0.69016658, 7);
+    expect(cal[1]).toBeCloseTo(0.38000242, 7);
+    expect(cal).toHaveLength(2);
   });
 
   it('confidence = share of the query idf the top item holds', async () => {
@@ -321,23 +326,25 @@ describe('search: dense and hybrid modes with a fake dense retriever', () => {
     kb.data.sparseCdf = buildCdf([[0.2, 0.5, 1.0, 2.0]]);
     kb.denseCdf = buildCdf([[0, 0.5, 1]]);
     const r = found(await search(kb, 'cat fish', { mode: 'hybrid_calibrated' }, models));
-    // sparse CDF: a 0.47 → 1/4, b 1.45 → 3/4, c 0 → 0; dense CDF: a 1 → 3/3, b 0 → 1/3, c 0.707 → 2/3
-    // H_sparse = H([3/4, 1/4]) = 0.81127812 (BM25's own list b, a)
-    // H_dense = H([1, 2/3, 1/3] / 2) = 0.5 + (1/3)·log2 3 + (1/6)·log2 6 = 1.45914792 (dense's own list a, c, b)
-    // α = 1.45914792 / (1.45914792 + 0.81127812) = 0.64267582
-    // a = α·0.25 + (1 − α)·1 = 0.51799314; b = α·0.75 + (1 − α)/3 = 0.60111492; c = (1 − α)·2/3 = 0.23821612
-    expect(r.telemetry.hSparse).toBeCloseTo(0.81127812, 7);
-    expect(r.telemetry.hDense).toBeCloseTo(1.45914792, 7);
-    expect(r.telemetry.alpha).toBeCloseTo(0.64267582, 7);
+    // sparse CDF (N = 4, w = 1.8): a 0.47000363 → (1 + 0.27000363 / 0.3) / 5 = 0.38000242,
+    //   b 1.45083288 → (3 + 0.45083288) / 5 = 0.69016658, c 0 (below 0.2) → (1.8 / (1.8 + 0.2)) / 5 = 0.18;
+    // dense CDF (N = 3, w = 1): a 1 → r = N: (4 − 1 / 1) / 4 = 0.75, b 0 → 1/4, c 0.70710678 → (2 + 0.20710678 / 0.5) / 4 = 0.60355339
+    // H_sparse = H([0.69016658, 0.38000242]) = 0.93852876 (BM25's own list b, a)
+    // H_dense = H([0.75, 0.60355339, 0.25]) = 1.46137401 (dense's own list a, c, b)
+    // α = 1.46137401 / (1.46137401 + 0.93852876) = 0.60893051
+    // a = α·0.38000242 + (1 − α)·0.75 = 0.52469719; b = α·0.69016658 + (1 − α)·0.25 = 0.51803086; c = α·0.18 + (1 − α)·0.60355339 = 0.34563881
+    expect(r.telemetry.hSparse).toBeCloseTo(0.93852876, 7);
+    expect(r.telemetry.hDense).toBeCloseTo(1.46137401, 7);
+    expect(r.telemetry.alpha).toBeCloseTo(0.60893051, 7);
     expect(r.telemetry.calibration).toEqual({ requested: 'cdf', sparse: 'cdf', dense: 'cdf' });
     expect(r.telemetry.entropy).toEqual({ basis: 'calibrated', sparse: 'cdf', dense: 'cdf', k: 20 });
-    expect(byId(r.hits, 'a').sparseCal).toBe(0.25);
-    expect(byId(r.hits, 'b').denseCal).toBeCloseTo(1 / 3, 12);
-    expect(byId(r.hits, 'c').denseCal).toBeCloseTo(2 / 3, 12);
-    expect(r.hits.map((h) => h.id)).toEqual(['b', 'a', 'c']);
-    expect(r.hits[0]!.score).toBeCloseTo(0.60111492, 6);
-    expect(r.hits[1]!.score).toBeCloseTo(0.51799314, 6);
-    expect(r.hits[2]!.score).toBeCloseTo(0.23821612, 6);
+    expect(byId(r.hits, 'a').sparseCal).toBeCloseTo(0.38000242, 7);
+    expect(byId(r.hits, 'b').denseCal).toBeCloseTo(0.25, 12);
+    expect(byId(r.hits, 'c').denseCal).toBeCloseTo(0.60355339, 7);
+    expect(r.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
+    expect(r.hits[0]!.score).toBeCloseTo(0.52469719, 6);
+    expect(r.hits[1]!.score).toBeCloseTo(0.51803086, 6);
+    expect(r.hits[2]!.score).toBeCloseTo(0.34563881, 6);
   });
 
   it('hybrid_calibrated takes H over the top candidateK only; growPool false keeps exactly candidateK candidates', async () => {

@@ -10,7 +10,7 @@ import type { ChatProvider, ChatRequest } from '../../src/lib/llm/types.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 import { transformCacheKey, transformQuery, type TransformCacheKey } from '../../src/lib/rag/transforms.ts';
 import { database } from '../../src/lib/store/db.ts';
-import { getRawRecord, INDEX_SCHEMA_VERSION, loadIndex, putRawRecord, type IndexRecord } from '../../src/lib/store/index-cache.ts';
+import { checksumOf, getRawRecord, INDEX_SCHEMA_VERSION, loadIndex, putRawRecord, type IndexRecord } from '../../src/lib/store/index-cache.ts';
 import { openKnowledgeBase } from '../../src/lib/store/kb-loader.ts';
 import { indexedDbTransformCache } from '../../src/lib/rag/transform-cache.ts';
 import {
@@ -59,6 +59,23 @@ describe('index cache: records of the wrong shape', () => {
       // The rebuilt index replaced the bad record: the next open is from the cache.
       expect((await openKnowledgeBase('shapes', DOCS, 'h1', OPTS)).source).toBe('cache');
     }
+  });
+
+  it('a record whose BM25 corpus-CDF table is coarse (4,096 of more scores, saved before issue 32) is rebuilt, whole, once', async () => {
+    const opts = { cdfQueries: 20 };
+    const first = await openKnowledgeBase('coarse-cdf', DOCS, 'h1', opts);
+    const good = (await getRawRecord(first.cacheKey))!;
+    const whole = good.data.sparseCdf!;
+    expect(whole.sorted.length).toBe(whole.count);
+    const data = { ...good.data, sparseCdf: { sorted: whole.sorted.slice(0, 2), count: 5000, queries: 20 } };
+    await putRawRecord({ ...good, data, checksum: await checksumOf(data) });
+    expect((await loadIndex(first.cacheKey)).status).toBe('hit');
+    const opened = await openKnowledgeBase('coarse-cdf', DOCS, 'h1', opts);
+    expect(opened.source).toBe('built');
+    expect(opened.cacheNote).toMatch(/older, coarser corpus-CDF table/);
+    expect(opened.kb.sparseCdf!.sorted).toEqual(whole.sorted);
+    const again = await openKnowledgeBase('coarse-cdf', DOCS, 'h1', opts);
+    expect(again).toMatchObject({ source: 'cache', cacheNote: null });
   });
 
   it('a record of another format keeps its own message; a record that is not an object is the wrong shape', async () => {

@@ -213,7 +213,8 @@ export class KbSession {
 
   /**
    * The α simulator's candidates of a query on the open knowledge base (`fusionCandidates` of
-   * src/lib/retrieval/alpha-sim.ts: both retrievers' top candidateK, no qrels, so no gold marks; filters not applied).
+   * src/lib/retrieval/alpha-sim.ts: both retrievers' top candidateK among the documents the search's filters keep, no
+   * qrels, so no gold marks).
    * Needs the dense side and the loaded embedder (in `loaded`); fails with the reason otherwise.
    */
   async fusionCandidates(req: FusionRequest, loaded: LoadedModel[]): Promise<FusionCandidates> {
@@ -225,7 +226,7 @@ export class KbSession {
     if (!query) throw new Error('Type a query first.');
     const qvec = await this.embedQuery(query, embed.spec);
     const k = { sparse: req.bm25K ?? req.candidateK, dense: req.denseK ?? req.candidateK };
-    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), k, { calibration: req.calibration });
+    return fusionCandidates(base, { id: 'query', text: query }, qvec, new Map(), k, { calibration: req.calibration, filters: req.filters ?? [] });
   }
 
   /**

@@ -4,7 +4,7 @@
  *   α = H_dense / (H_dense + H_sparse + ε) (entropy.ts);  score = α·sparse_cal + (1 − α)·dense_cal (fusion.ts)
  *
  * The candidates are what search.ts's hybrid fuse sees in one retrieval round: the union of BM25's and the dense
- * index's top candidateK items, each with both scores computed exactly, calibrated over the union (cdf falls back to
+ * index's top candidateK items among those the search's filters keep (and, on the dense side, with a usable vector), each with both scores computed exactly, calibrated over the union (cdf falls back to
  * minmax without a corpus table); the entropies are each retriever's own top-candidateK list, calibrated (seed B).
  * Re-fusing them at the hybrid_calibrated mode's α (`modeAlpha`) gives that mode's
  * ranking (search.ts's pool doubling aside: with dedup it can widen the pool when the top candidates are chunks of
@@ -13,6 +13,7 @@
 import { calibrate, CALIBRATIONS, type Calibration } from './calibrate.ts';
 import { dedupByDocument } from './dedup.ts';
 import { candidateEntropy, DEFAULT_ENTROPY_BASIS, effectiveCalibration, entropyAlpha, entropyCalibration, type EntropyBasis } from './entropy.ts';
+import { compileFilters, type MetaFilter } from './filter.ts';
 import { linearFusion } from './fusion.ts';
 import type { KnowledgeBase } from './knowledge-base.ts';
 import { DEFAULT_SEARCH } from './search-types.ts';
@@ -70,16 +71,22 @@ export interface FusionCandidates {
 /** The candidates of one query (needs the knowledge base's dense side and the query vector). */
 export function fusionCandidates(
   kb: KnowledgeBase, query: { id: string; text: string }, qvec: Float32Array, judgements: ReadonlyMap<string, number>,
-  candidateK: number | { sparse: number; dense: number }, run: { calibration?: Calibration; basis?: EntropyBasis } = {},
+  candidateK: number | { sparse: number; dense: number },
+  run: { calibration?: Calibration; basis?: EntropyBasis; filters?: readonly MetaFilter[] } = {},
 ): FusionCandidates {
   const k = typeof candidateK === 'number' ? { sparse: candidateK, dense: candidateK } : candidateK;
   const calibration = run.calibration ?? DEFAULT_SEARCH.calibration;
   const basis = run.basis ?? DEFAULT_ENTROPY_BASIS;
   if (!kb.dense) throw new Error('The α simulator needs the knowledge base\'s dense vectors; this one has only BM25.');
   for (const n of [k.sparse, k.dense]) if (!Number.isInteger(n) || n < 1) throw new RangeError(`fusionCandidates: candidateK must be a whole number ≥ 1, got ${n}`);
+  // As search.ts: the filters' document mask on both sides; items with an unusable vector left out of dense search.
+  const mask = compileFilters(kb.docs, run.filters ?? []);
+  const accept = mask ? (i: number) => mask[kb.docIndexOf(i)] === 1 : undefined;
+  const skip = kb.denseSkip;
+  const denseAccept = skip ? (i: number) => skip[i] !== 1 && (!accept || accept(i)) : accept;
   const terms = kb.bm25.queryTerms(query.text);
-  const sparseHits = terms.length > 0 ? kb.bm25.search(terms, k.sparse, kb.itemId) : [];
-  const denseHits = kb.dense.search(qvec, k.dense, kb.itemId);
+  const sparseHits = terms.length > 0 ? kb.bm25.search(terms, k.sparse, kb.itemId, accept) : [];
+  const denseHits = kb.dense.search(qvec, k.dense, kb.itemId, denseAccept).filter((h) => Number.isFinite(h.score));
   // As search.ts fuse: the union in list order, both scores for every candidate.
   const union = [...new Set([...sparseHits.map((h) => h.index), ...denseHits.map((h) => h.index)])];
   const sparse = terms.length > 0 ? kb.bm25.scoreItems(terms, union) : union.map(() => 0);

@@ -25,43 +25,74 @@ export function zScore(xs: readonly number[]): number[] {
 }
 
 /**
- * Empirical CDF of a retriever's scores on sample queries scored against the corpus, kept as sorted
- * order statistics (downsampled to at most `maxPoints` so it stays small in IndexedDB).
+ * Empirical CDF of a retriever's scores on sample queries scored against the corpus, kept as sorted order statistics:
+ * every score up to CDF_MAX_POINTS (seed B keeps its whole table, 1.7M scores, and looks them up with np.searchsorted;
+ * SciFact's 12,699 chunks × 100 pseudo-queries are 1.27M scores, a 10 MB Float64Array), evenly spaced ones beyond.
+ * Tables saved before issue 32 hold at most 4,096 (`isCoarseCdf`); they are still read and interpolated (`cdfRank`).
  */
 export interface CdfTable {
   sorted: Float64Array;
-  /** How many scores the table was built from (before downsampling). */
+  /** How many scores the table was built from (its length, or more when it was thinned). */
   count: number;
   /** How many sample queries produced them. */
   queries: number;
 }
 
-export function buildCdf(scoreLists: Iterable<ArrayLike<number>>, maxPoints = 4096): CdfTable {
-  const all: number[] = [];
-  let queries = 0;
-  for (const list of scoreLists) {
-    queries++;
-    for (let i = 0; i < list.length; i++) all.push(list[i]!);
-  }
-  const sorted = Float64Array.from(all).sort();
+/** The most order statistics a table keeps (16 MB of Float64): beyond, evenly spaced ones (a rank error ≤ 5·10⁻⁷). */
+export const CDF_MAX_POINTS = 2_000_000;
+
+/** A table thinned below what buildCdf keeps now: one saved before issue 32 (4,096 points), to be built again. */
+export function isCoarseCdf(t: CdfTable): boolean {
+  return t.sorted.length < Math.min(t.count, CDF_MAX_POINTS);
+}
+
+/** Every score (up to `maxPoints`; beyond, evenly spaced order statistics, first and last kept), sorted. */
+export function buildCdf(scoreLists: Iterable<ArrayLike<number>>, maxPoints = CDF_MAX_POINTS): CdfTable {
+  let total = 0;
+  const lists: ArrayLike<number>[] = [];
+  for (const list of scoreLists) { lists.push(list); total += list.length; }
+  const sorted = new Float64Array(total);
+  let at = 0;
+  for (const list of lists) for (let i = 0; i < list.length; i++) sorted[at++] = list[i]!;
+  sorted.sort();
+  const queries = lists.length;
   if (sorted.length <= maxPoints) return { sorted, count: sorted.length, queries };
-  const sample = new Float64Array(maxPoints);
-  // Evenly spaced order statistics, first and last kept.
-  for (let i = 0; i < maxPoints; i++) sample[i] = sorted[Math.round((i * (sorted.length - 1)) / (maxPoints - 1))]!;
+  const m = Math.max(2, Math.floor(maxPoints));
+  const sample = new Float64Array(m);
+  for (let i = 0; i < m; i++) sample[i] = sorted[Math.round((i * (sorted.length - 1)) / (m - 1))]!;
   return { sorted: sample, count: sorted.length, queries };
 }
 
-/** S_cdf(s) = (number of table scores <= s) / N, by binary search. */
-export function cdfRank(table: CdfTable, s: number): number {
-  const a = table.sorted;
-  if (a.length === 0) return 0;
-  let lo = 0, hi = a.length;
+/** r(s) = #{table scores ≤ s}: np.searchsorted(table, s, side='right'), by binary search. */
+export function cdfCount(sorted: Float64Array, s: number): number {
+  let lo = 0, hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (a[mid]! <= s) lo = mid + 1;
+    if (sorted[mid]! <= s) lo = mid + 1;
     else hi = mid;
   }
-  return lo / a.length;
+  return lo;
+}
+
+/**
+ * S_cdf(s) = (r + (s − t[r−1]) / (t[r] − t[r−1])) / (N + 1), r = #{t ≤ s}: seed B's percentile r / N (np.searchsorted)
+ * on the N + 1 grid, interpolated linearly between neighbouring table scores so that distinct scores get distinct
+ * values; the tails stay inside (0, 1) and keep their order: below t[0], (w / (w + t[0] − s)) / (N + 1); at or above
+ * t[N−1], (N + 1 − w / (w + s − t[N−1])) / (N + 1), with w = t[N−1] − t[0] (1 for a one-valued table).
+ * A table score s itself maps to r / (N + 1). An empty table maps everything to 0; NaN maps to NaN.
+ */
+export function cdfRank(table: CdfTable, s: number): number {
+  const a = table.sorted;
+  const n = a.length;
+  if (n === 0) return 0;
+  if (Number.isNaN(s)) return NaN;
+  const span = a[n - 1]! - a[0]!;
+  const w = span > 0 && Number.isFinite(span) ? span : 1;
+  if (s < a[0]!) return (w / (w + (a[0]! - s))) / (n + 1);
+  const r = cdfCount(a, s);
+  if (r >= n) return (n + 1 - w / (w + (s - a[n - 1]!))) / (n + 1);
+  const lo = a[r - 1]!, hi = a[r]!;
+  return (r + (s - lo) / (hi - lo)) / (n + 1);
 }
 
 /** Applies a calibration; 'cdf' needs a table (the caller falls back when there is none). */

@@ -85,3 +85,24 @@ export function fusionEntropy(
     calibration: { sparse: effectiveCalibration(c, tables.sparse), dense: effectiveCalibration(c, tables.dense) },
   };
 }
+
+/** How close to log2 k an entropy counts as saturated: within 1 % of it. */
+export const SATURATION_TOLERANCE = 0.01;
+
+/**
+ * Whether both entropies sit at their maximum, so that they carry no signal and α = H_dense / (H_dense + H_sparse + ε)
+ * is ½: log2 k − H ≤ 1 % · log2 k on each side, k = the number of scores that side's H was taken over (≥ 2). Under
+ * corpus-CDF calibration a query's top candidates all sit near percentile 1, their calibrated scores are near-uniform
+ * and both H are at log2 k: seed B's own H1 result (CDF entropy barely tracks retrieval quality). False when an
+ * entropy is missing or not finite, or a side has fewer than 2 scores.
+ */
+export function entropiesSaturated(
+  h: { sparse: number | null; dense: number | null }, k: { sparse: number; dense: number }, tolerance = SATURATION_TOLERANCE,
+): boolean {
+  const side = (x: number | null, n: number) => {
+    if (x === null || !Number.isFinite(x) || !(n >= 2)) return false;
+    const max = Math.log2(n);
+    return max - x <= tolerance * max;
+  };
+  return side(h.sparse, k.sparse) && side(h.dense, k.dense);
+}

@@ -22,8 +22,8 @@ export interface SearchRequest {
   filters: MetaFilter[];
 }
 
-/** What the α simulator re-fuses in the Search tab: the query and how many candidates each retriever gives. */
-export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'> & Partial<Pick<SearchRequest, 'calibration' | 'bm25K' | 'denseK'>>;
+/** What the α simulator re-fuses in the Search tab: the query, how many candidates each retriever gives, the search's filters. */
+export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'> & Partial<Pick<SearchRequest, 'calibration' | 'bm25K' | 'denseK' | 'filters'>>;
 
 export interface HitView extends SearchHit {
   title: string;

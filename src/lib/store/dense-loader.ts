@@ -8,6 +8,7 @@
  * `cacheNote` says which happened.
  */
 import type { TextEmbedder } from '../models/types.ts';
+import { isCoarseCdf } from '../retrieval/calibrate.ts';
 import { denseCdfTable, embedItems } from '../retrieval/dense-build.ts';
 import type { DenseMetric, DenseRetriever } from '../retrieval/dense.ts';
 import { HNSW_DEFAULTS, HnswIndex, type HnswParams } from '../retrieval/hnsw.ts';
@@ -134,14 +135,16 @@ export async function attachDense(kb: KnowledgeBase, embedder: TextEmbedder, opt
   }
   progress('vector-index', kb.size, kb.size);
 
-  let cdf = cached.status === 'hit' ? cached.cdf : null;
+  // A cached table saved before issue 32 kept 4,096 of its scores (isCoarseCdf): built again, whole.
+  const cachedCdf = cached.status === 'hit' && cached.cdf && !isCoarseCdf(cached.cdf) ? cached.cdf : null;
+  let cdf = cachedCdf;
   if (!cdf && (opts.cdfQueries ?? 100) > 0) {
     progress('dense-calibrate', 0, 1);
     cdf = await denseCdfTable(kb, index, embedder, opts.cdfQueries ?? 100, opts.seed ?? kb.options.seed);
     progress('dense-calibrate', 1, 1);
   }
 
-  const saveEmbeddings = source === 'computed' || (cached.status === 'hit' && !cached.cdf && cdf !== null);
+  const saveEmbeddings = source === 'computed' || (cached.status === 'hit' && !cachedCdf && cdf !== null);
   const saveIndex = useIndexCache && indexSource === 'built' && store.saveIndex ? store.saveIndex.bind(store) : null;
   if (saveEmbeddings || saveIndex) progress('embed-save', 0, 1);
   if (saveEmbeddings) {

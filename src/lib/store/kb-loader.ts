@@ -2,6 +2,7 @@
  * Opens a knowledge base: from the IndexedDB cache when a valid record exists for exactly these documents and
  * options, otherwise by building it (chunk → index → calibrate) and caching the result.
  */
+import { isCoarseCdf } from '../retrieval/calibrate.ts';
 import type { SourceDocument } from '../retrieval/document.ts';
 import { DEFAULT_KB_OPTIONS, KnowledgeBase, type BuildStage, type KbOptions } from '../retrieval/knowledge-base.ts';
 import { sha256Hex } from '../checksum.ts';
@@ -31,7 +32,10 @@ export async function openKnowledgeBase(
   onProgress?.('cache-load', 0, 1);
   const cached = await loadIndex(key);
   let cacheNote: string | null = null;
-  if (cached.status === 'hit') {
+  if (cached.status === 'hit' && cached.data.sparseCdf && isCoarseCdf(cached.data.sparseCdf)) {
+    // Saved before issue 32: its BM25 corpus-CDF table kept 4,096 scores (calibrate.ts); built again, whole.
+    cacheNote = 'The cached index has an older, coarser corpus-CDF table (4,096 scores); it was rebuilt.';
+  } else if (cached.status === 'hit') {
     try {
       const kb = KnowledgeBase.fromData(docs, cached.data);
       onProgress?.('cache-load', 1, 1);

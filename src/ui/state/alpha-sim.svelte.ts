@@ -10,7 +10,7 @@
  */
 import { simulateFusion, sliderWeights, type FusionCandidates, type SimulatedFusion } from '../../lib/retrieval/alpha-sim.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
-import { clampAlpha, clampH, REPORT_RANGE, simulationAlpha, stateLine, type SliderRange } from '../alpha-sim-view.ts';
+import { clampAlpha, clampH, REPORT_RANGE, simulationAlpha, startCaption, stateLine, type SliderRange } from '../alpha-sim-view.ts';
 
 export type LoadCandidates = (queryId: string) => Promise<FusionCandidates>;
 
@@ -22,7 +22,7 @@ export interface LiveQuery {
   calibration: Calibration;
   /** The search reranks after fusing (the simulated list is the fused one, before the cross-encoder). */
   rerank: boolean;
-  /** The search had filters, which the candidates do not apply. */
+  /** The search had filters (the candidates come from the documents they keep). */
   filtered: boolean;
 }
 
@@ -41,6 +41,8 @@ export interface AlphaSimOptions {
 
 export class AlphaSimState {
   readonly range: SliderRange;
+  /** Where the sliders started, said from the values they started at (a query's own H, or the range's start). */
+  readonly startCaption: string;
   /** Set once by the constructor (AlphaSimOptions.alphaFrom). */
   alphaFrom: 'query' | 'sliders' = 'query';
   /** Both start at the range's start (or the seeded query's H values). */
@@ -70,8 +72,11 @@ export class AlphaSimState {
     this.range = opts.range ?? REPORT_RANGE;
     this.alphaFrom = opts.alphaFrom ?? 'query';
     if (opts.calibration) this.calibration = opts.calibration;
-    this.hDense = (opts.seed && clampH(opts.seed.hDense, this.range.max)) ?? this.range.start;
-    this.hSparse = (opts.seed && clampH(opts.seed.hSparse, this.range.max)) ?? this.range.start;
+    const d = opts.seed ? clampH(opts.seed.hDense, this.range.max) : null;
+    const sp = opts.seed ? clampH(opts.seed.hSparse, this.range.max) : null;
+    this.hDense = d ?? this.range.start;
+    this.hSparse = sp ?? this.range.start;
+    this.startCaption = startCaption(this.range, { hDense: this.hDense, hSparse: this.hSparse }, d !== null && sp !== null);
   }
 
   /** An H slider moved (kept in the range; not a number is ignored); with α from the sliders, a dragged α is let go. */
