@@ -20,6 +20,12 @@ export function headlineText(meta: Pick<ReportMeta, 'kind' | 'evaluator' | 'head
   return headlineByPipeline(meta).map((p) => ({ mode: p.pipeline ?? '', figures: p.figures.map((h) => figureText(meta.kind, h)) }));
 }
 
+/** The entry's row count: "N = 24"; a multi-mode retrieval report's says the rows are over its modes ("N = 1500 rows over 5 modes"). */
+export function countText(meta: Pick<ReportMeta, 'kind' | 'evaluator' | 'headline' | 'n'>): string {
+  const modes = meta.kind === 'retrieval' ? headlineText(meta).length : 0;
+  return modes > 1 ? `N = ${meta.n} rows over ${modes} modes` : `N = ${meta.n}`;
+}
+
 /** Why a report matched the find: "matches title, question (3 rows)". */
 export function matchText(m: ReportMatch): string {
   return `matches ${m.fields.join(', ')}${m.rows ? ` (${m.rows} row${m.rows === 1 ? '' : 's'})` : ''}`;

@@ -16,7 +16,7 @@ import { headlineByPipeline, reportMeta } from '../../src/lib/reports/meta.ts';
 import { pairKey, reportFigures, rowPipeline } from '../../src/lib/reports/pipelines.ts';
 import { shareSummary, summaryAt, SHARE_STEPS } from '../../src/lib/reports/share-summary.ts';
 import { readShareFragment } from '../../src/lib/reports/share-link.ts';
-import { headlineText } from '../../src/ui/report-format.ts';
+import { countText, headlineText } from '../../src/ui/report-format.ts';
 import { reportHeader, summaryTable, warningLines } from '../../src/ui/report-view.ts';
 import { multiModeReport, singleModeReport } from '../helpers/retrieval-reports.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
@@ -74,7 +74,9 @@ describe('the Reports list and the Hub index: one line per mode', () => {
       expect(lines[0]!.figures[0]).toBe('nDCG@10 0.5000');
       expect(lines[1]!.figures[0]).toBe('nDCG@10 0.3750');
       expect(JSON.stringify(lines)).not.toContain('0.4375');
+      expect(countText(m)).toBe('N = 8 rows over 2 modes');
     }
+    expect(countText(reportMeta(singleModeReport('sparse', SPARSE), 'run'))).toBe('N = 4');
   });
 
   it('an entry saved by an older version (pooled, no mode) shows no pooled figure; a one-mode or RAGBench entry keeps its figures', () => {
