@@ -1,5 +1,5 @@
 /**
- * The Compare tab's grouped bar chart (Plotly): one group per metric, one bar per report at its value on the shared
+ * The Compare tab's grouped bar chart (Plotly): one group per metric (per mode and metric for retrieval reports), one bar per report at its value on the shared
  * rows, with the 95% bootstrap interval as an asymmetric whisker. Pure: the component only hands it to Plotly.
  */
 import type { CompareResult } from '../lib/reports/compare-types.ts';
@@ -15,7 +15,8 @@ export interface BarTrace {
 }
 
 export function compareChart(r: Extract<CompareResult, { ok: true }>): { traces: BarTrace[]; layout: Record<string, unknown> } {
-  const x = r.metrics.map((m) => `${m.label}${m.higherIsBetter ? '' : ' ↓'}`);
+  // One group per (mode, metric) when the reports hold retrieval modes: a bar never pools modes.
+  const x = r.metrics.map((m) => `${m.pipeline !== null ? `${m.pipeline} · ` : ''}${m.label}${m.higherIsBetter ? '' : ' ↓'}`);
   const traces = r.reports.map((rep): BarTrace => {
     const cells = r.metrics.map((m) => m.cells.find((c) => c.reportId === rep.id)!);
     return {

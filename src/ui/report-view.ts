@@ -7,6 +7,7 @@
  */
 import { metricsFor, REPORT_METRICS, rowVerdict } from '../lib/reports/metrics.ts';
 import { reportTitle } from '../lib/reports/title.ts';
+import { groupsArePipelines, pipelineWarnings, reportFigures } from '../lib/reports/pipelines.ts';
 import { dict, own } from '../lib/dict.ts';
 import type { Report, ReportKind, ReportRow, SummaryMetric } from '../lib/reports/format.ts';
 
@@ -40,6 +41,8 @@ export interface ReportHeader {
   /** Rows requested per group ("all" when null), rows in the report. */
   n: string;
   rows: number;
+  /** What the rows are, in words (`sampleText`): "all 300 queries × 5 modes = 1500 rows", "20 rows per subset · 40 rows". */
+  sample: string;
   seed: number;
   configHash: string;
   /** "N of M rows included" when the report is a summary of a larger one. */
@@ -63,11 +66,41 @@ export function reportHeader(r: Report): ReportHeader {
     created: r.createdAt,
     n: r.n === null ? 'all' : String(r.n),
     rows: r.rows.length,
+    sample: sampleText(r),
     seed: r.seed,
     configHash: r.configHash,
     truncated: r.truncated ? `${r.rows.length} of ${r.truncated.rows} rows included` : null,
     environment: lines,
   };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Queries each mode ran of a multi-mode retrieval report (summary.extra.queries), null when it does not say. */
+function judgedQueries(r: Report): number | null {
+  const q = r.summary.extra['queries'];
+  return typeof q === 'number' && Number.isInteger(q) && q >= 0 ? q : null;
+}
+
+/**
+ * The header's N in words: what was sampled and what a row is. Retrieval: queries × modes = rows (a multi-mode
+ * report: one row per query and mode); RAGBench: rows per subset. A summary (share link) says how many it holds.
+ */
+export function sampleText(r: Report): string {
+  const total = r.truncated?.rows ?? r.rows.length;
+  const held = r.truncated ? ` (${r.rows.length} in this summary)` : '';
+  if (r.kind === 'retrieval') {
+    if (groupsArePipelines(r)) {
+      const modes = reportFigures(r).length || new Set(r.rows.map((x) => x.group)).size;
+      const perMode = r.n ?? judgedQueries(r) ?? (modes > 0 && !r.truncated ? Math.round(total / modes) : null);
+      const queries = perMode === null ? 'all judged queries' : r.n === null ? `all ${plural(perMode, 'judged query', 'judged queries')}` : `a sample of ${plural(perMode, 'query', 'queries')}`;
+      return `${queries} × ${plural(modes, 'mode')} = ${plural(total, 'row')}${held}`;
+    }
+    return `${r.n === null ? 'all judged queries' : `a sample of ${plural(r.n, 'query', 'queries')}`} · ${plural(total, 'row')}${held}`;
+  }
+  const subsets = r.data.subsets.length;
+  const of = subsets > 1 ? ` (${subsets} subsets)` : '';
+  return `${r.n === null ? 'all rows of each subset' : `${plural(r.n, 'row')} per subset`}${of} · ${plural(total, 'row')}${held}`;
 }
 
 // ---- summary table ----
@@ -155,9 +188,13 @@ export function stagesText(stages: ModeLatency['stages']): string {
 }
 
 /** The groups' name: "mode" in a multi-mode retrieval report, "dataset" in an old one, "subset" otherwise. */
-export const groupLabelOf = (r: Report): string => (r.kind !== 'retrieval' ? 'subset' : modeLatency(r) ? 'mode' : 'dataset');
+export const groupLabelOf = (r: Report): string => (r.kind !== 'retrieval' ? 'subset' : groupsArePipelines(r) ? 'mode' : 'dataset');
 
-/** The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups (not modes). */
+/**
+ * The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups
+ * of one pipeline (subsets); a multi-mode retrieval report's groups are its modes (pipelines.ts) and have no
+ * pooled row, even where an older report carries the figures.
+ */
 export function summaryTable(r: Report): SummaryTable {
   // A figure listed only with a field (RAGAS) shows when the rows carry it or the summary has it (a share link's few rows).
   const inSummary = new Set(r.summary.metrics.map((m) => m.id));
@@ -181,7 +218,7 @@ export function summaryTable(r: Report): SummaryTable {
   // End to end when every mode says so (a report written before that measured the non-model stages only).
   const endToEnd = !!latency && latency.size > 0 && [...latency.values()].every((m) => m.endToEnd);
   // A multi-mode retrieval report's groups are modes: a figure pooled over modes means nothing, so there is no "all" row.
-  const order: Array<string | null> = named.length === 0 ? [null] : named.length === 1 || latency ? named : [...named, null];
+  const order: Array<string | null> = groupsArePipelines(r) ? named : named.length === 0 ? [null] : named.length === 1 ? named : [...named, null];
   const counts = r.truncated ? [] : KIND_COUNTS[r.kind];
   const rows = order.map((group): SummaryRowView => {
     const figures = r.summary.metrics.filter((m) => m.group === group);
@@ -210,7 +247,7 @@ export function summaryTable(r: Report): SummaryTable {
 
 /** Warnings as lines: "group: message" (a group's), or the message alone (pooled). */
 export function warningLines(r: Report): string[] {
-  return r.summary.warnings.map((w) => (w.group === null ? w.message : `${w.group}: ${w.message}`));
+  return pipelineWarnings(r).map((w) => (w.group === null ? w.message : `${w.group}: ${w.message}`));
 }
 
 // ---- per-question rows ----

@@ -2,7 +2,8 @@
  * The Compare tab in the built site: reports imported through the Reports tab, picked (only same-kind reports can
  * join; the others say why), the metrics table with Δ and Holm marks from the compare worker, the baseline switch,
  * the per-question table with the flipped filter and the answers side by side (hostile text rendered as text), the
- * config diff with "only differences", the chart, and the refusal for reports that share no rows.
+ * config diff with "only differences", the chart, the refusal for reports that share no rows, and multi-mode
+ * retrieval reports compared per mode (a mode column and picker).
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -11,6 +12,7 @@ import { serializeReport } from '../../src/lib/reports/format.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
 import { generatedTitle } from '../../src/lib/reports/title.ts';
 import { syntheticReport } from '../helpers/synthetic-reports.ts';
+import { multiModeReport } from '../helpers/retrieval-reports.ts';
 
 const site = inject('siteUrl');
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
@@ -143,6 +145,33 @@ describe('Compare tab', () => {
     await page.locator('[data-testid=compare-only-diff]').uncheck();
     expect(await page.locator('[data-testid=compare-config-diff] tr[data-path=configHash]').innerText()).toContain(p.configHash);
     expect(await page.locator('[data-testid=compare-question]').count()).toBeGreaterThan(0);
+    expect(browser.errors).toEqual([]);
+  });
+
+  test('multi-mode retrieval reports: a figure per mode, a mode column and a mode picker in the questions table (issue 32)', async () => {
+    const twelve = (x: number) => Array.from({ length: 12 }, () => x);
+    const x = { ...multiModeReport({ sparse: twelve(0.5), dense: twelve(0.25) }), id: 'cmp-modes-x', title: 'modes x' };
+    const y = { ...multiModeReport({ sparse: twelve(0.75), dense: twelve(0.25) }), id: 'cmp-modes-y', title: 'modes y' };
+    await pick(a.id).uncheck();
+    await pick('__proto__').uncheck();
+    await page.click('[data-testid=tab-reports]');
+    await page.locator('[data-testid=reports-import]').setInputFiles([x, y].map((r) => ({ name: `${r.id}.json`, mimeType: 'application/json', buffer: Buffer.from(serializeReport(r)) })));
+    await page.locator('[data-testid=reports-list] li').nth(6).waitFor({ timeout: 30_000 });
+    await page.click('[data-testid=tab-compare]');
+    await pick(x.id).check();
+    await pick(y.id).check();
+    const ndcg = (mode: string) => page.locator(`[data-testid=compare-cell][data-metric="ndcg@10"][data-mode=${mode}][data-report=${y.id}]`);
+    await expect.poll(() => ndcg('sparse').innerText().catch(() => ''), { timeout: 60_000 }).toMatch(/^0\.7500[\s\S]*Δ \+0\.2500[\s\S]*12\/0\/0/);
+    expect(await ndcg('dense').innerText()).toMatch(/^0\.2500[\s\S]*Δ 0\.0000[\s\S]*0\/12\/0/);
+    // nDCG@10 has four cells, one per (mode, report); none is pooled over modes (x 0.375, y 0.5).
+    const cells = await page.locator('[data-testid=compare-cell][data-metric="ndcg@10"]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-mode')} ${e.textContent!.trim().slice(0, 6)}`));
+    expect(cells).toEqual(['sparse 0.5000', 'sparse 0.7500', 'dense 0.2500', 'dense 0.2500']);
+    const rows = page.locator('[data-testid=compare-question]');
+    expect(await rows.count()).toBe(24);
+    expect(await page.locator('[data-testid=compare-questions] thead').innerText()).toMatch(/^mode\s+question/);
+    await page.locator('[data-testid=compare-mode]').selectOption('dense');
+    await expect.poll(() => rows.count()).toBe(12);
+    expect(await rows.evaluateAll((els) => els.every((e) => e.getAttribute('data-mode') === 'dense'))).toBe(true);
     expect(browser.errors).toEqual([]);
   });
 });

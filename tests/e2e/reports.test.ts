@@ -2,7 +2,8 @@
  * The Reports tab in the built site: a report file made with buildReport is imported, listed, opened, renamed,
  * given notes, exported (the JSON download is the same report), deleted into the archive and restored, found by a
  * word of a question; a file whose id is saved asks replace / keep both; hostile files (markup in the title, a
- * future version, `__proto__`, 1e999) are refused or rendered as text; a reload keeps everything.
+ * future version, `__proto__`, 1e999) are refused or rendered as text; a multi-mode retrieval report lists and opens
+ * with one line of figures per mode; a reload keeps everything.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { parseReportText, serializeReport, type Report } from '../../src/lib/reports/format.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
+import { multiModeReport } from '../helpers/retrieval-reports.ts';
 import { generatedTitle } from '../../src/lib/reports/title.ts';
 
 const site = inject('siteUrl');
@@ -191,6 +193,27 @@ describe('Reports tab', () => {
     await page.locator('[data-testid=report-rename]').fill('Two subsets, seed 7');
     await page.locator('[data-testid=report-rename]').press('Enter');
     await expect.poll(() => item.locator('[data-testid=report-item-title]').innerText()).toBe('Two subsets, seed 7');
+    await page.locator('[data-testid=report-close]').click();
+  });
+
+  test('a multi-mode retrieval report saved by an older version (pooled figures) lists and opens with one line per mode, nothing pooled', async () => {
+    // sparse nDCG@10 (1 + 0.5) / 2 = 0.75, dense (0 + 0.5) / 2 = 0.25; the older summary's pooled 0.5 is never shown.
+    const fresh = { ...multiModeReport({ sparse: [1, 0.5], dense: [0, 0.5] }), id: 'e2e-modes-1', title: 'Two modes' };
+    const pooled = fresh.summary.metrics.filter((m) => m.group === 'sparse').map((m) => ({ ...m, group: null, n: 4, value: m.id === 'ndcg@10' ? 0.5 : m.value }));
+    const older: Report = { ...fresh, evaluator: 'modes', summary: { ...fresh.summary, metrics: [...pooled, ...fresh.summary.metrics] } };
+    await importFile(file('modes.json', serializeReport(older)));
+    const item = page.locator('[data-testid=report-item][data-id=e2e-modes-1]');
+    await item.waitFor({ timeout: 30_000 });
+    const lines = item.locator('[data-testid=report-figures]');
+    expect(await lines.evaluateAll((els) => els.map((e) => e.getAttribute('data-mode')))).toEqual(['sparse', 'dense']);
+    expect(await lines.nth(0).innerText()).toMatch(/^sparse\s+nDCG@10 0\.7500/);
+    expect(await lines.nth(1).innerText()).toMatch(/^dense\s+nDCG@10 0\.2500/);
+    expect(await item.innerText()).not.toContain('0.5000 ');
+    await item.locator('[data-testid=report-open]').click();
+    const view = page.locator('[data-testid=report-opened][data-id=e2e-modes-1]');
+    await view.waitFor();
+    expect(await view.locator('[data-testid=report-n]').innerText()).toBe('all 2 judged queries × 2 modes = 4 rows · seed 7');
+    expect(await view.locator('[data-testid=summary-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-group')))).toEqual(['sparse', 'dense']);
     await page.locator('[data-testid=report-close]').click();
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports, configDiff, mergeTables, prepareCompare } from '../../src/lib/reports/compare.ts';
+import { compareText } from '../../src/lib/reports/compare-text.ts';
 import { metricColumn } from '../../src/lib/reports/summary-stats.ts';
 import { columnValue, pairedTable } from '../../src/lib/stats/paired.ts';
 import { REPORT_METRICS } from '../../src/lib/reports/metrics.ts';
@@ -119,16 +120,47 @@ describe('compareReports', () => {
     expect(r.warnings.join('\n')).toMatch(/N = 8 shared rows/);
   });
 
-  it('multi-mode retrieval reports: a warning that the figures pool every mode (none for single-mode ones)', () => {
-    const a = multiModeReport({ sparse: spread(12, 1), dense: spread(12, 2) });
-    const b = { ...multiModeReport({ sparse: spread(12, 3), dense: spread(12, 4) }), id: 'second-report' };
+  it('multi-mode retrieval reports: figures, Δ, tests and W/T/L per mode, pairing rows of the same mode and query; no figure pools modes', () => {
+    // Hand-computed nDCG@10: A sparse 0.5, dense 0.25; B sparse (6·0.75 + 6·0.5) / 12 = 0.625 (Δ +0.125, W/T/L 6/6/0),
+    // dense 0.25 (Δ 0, 0/12/0). Pooled over modes A 0.375, B 0.4375, Δ 0.0625, W/T/L 6/18/0: none of these may appear.
+    const twelve = (x: number) => Array.from({ length: 12 }, () => x);
+    const a = multiModeReport({ sparse: twelve(0.5), dense: twelve(0.25) });
+    const b = { ...multiModeReport({ sparse: [...twelve(0.75).slice(0, 6), ...twelve(0.5).slice(0, 6)], dense: twelve(0.25) }), id: 'second-report' };
     const r = compareReports([a, b], fast);
     if (!r.ok) throw new Error(r.message);
     expect(r.sharedRows).toBe(24);
-    expect(r.warnings.some((w) => /hold 2 modes \(sparse, dense\): each figure pools/.test(w))).toBe(true);
+    const ndcg = r.metrics.filter((m) => m.id === 'ndcg@10');
+    expect(ndcg.map((m) => m.pipeline)).toEqual(['sparse', 'dense']);
+    expect(ndcg.map((m) => m.cells.map((c) => c.value))).toEqual([[0.5, 0.625], [0.25, 0.25]]);
+    expect(ndcg.map((m) => m.cells[1]!.delta)).toEqual([0.125, 0]);
+    expect(ndcg.map((m) => m.cells[1]!.wtl)).toEqual([{ win: 6, tie: 6, loss: 0 }, { win: 0, tie: 12, loss: 0 }]);
+    expect(ndcg.map((m) => m.cells.map((c) => c.n))).toEqual([[12, 12], [12, 12]]);
+    expect(r.metrics.every((m) => m.pipeline === 'sparse' || m.pipeline === 'dense')).toBe(true);
+    const values = r.metrics.flatMap((m) => m.cells.flatMap((c) => [c.value, c.delta]));
+    for (const pooled of [0.375, 0.4375, 0.0625]) expect(values).not.toContain(pooled);
+    // Every question once per mode, each row naming its mode.
+    expect(r.questions).toHaveLength(24);
+    expect(r.questions.filter((q) => q.pipeline === 'sparse').map((q) => q.key)).toEqual(Array.from({ length: 12 }, (_, i) => `sparse:q${i}`));
+    expect(r.questions.find((q) => q.key === 'dense:q0')!.byReport['second-report']).toMatchObject({ key: 'dense:q0', perRow: { 'ndcg@10': 0.25 } });
+    expect(r.warnings.some((w) => /hold 2 modes \(sparse, dense\): every figure, Δ and test is per mode/.test(w))).toBe(true);
+    // An older single-mode report pairs with the same mode's rows of a multi-mode one, never with another mode's.
+    const old = singleModeReport('sparse', twelve(0.5), { id: 'old-sparse' });
+    const mixed = compareReports([old, b], fast);
+    if (!mixed.ok) throw new Error(mixed.message);
+    expect(mixed.sharedRows).toBe(12);
+    expect(mixed.metrics.find((m) => m.id === 'ndcg@10')!.cells.map((c) => c.value)).toEqual([0.5, 0.625]);
+    expect(mixed.questions[0]!.byReport['old-sparse']!.key).toBe('q0');
+    expect(mixed.warnings.join('\n')).toMatch(/has 12 rows the others lack/);
+    // Reports of one mode each: one pipeline against another, paired by query (no mode to split by).
     const one = compareReports([singleModeReport('sparse', spread(12, 1)), singleModeReport('dense', spread(12, 2), { id: 'dense-report' })], fast);
     if (!one.ok) throw new Error(one.message);
+    expect(one.sharedRows).toBe(12);
+    expect(one.metrics.every((m) => m.pipeline === null)).toBe(true);
     expect(one.warnings.some((w) => /modes/.test(w))).toBe(false);
+    // rag-lab compare prints a mode column.
+    const text = compareText(r);
+    expect(text.find((l) => l.startsWith('mode'))).toMatch(/^mode\s+metric\s+report/);
+    expect(text.filter((l) => /^(sparse|dense)\s+nDCG@10/.test(l))).toHaveLength(2);
   });
 
   it('NaN metrics become null, never NaN (one class only: AUROC undefined)', () => {
@@ -166,9 +198,10 @@ describe('the table split over two threads', () => {
     const opts = { iterations: 500, permutations: 400, seed: 9, baselineId: 'split-2' };
     const p = prepareCompare(reports, opts);
     if (!p.ok) throw new Error(p.message);
-    const boot = pairedTable(p.columns, p.baseline, { ...p.settings, permutations: 0 });
-    const perm = pairedTable(p.columns, p.baseline, { ...p.settings, iterations: 0 });
-    const split = p.finish(mergeTables(boot, perm));
+    expect(p.parts).toHaveLength(1);
+    const boot = pairedTable(p.parts[0]!.columns, p.baseline, { ...p.settings, permutations: 0 });
+    const perm = pairedTable(p.parts[0]!.columns, p.baseline, { ...p.settings, iterations: 0 });
+    const split = p.finish([mergeTables(boot, perm)]);
     expect(split).toEqual(compareReports(reports, opts));
     // The halves really are halves: no randomization p in one, no interval in the other.
     expect(boot[0]!.every((c) => c.pRandomization === null)).toBe(true);

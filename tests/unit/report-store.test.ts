@@ -13,6 +13,7 @@ import { IndexedDbReportStore, getRawReportRecord, putRawReportRecord, REPORT_ST
 import { quotaFullOn } from '../helpers/failing-db.ts';
 import { testReport as makeReport, validateRow } from '../helpers/reports.ts';
 import type { BuildReportInput } from '../../src/lib/reports/build.ts';
+import { multiModeReport } from '../helpers/retrieval-reports.ts';
 
 /** A 30-row validate report (both gold classes, so AUROC has an interval). */
 const testReport = (over: Partial<BuildReportInput> = {}) => makeReport(Array.from({ length: 30 }, (_, i) => validateRow(i, (i % 10) / 10, i % 3 !== 0)), over);
@@ -131,6 +132,18 @@ describe('IndexedDB report store: damaged records', () => {
     await putRawReportRecord(REPORT_STORES.meta, { ...rec, meta: old }, db!);
     const [m] = await store.list();
     expect(m).toMatchObject({ id: 'report-old1', generated: 'RAGBench · emanual · lexical · seed 4', details: expect.stringContaining('seed 4'), fingerprint: expect.stringContaining(r.configHash) });
+    expect(problems).toEqual([]);
+  });
+
+  it('a multi-mode retrieval entry saved with a pooled headline (no mode) lists with its per-mode figures, made from its body', async () => {
+    const { store, problems, db } = stores[1]![1]();
+    const r = { ...multiModeReport({ sparse: [1, 0.5], dense: [0, 0.5] }), id: 'report-modes1' };
+    await store.put(r, 'run');
+    const rec = (await getRawReportRecord(REPORT_STORES.meta, 'report-modes1', db!)) as { meta: Record<string, unknown> };
+    // As an older version saved it: the mean over both modes' rows, no mode named.
+    await putRawReportRecord(REPORT_STORES.meta, { ...rec, meta: { ...rec.meta, headline: [{ id: 'ndcg@10', value: 0.5, ci: null }] } }, db!);
+    const [m] = await store.list();
+    expect(m!.headline.filter((h) => h.id === 'ndcg@10')).toEqual([{ id: 'ndcg@10', value: 0.75, ci: null, pipeline: 'sparse' }, { id: 'ndcg@10', value: 0.25, ci: null, pipeline: 'dense' }]);
     expect(problems).toEqual([]);
   });
 

@@ -6,6 +6,7 @@
  */
 import { newReportId, parseReport, secretPaths, REPORT_FORMAT, REPORT_VERSION, type JsonValue, type Report, type ReportKind, type ReportRow, type ReportSummary } from './format.ts';
 import { metricsFor } from './metrics.ts';
+import { rowsByMode } from './pipelines.ts';
 import { figuresWithIntervals, smallSampleNotes } from './summary-stats.ts';
 
 export { smallSampleNotes };
@@ -38,12 +39,16 @@ export interface BuildReportInput {
   id?: string;
 }
 
-/** The summary figures of `rows`: every metric of the kind (`metricsFor` these rows) over all rows (group null) and over each group. */
+/**
+ * The summary figures of `rows`: every metric of the kind (`metricsFor` these rows) over all rows (group null) and
+ * over each group; when the groups are pipelines (a multi-mode retrieval run, pipelines.ts), per group only: a
+ * figure over several modes' rows describes no pipeline.
+ */
 export function summaryMetrics(kind: ReportKind, rows: readonly ReportRow[], opts: { iterations: number; seed: number }): ReportSummary['metrics'] {
   const defs = metricsFor(kind, rows);
   const groups = [...new Set(rows.map((r) => r.group))];
-  const sets: Array<[string | null, readonly ReportRow[]]> = [[null, rows]];
-  if (groups.length > 1) for (const g of groups) sets.push([g, rows.filter((r) => r.group === g)]);
+  const sets: Array<[string | null, readonly ReportRow[]]> = rowsByMode(kind, rows) ? [] : [[null, rows]];
+  if (groups.length > 1 || sets.length === 0) for (const g of groups) sets.push([g, rows.filter((r) => r.group === g)]);
   else if (groups.length === 1) sets.push([groups[0]!, rows]);
   const out: ReportSummary['metrics'] = [];
   for (const [group, rs] of sets) {

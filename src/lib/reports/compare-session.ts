@@ -15,12 +15,13 @@ export async function compareSession(reports: Report[], opts: CompareOptions, he
   try {
     const p = prepareCompare(reports, opts);
     if (!p.ok) return p;
-    const { columns, baseline, settings } = p;
-    if (!helper || settings.iterations === 0 || settings.permutations === 0) return p.finish(pairedTable(columns, baseline, settings));
-    // The request to the helper goes out before this thread starts its own half.
-    const perm = helper(columns, baseline, { ...settings, iterations: 0 });
-    const boot = pairedTable(columns, baseline, { ...settings, permutations: 0 });
-    return p.finish(mergeTables(boot, await perm));
+    const { parts, baseline, settings } = p;
+    if (!helper || settings.iterations === 0 || settings.permutations === 0) return p.finish(parts.map((x) => pairedTable(x.columns, baseline, settings)));
+    // One table per pipeline; each request to the helper goes out before this thread starts its own halves.
+    const perm = parts.map((x) => helper(x.columns, baseline, { ...settings, iterations: 0 }));
+    const boot = parts.map((x) => pairedTable(x.columns, baseline, { ...settings, permutations: 0 }));
+    const perms = await Promise.all(perm);
+    return p.finish(boot.map((t, i) => mergeTables(t, perms[i]!)));
   } catch (e) {
     return { ok: false, message: `The comparison failed: ${(e as Error).message || String(e)}` };
   }

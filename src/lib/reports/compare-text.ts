@@ -18,11 +18,15 @@ export function compareText(r: Extract<CompareResult, { ok: true }>): string[] {
     `${r.settings.iterations} bootstrap resamples, ${r.settings.permutations} permutations, seed ${r.settings.seed}`,
     '',
   ];
-  const rows: string[][] = [['metric', 'report', 'value [95% CI]', 'Δ vs baseline [95% CI]', 'p boot', 'p rand', 'p Holm', 'W/T/L']];
-  for (const m of r.metrics) {
+  // Figures per retrieval mode get a mode column (compare.ts pairs rows within a mode; nothing pools modes).
+  const byMode = r.metrics.some((m) => m.pipeline !== null);
+  const rows: string[][] = [[...(byMode ? ['mode'] : []), 'metric', 'report', 'value [95% CI]', 'Δ vs baseline [95% CI]', 'p boot', 'p rand', 'p Holm', 'W/T/L']];
+  r.metrics.forEach((m, k) => {
     m.cells.forEach((c, i) => {
       const base = c.reportId === r.baselineId;
+      const newMode = i === 0 && (k === 0 || r.metrics[k - 1]!.pipeline !== m.pipeline);
       rows.push([
+        ...(byMode ? [newMode ? m.pipeline ?? '' : ''] : []),
         i === 0 ? `${m.label}${m.higherIsBetter ? '' : ' (lower is better)'}` : '',
         `${title.get(c.reportId)}${base ? ' (baseline)' : ''}`,
         `${fmtValue(c.value, m.digits)} ${fmtCi(c.ci, m.digits)}`.trim(),
@@ -33,7 +37,7 @@ export function compareText(r: Extract<CompareResult, { ok: true }>): string[] {
         base ? '' : fmtWtl(c.wtl),
       ]);
     });
-  }
+  });
   out.push(...table(rows), '', significanceLegend(r.settings.alpha, r.settings.permutations), 'W/T/L: rows where the report is better / equal / worse than the baseline.');
   if (r.warnings.length) out.push('', 'Warnings:', ...r.warnings.map((w) => `  ${w}`));
   const diff = r.configDiff.filter((d) => d.differs);

@@ -42,6 +42,8 @@ export interface CompareCell {
 }
 
 export interface CompareMetricRow {
+  /** The retrieval mode the row's figures are over (every report's rows of that mode); null: a RAGBench report's one pipeline. */
+  pipeline: string | null;
   id: string;
   label: string;
   higherIsBetter: boolean;
@@ -50,11 +52,14 @@ export interface CompareMetricRow {
 }
 
 export interface CompareQuestion {
+  /** What the reports' rows pair on (pipelines.ts `pairKey`): unique in the result. */
   key: string;
+  /** The retrieval mode of the row (a question of a multi-mode report has one row per mode); null for RAGBench. */
+  pipeline: string | null;
   group: string;
   question: string;
-  /** Per report id: its per-row metric values and verdict (metrics.ts `perRow`, `rowVerdict`). */
-  byReport: Record<string, { perRow: Record<string, number | null>; verdict: string | null }>;
+  /** Per report id: its row's key, per-row metric values and verdict (metrics.ts `perRow`, `rowVerdict`). */
+  byReport: Record<string, { key: string; perRow: Record<string, number | null>; verdict: string | null }>;
   /** Some report's verdict differs from the baseline's. */
   flipped: boolean;
 }

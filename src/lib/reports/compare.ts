@@ -1,14 +1,16 @@
 /**
- * Compare: 2+ reports of the same kind and dataset, paired by row key. The one implementation behind the compare
- * worker (the Compare tab) and `rag-lab compare`: figures and intervals on the shared rows, Δ against a baseline
- * with the paired bootstrap and the paired randomization test (stats/paired.ts), Holm's correction over the whole
- * table, win/tie/loss, per-question values and verdicts, and the config diff. NaN and ±∞ never reach the result
- * (null).
+ * Compare: 2+ reports of the same kind and dataset, paired by pipeline and question (pipelines.ts `pairKey`). The
+ * one implementation behind the compare worker (the Compare tab) and `rag-lab compare`: figures and intervals on the
+ * shared rows of each pipeline (a retrieval mode; a RAGBench report is one), Δ against a baseline with the paired
+ * bootstrap and the paired randomization test (stats/paired.ts), Holm's correction over the whole table,
+ * win/tie/loss, per-question values and verdicts (a row per question and mode), and the config diff. No figure pools
+ * modes. NaN and ±∞ never reach the result (null).
  */
 import { MIN_ROWS } from './summary-stats.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from './format.ts';
-import { metricsFor, rowVerdict, type MetricDef } from './metrics.ts';
+import { metricsFor, rowVerdict } from './metrics.ts';
+import { pairKey, rowPipeline } from './pipelines.ts';
 import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from '../stats/paired.ts';
 import { metricColumn } from './summary-stats.ts';
 import { reportTitle } from './title.ts';
@@ -89,23 +91,23 @@ function clampDraws(x: number | undefined, fallback: number): number {
   return Math.max(0, Math.min(COMPARE_MAX_DRAWS, Math.floor(x)));
 }
 
-/** Compares reports; refuses (ok: false, a message saying why) what cannot be compared. */
-/** A comparison ready for its statistics: the kernel columns, then `finish` with their paired table. */
+/** A comparison ready for its statistics: one kernel table per pipeline, then `finish` with their paired tables. */
 export interface PreparedCompare {
   ok: true;
-  columns: Column[][];
+  /** One table per pipeline (a retrieval mode; one table for RAGBench): columns[r][j] is metric j of report r over its rows. */
+  parts: Array<{ pipeline: string | null; columns: Column[][] }>;
   baseline: number;
   settings: { iterations: number; permutations: number; seed: number; alpha: number };
-  finish(table: PairedCell[][]): CompareResult;
+  finish(tables: PairedCell[][][]): CompareResult;
 }
 
 /**
  * Compare 2+ reports (see the module comment). The same as `prepareCompare` and `finish` with `pairedTable` on one
- * thread; the compare worker splits the table over two threads instead (`mergeTables`).
+ * thread; the compare worker splits each table over two threads instead (`mergeTables`).
  */
 export function compareReports(reports: readonly Report[], opts: CompareOptions = {}): CompareResult {
   const p = prepareCompare(reports, opts);
-  return p.ok ? p.finish(pairedTable(p.columns, p.baseline, p.settings)) : p;
+  return p.ok ? p.finish(p.parts.map((part) => pairedTable(part.columns, p.baseline, p.settings))) : p;
 }
 
 /**
@@ -116,7 +118,11 @@ export function mergeTables(boot: PairedCell[][], perm: PairedCell[][]): PairedC
   return boot.map((row, r) => row.map((c, j) => ({ ...c, pRandomization: perm[r]?.[j]?.pRandomization ?? null })));
 }
 
-/** Checks the reports, pairs their rows and builds the kernel columns; the statistics come in `finish`. */
+/**
+ * Checks the reports, pairs their rows and builds the kernel tables; the statistics come in `finish`. Rows pair by
+ * pipeline and question (pipelines.ts `pairKey`): a retrieval report's rows of one mode only with the same mode's
+ * rows of the others, and every figure, Δ, test and win/tie/loss is per mode; a RAGBench report is one pipeline.
+ */
 export function prepareCompare(reports: readonly Report[], opts: CompareOptions = {}): PreparedCompare | { ok: false; message: string } {
   const settings = {
     iterations: clampDraws(opts.iterations, COMPARE_DEFAULTS.iterations),
@@ -143,74 +149,93 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
   const baseline = reports[b]!;
 
   const warnings: string[] = [];
-  // Rows by key (the first of a repeated key; the schema asks for unique keys).
+  // Reports of one pipeline each (single-mode retrieval runs, RAGBench) pair by question: their Δ is one pipeline
+  // against another. Reports holding several modes pair by mode and question.
+  const modesOf = (r: Report) => new Set(r.rows.map((row) => rowPipeline(r, row).pipeline));
+  const onePipelineEach = reports.every((r) => modesOf(r).size <= 1);
+  const keyOf = (r: Report, row: ReportRow) => (onePipelineEach ? rowPipeline(r, row).item : pairKey(r, row));
+  // Rows by pipeline and question (the first of a repeated one; the schema asks for unique keys).
   const byKey = reports.map((r) => {
     const m = new Map<string, ReportRow>();
     let repeated = 0;
-    for (const row of r.rows) { if (m.has(row.key)) repeated++; else m.set(row.key, row); }
+    for (const row of r.rows) { const k = keyOf(r, row); if (m.has(k)) repeated++; else m.set(k, row); }
     if (repeated) warnings.push(`Report ${nameOf(r)} repeats ${rowsWord(repeated)} by key: only the first of each is used.`);
     return m;
   });
   const shared = [...byKey[b]!.keys()].filter((k) => byKey.every((m) => m.has(k)));
-  if (shared.length === 0) return { ok: false, message: `These reports share no rows (no question key in common): nothing to compare. Compare runs over the same questions (same dataset, subsets, seed and N).` };
+  if (shared.length === 0) {
+    const modes = kind === 'retrieval' ? ' and, for retrieval reports, the same modes' : '';
+    return { ok: false, message: `These reports share no rows (no question key in common${modes}): nothing to compare. Compare runs over the same questions (same dataset, subsets, seed and N).` };
+  }
   reports.forEach((r, i) => {
     const extra = byKey[i]!.size - shared.length;
     if (extra > 0) warnings.push(`Report ${nameOf(r)} has ${rowsWord(extra)} the others lack: left out.`);
     if (r.truncated) warnings.push(`Report ${nameOf(r)} holds only ${r.rows.length} of its ${r.truncated.rows} rows (a summary, e.g. from a share link): the comparison uses those.`);
   });
-  if (kind === 'retrieval') {
-    // Multi-mode retrieval reports (rows `${mode}:${query}`, group = mode): the figures below pool every mode's rows.
-    const modes = [...new Set(shared.map((k) => byKey[b]!.get(k)!.group))];
-    if (modes.length > 1 && shared.every((k) => k.startsWith(`${byKey[b]!.get(k)!.group}:`))) {
-      warnings.push(`These retrieval reports hold ${modes.length} modes (${modes.join(', ')}): each figure pools the rows of every mode. Per-mode Δ is in the questions table (by mode); seed B's per-mode tests are the report's H2 (rag-lab analyze).`);
-    }
+  // The shared rows by pipeline, in the baseline's order; reports of one pipeline each: one part, named by the
+  // mode when they all ran the same one.
+  const common = onePipelineEach ? [...new Set(reports.flatMap((r) => [...modesOf(r)]))] : [];
+  const pipelineOf = (k: string) => (onePipelineEach ? (common.length === 1 ? common[0]! : null) : rowPipeline(baseline, byKey[b]!.get(k)!).pipeline);
+  const pipelines: Array<string | null> = [];
+  for (const k of shared) { const p = pipelineOf(k); if (!pipelines.includes(p)) pipelines.push(p); }
+  const keysOf = pipelines.map((p) => shared.filter((k) => pipelineOf(k) === p));
+  if (pipelines.length > 1) warnings.push(`These retrieval reports hold ${pipelines.length} modes (${pipelines.join(', ')}): every figure, Δ and test is per mode, pairing only rows of the same mode and query.`);
+  const fewest = Math.min(...keysOf.map((ks) => ks.length));
+  if (fewest < MIN_ROWS) {
+    warnings.push(pipelines.length > 1
+      ? `N = ${fewest} shared rows in a mode: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`
+      : `N = ${shared.length} shared rows: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
   }
-  if (shared.length < MIN_ROWS) warnings.push(`N = ${shared.length} shared rows: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
   if (settings.iterations === 0) warnings.push('Bootstrap iterations are 0: no intervals and no bootstrap p.');
   if (settings.permutations === 0) warnings.push('Permutations are 0: no randomization p and no significance marks.');
 
-  const rowsOf = byKey.map((m) => shared.map((k) => m.get(k)!));
+  // partRows[p][r]: report r's rows of pipeline p, in the same order for every report (paired).
+  const partRows = keysOf.map((ks) => byKey.map((m) => ks.map((k) => m.get(k)!)));
   // A figure listed only with a field (RAGAS) is compared when any report's shared rows carry it (the others: n/a).
-  const defs = metricsFor(kind, rowsOf.flat());
-  const columns = rowsOf.map((rows) => defs.map((m) => metricColumn(m, rows)));
-  const finish = (table: PairedCell[][]): CompareResult => {
-    const perRowOf = rowsOf.map((rows) => defs.map((m) => rows.map((r) => m.perRow(r))));
+  const defs = metricsFor(kind, partRows.flat(2));
+  const parts = pipelines.map((pipeline, p) => ({ pipeline, columns: partRows[p]!.map((rows) => defs.map((m) => metricColumn(m, rows))) }));
+  const finish = (tables: PairedCell[][][]): CompareResult => {
+    // perRowOf[p][r][j]: report r's per-row values of metric j on pipeline p's rows.
+    const perRowOf = partRows.map((byReport) => byReport.map((rows) => defs.map((m) => rows.map((r) => m.perRow(r)))));
 
-    // Holm over every (metric, non-baseline report) cell with a randomization p.
+    // Holm over every (pipeline, metric, non-baseline report) cell with a randomization p.
     const flatP: Array<number | null> = [];
-    defs.forEach((_, j) => reports.forEach((_, r) => { if (r !== b) flatP.push(table[r]![j]!.pRandomization); }));
+    tables.forEach((table) => defs.forEach((_, j) => reports.forEach((_, r) => { if (r !== b) flatP.push(table[r]![j]!.pRandomization); })));
     const adjusted = holm(flatP);
     let next = 0;
-    const metrics = defs.map((m, j) => ({
-      id: m.id, label: m.label, higherIsBetter: m.higherIsBetter, digits: m.digits,
+    const metrics = pipelines.flatMap((pipeline, p) => defs.map((m, j) => ({
+      pipeline, id: m.id, label: m.label, higherIsBetter: m.higherIsBetter, digits: m.digits,
       cells: reports.map((rep, r): CompareCell => {
-        const t = table[r]![j]!;
-        const value = fin(m.compute(rowsOf[r]!));
-        const n = perRowOf[r]![j]!.filter((x) => x !== null).length;
+        const t = tables[p]![r]![j]!;
+        const rows = partRows[p]![r]!;
+        const value = fin(m.compute(rows));
+        const n = perRowOf[p]![r]![j]!.filter((x) => x !== null).length;
         if (r === b) return { reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta: null, deltaCi: null, pBootstrap: null, pRandomization: null, pHolm: null, significance: null, wtl: null };
         const pHolm = fin(adjusted[next++]);
-        const base = fin(m.compute(rowsOf[b]!));
+        const base = fin(m.compute(partRows[p]![b]!));
         const delta = value === null || base === null ? null : fin(value - base);
         const significance = pHolm === null || delta === null ? 'none' : pHolm < settings.alpha && delta !== 0 ? ((delta > 0) === m.higherIsBetter ? 'better' : 'worse') : 'none';
         return {
           reportId: rep.id, value, ci: value === null ? null : finPair(t.ci), n, delta,
           deltaCi: delta === null ? null : finPair(t.deltaCi), pBootstrap: delta === null ? null : fin(t.pBootstrap), pRandomization: delta === null ? null : fin(t.pRandomization),
-          pHolm: delta === null ? null : pHolm, significance, wtl: winTieLoss(perRowOf[b]![j]!, perRowOf[r]![j]!, m.higherIsBetter, eps),
+          pHolm: delta === null ? null : pHolm, significance, wtl: winTieLoss(perRowOf[p]![b]![j]!, perRowOf[p]![r]![j]!, m.higherIsBetter, eps),
         };
       }),
-    }));
+    })));
 
-    const questions: CompareQuestion[] = shared.map((key, i) => {
+    // One question per shared row: a question of a multi-mode report once per mode, each paired within its mode.
+    const questions: CompareQuestion[] = shared.map((key) => {
       const byReport: CompareQuestion['byReport'] = dict();
       reports.forEach((rep, r) => {
+        const row = byKey[r]!.get(key)!;
         const perRow = dict<number | null>();
-        defs.forEach((m, j) => { perRow[m.id] = fin(perRowOf[r]![j]![i]); });
-        byReport[rep.id] = { perRow, verdict: rowVerdict(kind, rowsOf[r]![i]!) };
+        for (const m of defs) perRow[m.id] = fin(m.perRow(row));
+        byReport[rep.id] = { key: row.key, perRow, verdict: rowVerdict(kind, row) };
       });
       const bv = byReport[baseline.id]!.verdict;
       const flipped = bv !== null && reports.some((rep) => { const v = byReport[rep.id]!.verdict; return v !== null && v !== bv; });
-      const row = rowsOf[b]![i]!;
-      return { key, group: row.group, question: row.question, byReport, flipped };
+      const row = byKey[b]!.get(key)!;
+      return { key, pipeline: pipelineOf(key), group: row.group, question: row.question, byReport, flipped };
     });
 
     return {
@@ -218,5 +243,5 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
       sharedRows: shared.length, metrics, questions, configDiff: configDiff(reports), warnings, settings,
     };
   };
-  return { ok: true, columns, baseline: b, settings, finish };
+  return { ok: true, parts, baseline: b, settings, finish };
 }

@@ -1,13 +1,15 @@
 /**
  * A report as files to download: JSON (the report itself, serializeReport), CSV of its rows (RFC 4180: fields with
  * a comma, quote, CR or LF are quoted and quotes doubled, lines end with CRLF; one column per score, gold and
- * reference field), and a Markdown summary (metrics with their 95% intervals, baselines, warnings, notes, config).
+ * reference field; a retrieval row's mode and query id), and a Markdown summary (metrics with their 95% intervals,
+ * one line per mode for a multi-mode retrieval report, never pooled over modes; baselines, warnings, notes, config).
  *
  * Spreadsheet formula injection: a text cell starting with = + - @ (or a tab / CR) would run as a formula in Excel
  * or LibreOffice, so it gets a leading apostrophe. Numbers are written by us and are not prefixed (-0.5 stays a
  * number).
  */
-import { serializeReport, type JsonValue, type Report, type ReportRow } from './format.ts';
+import { serializeReport, type JsonValue, type Report, type ReportRow, type SummaryMetric } from './format.ts';
+import { groupsArePipelines, pipelineWarnings, reportFigures, rowPipeline } from './pipelines.ts';
 import { metricDef } from './metrics.ts';
 import { reportTitle } from './title.ts';
 
@@ -40,17 +42,23 @@ export function csvKeys(keys: readonly string[]): string[] {
   return new Set(shown).size === new Set(keys).size ? shown : [...keys];
 }
 
-/** The rows as CSV: key (csvKeys), group, status, question, answer, error, retrieved (space-separated), score:*, gold:*, reference:*. */
+/**
+ * The rows as CSV: key (csvKeys), group, [mode, query_id,] status, question, answer, error, retrieved
+ * (space-separated), score:*, gold:*, reference:*. A retrieval report's rows name their mode and query id
+ * (pipelines.ts `rowPipeline`), so a spreadsheet averages one mode's rows, never several.
+ */
 export function reportCsv(report: Report): string {
   const scores = fieldsOf(report.rows, (r) => r.scores);
   const gold = fieldsOf(report.rows, (r) => r.gold);
   const refs = fieldsOf(report.rows, (r) => r.reference);
-  const head = ['key', 'group', 'status', 'question', 'answer', 'error', 'retrieved', ...scores.map((k) => `score:${k}`), ...gold.map((k) => `gold:${k}`), ...refs.map((k) => `reference:${k}`)];
+  const byMode = report.kind === 'retrieval';
+  const head = ['key', 'group', ...(byMode ? ['mode', 'query_id'] : []), 'status', 'question', 'answer', 'error', 'retrieved', ...scores.map((k) => `score:${k}`), ...gold.map((k) => `gold:${k}`), ...refs.map((k) => `reference:${k}`)];
   const lines = [head.map(csvCell).join(',')];
   const keys = csvKeys(report.rows.map((r) => r.key));
   for (const [i, r] of report.rows.entries()) {
+    const p = rowPipeline(report, r);
     lines.push([
-      keys[i], r.group, r.status ?? '', r.question, r.answer, r.error ?? '', (r.retrieved ?? []).join(' '),
+      keys[i], r.group, ...(byMode ? [p.pipeline, p.item] : []), r.status ?? '', r.question, r.answer, r.error ?? '', (r.retrieved ?? []).join(' '),
       ...scores.map((k) => r.scores[k]), ...gold.map((k) => r.gold[k]), ...refs.map((k) => r.reference?.[k]),
     ].map(csvCell).join(','));
   }
@@ -75,7 +83,40 @@ function configLines(config: Record<string, JsonValue>, prefix = ''): string[] {
   return out;
 }
 
-/** A Markdown summary: what ran, the figures with their intervals (pooled, then per group), warnings, notes, config. */
+/** A cell "0.4123 [0.3900, 0.4300]" of a figure (n/a where none). */
+const figureCell = (m: SummaryMetric, d: number) => `${fmt(m.value, d)}${m.ci ? ` [${fmt(m.ci[0], d)}, ${fmt(m.ci[1], d)}]` : ''}`;
+
+/**
+ * The metrics section: a report whose groups are pipelines (a multi-mode retrieval report) gets one line per mode,
+ * a column per figure, and no pooled line (pipelines.ts `reportFigures`); any other report one line per (group,
+ * figure), "all" being its one pipeline over every subset.
+ */
+function metricLines(report: Report): string[] {
+  const s = report.summary;
+  const head = `## Metrics (${Math.round(s.bootstrap.level * 100)}% bootstrap intervals, ${s.bootstrap.iterations} resamples)`;
+  const label = (id: string) => mdText(metricDef(report.kind, id)?.label ?? id);
+  const digits = (id: string) => metricDef(report.kind, id)?.digits ?? 3;
+  if (groupsArePipelines(report)) {
+    const modes = reportFigures(report);
+    const ids: string[] = [];
+    for (const p of modes) for (const m of p.figures) if (!ids.includes(m.id)) ids.push(m.id);
+    const lines = [head, '', 'One line per retrieval mode: each figure is over that mode\'s queries (N), never pooled over modes.', '',
+      `| mode | N | ${ids.map(label).join(' | ')} |`, `| ${['---', '---', ...ids.map(() => '---')].join(' | ')} |`];
+    for (const p of modes) {
+      const n = Math.max(0, ...p.figures.map((m) => m.n));
+      lines.push(`| ${mdText(p.pipeline ?? '')} | ${n} | ${ids.map((id) => { const m = p.figures.find((x) => x.id === id); return m ? figureCell(m, digits(id)) : 'n/a'; }).join(' | ')} |`);
+    }
+    return lines;
+  }
+  const lines = [head, '', '| group | metric | value | 95% CI | N |', '| --- | --- | --- | --- | --- |'];
+  for (const m of s.metrics) {
+    const d = digits(m.id);
+    lines.push(`| ${m.group === null ? 'all' : mdText(m.group)} | ${label(m.id)} | ${fmt(m.value, d)} | ${m.ci ? `[${fmt(m.ci[0], d)}, ${fmt(m.ci[1], d)}]` : 'n/a'} | ${m.n} |`);
+  }
+  return lines;
+}
+
+/** A Markdown summary: what ran, the figures with their intervals (per pipeline: metricLines), warnings, notes, config. */
 export function reportMarkdown(report: Report): string {
   const s = report.summary;
   const lines = [
@@ -87,17 +128,13 @@ export function reportMarkdown(report: Report): string {
     `- config hash: ${report.configHash}; id: ${report.id}`,
   ];
   if (report.notes.trim()) lines.push('', '## Notes', '', mdText(report.notes));
-  lines.push('', `## Metrics (${Math.round(s.bootstrap.level * 100)}% bootstrap intervals, ${s.bootstrap.iterations} resamples)`, '', '| group | metric | value | 95% CI | N |', '| --- | --- | --- | --- | --- |');
-  for (const m of s.metrics) {
-    const def = metricDef(report.kind, m.id);
-    const d = def?.digits ?? 3;
-    lines.push(`| ${m.group === null ? 'all' : mdText(m.group)} | ${mdText(def?.label ?? m.id)} | ${fmt(m.value, d)} | ${m.ci ? `[${fmt(m.ci[0], d)}, ${fmt(m.ci[1], d)}]` : 'n/a'} | ${m.n} |`);
-  }
+  lines.push('', ...metricLines(report));
   if (s.baselines.length) {
     lines.push('', '## Baselines', '', '| group | evaluator | metric | value |', '| --- | --- | --- | --- |');
     for (const b of s.baselines) lines.push(`| ${b.group === null ? 'all' : mdText(b.group)} | ${mdText(b.evaluator)} | ${mdText(b.metric)} | ${fmt(b.value, 3)} |`);
   }
-  if (s.warnings.length) lines.push('', '## Warnings', '', ...s.warnings.map((w) => `- ${w.group === null ? '' : `${mdText(w.group)}: `}${mdText(w.message)}`));
+  const warnings = pipelineWarnings(report);
+  if (warnings.length) lines.push('', '## Warnings', '', ...warnings.map((w) => `- ${w.group === null ? '' : `${mdText(w.group)}: `}${mdText(w.message)}`));
   if (s.notes.length) lines.push('', '## Run notes', '', ...s.notes.map((n) => `- ${mdText(n)}`));
   lines.push('', '## Config', '', ...configLines(report.config));
   return `${lines.join('\n')}\n`;

@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { REPORT_ID, REPORT_KINDS, REPORT_LIMITS, FORBIDDEN_KEYS, type Report } from './format.ts';
 import { REPORTS_DIR, reportPath, reportPathId } from './report-path.ts';
+import { headlineOf } from './meta.ts';
 
 export { REPORTS_DIR, reportPath };
 
@@ -42,6 +43,8 @@ export const IndexEntrySchema = v.pipe(
       id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_@.:-]{1,64}$/)),
       value: v.nullable(finite),
       ci: v.nullable(v.tuple([finite, finite])),
+      /** The retrieval mode the figure describes (pipelines.ts); absent: the report's one pipeline. */
+      pipeline: v.optional(v.pipe(v.string(), v.maxLength(100))),
     })), v.maxLength(50)),
     path: v.string(),
     updatedAt: isoDate,
@@ -90,11 +93,11 @@ export function serializeEntryList(entries: readonly IndexEntry[], which: 'index
   return `${JSON.stringify({ format: which === 'index' ? INDEX_FORMAT : DELETED_FORMAT, version: LAYOUT_VERSION, reports }, null, 1)}\n`;
 }
 
-/** A report's index entry: its pooled (group null) summary figures as the headline. */
+/** A report's index entry: its figures per pipeline (meta.ts `headlineOf`, at most 50) as the headline. */
 export function entryOf(r: Report, updatedAt: string): IndexEntry {
   return {
     id: r.id, title: r.title, kind: r.kind, createdAt: r.createdAt, n: r.rows.length,
-    headline: r.summary.metrics.filter((m) => m.group === null).slice(0, 50).map((m) => ({ id: m.id, value: m.value, ci: m.ci })),
+    headline: headlineOf(r, 50),
     path: reportPath(r.id), updatedAt,
   };
 }

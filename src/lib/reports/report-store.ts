@@ -12,7 +12,7 @@
 import type { IDBPDatabase } from 'idb';
 import * as v from 'valibot';
 import { newReportId, parseReportText, serializeReport, type Report } from './format.ts';
-import { byCreated, bySaved, reportMeta, ReportMetaSchema, type ReportTextSource } from './meta.ts';
+import { byCreated, bySaved, headlineOutdated, reportMeta, ReportMetaSchema, type ReportTextSource } from './meta.ts';
 import type { ReportMeta, ReportOrigin, ReportStore } from './store-types.ts';
 import { sha256Hex } from '../checksum.ts';
 import { database } from '../store/db.ts';
@@ -94,16 +94,17 @@ export class IndexedDbReportStore implements ReportStore, ReportTextSource {
   }
 
   /**
-   * Entries saved before generated titles existed lack `generated`, `details` and `fingerprint`: they are made
-   * from the report's body here (in memory; the next save stores them), so old reports are named like new ones.
+   * Entries saved before generated titles existed lack `generated`, `details` and `fingerprint`, and retrieval
+   * entries saved before figures named their mode have a pooled headline (`headlineOutdated`): they are made from
+   * the report's body here (in memory; the next save stores them), so old reports are listed like new ones.
    */
   private async upgraded(metas: ReportMeta[], bodyStore: string, where: 'saved' | 'deleted'): Promise<ReportMeta[]> {
     return Promise.all(metas.map(async (m) => {
-      if (m.generated !== undefined && m.fingerprint !== undefined) return m;
+      if (m.generated !== undefined && m.fingerprint !== undefined && !headlineOutdated(m)) return m;
       const body = await this.body(bodyStore, m.id, where).catch(() => null);
       if (!body) return m;
       const fresh = reportMeta(body, m.origin, m.savedAt);
-      return { ...m, generated: fresh.generated!, details: fresh.details!, fingerprint: fresh.fingerprint! };
+      return { ...m, generated: fresh.generated!, details: fresh.details!, fingerprint: fresh.fingerprint!, headline: fresh.headline };
     }));
   }
 

@@ -2,7 +2,8 @@
  * The report a share link carries: the same summary, config, data and environment as the full report, and only
  * the rows that say most about it — those with the largest error or the lowest score by the kind's first metric
  * (REPORT_METRICS: validate's AUROC ranks rows by 1 − |predicted − gold adherence|, pipeline by relevance,
- * retrieval by nDCG@10) — with long texts cut. `truncated.rows` keeps the full report's row count.
+ * retrieval by nDCG@10, every mode in turn) — with long texts cut. `truncated.rows` keeps the full report's row
+ * count. Its figures are the report's per pipeline (pipelines.ts): a multi-mode report's link carries no pooled one.
  *
  * The summary shrinks step by step (SHARE_STEPS: contexts cut, then dropped, then shorter texts, then fewer rows,
  * then none) until its link fits the budget; when even the summary without rows does not fit, it says so and
@@ -10,6 +11,7 @@
  */
 import type { Report, ReportRow } from './format.ts';
 import { REPORT_METRICS } from './metrics.ts';
+import { groupsArePipelines, pipelineWarnings, rowPipeline } from './pipelines.ts';
 import { encodeReportFragment, SHARE_LINK_LIMITS } from './share-link.ts';
 
 export interface ShareStep {
@@ -41,7 +43,8 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, Math.max(0, 
 
 /**
  * The rows of `report`, worst first by the kind's first metric (the largest error, or the lowest score); rows
- * without a value of it come last, in their report order.
+ * without a value of it come last, in their report order. A multi-mode retrieval report's modes take turns (each
+ * mode's worst, then each mode's second worst, …), so a summary shows every mode, not the weakest one alone.
  */
 export function worstRows(report: Report): ReportRow[] {
   const m = REPORT_METRICS[report.kind][0]!;
@@ -52,7 +55,18 @@ export function worstRows(report: Report): ReportRow[] {
     if (a.v === null || b.v === null) return a.v === b.v ? a.i - b.i : a.v === null ? 1 : -1;
     return bad(b.v) - bad(a.v) || a.i - b.i;
   });
-  return scored.map((s) => s.row);
+  if (!groupsArePipelines(report)) return scored.map((s) => s.row);
+  // Modes in the report's order, each with its rows worst first.
+  const byMode = new Map<string | null, ReportRow[]>();
+  for (const row of report.rows) { const p = rowPipeline(report, row).pipeline; if (!byMode.has(p)) byMode.set(p, []); }
+  for (const { row } of scored) {
+    const p = rowPipeline(report, row).pipeline;
+    byMode.get(p)!.push(row);
+  }
+  const lists = [...byMode.values()];
+  const out: ReportRow[] = [];
+  for (let k = 0; out.length < report.rows.length; k++) for (const l of lists) if (k < l.length) out.push(l[k]!);
+  return out;
 }
 
 function shrinkRow(row: ReportRow, step: ShareStep): ReportRow {
@@ -64,10 +78,15 @@ function shrinkRow(row: ReportRow, step: ShareStep): ReportRow {
   return out;
 }
 
-/** `report` as a summary at one step of SHARE_STEPS (the worst rows, texts cut), marked truncated. */
+/**
+ * `report` as a summary at one step of SHARE_STEPS (the worst rows, texts cut), marked truncated. A multi-mode
+ * retrieval report's summary carries its per-mode figures only: the pooled ones an older report holds are dropped.
+ */
 export function summaryAt(report: Report, step: ShareStep, ranked: readonly ReportRow[] = worstRows(report)): Report {
+  const pooledOut = groupsArePipelines(report);
   return {
     ...report,
+    ...(pooledOut ? { summary: { ...report.summary, metrics: report.summary.metrics.filter((m) => m.group !== null), warnings: pipelineWarnings(report) } } : {}),
     notes: cut(report.notes, NOTES_CHARS),
     rows: ranked.slice(0, step.rows).map((r) => shrinkRow(r, step)),
     truncated: { rows: report.truncated?.rows ?? report.rows.length },

@@ -21,8 +21,11 @@ export interface ReportMeta {
   evaluator: string;
   /** Rows in the report. */
   n: number;
-  /** The pooled (group null) summary figures: id, value, interval. */
-  headline: Array<{ id: string; value: number | null; ci: [number, number] | null }>;
+  /**
+   * The summary figures per pipeline (pipelines.ts `reportFigures`): id, value, interval, and the retrieval mode
+   * they describe (absent: the report's one pipeline; entries saved before pipelines were named lack it).
+   */
+  headline: Array<{ id: string; value: number | null; ci: [number, number] | null; pipeline?: string }>;
   origin: ReportOrigin;
   /** The title generated from the report (title.ts `generatedTitle`); absent in entries saved before it existed. */
   generated?: string;

@@ -6,6 +6,7 @@
  */
 import type { ReportKind, ReportRow, ReportSummary } from './format.ts';
 import { metricsFor, type MetricDef } from './metrics.ts';
+import { rowsByMode } from './pipelines.ts';
 import { pairedTable, type Column } from '../stats/paired.ts';
 
 /** Below this many rows in a class (AUROC) or in all (other figures), a figure is flagged as not meaningful. */
@@ -76,7 +77,9 @@ const rowsWord = (n: number, what: string) => `${n} ${what} row${n === 1 ? '' : 
 export function smallSampleNotes(kind: ReportKind, rows: readonly ReportRow[]): ReportSummary['warnings'] {
   const out: ReportSummary['warnings'] = [];
   const groups = [...new Set(rows.map((r) => r.group))];
-  const sets: Array<[string | null, readonly ReportRow[]]> = groups.length > 1 ? [[null, rows], ...groups.map((g) => [g, rows.filter((r) => r.group === g)] as [string, ReportRow[]])] : [[groups[0] ?? null, rows]];
+  const perGroup = groups.map((g) => [g, rows.filter((r) => r.group === g)] as [string, ReportRow[]]);
+  // A multi-mode retrieval run's groups are its modes: no pooled set (pipelines.ts).
+  const sets: Array<[string | null, readonly ReportRow[]]> = rowsByMode(kind, rows) ? perGroup : groups.length > 1 ? [[null, rows], ...perGroup] : [[groups[0] ?? null, rows]];
   for (const [group, rs] of sets) {
     for (const m of metricsFor(kind, rows)) {
       if (m.auroc !== undefined) {
