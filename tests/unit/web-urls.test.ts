@@ -8,7 +8,7 @@ import { formatOfType, proxiedUrl, redirectProblem, statusReason } from '../../s
 import { parseSearxngResponse, searxngUrl } from '../../src/lib/data/web-search.ts';
 import { pageUrl, parseUrlList, searchEndpointProblem, validateWebRequest, WEB_LIMITS } from '../../src/lib/data/web-urls.ts';
 import { originText, stagesFor, titleForSource } from '../../src/ui/build-view.ts';
-import { urlListSummary, webRequestOf } from '../../src/ui/web-pages-form.ts';
+import { pasteProblem, urlListSummary, webRequestOf } from '../../src/ui/web-pages-form.ts';
 
 describe('the URL list', () => {
   test('one URL a line: comments, blank lines and trailing comments skipped; fragments dropped; duplicates once', () => {
@@ -123,6 +123,12 @@ describe('the Build tab form', () => {
     expect(urlListSummary(short)).toEqual({ count: 0, line: 'List refused', problems: [], refused: 'The URL list has more than 10,000 lines: a build reads at most 200 pages. Shorten it: only the first 200 URLs would be read.' });
     expect(() => validateWebRequest({ urls: short })).toThrow('Web pages: the URL list has more than 10,000 lines: a build reads at most 200 pages.');
     expect(urlListSummary(Array.from({ length: 10_000 }, (_, i) => `https://a.example/${i}`).join('\n')).refused).toBeNull();
+    // A paste is checked before the browser inserts it: alone, or with what the list already holds.
+    expect(pasteProblem('', pasted, 0, 0)).toMatch(/^The paste was refused: it is longer than 1,000,000 characters \(3,\d{3},\d{3}\): a build reads at most 200 pages\. Shorten it/);
+    const half = Array.from({ length: 6_000 }, (_, i) => `https://a.example/${i}`).join('\n');
+    expect(pasteProblem(half, `\n${half}`, half.length, half.length)).toBe('The paste was refused: the list would have more than 10,000 lines: a build reads at most 200 pages. Shorten it: only the first 200 URLs would be read.');
+    expect(pasteProblem(half, half, 0, half.length)).toBeNull();
+    expect(pasteProblem('', 'https://a.example/', 0, 0)).toBeNull();
   });
 
   test('a password in a listed URL is masked in the problem line, as ask --base-url masks it', () => {

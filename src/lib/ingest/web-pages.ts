@@ -143,7 +143,7 @@ export async function webDocuments(request: WebRequest, opts: WebOptions = {}): 
     if (!page.ok) { skipped.push({ path: redactUrlForDisplay(page.url, [], 300), reason: redactSecrets(page.reason) }); continue; }
     const got = pageDocument(page, titles.get(page.url) ?? null);
     if ('reason' in got) { skipped.push({ path: redactUrlForDisplay(page.url, [], 300), reason: got.reason }); continue; }
-    if (got.guessed) guessed.push(page.url);
+    if (got.guessed) guessed.push(redactUrlForDisplay(page.url, [], 300));
     docs.push(got.doc);
   }
   opts.onProgress?.({ stage: 'extract', done: pages.length, total: pages.length });
