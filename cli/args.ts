@@ -1,5 +1,9 @@
-/** Argument parsing for the CLI (node:util parseArgs) with errors that exit with code 2. */
+/** Argument parsing for the CLI (node:util parseArgs) with errors that exit with code 2; numeric flags bounded by FLAG_RANGES. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { nearest } from '../src/lib/edit-distance.ts';
+import { flagRangeProblem } from '../src/lib/eval/flag-ranges.ts';
+
+export { editDistance, nearest } from '../src/lib/edit-distance.ts';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 2) {
@@ -7,36 +11,11 @@ export class CliError extends Error {
   }
 }
 
-/**
- * Optimal-string-alignment distance: the fewest insertions, deletions, substitutions and swaps of two adjacent
- * characters that turn `a` into `b` (d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+[a_i≠b_j], d[i-2][j-2]+1 on a swap)).
- */
-export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i]!;
-      row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/** The candidate nearest to `name` when it is close enough to be a typo (at most 2 edits, and under half its length). */
-export function nearest(name: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestD = Infinity;
-  for (const c of candidates) {
-    const dist = editDistance(name, c);
-    if (dist < bestD) { best = c; bestD = dist; }
-  }
-  return best !== null && bestD <= 2 && bestD < name.length / 2 ? best : null;
-}
-
+/** The flags parsed (strict); a numeric flag over its range (`src/lib/eval/flag-ranges.ts`) is refused here, before the command runs. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = false) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (e) {
     const unknown = /^Unknown option '([^']+)'/.exec((e as Error).message)?.[1];
     if (unknown === undefined) throw new CliError((e as Error).message);
@@ -45,6 +24,11 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: s
     const guess = nearest(flag, names);
     throw new CliError(`unknown option ${flag}${guess ? ` (did you mean ${guess}?)` : ''}; see --help`);
   }
+  for (const [name, value] of Object.entries(parsed.values)) {
+    const problem = typeof value === 'string' ? flagRangeProblem(name, value) : null;
+    if (problem) throw new CliError(problem);
+  }
+  return parsed;
 }
 
 export function numberArg(name: string, value: string | undefined, check: (n: number) => boolean, what: string): number | undefined {

@@ -15,6 +15,7 @@ import type { OpenArtifactOptions } from '../src/lib/artifact/read.ts';
 import { ArtifactError, type ArtifactDense, type FileSource } from '../src/lib/artifact/types.ts';
 import { DataError, parseCorpus, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import type { SourceDocument } from '../src/lib/retrieval/document.ts';
+import { redactSecrets } from '../src/lib/redact.ts';
 import { KbSpecError, resolveKbSpec, type KbTarget, type PathProbe } from '../src/lib/data/kb-spec.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';
@@ -169,9 +170,9 @@ export async function openKb(values: { kb?: string | undefined; 'token-env'?: st
   }
 }
 
-/** stderr for a progress bar: raw writes (its \r must not be escaped), and the terminal's width. */
+/** stderr for a progress bar and log lines: raw writes (its \r must not be escaped), credentials redacted, and the terminal's width. */
 export function stderrOutput(): ProgressOutput {
-  return { isTTY: process.stderr.isTTY === true, columns: process.stderr.columns, write: (t: string) => writeRaw(process.stderr, t) };
+  return { isTTY: process.stderr.isTTY === true, columns: process.stderr.columns, write: (t: string) => writeRaw(process.stderr, redactSecrets(t)) };
 }
 
 const flagGiven = (argv: readonly string[], flag: string) => argv.some((a) => a === flag || a.startsWith(`${flag}=`));

@@ -5,6 +5,7 @@
 import { evalBeirCommand } from './eval-beir.ts';
 import { CliError, nearest } from './args.ts';
 import { fsErrorLine } from './fs-errors.ts';
+import { redactSecrets } from '../src/lib/redact.ts';
 
 export const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   analyze: { run: (argv) => import('./analyze.ts').then((m) => m.analyzeCommand(argv)), help: 'Analyse a retrieval report: H1 (do query-difficulty predictors track NDCG@10?) and H2 (paired tests between modes)' },
@@ -31,14 +32,14 @@ export function cliPrefix(name: string | undefined): string {
 }
 
 /**
- * Writes the one stderr line for a failure and returns the exit code; a reader that closed stdout (`| head -1`,
- * EPIPE) ends the run quietly with 0.
+ * Writes the one stderr line for a failure (credentials in it redacted) and returns the exit code; a reader that
+ * closed stdout (`| head -1`, EPIPE) ends the run quietly with 0.
  */
 export function failure(e: unknown, prefix: string): number {
   const err = e as NodeJS.ErrnoException;
   if (err?.code === 'EPIPE') return 0;
   if (e instanceof CliError) {
-    process.stderr.write(`${prefix}: ${e.message}\n`);
+    process.stderr.write(`${prefix}: ${redactSecrets(e.message)}\n`);
     return e.exitCode;
   }
   const line = fsErrorLine(e);
@@ -46,7 +47,7 @@ export function failure(e: unknown, prefix: string): number {
     process.stderr.write(`${prefix}: ${line}\n`);
     return 2;
   }
-  process.stderr.write(`${prefix}: unexpected error: ${err?.message ?? String(e)}${process.env.RAG_LAB_DEBUG ? `\n${err?.stack}` : ' (RAG_LAB_DEBUG=1 shows the stack)'}\n`);
+  process.stderr.write(`${prefix}: unexpected error: ${redactSecrets(err?.message ?? String(e))}${process.env.RAG_LAB_DEBUG ? `\n${err?.stack}` : ' (RAG_LAB_DEBUG=1 shows the stack)'}\n`);
   return 1;
 }
 

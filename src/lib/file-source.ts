@@ -13,6 +13,8 @@ export interface ReadOptions {
   sha256?: string;
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
+  /** No size or hash to check the file by (seed A): a download stops at its first bytes when they are not its kind's (PAR1, \x93NUMPY). */
+  sniff?: boolean;
 }
 
 /**

@@ -5,7 +5,28 @@
  */
 
 /** Shown values are cut, so a huge parameter cannot flood the warnings. */
-const quote = (raw: string) => JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw);
+export const quote = (raw: string) => JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw);
+
+/** Characters of one link parameter's name or value (a tab may allow more for its free text, e.g. the query). */
+export const MAX_LINK_VALUE_CHARS = 1_000;
+
+/**
+ * `p` without the parameters a tab `owns` whose name or value is over `max` characters, each named in a warning, so
+ * a link with `bk=` of 200,000 characters runs its search without it and says why (never a 200,000-character
+ * warning). Nothing longer than `max` is parsed or shown; the values of `free` (free text the tab cuts itself) are kept.
+ */
+export function dropOversized(p: URLSearchParams, owns: (key: string) => boolean, free: readonly string[] = [], max = MAX_LINK_VALUE_CHARS): { params: URLSearchParams; warnings: string[] } {
+  const params = new URLSearchParams();
+  const warnings: string[] = [];
+  for (const [key, value] of p) {
+    if (!owns(key)) continue;
+    const n = Math.max(key.length, value.length);
+    if (n <= max || free.includes(key)) { params.append(key, value); continue; }
+    const what = key.length > max ? `a parameter whose name has ${key.length.toLocaleString('en-US')} characters (${quote(key)})` : `${key}= (its value has ${value.length.toLocaleString('en-US')} characters)`;
+    warnings.push(`Ignored ${what} in the link: at most ${max.toLocaleString('en-US')}; the rest of the link is used.`);
+  }
+  return { params, warnings };
+}
 
 /** Whether a parameter's value is empty or only spaces (`?k=`, `?thr=%20`). */
 export function isBlank(raw: string): boolean {

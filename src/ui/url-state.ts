@@ -8,7 +8,7 @@
  * `f.party`. Which fields exist is only known once the knowledge base is open (`fitFilters` in filters.ts).
  */
 import * as v from 'valibot';
-import { blankWarning, isBlank, repeatedParamWarnings, uniqueList } from '../lib/link-params.ts';
+import { blankWarning, dropOversized, isBlank, quote, repeatedParamWarnings, uniqueList } from '../lib/link-params.ts';
 import { CALIBRATIONS, type Calibration } from '../lib/retrieval/calibrate.ts';
 import { isMode, type RetrievalMode } from '../lib/retrieval/modes.ts';
 import { DEFAULT_SEARCH } from '../lib/retrieval/search.ts';
@@ -120,11 +120,16 @@ function parseFilters(p: URLSearchParams, warnings: string[]): MetaFilter[] {
   return [...byField.values()].filter((f) => f.min !== undefined || f.max !== undefined || f.values !== undefined);
 }
 
+/**
+ * The Search tab's state from a link. A parameter of the tab over `MAX_LINK_VALUE_CHARS` (the query: over
+ * `MAX_QUERY_CHARS`, then cut) is named and ignored before anything is parsed; the search runs with the rest.
+ */
 export function parseUrlState(search: string): { state: SearchUrlState; warnings: string[] } {
-  const p = new URLSearchParams(search);
-  const state: SearchUrlState = { ...DEFAULT_URL_STATE, filters: [] };
-  const warnings: string[] = repeatedParamWarnings(p, [...SEARCH_PARAMS].filter((k) => !(k in LEGACY_FILTERS)));
+  const sized = dropOversized(new URLSearchParams(search), isSearchParam, ['q']);
+  const p = sized.params;
   const q = p.get('q');
+  const state: SearchUrlState = { ...DEFAULT_URL_STATE, filters: [] };
+  const warnings: string[] = [...sized.warnings, ...repeatedParamWarnings(p, [...SEARCH_PARAMS].filter((k) => !(k in LEGACY_FILTERS)))];
   if (q !== null) {
     state.q = q.slice(0, MAX_QUERY_CHARS);
     if (q.length > MAX_QUERY_CHARS) warnings.push(`The query in the link was cut to ${MAX_QUERY_CHARS} characters.`);
@@ -133,13 +138,13 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
   if (mode !== null && isBlank(mode)) warnings.push(blankWarning('mode', state.mode));
   else if (mode !== null) {
     if (isMode(mode)) state.mode = mode;
-    else warnings.push(`Unknown mode "${mode}" in the link; using ${state.mode}.`);
+    else warnings.push(`Unknown mode ${quote(mode)} in the link; using ${state.mode}.`);
   }
   const cal = p.get('cal');
   if (cal !== null && isBlank(cal)) warnings.push(blankWarning('cal', state.calibration));
   else if (cal !== null) {
     if ((CALIBRATIONS as readonly string[]).includes(cal)) state.calibration = cal as Calibration;
-    else warnings.push(`Unknown calibration "${cal}" in the link; using ${state.calibration}.`);
+    else warnings.push(`Unknown calibration ${quote(cal)} in the link; using ${state.calibration}.`);
   }
   for (const [param, { key, schema }] of Object.entries(FIELDS)) {
     const raw = p.get(param);
@@ -148,7 +153,7 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
     if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] !== null ? String(state[key]) : key === 'threshold' ? "the mode's default" : 'candidate_k')); continue; }
     const r = v.safeParse(schema, raw);
     if (r.success) (state as unknown as Record<string, number>)[key] = r.output;
-    else warnings.push(`Ignored invalid ${param}="${raw}" in the link.`);
+    else warnings.push(`Ignored invalid ${param}=${quote(raw)} in the link.`);
   }
   state.filters = parseFilters(p, warnings);
   return { state, warnings };

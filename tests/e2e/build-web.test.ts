@@ -51,6 +51,25 @@ describe('Build from web pages', () => {
     expect(await page.locator('[data-testid=web-build]').isDisabled()).toBe(true);
   });
 
+  test('a paste of 100,000 URLs is refused at once; a password in a URL is masked in the problem line', async () => {
+    const urls = page.locator('[data-testid=web-urls]');
+    await urls.fill('');
+    // A paste event as the browser sends it: refused before the text is inserted (the textarea stays as it was).
+    const inserted = await urls.evaluate((t: HTMLTextAreaElement) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', Array.from({ length: 100_000 }, (_, i) => `https://example.org/page/${i}`).join('\n'));
+      return t.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    expect(inserted).toBe(false);
+    expect(await page.locator('[data-testid=web-urls-refused]').innerText()).toMatch(/^The paste was refused: it is longer than 1,000,000 characters \(3,\d{3},\d{3}\): a build reads at most 200 pages\./);
+    expect(await urls.inputValue()).toBe('');
+    await urls.fill('http://u:hunter2pw@127.0.0.1/docs');
+    expect(await page.locator('[data-testid=web-urls-refused]').count()).toBe(0);
+    expect(await page.locator('[data-testid=web-urls-problem]').innerText()).toBe('line 1: http://[redacted]@127.0.0.1/docs — has a user name or password in it: nothing secret is sent with a page request');
+    expect(await page.locator('[data-testid=build-web]').innerText()).not.toContain('hunter2pw');
+    await urls.fill('');
+  });
+
   test('Settings: the proxy is saved and says web pages go through it; a Hub token is set', async () => {
     await tab('Settings');
     expect(await page.locator('[data-testid=web-proxy-note]').innerText()).toMatch(/web pages through the same proxy, as <proxy>\?url=<page URL>/);

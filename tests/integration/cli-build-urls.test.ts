@@ -104,6 +104,21 @@ describe('rag-lab build-index --urls', () => {
     expect(bad.stderr).toMatch(/--search: the search endpoint \(127\.0\.0\.1:\d+\) did not answer with JSON \(got application\/json, HTTP 200\)/);
   });
 
+  test('a password in a URL is never printed back: --search-endpoint, --urls (the error and the skipped lines), as ask --base-url', async () => {
+    const dir = tempDir();
+    const endpoint = await cli(['build-index', '--search', 'x', '--search-endpoint', 'http://u:hunter2pw@127.0.0.1:9', '--out', join(dir, 'kb0')]);
+    expect(endpoint.code).toBe(2);
+    expect(endpoint.stderr).toContain('got "http://[redacted]@127.0.0.1:9"');
+    const only = await cli(['build-index', '--urls', urlFile(dir, ['https://user:hunter2pw@example.org/a']), '--out', join(dir, 'kb1')]);
+    expect(only.code).toBe(2);
+    expect(only.stderr).toContain('(line 1: https://[redacted]@example.org/a: has a user name or password in it');
+    const mixed = await cli(['build-index', '--urls', urlFile(dir, [`http://u:hunter2pw@${new URL(site.origin).host}/kingfishers`, `${site.origin}/herons`]), '--out', join(dir, 'kb2')]);
+    ok(mixed);
+    expect(mixed.stderr).toContain(`  line 1: http://[redacted]@${new URL(site.origin).host}/kingfishers: has a user name or password in it`);
+    const ask = await cli(['ask', '--provider', 'openai-compatible', '--base-url', 'http://u:hunter2pw@[bad', '--model', 'm', 'q']);
+    for (const r of [endpoint, only, mixed, ask]) expect(r.stdout + r.stderr).not.toContain('hunter2pw');
+  });
+
   test('flags and the URL file checked before any request', async () => {
     const dir = tempDir();
     const out = join(dir, 'kb');

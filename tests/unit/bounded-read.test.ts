@@ -96,6 +96,42 @@ describe('downloads through hubSource', () => {
   });
 });
 
+describe('bounded memory', () => {
+  it('a seed-A chunks.parquet without a Content-Length that is not parquet stops at its first bytes, never read whole', async () => {
+    const files = new Map<string, Uint8Array>([['seeda/meta.json', new TextEncoder().encode(JSON.stringify({ embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding_dim: 384 }))]]);
+    const seedSha = hub.addRepo('tester/seed-a', files);
+    hub.faults.push({ kind: 'stream', path: 'seeda/chunks.parquet', bytes: 64 * MiB, fill: 0x7b });
+    const src = await hubSource({ repo: 'tester/seed-a', revision: seedSha, hubUrl: hub.url, retryDelayMs: 1 });
+    const err = await openArtifact(src, 'seeda').catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^seeda\/chunks\.parquet: is not a parquet file \(PAR1\): its first bytes say otherwise, so it was not downloaded \(stopped reading at \d+(\.\d)? KB\)$/);
+    await new Promise((ok) => setTimeout(ok, 50));
+    const servedBytes = hub.requests.filter((r) => r.path.endsWith('/seeda/chunks.parquet')).map((r) => r.bytes);
+    expect(servedBytes).toHaveLength(1);
+    expect(servedBytes[0]).toBeLessThan(16 * MiB);
+  });
+
+  it('an undeclared body over the limit: the bytes held never exceed the limit plus one chunk', async () => {
+    hub.faults.push({ kind: 'stream', path: 'held.bin', bytes: 64 * MiB });
+    const held: number[] = [];
+    const limit = 4 * MiB;
+    const err = await readBounded(await fetch(url('held.bin')), { file: 'held.bin', limit, onHeld: (n) => held.push(n) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DownloadLimitError);
+    expect(held.length).toBeGreaterThan(10);
+    expect(Math.max(...held)).toBeGreaterThan(limit);
+    expect(Math.max(...held)).toBeLessThanOrEqual(limit + 256 * 1024);
+  });
+
+  it('a declared body is read into one buffer of its size: held never twice the body', async () => {
+    hub.faults.push({ kind: 'stream', path: 'declared.bin', bytes: 8 * MiB, declare: 8 * MiB, fill: 0x41 });
+    const held: number[] = [];
+    const bytes = await readBounded(await fetch(url('declared.bin')), { file: 'declared.bin', onHeld: (n) => held.push(n) });
+    expect(bytes.byteLength).toBe(8 * MiB);
+    expect(bytes.every((b) => b === 0x41)).toBe(true);
+    expect(held.length).toBeGreaterThan(10);
+    expect(Math.max(...held)).toBeLessThanOrEqual(8 * MiB + 256 * 1024);
+  });
+});
+
 describe('Hub dataset reads', () => {
   it('a parquet range answered with a declared 2 GB body is refused at the parquet limit, not retried', async () => {
     hub.faults.push({ kind: 'stream', path: 'data/train-0000.parquet', bytes: 4 * MiB, declare: 2 * 1024 ** 3 });

@@ -30,6 +30,23 @@ describe('Search link parsing', () => {
     expect([optionalK(7), optionalK('12'), optionalK(''), optionalK(null), optionalK(0), optionalK(2.5), optionalK(1001)]).toEqual([7, 12, null, null, null, null, null]);
   });
 
+  it('names and ignores an oversized parameter (bk= of 200,000 characters), and the search runs with the rest', () => {
+    const huge = '9'.repeat(200_000);
+    const { state, warnings } = parseUrlState(`?q=emancipation&mode=hybrid_fixed&bk=${huge}&f.party=${'x'.repeat(5000)}&min.${'y'.repeat(2000)}=1`);
+    expect(state).toMatchObject({ q: 'emancipation', mode: 'hybrid_fixed', bm25K: null, filters: [] });
+    expect(warnings).toEqual([
+      'Ignored bk= (its value has 200,000 characters) in the link: at most 1,000; the rest of the link is used.',
+      'Ignored f.party= (its value has 5,000 characters) in the link: at most 1,000; the rest of the link is used.',
+      `Ignored a parameter whose name has 2,004 characters ("min.${'y'.repeat(56)}…") in the link: at most 1,000; the rest of the link is used.`,
+    ]);
+    // Under the limit but invalid: the value shown is cut, never echoed whole.
+    const bad = parseUrlState(`?q=x&bk=${'9'.repeat(900)}&mode=${'m'.repeat(900)}`);
+    expect(bad.state.q).toBe('x');
+    expect(bad.warnings).toEqual([`Unknown mode "${'m'.repeat(60)}…" in the link; using sparse.`, `Ignored invalid bk="${'9'.repeat(60)}…" in the link.`]);
+    // The query is free text: cut to its own limit, as before.
+    expect(parseUrlState(`?q=${'a'.repeat(20_000)}`).warnings).toEqual(['The query in the link was cut to 10000 characters.']);
+  });
+
   it('keeps a real 0 where 0 is allowed', () => {
     const { state, warnings } = parseUrlState('?thr=0');
     expect(state.threshold).toBe(0);

@@ -8,7 +8,7 @@ import { formatOfType, proxiedUrl, redirectProblem, statusReason } from '../../s
 import { parseSearxngResponse, searxngUrl } from '../../src/lib/data/web-search.ts';
 import { pageUrl, parseUrlList, searchEndpointProblem, validateWebRequest, WEB_LIMITS } from '../../src/lib/data/web-urls.ts';
 import { originText, stagesFor, titleForSource } from '../../src/ui/build-view.ts';
-import { urlListSummary, webRequestOf } from '../../src/ui/web-pages-form.ts';
+import { pasteProblem, urlListSummary, webRequestOf } from '../../src/ui/web-pages-form.ts';
 
 describe('the URL list', () => {
   test('one URL a line: comments, blank lines and trailing comments skipped; fragments dropped; duplicates once', () => {
@@ -110,6 +110,33 @@ describe('the Build tab form', () => {
     expect(urlListSummary('ftp://x/').problems).toEqual(['line 1: ftp://x/ — not an http(s) URL (ftp:): only web pages are fetched']);
     const many = Array.from({ length: WEB_LIMITS.maxPages + 5 }, (_, i) => `https://a.example/${i}`).join('\n');
     expect(urlListSummary(many).line).toBe('205 URLs · only the first 200 are read (the limit of a build)');
+  });
+
+  test('a paste of 100,000 URLs is refused at once, with the limit the CLI uses, before any line is checked', () => {
+    const pasted = Array.from({ length: 100_000 }, (_, i) => `https://example.org/page/${i}`).join('\n');
+    const s = urlListSummary(pasted);
+    expect(s).toEqual({ count: 0, line: 'List refused', problems: [], refused: expect.stringMatching(/^The URL list is longer than 1,000,000 characters \(3,\d{3},\d{3}\): a build reads at most 200 pages\. Shorten it/) });
+    expect(webRequestOf({ urls: pasted, search: false, endpoint: '', query: '', max: 20 })).toEqual({ error: expect.stringMatching(/^Web pages: the URL list is longer than 1,000,000 characters/) });
+    // Short lines under the character limit: refused by their number (the tab and every build, the CLI's --urls too),
+    // none of them read (100,000 lines that are not URLs list no problem).
+    const short = Array.from({ length: 100_000 }, () => 'x').join('\n');
+    expect(urlListSummary(short)).toEqual({ count: 0, line: 'List refused', problems: [], refused: 'The URL list has more than 10,000 lines: a build reads at most 200 pages. Shorten it: only the first 200 URLs would be read.' });
+    expect(() => validateWebRequest({ urls: short })).toThrow('Web pages: the URL list has more than 10,000 lines: a build reads at most 200 pages.');
+    expect(urlListSummary(Array.from({ length: 10_000 }, (_, i) => `https://a.example/${i}`).join('\n')).refused).toBeNull();
+    // A paste is checked before the browser inserts it: alone, or with what the list already holds.
+    expect(pasteProblem('', pasted, 0, 0)).toMatch(/^The paste was refused: it is longer than 1,000,000 characters \(3,\d{3},\d{3}\): a build reads at most 200 pages\. Shorten it/);
+    const half = Array.from({ length: 6_000 }, (_, i) => `https://a.example/${i}`).join('\n');
+    expect(pasteProblem(half, `\n${half}`, half.length, half.length)).toBe('The paste was refused: the list would have more than 10,000 lines: a build reads at most 200 pages. Shorten it: only the first 200 URLs would be read.');
+    expect(pasteProblem(half, half, 0, half.length)).toBeNull();
+    expect(pasteProblem('', 'https://a.example/', 0, 0)).toBeNull();
+  });
+
+  test('a password in a listed URL is masked in the problem line, as ask --base-url masks it', () => {
+    const s = urlListSummary('http://u:hunter2pw@127.0.0.1/docs\nhttps://a.example/?token=hunter2tok x');
+    expect(s.problems).toEqual([
+      'line 1: http://[redacted]@127.0.0.1/docs — has a user name or password in it: nothing secret is sent with a page request',
+      'line 2: https://a.example/?token=[redacted] x — not a URL (one URL a line; a URL holds no space)',
+    ]);
   });
 
   test('the fields → the request, or what to fix', () => {

@@ -50,7 +50,7 @@ export class VerifiedReader {
       throw new ArtifactError(joinPath(this.dir, FILES.meta), `lists no ${name}: the index is incomplete; rebuild it`);
     }
     const bytes = await this.source.read(path, {
-      ...(entry ? { size: entry.bytes, sha256: entry.sha256 } : {}),
+      ...(entry ? { size: entry.bytes, sha256: entry.sha256 } : { sniff: true }),
       ...(this.opts.onProgress ? { onProgress: (d: number, t: number) => this.opts.onProgress!(path, d, t) } : {}),
       ...(this.opts.signal ? { signal: this.opts.signal } : {}),
     });

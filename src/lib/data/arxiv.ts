@@ -9,6 +9,7 @@
  * and returns arXiv's answer with `Access-Control-Allow-Origin`. Requests carry no credential, cookie or token.
  */
 import { parseRetryAfter, sleep } from '../wait.ts';
+import { redactUrlForDisplay } from '../redact.ts';
 import type { BuildProgress, OnBuildProgress, SkippedItem, SourceDocuments } from './source-documents.ts';
 import type { SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from './kb-source.ts';
@@ -170,7 +171,7 @@ const onArxiv = (endpoint: string) => ARXIV_HOSTS.test(new URL(endpoint).hostnam
  */
 export async function arxivDocuments(req: ArxivRequest, opts: ArxivOptions): Promise<SourceDocuments> {
   const request = validateArxivRequest(req);
-  if (!/^https?:\/\//i.test(opts.endpoint) || !canParse(opts.endpoint)) throw new ArxivError(`The arXiv endpoint "${opts.endpoint}" is not an http(s) URL.`);
+  if (!/^https?:\/\//i.test(opts.endpoint) || !canParse(opts.endpoint)) throw new ArxivError(`The arXiv endpoint "${redactUrlForDisplay(opts.endpoint)}" is not an http(s) URL.`);
   const clock = opts.clock ?? realClock;
   const interval = Math.max(0, opts.minIntervalMs ?? ARXIV_MIN_INTERVAL_MS);
   const pageSize = Math.max(1, Math.min(ARXIV_MAX_RESULTS, Math.floor(opts.pageSize ?? ARXIV_PAGE_SIZE)));

@@ -7,6 +7,7 @@
  */
 import * as v from 'valibot';
 import { plainEndpointProblem } from '../endpoint-url.ts';
+import { redactUrlForDisplay } from '../redact.ts';
 
 /** How much a web build reads (docs/build.md "From web pages"); the CLI and the tab use the same ones. */
 export interface WebLimits {
@@ -33,6 +34,8 @@ export const WEB_LIMITS: Readonly<WebLimits> = Object.freeze({
 
 /** Characters of a URL list (the textarea, the `--urls` file): 1 MB holds far more URLs than a build reads. */
 export const MAX_URL_LIST_CHARS = 1_000_000;
+/** Lines of a URL list: 50 times the pages a build reads, few enough that checking each line is instant. */
+export const MAX_URL_LIST_LINES = 10_000;
 /** Characters of one URL. */
 const MAX_URL_CHARS = 4096;
 
@@ -106,12 +109,27 @@ export function parseUrlList(text: string): UrlList {
     const line = lines[i]!.replace(/^\uFEFF/, '').replace(/\s+#.*$/, '').trim();
     if (line === '' || line.startsWith('#')) continue;
     const got = /\s/.test(line) ? { problem: 'not a URL (one URL a line; a URL holds no space)' } : pageUrl(line);
-    if ('problem' in got) { problems.push({ line: i + 1, text: line.slice(0, 200), reason: got.problem }); continue; }
+    if ('problem' in got) { problems.push({ line: i + 1, text: redactUrlForDisplay(line, [], 200), reason: got.problem }); continue; }
     if (seen.has(got.url)) { duplicates++; continue; }
     seen.add(got.url);
     urls.push(got.url);
   }
   return { urls, problems, duplicates };
+}
+
+/**
+ * Why `text` is too large to be a URL list, or null: its length first, then its lines counted up to
+ * {@link MAX_URL_LIST_LINES} (never split), so a pasted list of 100,000 URLs is refused before any line is checked.
+ * The tab's form and every build (the CLI's `--urls` too, through `validateWebRequest`) use it.
+ */
+export function urlListSizeProblem(text: string): string | null {
+  const why = `a build reads at most ${WEB_LIMITS.maxPages} pages`;
+  if (text.length > MAX_URL_LIST_CHARS) return `the URL list is longer than ${MAX_URL_LIST_CHARS.toLocaleString('en-US')} characters (${text.length.toLocaleString('en-US')}): ${why}`;
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+    if (++lines > MAX_URL_LIST_LINES) return `the URL list has more than ${MAX_URL_LIST_LINES.toLocaleString('en-US')} lines: ${why}`;
+  }
+  return null;
 }
 
 /**
@@ -131,7 +149,7 @@ const SearchSchema = v.object({
 });
 
 const RequestSchema = v.object({
-  urls: v.pipe(v.string('the URL list must be text'), v.maxLength(MAX_URL_LIST_CHARS, `the URL list is longer than ${MAX_URL_LIST_CHARS.toLocaleString('en-US')} characters: a build reads at most ${WEB_LIMITS.maxPages} pages`)),
+  urls: v.pipe(v.string('the URL list must be text'), v.check((s) => urlListSizeProblem(s) === null, (i) => urlListSizeProblem(String(i.input))!)),
   search: v.optional(SearchSchema),
 });
 

@@ -1,11 +1,12 @@
 /**
  * The one bounded reader of a download body (browser and CLI): a declared size (Content-Length, or what meta.json
  * says) is checked against the file kind's limit (`download-limits.ts`) before the first byte is read, and a body
- * without one is read chunk by chunk and cancelled as soon as the running total passes the limit, so memory stays
- * near the limit, never the body. Over the limit is one {@link DownloadLimitError} naming the file, the limit and
+ * without one is read chunk by chunk ({@link ByteSink}) and cancelled as soon as the running total passes the limit, so
+ * memory stays near the limit, never the body; a body whose first bytes say it is not its kind's file (a "parquet"
+ * not starting with PAR1) stops at its first chunk, never read whole. Over the limit is one {@link DownloadLimitError} naming the file, the limit and
  * what was seen.
  */
-import { checkDeclaredSize, DOWNLOAD_LIMITS, DownloadLimitError, kindOf, type DownloadKind } from './download-limits.ts';
+import { checkDeclaredSize, DOWNLOAD_LIMITS, DownloadLimitError, kindOf, MAGIC, NotThatFileError, type DownloadKind } from './download-limits.ts';
 
 export interface BoundedOptions {
   /** Repo-relative name for messages; its kind picks the limit unless `kind` or `limit` is given. */
@@ -16,6 +17,10 @@ export interface BoundedOptions {
   signal?: AbortSignal;
   /** Bytes so far and the total (declared, or the bytes so far when none). */
   onProgress?: (done: number, total: number) => void;
+  /** The body must start as its kind's files do ({@link MAGIC}), else it stops at its first chunk: for a file with no size or hash to check it by (seed A). */
+  sniff?: boolean;
+  /** Bytes the reader holds at each chunk (the body so far and the chunk in hand): tests count them. */
+  onHeld?: (bytes: number) => void;
 }
 
 export const limitFor = (o: Pick<BoundedOptions, 'file' | 'kind' | 'limit'>) => o.limit ?? DOWNLOAD_LIMITS[o.kind ?? kindOf(o.file)];
@@ -28,29 +33,74 @@ export function declaredLength(res: Response): number | null {
 }
 
 /**
- * Appends the chunks of `body` to `chunks` while `already` + the bytes read stay within `limit`; cancels the stream
- * and throws a {@link DownloadLimitError} the moment they would not. Returns the bytes read from this body. A read
- * error (connection dropped, abort) propagates with the chunks read so far left in `chunks` (for a Range resume).
+ * Where a body's bytes go. A body of known size (Content-Length, meta.json) is copied into one buffer of that size as
+ * it arrives: the reader holds the body plus the chunk in hand, never a list of chunks joined at the end (which held
+ * it twice). A body of unknown size is kept as its chunks (at most the limit, as `pumpBounded` stops there) and joined
+ * once when it ends; more than the declared size falls back to that.
+ */
+export class ByteSink {
+  private fixed: Uint8Array | null;
+  private chunks: Uint8Array[] = [];
+  length = 0;
+  constructor(limit: number, total?: number) {
+    this.fixed = total !== undefined && total > 0 && total <= limit ? new Uint8Array(total) : null;
+  }
+  /** Bytes the sink holds now. */
+  get held(): number { return this.fixed ? this.fixed.byteLength : this.length; }
+  push(chunk: Uint8Array): void {
+    if (this.fixed && this.length + chunk.byteLength > this.fixed.byteLength) {
+      this.chunks = [this.fixed.slice(0, this.length)];
+      this.fixed = null;
+    }
+    if (this.fixed) this.fixed.set(chunk, this.length);
+    else this.chunks.push(chunk);
+    this.length += chunk.byteLength;
+  }
+  /** Starts over (a server that ignored a Range request sends the whole body again). */
+  reset(): void { this.length = 0; this.chunks = []; }
+  /** The bytes read (a body of known size: without a copy). */
+  bytes(): Uint8Array {
+    if (this.fixed) return this.length === this.fixed.byteLength ? this.fixed : this.fixed.slice(0, this.length);
+    const c0 = this.chunks[0];
+    if (this.chunks.length === 1 && c0 && c0.byteOffset === 0 && c0.buffer.byteLength === this.length) return c0;
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const c of this.chunks) { out.set(c, at); at += c.byteLength; }
+    this.chunks = [out];
+    return out;
+  }
+}
+
+/**
+ * Appends the chunks of `body` to `sink` while `already` + the bytes read stay within `limit`; cancels the stream
+ * and throws a {@link DownloadLimitError} the moment they would not. With `sniff`, a body read from its first byte
+ * (`already` 0) whose kind has a {@link MAGIC} and starts otherwise is cancelled at its first chunk with a
+ * {@link NotThatFileError}. Returns the bytes read from this body. A read error (connection dropped, abort)
+ * propagates with the bytes read so far left in `sink` (for a Range resume). `onHeld` (tests) hears the bytes held
+ * at each chunk: the sink's and the chunk in hand.
  */
 export async function pumpBounded(
-  body: ReadableStream<Uint8Array>, chunks: Uint8Array[],
+  body: ReadableStream<Uint8Array>, sink: ByteSink,
   o: BoundedOptions & { already?: number; total?: number; onBytes?: (n: number) => void },
 ): Promise<number> {
   const limit = limitFor(o);
   const kind = o.kind ?? kindOf(o.file);
+  const magic = o.sniff && !o.already ? MAGIC[kind] : undefined;
   const reader = body.getReader();
   let got = 0;
   const base = o.already ?? 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return got;
+      if (done) { if (magic) checkMagic(o.file, sink, magic, got, true); return got; }
+      o.onHeld?.(sink.held + value.byteLength);
       if (base + got + value.byteLength > limit) {
         await reader.cancel().catch(() => {});
         throw new DownloadLimitError(o.file, limit, kind, { read: base + got + value.byteLength });
       }
-      chunks.push(value);
+      sink.push(value);
       got += value.byteLength;
+      if (magic && !checkMagic(o.file, sink, magic, got, false)) { await reader.cancel().catch(() => {}); checkMagic(o.file, sink, magic, got, true); }
       o.onBytes?.(got);
       o.onProgress?.(base + got, o.total !== undefined && o.total >= 0 ? o.total : base + got);
     }
@@ -59,14 +109,12 @@ export async function pumpBounded(
   }
 }
 
-/** Joins chunks into one array of `n` bytes. */
-export function concatChunks(chunks: Uint8Array[], n: number): Uint8Array {
-  const c0 = chunks[0];
-  if (chunks.length === 1 && c0 && c0.byteOffset === 0 && c0.buffer.byteLength === n) return c0;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.byteLength; }
-  return out;
+/** Whether the sink's first bytes can still be `magic`'s (too few yet: true unless `final`); `final` throws on a mismatch. */
+function checkMagic(file: string, sink: ByteSink, magic: NonNullable<(typeof MAGIC)[DownloadKind]>, read: number, final: boolean): boolean {
+  const head = sink.bytes().subarray(0, magic.bytes.length);
+  const ok = head.every((b, i) => b === magic.bytes[i]) && (head.length === magic.bytes.length || (!final && head.length < magic.bytes.length));
+  if (!ok && final) throw new NotThatFileError(file, magic.name, read);
+  return ok;
 }
 
 /**
@@ -91,9 +139,9 @@ export async function readBounded(res: Response, o: BoundedOptions): Promise<Uin
     if (b.byteLength > limit) throw new DownloadLimitError(o.file, limit, kind, { read: b.byteLength });
     return b;
   }
-  const chunks: Uint8Array[] = [];
-  const n = await pumpBounded(res.body, chunks, { ...o, limit, kind, ...(declared !== null ? { total: declared } : {}) });
-  return concatChunks(chunks, n);
+  const sink = new ByteSink(limit, declared ?? undefined);
+  await pumpBounded(res.body, sink, { ...o, limit, kind, ...(declared !== null ? { total: declared } : {}) });
+  return sink.bytes();
 }
 
 /** The body of `res` as UTF-8 text (invalid bytes replaced), bounded as {@link readBounded}. */

@@ -74,6 +74,24 @@ export class DownloadLimitError extends ArtifactError {
   }
 }
 
+/**
+ * The bytes a file of a kind starts with (parquet `PAR1`, NumPy `\x93NUMPY`, zip `PK`): a body from its first byte
+ * that starts otherwise is not that file, and is refused after its first chunk instead of being read whole.
+ */
+export const MAGIC: Readonly<Partial<Record<DownloadKind, { bytes: readonly number[]; name: string }>>> = Object.freeze({
+  parquet: { bytes: [0x50, 0x41, 0x52, 0x31], name: 'a parquet file (PAR1)' },
+  npy: { bytes: [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59], name: 'a .npy array (\\x93NUMPY)' },
+  zip: { bytes: [0x50, 0x4b], name: 'a zip file (PK)' },
+});
+
+/** A body that does not start as its kind's files do (see {@link MAGIC}): refused at its first bytes. */
+export class NotThatFileError extends ArtifactError {
+  constructor(file: string, what: string, read: number) {
+    super(file, `is not ${what}: its first bytes say otherwise, so it was not downloaded (stopped reading at ${formatSeen(read)})`);
+    this.name = 'NotThatFileError';
+  }
+}
+
 /** The limit of `file` (an explicit one wins). */
 export const limitOf = (file: string, kind: DownloadKind = kindOf(file)) => DOWNLOAD_LIMITS[kind];
 

@@ -11,8 +11,8 @@ import { ArtifactError } from '../file-source.ts';
 import { hostOf, isNetworkError, onOrigin } from './hub-reach.ts';
 import { cacheWriteNote, contentHashOf, type ArtifactFileCache } from './file-cache.ts';
 import { sha256Hex, vouchSha256 } from '../checksum.ts';
-import { concatChunks, limitFor, pumpBounded } from './bounded-read.ts';
-import { checkDeclaredSize, DownloadLimitError, kindOf, type DownloadKind } from './download-limits.ts';
+import { ByteSink, limitFor, pumpBounded } from './bounded-read.ts';
+import { checkDeclaredSize, DownloadLimitError, kindOf, NotThatFileError, type DownloadKind } from './download-limits.ts';
 
 export type Fetch = typeof fetch;
 
@@ -84,6 +84,8 @@ export interface DownloadOptions {
   /** The file's kind for its byte limit (default: from `file`'s name) and an explicit limit overriding it. */
   kind?: DownloadKind | undefined;
   limit?: number | undefined;
+  /** The body must start as its kind's files do (bounded-read.ts `sniff`): a file with no size or hash from meta.json. */
+  sniff?: boolean | undefined;
   /** The message for 401/403 (default: names the status). */
   forbidden?: string | undefined;
 }
@@ -106,7 +108,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
   const kind = o.kind ?? kindOf(o.file);
   const limit = limitFor({ file: o.file, kind, limit: o.limit });
   if (o.size !== undefined) checkDeclaredSize(o.file, o.size, 'meta.json', kind, limit);
-  const chunks: Uint8Array[] = [];
+  const sink = new ByteSink(limit, o.size);
   let got = 0;
   let total = o.size ?? -1;
   let lastFault = '';
@@ -141,7 +143,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
     const cr = rangeTotal(res.headers.get('Content-Range'));
     if (got > 0 && (res.status !== 206 || cr?.start !== got)) {
       // The server ignored the range (200) or answered another one: start over from this body.
-      chunks.length = 0;
+      sink.reset();
       got = 0;
       if (res.status === 206) { await res.body?.cancel(); lastFault = 'the server answered another byte range'; continue; }
     }
@@ -158,18 +160,18 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
     if (!res.body) {
       const b = new Uint8Array(await res.arrayBuffer());
       if (got + b.byteLength > limit) throw new DownloadLimitError(o.file, limit, kind, { read: got + b.byteLength });
-      chunks.push(b);
+      sink.push(b);
       got += b.byteLength;
       break;
     }
     const before = got;
     try {
-      await pumpBounded(res.body, chunks, {
+      await pumpBounded(res.body, sink, {
         file: o.file, kind, limit, already: before, total: total >= 0 ? total : undefined,
-        onBytes: (n) => { got = before + n; }, onProgress: o.onProgress,
+        onBytes: (n) => { got = before + n; }, onProgress: o.onProgress, ...(o.sniff ? { sniff: true } : {}),
       });
     } catch (e) {
-      if (e instanceof DownloadLimitError) throw e;
+      if (e instanceof DownloadLimitError || e instanceof NotThatFileError) throw e;
       if (o.signal?.aborted) throw o.signal.reason ?? e;
       lastFault = 'the connection dropped';
       continue;
@@ -177,8 +179,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<Uint8Array |
     if (total >= 0 && got < total) { lastFault = 'the connection dropped'; continue; }
     break;
   }
-  const bytes = concatChunks(chunks, got);
-  chunks.length = 0;
+  const bytes = sink.bytes();
   if (o.size !== undefined && bytes.byteLength !== o.size) {
     throw new ArtifactError(o.file, `got ${bytes.byteLength} bytes, meta.json says ${o.size}: the download was cut or the file changed; open the knowledge base again (nothing was cached)`);
   }

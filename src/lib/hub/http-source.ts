@@ -51,7 +51,7 @@ export function httpFolderSource(opts: HttpFolderOptions): HttpFolderSource {
       let bytes: Uint8Array | null;
       try {
         bytes = await downloadVerified({
-          url, file: path, fetch: f, size: ro.size, sha256: ro.sha256, onProgress: ro.onProgress, signal: ro.signal,
+          url, file: path, fetch: f, size: ro.size, sha256: ro.sha256, onProgress: ro.onProgress, signal: ro.signal, sniff: ro.sniff,
           retries: opts.retries, retryDelayMs: opts.retryDelayMs,
         });
       } catch (e) {

@@ -121,7 +121,7 @@ export async function hubSource(opts: HubSourceOptions): Promise<HubFileSource> 
       const bytes = await downloadVerified({
         url: `${hubUrl}/datasets/${repo}/resolve/${sha}/${encodePath(path)}`,
         file: path, fetch: f, size: ro.size, sha256: ro.sha256, onProgress: ro.onProgress, signal: ro.signal,
-        retries: opts.retries, retryDelayMs: opts.retryDelayMs, forbidden: privateRepoMessage(repo),
+        retries: opts.retries, retryDelayMs: opts.retryDelayMs, forbidden: privateRepoMessage(repo), sniff: ro.sniff,
       });
       if (bytes) {
         const note = await keep(cache, key, bytes, path);

@@ -14,6 +14,7 @@ import { firstMarkdownHeading } from '../data/text-folder.ts';
 import { fetchPage, type FetchedPage, type PageFetchOptions } from '../data/web-fetch.ts';
 import { searchWeb } from '../data/web-search.ts';
 import { parseUrlList, validateWebRequest, WEB_LIMITS, WebSourceError, type WebLimits, type WebRequest } from '../data/web-urls.ts';
+import { redactSecrets, redactUrlForDisplay } from '../redact.ts';
 import { BINARY_REASON, decodeText } from './decode.ts';
 import { htmlToText } from './html-text.ts';
 
@@ -139,10 +140,10 @@ export async function webDocuments(request: WebRequest, opts: WebOptions = {}): 
   const guessed: string[] = [];
   for (const [i, page] of pages.entries()) {
     opts.onProgress?.({ stage: 'extract', done: i, total: pages.length, item: page.url });
-    if (!page.ok) { skipped.push({ path: page.url, reason: page.reason }); continue; }
+    if (!page.ok) { skipped.push({ path: redactUrlForDisplay(page.url, [], 300), reason: redactSecrets(page.reason) }); continue; }
     const got = pageDocument(page, titles.get(page.url) ?? null);
-    if ('reason' in got) { skipped.push({ path: page.url, reason: got.reason }); continue; }
-    if (got.guessed) guessed.push(page.url);
+    if ('reason' in got) { skipped.push({ path: redactUrlForDisplay(page.url, [], 300), reason: got.reason }); continue; }
+    if (got.guessed) guessed.push(redactUrlForDisplay(page.url, [], 300));
     docs.push(got.doc);
   }
   opts.onProgress?.({ stage: 'extract', done: pages.length, total: pages.length });

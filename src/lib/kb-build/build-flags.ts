@@ -5,6 +5,7 @@
  */
 import { ARXIV_MAX_RESULTS, type ArxivRequest } from '../data/arxiv.ts';
 import { searchEndpointProblem, WEB_LIMITS } from '../data/web-urls.ts';
+import { redactUrlForDisplay } from '../redact.ts';
 import type { WebFlags } from './collect-web.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { BuildError } from './build-kb.ts';
@@ -69,7 +70,7 @@ function webFlags(values: BuildFlags): WebFlags {
   const endpoint = values['search-endpoint'];
   if (endpoint === undefined) throw new BuildError('--search needs --search-endpoint URL: the address of a SearXNG instance with its json format enabled (docs/build.md "From web pages")');
   const problem = searchEndpointProblem(endpoint);
-  if (problem) throw new BuildError(`--search-endpoint ${problem}, got "${endpoint}"`);
+  if (problem) throw new BuildError(`--search-endpoint ${problem}, got "${redactUrlForDisplay(endpoint)}"`);
   const max = values.max === undefined ? DEFAULT_SEARCH_MAX : Number(values.max);
   if (!Number.isInteger(max) || max < 1 || max > WEB_LIMITS.maxPages) throw new BuildError(`--max must be a whole number from 1 to ${WEB_LIMITS.maxPages} with --search (a build reads at most ${WEB_LIMITS.maxPages} pages), got "${values.max}"`);
   return { urlsFile: values.urls ?? null, search: { endpoint, query, max } };

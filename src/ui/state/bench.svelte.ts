@@ -1,7 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
-import { rowCountParam, uniqueList } from '../../lib/link-params.ts';
+import { dropOversized, rowCountParam, uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
 import { finishedProgress, startProgress } from '../bench-progress.ts';
 import { startBenchWorker } from '../bench-client.ts';
@@ -145,9 +145,9 @@ export class BenchState {
   }
 
   loadFromUrl(search: string): void {
-    const p = new URLSearchParams(search);
+    const { params: p, warnings: sized } = dropOversized(new URLSearchParams(search), (k) => k.startsWith('b_'));
     const subs = uniqueList((p.get('b_sub') ?? '').split(','), 'b_sub', RAGBENCH_SUBSETS);
-    this.linkWarnings = subs.warnings;
+    this.linkWarnings = [...sized, ...subs.warnings];
     if (subs.values.length) { this.subsets = subs.values; this.subsetsChosen = true; }
     const n = rowCountParam(p.get('b_n'), 'b_n');
     if (n.n !== undefined) this.n = n.n;

@@ -5,11 +5,13 @@
  * `../web-pages-form.ts`.
  */
 import { titleForSource } from '../build-view.ts';
-import { DEFAULT_SEARCH_RESULTS, urlListSummary, webRequestOf, type WebFormFields } from '../web-pages-form.ts';
+import { DEFAULT_SEARCH_RESULTS, pasteProblem, urlListSummary, webRequestOf, type WebFormFields } from '../web-pages-form.ts';
 import type { BuildState } from './build.svelte.ts';
 
 export class WebPagesFormState {
   fields = $state<WebFormFields>({ urls: '', search: false, endpoint: '', query: '', max: DEFAULT_SEARCH_RESULTS });
+  /** Why the last paste into the list was refused (over the size limit); cleared by the next edit. */
+  pasteRefused = $state<string | null>(null);
   /** What the last Build press said (a field to fix, or the build refused to start). */
   error = $state<string | null>(null);
 
@@ -22,6 +24,13 @@ export class WebPagesFormState {
   get canBuild(): boolean {
     const f = this.fields;
     return this.proxy !== '' && !this.busy && (this.summary.count > 0 || (f.search && f.query.trim() !== '' && f.endpoint.trim() !== ''));
+  }
+
+  /** A paste into the list: refused before the browser inserts it when the list would be over the size limit. */
+  paste(e: ClipboardEvent & { currentTarget: HTMLTextAreaElement }): void {
+    const t = e.currentTarget;
+    this.pasteRefused = pasteProblem(t.value, e.clipboardData?.getData('text/plain') ?? '', t.selectionStart, t.selectionEnd);
+    if (this.pasteRefused) e.preventDefault();
   }
 
   /** Suggests the knowledge base's title from the search or the first site, unless the user typed one. */
