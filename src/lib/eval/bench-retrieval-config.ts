@@ -38,8 +38,11 @@ export interface RetrievalBenchConfig {
 
 export type RetrievalBenchProgress =
   | { phase: 'load'; stage: string; done: number; total: number }
-  | { phase: 'embed'; done: number; total: number }
+  | EmbedProgress
   | ({ phase: 'run' } & RetrievalProgress);
+
+/** The knowledge base's items embedded: whole documents, or chunks (seed B's protocol); `etaMs` as eta.ts computes it. */
+export interface EmbedProgress { phase: 'embed'; done: number; total: number; unit?: 'documents' | 'chunks'; etaMs?: number | null }
 
 export interface RetrievalBenchResult {
   /** The run as a multi-mode retrieval report (src/lib/eval/retrieval-bench.ts). */

@@ -91,11 +91,11 @@ export class BenchRetrievalSession {
    * The texts a corpus embedder of this dataset trains on (run-embedder.ts `datasetTrainingTexts`: the items of the
    * knowledge base a run builds with these settings), with the dataset's name and an id for the model.
    */
-  async trainingTexts(c: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<{ texts: string[]; dataset: string; kbId: string }> {
+  async trainingTexts(c: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<{ texts: string[]; dataset: string; kbId: string; unit: 'documents' | 'chunks' }> {
     const settings = this.settings(c);
     const data = await openRetrievalData(await this.dataRef(c, token, onProgress), settings, { onProgress: (p) => { if (p.phase === 'load') onProgress(p); } });
     const chunks = data.kind === 'artifact' || settings.chunking === false ? '' : `:c${settings.chunking.chunkSize}-${settings.chunking.overlap}`;
-    return { texts: datasetTrainingTexts(data.kb), dataset: data.dataset, kbId: `${data.kbId ?? `bench:${data.dataset}`}${chunks}` };
+    return { texts: datasetTrainingTexts(data.kb), dataset: data.dataset, kbId: `${data.kbId ?? `bench:${data.dataset}`}${chunks}`, unit: data.kb.options.chunking === false ? 'documents' : 'chunks' };
   }
 
   /** Runs the benchmark; `token` (an hf_ token, or null) goes only to the source's Hub. */

@@ -7,6 +7,8 @@
  */
 import { attachArtifactDense, embedderMismatch } from '../artifact/attach.ts';
 import type { JsonValue } from '../reports/format.ts';
+import { remainingMs } from '../eta.ts';
+import type { EmbedProgress } from './bench-retrieval-config.ts';
 import { reportEnvironment, type RunEnvironment } from './report-from-run.ts';
 import { MODE_IDS, MODES, type RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
@@ -40,7 +42,7 @@ export interface RunModels {
   notes?: string[];
 }
 
-export type RetrievalRunProgress = RetrievalDataProgress | { phase: 'embed'; done: number; total: number } | ({ phase: 'run' } & RetrievalProgress);
+export type RetrievalRunProgress = RetrievalDataProgress | EmbedProgress | ({ phase: 'run' } & RetrievalProgress);
 
 export interface RetrievalRunDeps {
   /** Where it runs (the report's environment). */
@@ -109,7 +111,10 @@ export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalR
 export async function attachRunDense(
   data: RetrievalData, embedder: TextEmbedder, opts: { signal?: AbortSignal; onProgress?: (p: RetrievalRunProgress) => void } = {},
 ): Promise<string[]> {
-  const progress = (done: number, total: number) => opts.onProgress?.({ phase: 'embed', done, total });
+  const unit = data.kb.options.chunking === false ? 'documents' : 'chunks';
+  const t0 = Date.now();
+  // The ETA from the embedding's own pace (eta.ts): the time so far over the items done.
+  const progress = (done: number, total: number) => opts.onProgress?.({ phase: 'embed', done, total, unit, etaMs: remainingMs(Date.now() - t0, done, total - done) });
   if (data.shipped && !embedderMismatch(data.shipped, embedder)) {
     progress(0, 1);
     await attachArtifactDense(data.kb, data.shipped, embedder);
