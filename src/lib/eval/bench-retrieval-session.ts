@@ -16,7 +16,7 @@ import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, Ret
 import type { RunEnvironment } from './report-from-run.ts';
 import type { RetrievalRowCache } from './retrieval-bench.ts';
 import type { RetrievalDataRef } from './retrieval-data.ts';
-import { datasetTrainingTexts, type TrainedRef } from './run-embedder.ts';
+import { datasetModelKbId, datasetTrainingTexts, type TrainedRef } from './run-embedder.ts';
 import { openRetrievalData } from './retrieval-data.ts';
 import { runRetrievalRun, serviceModels, type ModelService } from './retrieval-run.ts';
 import { corpusHash, runSettings, type RetrievalRunSettings } from './retrieval-session.ts';
@@ -94,8 +94,7 @@ export class BenchRetrievalSession {
   async trainingTexts(c: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<{ texts: string[]; dataset: string; kbId: string; unit: 'documents' | 'chunks' }> {
     const settings = this.settings(c);
     const data = await openRetrievalData(await this.dataRef(c, token, onProgress), settings, { onProgress: (p) => { if (p.phase === 'load') onProgress(p); } });
-    const chunks = data.kind === 'artifact' || settings.chunking === false ? '' : `:c${settings.chunking.chunkSize}-${settings.chunking.overlap}`;
-    return { texts: datasetTrainingTexts(data.kb), dataset: data.dataset, kbId: `${data.kbId ?? `bench:${data.dataset}`}${chunks}`, unit: data.kb.options.chunking === false ? 'documents' : 'chunks' };
+    return { texts: datasetTrainingTexts(data.kb), dataset: data.dataset, kbId: datasetModelKbId(data), unit: data.kb.options.chunking === false ? 'documents' : 'chunks' };
   }
 
   /** Runs the benchmark; `token` (an hf_ token, or null) goes only to the source's Hub. */

@@ -11,8 +11,10 @@
  *   a model picked by id: that model, whatever it was trained on ("trained on <corpus>" in the tab and report).
  */
 import { corpusHashOf } from '../models/corpus-embedder/corpus-hash.ts';
-import { kbTrainingTexts } from '../kb-build/train-embedder.ts';
-import { isTrainedModelId } from '../models/trained-ids.ts';
+import { TRAIN_DEFAULTS, type TrainOptions, type TrainSummary } from '../models/corpus-embedder/train.ts';
+import { kbTrainingTexts, trainOnTexts } from '../kb-build/train-embedder.ts';
+import { isTrainedModelId, trainedModelId } from '../models/trained-ids.ts';
+import type { TrainedFileSource } from '../models/trained-cache.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 
 /** The texts a corpus embedder of this run's dataset trains on: its knowledge base's items as BM25 indexes them. */
@@ -82,4 +84,40 @@ export function chooseRunEmbedder(input: { loaded: string | null; trained: reado
     return { kind: 'none', reason: `the loaded embedder ${loaded} was trained on ${c.title}, not on this dataset, so it is not used: ${TRAIN_HINT}, or choose ${loaded} explicitly as the embedder` };
   }
   return { kind: 'none', reason: `no embedding model is loaded and none was trained on this dataset: ${TRAIN_HINT}` };
+}
+
+/**
+ * The knowledge-base id a dataset's trained model is named after (trained-ids.ts): the artifact's own id, else
+ * `bench:<dataset>`, with `:c<size>-<overlap>` when the run chunks the documents (seed B's chunks are another corpus).
+ */
+export function datasetModelKbId(data: { kbId: string | null; dataset: string; kb: KnowledgeBase }): string {
+  const c = data.kb.options.chunking;
+  return `${data.kbId ?? `bench:${data.dataset}`}${data.kbId === null && c !== false ? `:c${c.chunkSize}-${c.overlap}` : ''}`;
+}
+
+/** What a model folder's config.json says it was trained on (`corpus_embedder`), as this run's `EmbedderCorpus`; null: not corpus-trained. */
+export function corpusOfConfig(configText: string, datasetHash: string): EmbedderCorpus | null {
+  let info: unknown;
+  try { info = (JSON.parse(configText) as { corpus_embedder?: unknown }).corpus_embedder; } catch { return null; }
+  if (!info || typeof info !== 'object') return null;
+  const o = info as { trained_on?: unknown; corpus_sha256?: unknown };
+  const hash = typeof o.corpus_sha256 === 'string' && /^[0-9a-f]{64}$/.test(o.corpus_sha256) ? o.corpus_sha256 : null;
+  return { title: typeof o.trained_on === 'string' && o.trained_on ? o.trained_on.slice(0, 200) : 'an unnamed corpus', corpusHash: hash, thisDataset: hash !== null && hash === datasetHash };
+}
+
+/** A corpus embedder trained on a run's dataset, in memory: its id, what it was trained on, and its files to load it from. */
+export interface DatasetEmbedder { id: string; corpus: EmbedderCorpus; summary: TrainSummary; files: TrainedFileSource }
+
+/**
+ * Trains a corpus embedder on the dataset's training texts (`eval-beir --train-embedder`: the same texts and trainer
+ * as the tab's "Train a corpus embedder on this dataset"), kept in memory for the run.
+ */
+export async function trainDatasetEmbedder(
+  data: { kbId: string | null; dataset: string; kb: KnowledgeBase }, opts: Pick<TrainOptions, 'dim' | 'onProgress' | 'signal'> = {},
+): Promise<DatasetEmbedder> {
+  const texts = datasetTrainingTexts(data.kb);
+  const model = await trainOnTexts(texts, { ...opts, trainedOn: data.dataset }, (why) => `a corpus embedder cannot be trained on ${data.dataset}: ${why}`);
+  const id = trainedModelId(datasetModelKbId(data), opts.dim ?? TRAIN_DEFAULTS.dim);
+  const files: TrainedFileSource = { readFile: async (model2, path) => (model2 === id ? model.files[path] ?? null : null) };
+  return { id, corpus: { title: data.dataset, corpusHash: model.summary.corpusHash, thisDataset: true }, summary: model.summary, files };
 }
