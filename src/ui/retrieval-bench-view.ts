@@ -45,7 +45,7 @@ export function embedderChoices(loaded: ReadonlyArray<{ task: string; spec: { id
   const e = loaded.find((m) => m.task === 'embedder');
   const pretrained = e && !trained.some((t) => t.id === e.spec.id) && !e.spec.id.startsWith('corpus/') ? [{ value: e.spec.id, label: `${e.spec.id} (loaded, pretrained)` }] : [];
   return [
-    { value: 'auto', label: 'Automatic: the loaded pretrained embedder, or one trained on this dataset' },
+    { value: 'auto', label: 'Automatic (pretrained, or trained on this dataset)' },
     ...pretrained,
     ...trained.map((t) => ({ value: t.id, label: `${t.id}, trained on ${t.kbTitle}` })),
   ];

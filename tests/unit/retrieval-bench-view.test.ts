@@ -180,7 +180,7 @@ describe('issue 32: the embedder of a benchmark run', () => {
   it('the embedder choices: automatic first, the loaded pretrained one, each trained model with its corpus', () => {
     const loaded = [{ task: 'embedder', spec: { id: 'Xenova/all-MiniLM-L6-v2' } }];
     expect(embedderChoices(loaded, [{ id: 'corpus/holdout-manuals-lsi256', kbTitle: 'Holdout manuals' }])).toEqual([
-      { value: 'auto', label: 'Automatic: the loaded pretrained embedder, or one trained on this dataset' },
+      { value: 'auto', label: 'Automatic (pretrained, or trained on this dataset)' },
       { value: 'Xenova/all-MiniLM-L6-v2', label: 'Xenova/all-MiniLM-L6-v2 (loaded, pretrained)' },
       { value: 'corpus/holdout-manuals-lsi256', label: 'corpus/holdout-manuals-lsi256, trained on Holdout manuals' },
     ]);

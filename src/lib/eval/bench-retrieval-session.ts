@@ -121,7 +121,7 @@ export class BenchRetrievalSession {
   async fusionCandidates(queryId: string, models: Pick<ModelService, 'embed'> | null): Promise<FusionCandidates> {
     const r = this.last;
     if (!r) throw new Error('Run a retrieval benchmark first: the α simulator reads the last run.');
-    if (!r.dense || !models) throw new Error('The last run had no dense side (no embedding model was loaded): load one under Settings → Models and run again.');
+    if (!r.dense || !models) throw new Error('The last run had no dense side (no embedder ran): train a corpus embedder on this dataset, or load an embedding model under Settings → Models, and run again.');
     const text = r.queries.get(queryId);
     if (text === undefined) throw new Error(`Query ${queryId} is not in the last run.`);
     const qvec = await models.embed([text], 'query');
