@@ -4,19 +4,17 @@
  * `--data`, and its vectors for the dense modes. The run is `runRetrievalRun` (src/lib/eval/retrieval-run.ts, the
  * Benchmark tab's session); here the flags, the files read with node:fs, the models and what is printed.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import { beirEvalOutput, formatTable } from '../src/lib/eval/beir-eval.ts';
-import { QPP_DEFAULTS } from '../src/lib/eval/qpp.ts';
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
-import { modesFlag, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
+import { modesFlag, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
+import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/run-embedder.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
-import { DEFAULT_RUN_SETTINGS, protocolDescription, RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
+import { RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportFileText } from '../src/lib/reports/title.ts';
-import { CALIBRATIONS } from '../src/lib/retrieval/calibrate.ts';
-import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { CliError, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
@@ -24,14 +22,6 @@ import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, typ
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 import { SEPARATE_K_ARGS } from './rag-flags.ts';
 
-/** `text` in lines of at most `width` characters, the lines after the first indented by `indent`. */
-const wrap = (text: string, width: number, indent: string) =>
-  text.split(' ').reduce<string[]>((lines, w) => {
-    if (lines.length && (lines.at(-1)! + ' ' + w).length <= width) lines[lines.length - 1] += ' ' + w;
-    else lines.push(w);
-    return lines;
-  }, []).join(`\n${indent}`);
-const PAD = ' '.repeat(20);
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
        rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
 
@@ -44,26 +34,7 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
   --token-env VAR   for a private hub: repo or dataset, the environment variable holding the hf_ token
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
-  --split NAME      qrels split (default: test)
-  --protocol P      default | seed-b
-${PAD}${wrap(`seed-b, the evaluation protocol of seed B (the calibrated entropy-weighted hybrid retrieval study; docs/seeds.md): ${protocolDescription('seed-b')}; each flag below overrides its part`, 96, PAD)}
-  --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
-  --analyzer A      BM25 tokens: english (default: stop words dropped, Porter stems) | plain (lower-cased words,
-                    nothing dropped or stemmed: seed-b's)
-  --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
-  --chunk-size N --overlap N
-                    chunk size and overlap in characters (imply --chunk)
-                    (--k1, --b and the chunking apply to --data; an artifact keeps the settings it was built with)
-  --candidate-k N   candidates from each retriever (default: depth 100, × 10 on chunks)
-  --bm25-k N --dense-k N --fusion-top-k N
-                    seed A's separate k's: BM25's and the dense index's candidates, and the fused candidates passed
-                    on (default: --candidate-k; the fused list whole, or --candidate-k in rerank modes)
-  --pool P          grow (default: the pool doubles while dedup leaves fewer than 100 documents) | fixed
-  --calibration C   ${CALIBRATIONS.join(' | ')} for the calibrated modes (default cdf)
-  --entropy-basis B calibrated (default: H of the calibrated scores, as seed B
-                    defines it) | raw (H of the raw scores)
-  --resamples N     bootstrap resamples and permutations the analysis uses (default: analyze's own)
-  --max-queries N   a seeded sample of N judged queries (default: all); --seed S (default 0)
+${RUN_FLAGS_HELP}
   --run-out FILE    write the rankings as a TREC run file
   --json            print one JSON object on the last line of stdout (with --analyze, its "analysis" key holds
                     rag-lab analyze --json's object)
@@ -72,9 +43,9 @@ ${PAD}${wrap(`seed-b, the evaluation protocol of seed B (the calibrated entropy-
                     (mode, query) with the IR scores, total_ms (end to end) and its ms.* stages, query_ms, the
                     query's predictors and the top 10 ids; the
                     summary per mode with 95% bootstrap intervals (rag-lab analyze reads it for H1 / H2)
-  --no-predictors   skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC,
-                    WIG; computed per query on lists of ${QPP_DEFAULTS.listDepth} by default)
-  --index KIND      vector index: auto | exact | int8 | hnsw (default auto; exact under --protocol seed-b)
+  --train-embedder  train a corpus embedder (LSI, no download; docs/corpus-embedder.md) on the dataset's training
+                    texts (its documents, or its chunks under chunking) and run the dense modes with it; the report
+                    records it, the corpus it was trained on and the corpus's SHA-256 (not with --kb or --embedder)
 ${MODEL_HELP}
 `;
 
@@ -108,7 +79,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string', default: 'sparse' }, split: { type: 'string', default: 'test' },
     k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
     'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, analyze: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-    'no-predictors': { type: 'boolean', default: false }, index: { type: 'string' },
+    'no-predictors': { type: 'boolean', default: false }, index: { type: 'string' }, 'train-embedder': { type: 'boolean', default: false },
     protocol: { type: 'string', default: 'default' }, 'candidate-k': { type: 'string' }, pool: { type: 'string' },
     calibration: { type: 'string' }, 'entropy-basis': { type: 'string' }, resamples: { type: 'string' },
     'chunk-size': { type: 'string' }, overlap: { type: 'string' }, analyzer: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },
@@ -116,6 +87,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
+  if (values['train-embedder'] && (values.kb || values.embedder)) throw new CliError('--train-embedder trains the embedder on --data: give it without --kb and --embedder');
   if (values.kb) {
     const fixed = (['chunk', 'k1', 'b', 'chunk-size', 'overlap', 'analyzer'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
@@ -162,8 +134,6 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     try { ref = await readBeirFolderRef(folderReader(dataDir!), basename(dataDir!), settings.split); } catch (e) { return asCliError(e); }
     checkJudged(ref.queries, ref.qrels, judgedIn(dataDir!, settings.split));
   }
-  // The models as the flags name them (an artifact's own embedder is loaded, but the config names the flags').
-  const named = namedModels(values, need, 'cpu');
   const runLines: string[] = [];
   const { run, report } = await runRetrievalRun({
     data: ref, settings, modes,
@@ -180,11 +150,19 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     models: async (data) => {
       if (data.kind === 'hub-dataset') for (const n of data.notes) log(n);
       const kb: CliKb = artifact ?? { id: data.kind === 'hub-dataset' ? 'hub-dataset' : 'beir', label: data.dataset, kb: data.kb, dense: null, queries: null, qrels: null, hashText: '', notes: [] };
+      // --train-embedder: a corpus embedder trained here on the dataset's training texts (run-embedder.ts), loaded from memory.
+      const own = values['train-embedder'] && need.dense ? await trainDatasetEmbedder(data, { onProgress: (p) => { if (p.done === 0) log(`training the corpus embedder: ${p.stage}`); } }) : null;
+      if (own) log(`trained ${own.id} on ${own.summary.documents} ${data.kb.options.chunking ? 'chunks' : 'documents'} (${own.summary.dim}-d) in ${own.summary.seconds.toFixed(1)} s`);
+      const args = own ? { ...values, embedder: own.id } : modelArgsFor(values, kb, argv);
       // A model that cannot load skips the modes that need it; the others still run.
-      const models = await loadCliModels(modelArgsFor(values, kb, argv), need, log, { skipFailed: true });
+      const models = await loadCliModels(args, need, log, { skipFailed: true, ...(own ? { trained: own.files } : {}) });
       // The key of a dataset's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
       await attachKbDense(kb, models, { index: settings.index, ...(artifact ? {} : { kbKey: data.vectorKey }) }, log);
-      return { ...named, search: models.search, unavailable: unavailableModes(modes, models.failed) };
+      // What the embedder was trained on: this dataset (--train-embedder), or its folder's config.json (a corpus-trained model of --models-dir).
+      const config = args['models-dir'] && args.embedder ? join(args['models-dir'], args.embedder, 'config.json') : null;
+      const corpus = own?.corpus ?? (models.embedder && config && existsSync(config) ? corpusOfConfig(readFileSync(config, 'utf8'), await datasetCorpusHash(data.kb)) : null);
+      const notes = corpus && !corpus.thisDataset ? [`the dense modes use ${args.embedder}, trained on ${corpus.title}, another corpus than this dataset`] : [];
+      return { ...namedModels(args, need, 'cpu'), search: models.search, unavailable: unavailableModes(modes, models.failed), embedderCorpus: corpus, notes };
     },
     ...(values['run-out'] ? { runLines } : {}),
   }).catch((e: unknown) => asCliError(e, values.data));

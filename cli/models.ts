@@ -6,6 +6,7 @@ import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { ModelLoadError } from '../src/lib/models/errors.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
+import type { TrainedFileSource } from '../src/lib/models/trained-cache.ts';
 import { DTYPES, isDtype, type Dtype, type PairScorer, type TextEmbedder } from '../src/lib/models/types.ts';
 import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { noVectorStore, type VectorStore } from '../src/lib/store/vector-cache.ts';
@@ -67,13 +68,13 @@ const cacheDir = (args: ModelArgs) => resolve(args['cache-dir'] ?? join(homedir(
  * Loads the models `need` asks for. A model that cannot load is a CliError, or with `skipFailed` a reason in
  * `failed` (for commands that can still run the modes without it).
  */
-export async function loadCliModels(args: ModelArgs, need: { dense: boolean; reranker: boolean }, log: (m: string) => void, opts: { skipFailed?: boolean } = {}): Promise<CliModels> {
+export async function loadCliModels(args: ModelArgs, need: { dense: boolean; reranker: boolean }, log: (m: string) => void, opts: { skipFailed?: boolean; trained?: TrainedFileSource } = {}): Promise<CliModels> {
   checkModelArgs(args, need);
   const dtype = args.dtype as Dtype;
   try {
     configureModels({
       ...(args['model-host'] ? { remoteHost: args['model-host'] } : {}),
-      ...(args['models-dir'] ? { localModelPath: resolve(args['models-dir']), allowRemote: false } : {}),
+      ...(args['models-dir'] ? { localModelPath: resolve(args['models-dir']), allowRemote: false } : {}), trainedModels: opts.trained ?? null,
     });
   } catch (e) {
     throw new CliError(`--model-host: ${(e as Error).message}`);

@@ -11,6 +11,8 @@ export type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, Ret
 export interface BenchWorkerApi {
   /** Runs the retrieval benchmark; `token` (an hf_ token, or null) goes only to `source.hubUrl`. */
   runRetrieval(config: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<RetrievalBenchResult>;
+  /** The texts a corpus embedder of the benchmark's dataset trains on (bench-retrieval-session.ts trainingTexts). */
+  retrievalTrainingTexts(config: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<{ texts: string[]; dataset: string; kbId: string; unit: 'documents' | 'chunks' }>;
   /** Parses a picked BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv; paths relative to the folder). */
   loadBeirFiles(files: Array<{ path: string; file: File }>): Promise<BeirFilesReport>;
   /** The fusion candidates of one query of the last retrieval run (the α simulator); an error when it cannot. */

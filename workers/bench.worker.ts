@@ -15,6 +15,8 @@ import { indexedDbRetrievalRowCache } from '../src/lib/eval/retrieval-cache.ts';
 import { RunSlot } from '../src/lib/eval/run-slot.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
+import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
+import type { ModelService } from '../src/lib/eval/retrieval-run.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { BenchWorkerApi } from './bench-api.ts';
@@ -24,13 +26,18 @@ const subsets = new RagbenchSubsets(new IndexedDbRagbenchFileStore());
 let localStore: IndexedDbLocalKbStore | null = null;
 const retrieval = new BenchRetrievalSession({
   artifacts, localKbs: () => (localStore ??= new IndexedDbLocalKbStore()), cache: indexedDbRetrievalRowCache,
-  runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
+  runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' }, trained: () => new IndexedDbTrainedModelStore().list(),
 });
 const slot = new RunSlot();
 let models: Comlink.Remote<ModelsWorkerApi> | null = null;
+/** The models worker as a retrieval run uses it: it may load the dataset's own corpus-trained embedder. */
+const modelService = (m: Comlink.Remote<ModelsWorkerApi>): ModelService => ({
+  loaded: () => m.loaded(), embed: (t, k) => m.embed(t, k), rerank: (q, p) => m.rerank(q, p), loadEmbedder: (spec) => m.load('embedder', spec, Comlink.proxy(() => {})),
+});
 
 const api: BenchWorkerApi = {
-  runRetrieval: (config, token, onProgress) => slot.run(token, (signal) => retrieval.run(config, token, models, signal, onProgress)),
+  runRetrieval: (config, token, onProgress) => slot.run(token, (signal) => retrieval.run(config, token, models && modelService(models), signal, onProgress)),
+  retrievalTrainingTexts: (config, token, onProgress) => retrieval.trainingTexts(config, token, onProgress),
   loadBeirFiles: (files) => retrieval.loadFolder(files.map((x) => ({ path: x.path, read: () => x.file.text() }))),
   fusionCandidates: (queryId) => retrieval.fusionCandidates(queryId, models),
   attachModels(port) {

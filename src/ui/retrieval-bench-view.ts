@@ -7,7 +7,6 @@
 import type { KbEntry } from '../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../lib/data/local-kb-meta.ts';
 import { MODE_IDS, MODES, type RetrievalMode } from '../lib/retrieval/modes.ts';
-import { runModeTable } from '../lib/models/readiness.ts';
 import { etaText } from '../lib/eta.ts';
 import type { RetrievalBenchProgress } from '../../workers/bench-api.ts';
 import { protocolDescription, runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../lib/eval/retrieval-session.ts';
@@ -17,13 +16,51 @@ import type { EntropyBasis } from '../lib/retrieval/entropy.ts';
 
 export interface ModeChoice { mode: RetrievalMode; label: string; description: string; available: boolean; reason: string | null }
 
-/** Every mode in MODE_IDS order, available or disabled with what to load (`runModeTable` of models/readiness.ts). */
-export function modeChoices(loaded: ReadonlyArray<{ task: string }>): ModeChoice[] {
-  const table = runModeTable(loaded);
+const TRAIN_OR_LOAD = 'train a corpus embedder on this dataset (below), or load one under Settings → Models';
+
+/**
+ * Every mode in MODE_IDS order, available or disabled with what to get (no dead end: training needs no download). The dense side is there when an embedder is
+ * loaded or a corpus-trained model is in this browser (`trained`; the run decides which may run: run-embedder.ts);
+ * a mode that lacks both models names both ("needs an embedding model and a cross-encoder").
+ */
+export function modeChoices(loaded: ReadonlyArray<{ task: string }>, trained = 0): ModeChoice[] {
+  const dense = trained > 0 || loaded.some((m) => m.task === 'embedder'), reranker = loaded.some((m) => m.task === 'cross-encoder');
   return MODE_IDS.map((mode) => {
-    const a = table[mode];
-    return { mode, label: MODES[mode].label, description: MODES[mode].description, available: a.available, reason: a.available ? null : a.reason };
+    const m = MODES[mode];
+    const noDense = m.needsDense && !dense, noReranker = m.needsReranker && !reranker;
+    const reason = noDense && noReranker ? `needs an embedding model and a cross-encoder: ${TRAIN_OR_LOAD.replace(', or load one', ', and load a cross-encoder')}`
+      : noDense ? `needs an embedding model: ${TRAIN_OR_LOAD}` : noReranker ? 'needs a cross-encoder: load one under Settings → Models' : null;
+    return { mode, label: m.label, description: m.description, available: reason === null, reason };
   });
+}
+
+export interface EmbedderChoice { value: string; label: string }
+
+/**
+ * The embedder choices: automatic (never a model trained on another corpus), the loaded pretrained embedder, and each
+ * corpus-trained model of this browser labelled with what it was trained on (picking one of another corpus is the
+ * user's explicit choice: the run and its report say "trained on <corpus>").
+ */
+export function embedderChoices(loaded: ReadonlyArray<{ task: string; spec: { id: string } }>, trained: ReadonlyArray<{ id: string; kbTitle: string }>): EmbedderChoice[] {
+  const e = loaded.find((m) => m.task === 'embedder');
+  const pretrained = e && !trained.some((t) => t.id === e.spec.id) && !e.spec.id.startsWith('corpus/') ? [{ value: e.spec.id, label: `${e.spec.id} (loaded, pretrained)` }] : [];
+  return [
+    { value: 'auto', label: 'Automatic (pretrained, or trained on this dataset)' },
+    ...pretrained,
+    ...trained.map((t) => ({ value: t.id, label: `${t.id}, trained on ${t.kbTitle}` })),
+  ];
+}
+
+/** The line after "Train a corpus embedder on this dataset": what was trained and that automatic runs here use it. */
+export function benchTrainedText(meta: { id: string; documents: number; dim: number; seconds: number }, unit: 'documents' | 'chunks'): string {
+  return `Trained ${meta.id} on this dataset's ${meta.documents.toLocaleString('en')} ${unit} (${meta.dim}-d) in ${Number.isFinite(meta.seconds) ? meta.seconds.toFixed(1) : '?'} s: automatic runs on this dataset use it (it is not selected for other knowledge bases).`;
+}
+
+/** The embedder a finished run used, in words: "corpus/x-lsi256@q8, trained on this dataset (scifact)"; or that none ran. */
+export function runEmbedderText(e: { id: string; corpus: { title: string; thisDataset: boolean } | null } | null): string {
+  if (!e) return 'No embedder ran (no dense mode).';
+  if (!e.corpus) return `Embedder: ${e.id} (pretrained).`;
+  return `Embedder: ${e.id}, ${e.corpus.thisDataset ? `trained on this dataset (${e.corpus.title})` : `trained on ${e.corpus.title}, another corpus (chosen explicitly)`}.`;
 }
 
 /** The chosen modes that can run now, in MODE_IDS order (a chosen mode whose model was unloaded is left out). */
@@ -61,11 +98,11 @@ export function kbChoices(local: readonly LocalKbMeta[], entries: readonly KbEnt
   return out.sort((a, b) => Number(a.disabled !== null) - Number(b.disabled !== null));
 }
 
-/** The progress line: "Loading corpus.parquet 3 / 10", "Embedding 120 / 5183", "sparse 12 / 50 (3 cached) · ETA 40 s". */
+/** The progress line: "Loading corpus.parquet 3 / 10", "Embedding the chunks 120 / 5183 · ETA 40 s", "sparse 12 / 50 (3 cached) · ETA 40 s". */
 export function progressText(p: RetrievalBenchProgress | null): string {
   if (!p) return 'Starting…';
   if (p.phase === 'load') return `Loading (${p.stage}) ${p.done} / ${p.total}`;
-  if (p.phase === 'embed') return `Embedding the documents ${p.done} / ${p.total}`;
+  if (p.phase === 'embed') return `Embedding the ${p.unit ?? 'documents'} ${p.done} / ${p.total} · ${etaText(p.etaMs ?? null)}`;
   return `${MODES[p.mode].label} (${p.mode}): ${p.done} / ${p.total} queries${p.cached > 0 ? ` (${p.cached} cached)` : ''} · ${etaText(p.etaMs)}`;
 }
 

@@ -5,7 +5,10 @@
  * NDCG@10 equal `rag-lab eval-beir --report-out` on the same folder with the same modes (NDCG to 1e-9); a seed-B
  * protocol run records seed B's settings and has eval-beir --protocol seed-b's config hash and NDCG@10. A run cancelled midway leaves the tab usable
  * and the rerun takes rows from the cache; a Hub artifact without queries gets the message; the α simulator ranks a
- * real query; a BEIR dataset on the loopback Hub runs.
+ * real query; a BEIR dataset on the loopback Hub runs. With another knowledge base's corpus-trained embedder selected
+ * and loaded (issue 32), the benchmark neither uses nor picks it by default: the dense modes are skipped with the
+ * reason, "Train a corpus embedder on this dataset" trains one in the tab, and the next run uses it, the report
+ * recording the embedder and the corpus it was trained on.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,9 @@ import { runCli } from '../helpers/cli.ts';
 import { addBeirScifact } from '../helpers/hub-dataset-fixtures.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 import { fixtureSettings } from '../helpers/models-page.ts';
+import { topicCorpus } from '../helpers/topic-corpus.ts';
+import { trainCorpusEmbedder } from '../../src/lib/models/corpus-embedder/train.ts';
+import { describeFiles, TRAINED_DB, type TrainedModelMeta } from '../../src/lib/store/trained-models.ts';
 
 const site = inject('siteUrl');
 const modelHost = inject('hubUrl');
@@ -95,7 +101,8 @@ async function setModes(modes: readonly RetrievalMode[]) {
 }
 
 /** Clicks Run and waits for the result or the error; returns the error text (null on a result). */
-async function run(): Promise<string | null> {
+async function run(pg: Page = page): Promise<string | null> {
+  const page = pg;
   await page.locator('[data-testid=rb-run]').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=rb-run]:not([disabled])') && document.querySelector('[data-testid=rb-result], [data-testid=rb-error]'), null, { timeout: 300_000 });
   const err = page.locator('[data-testid=rb-error]');
@@ -103,7 +110,7 @@ async function run(): Promise<string | null> {
 }
 
 /** The retrieval reports saved in this browser (the Reports tab's store), newest first. */
-const savedReports = () => page.evaluate(() => new Promise<string[]>((done, fail) => {
+const savedReports = (pg: Page = page) => pg.evaluate(() => new Promise<string[]>((done, fail) => {
   const r = indexedDB.open('rag-lab');
   r.onerror = () => fail(r.error);
   r.onsuccess = () => {
@@ -260,4 +267,66 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     await page.locator('[data-testid=rb-protocol-default]').check();
     expect(await value('rb-candidate-k')).toBe('');
   }, 400_000);
+
+  test('issue 32: another knowledge base\'s trained embedder is neither used nor offered by default; one trained on the dataset is, and the report says what it was trained on', async () => {
+    // "Holdout manuals": a corpus-trained model of another knowledge base, in this browser's store and selected in Settings (loaded on start).
+    const id = 'corpus/holdout-manuals-lsi8';
+    const trained = await trainCorpusEmbedder(topicCorpus(10, 4).map((d) => `${d.title}\n${d.text}`), { dim: 8, trainedOn: 'Holdout manuals' });
+    const meta: TrainedModelMeta = {
+      id, kbId: 'local:holdout-manuals', kbTitle: 'Holdout manuals', method: 'lsi', dim: trained.summary.dim, documents: trained.summary.documents,
+      vocabulary: trained.summary.vocabulary, seconds: 0.1, created: new Date().toISOString(), notes: [], corpusHash: trained.summary.corpusHash,
+      bytes: Object.values(trained.files).reduce((a, f) => a + f.byteLength, 0), files: await describeFiles(id, trained.files),
+    };
+    const files = Object.entries(trained.files).map(([path, bytes]) => [path, Array.from(bytes)] as const);
+    await page.evaluate(([db, meta, files]) => new Promise<void>((done, fail) => {
+      const r = indexedDB.open(db, 1);
+      r.onupgradeneeded = () => { r.result.createObjectStore('meta', { keyPath: 'id' }); r.result.createObjectStore('files', { keyPath: 'key' }); };
+      r.onerror = () => fail(r.error);
+      r.onsuccess = () => {
+        const tx = r.result.transaction(['meta', 'files'], 'readwrite');
+        for (const [path, bytes] of files) tx.objectStore('files').put({ key: `${meta.id}\u0000${path}`, bytes: new Uint8Array(bytes) });
+        tx.objectStore('meta').put({ id: meta.id, schemaVersion: 1, meta });
+        tx.oncomplete = () => { r.result.close(); done(); };
+        tx.onerror = () => fail(tx.error);
+      };
+    }), [TRAINED_DB, meta, files] as const);
+    const p2 = await browser.context.newPage();
+    const settings = { ...JSON.parse(fixtureSettings(modelHost)) as Record<string, unknown>, embedder: { id, dtype: 'q8', device: 'wasm' } };
+    await p2.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), JSON.stringify(settings));
+    await p2.goto(`${site}?tab=benchmark&bench=retrieval`);
+    // The models load on start (embedder, then cross-encoder): the rerank modes open once both are loaded.
+    await p2.locator('[data-testid=rb-mode-hybrid_fixed_rerank]:not([disabled])').waitFor({ timeout: 200_000 });
+    await p2.locator('[data-testid=rb-source-files]').check();
+    await p2.locator('[data-testid=rb-folder]').setInputFiles(small);
+    await p2.locator('[data-testid=rb-folder-info][data-judged="12"]').waitFor({ timeout: 60_000 });
+    // Offered only when picked: automatic is the default, the other corpus's model is listed with what it was trained on.
+    const pick = p2.locator('[data-testid=rb-embedder-pick]');
+    expect(await pick.inputValue()).toBe('auto');
+    expect(await pick.locator('option').allInnerTexts()).toContain('corpus/holdout-manuals-lsi8, trained on Holdout manuals');
+    await p2.locator('[data-testid=rb-mode-dense]').check();
+    await p2.locator('[data-testid=rb-max]').fill('6');
+    // Loaded and selected, yet not used: the dense mode is skipped with the reason; the report names no embedder.
+    expect(await run(p2)).toBeNull();
+    const skipped = await p2.locator('[data-testid=rb-skipped] li[data-mode=dense]').innerText();
+    expect(skipped).toMatch(/corpus\/holdout-manuals-lsi8 was trained on Holdout manuals, not on this dataset, so it is not used: train a corpus embedder on this dataset/);
+    expect(await p2.locator('[data-testid=rb-embedder-used]').innerText()).toBe('No embedder ran (no dense mode).');
+    await expect.poll(async () => (await savedReports(p2))[0]?.config['maxQueries'], { timeout: 30_000 }).toBe(6);
+    expect((await savedReports(p2))[0]!.environment.models).toEqual([]);
+    // Trained on this dataset in the tab (no download), then the run uses it, and the report says what it ran with.
+    await p2.locator('[data-testid=rb-train]').click();
+    await p2.locator('[data-testid=rb-train-result]').waitFor({ timeout: 300_000 });
+    expect(await p2.locator('[data-testid=rb-train-result]').innerText()).toMatch(/^Trained corpus\/bench-scifact-small-lsi256 on this dataset's \d+ documents/);
+    expect(await run(p2)).toBeNull();
+    // The previous run's results went when the run started; this one's dense mode ran with the dataset's own model.
+    expect(await p2.locator('[data-testid=rb-skipped]').count()).toBe(0);
+    expect(await p2.locator('[data-testid=rb-embedder-used]').getAttribute('data-trained-on')).toBe('scifact-small');
+    expect(await p2.locator('[data-testid=rb-embedder-used]').innerText()).toBe('Embedder: corpus/bench-scifact-small-lsi256@q8, trained on this dataset (scifact-small).');
+    await expect.poll(async () => (await savedReports(p2))[0]?.config['embedder'], { timeout: 30_000 }).toBe('corpus/bench-scifact-small-lsi256@q8');
+    const report = (await savedReports(p2))[0]!;
+    expect(report.environment.models).toEqual([expect.objectContaining({ task: 'embedder', id: 'corpus/bench-scifact-small-lsi256', trainedOn: 'scifact-small', thisDataset: true, corpusSha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+    expect(report.config['embedderTrainedOn']).toMatchObject({ title: 'scifact-small', thisDataset: true });
+    expect(report.summary.metrics.some((m) => m.group === 'dense')).toBe(true);
+    expect(browser.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    await p2.close();
+  }, 600_000);
 });

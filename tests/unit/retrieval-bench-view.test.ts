@@ -6,7 +6,7 @@ import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
 import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/report-view.ts';
 import { runSettings } from '../../src/lib/eval/retrieval-session.ts';
 import {
-  changedFields, kbChoices, modeChoices, parseMaxQueries, presetFields, progressText, PROTOCOL_CHOICES, runnableModes, runOverrides,
+  benchTrainedText, changedFields, embedderChoices, kbChoices, modeChoices, runEmbedderText, parseMaxQueries, presetFields, progressText, PROTOCOL_CHOICES, runnableModes, runOverrides,
 } from '../../src/ui/retrieval-bench-view.ts';
 import { multiModeReport, singleModeReport } from '../helpers/retrieval-reports.ts';
 
@@ -15,7 +15,7 @@ describe('modes', () => {
     const c = modeChoices([]);
     expect(c.map((x) => x.mode)).toEqual(MODE_IDS);
     expect(c.filter((x) => x.available).map((x) => x.mode)).toEqual(['sparse']);
-    expect(c.find((x) => x.mode === 'dense')!.reason).toMatch(/embedding model: load one under Settings → Models/);
+    expect(c.find((x) => x.mode === 'dense')!.reason).toMatch(/embedding model: train a corpus embedder on this dataset \(below\), or load one under Settings → Models/);
   });
   it('an embedder opens the dense and fusion modes, a cross-encoder the rerank ones', () => {
     const dense = modeChoices([{ task: 'embedder' }]);
@@ -122,7 +122,7 @@ describe('progress', () => {
   it('says the phase and counts', () => {
     expect(progressText(null)).toBe('Starting…');
     expect(progressText({ phase: 'load', stage: 'corpus.parquet', done: 3, total: 10 })).toBe('Loading (corpus.parquet) 3 / 10');
-    expect(progressText({ phase: 'embed', done: 5, total: 40 })).toBe('Embedding the documents 5 / 40');
+    expect(progressText({ phase: 'embed', done: 5, total: 40 })).toBe('Embedding the documents 5 / 40 · ETA …');
     expect(progressText({ phase: 'run', mode: 'sparse', done: 4, total: 9, cached: 2, etaMs: 12_400 })).toBe('BM25 (sparse): 4 / 9 queries (2 cached) · ETA 12 s');
     expect(progressText({ phase: 'run', mode: 'dense', done: 1, total: 9, cached: 0, etaMs: null })).toBe('Dense (dense): 1 / 9 queries · ETA …');
   });
@@ -161,5 +161,39 @@ describe('report view of a multi-mode retrieval report', () => {
     expect(modeLatency(old)).toBeNull();
     expect(summaryTable(old).latency).toEqual([]);
     expect(rowColumns(old)[0]).toMatchObject({ label: 'dataset' });
+  });
+});
+
+describe('issue 32: the embedder of a benchmark run', () => {
+  it('embedding progress has an ETA and counts chunks as chunks under seed B', () => {
+    expect(progressText({ phase: 'embed', done: 4352, total: 5183, unit: 'documents', etaMs: 9_600 })).toBe('Embedding the documents 4352 / 5183 · ETA 10 s');
+    expect(progressText({ phase: 'embed', done: 120, total: 9000, unit: 'chunks', etaMs: 185_000 })).toBe('Embedding the chunks 120 / 9000 · ETA 3 min 05 s');
+  });
+  it('the rerank modes name both models they lack; a trained model in this browser opens the dense modes', () => {
+    const none = modeChoices([]);
+    expect(none.find((x) => x.mode === 'hybrid_fixed_rerank')!.reason).toBe('needs an embedding model and a cross-encoder: train a corpus embedder on this dataset (below), and load a cross-encoder under Settings → Models');
+    expect(none.find((x) => x.mode === 'dense')!.reason).toBe('needs an embedding model: train a corpus embedder on this dataset (below), or load one under Settings → Models');
+    const trained = modeChoices([], 1);
+    expect(trained.filter((x) => x.available).map((x) => x.mode)).toEqual(['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated']);
+    expect(trained.find((x) => x.mode === 'hybrid_calibrated_rerank')!.reason).toMatch(/^needs a cross-encoder/);
+  });
+  it('the embedder choices: automatic first, the loaded pretrained one, each trained model with its corpus', () => {
+    const loaded = [{ task: 'embedder', spec: { id: 'Xenova/all-MiniLM-L6-v2' } }];
+    expect(embedderChoices(loaded, [{ id: 'corpus/holdout-manuals-lsi256', kbTitle: 'Holdout manuals' }])).toEqual([
+      { value: 'auto', label: 'Automatic (pretrained, or trained on this dataset)' },
+      { value: 'Xenova/all-MiniLM-L6-v2', label: 'Xenova/all-MiniLM-L6-v2 (loaded, pretrained)' },
+      { value: 'corpus/holdout-manuals-lsi256', label: 'corpus/holdout-manuals-lsi256, trained on Holdout manuals' },
+    ]);
+    // a loaded trained model is listed once, as trained
+    expect(embedderChoices([{ task: 'embedder', spec: { id: 'corpus/holdout-manuals-lsi256' } }], [{ id: 'corpus/holdout-manuals-lsi256', kbTitle: 'Holdout manuals' }]).map((c) => c.value))
+      .toEqual(['auto', 'corpus/holdout-manuals-lsi256']);
+  });
+  it('says which embedder ran and what it was trained on', () => {
+    expect(runEmbedderText(null)).toBe('No embedder ran (no dense mode).');
+    expect(runEmbedderText({ id: 'e/x@q8', corpus: null })).toBe('Embedder: e/x@q8 (pretrained).');
+    expect(runEmbedderText({ id: 'corpus/bench-toy-lsi256@q8', corpus: { title: 'toy', thisDataset: true } })).toBe('Embedder: corpus/bench-toy-lsi256@q8, trained on this dataset (toy).');
+    expect(runEmbedderText({ id: 'corpus/h-lsi256@q8', corpus: { title: 'Holdout manuals', thisDataset: false } })).toBe('Embedder: corpus/h-lsi256@q8, trained on Holdout manuals, another corpus (chosen explicitly).');
+    expect(benchTrainedText({ id: 'corpus/bench-toy-lsi256', documents: 1234, dim: 256, seconds: 3.21 }, 'chunks'))
+      .toBe("Trained corpus/bench-toy-lsi256 on this dataset's 1,234 chunks (256-d) in 3.2 s: automatic runs on this dataset use it (it is not selected for other knowledge bases).");
   });
 });

@@ -7,6 +7,7 @@ import type { Report } from '../reports/format.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import type { RetrievalModeSummary, RetrievalProgress } from './retrieval-bench.ts';
 import type { RetrievalProtocol, RunOverrides } from './retrieval-session.ts';
+import type { EmbedderCorpus, EmbedderPick } from './run-embedder.ts';
 
 /** Where a retrieval benchmark's BEIR dataset (documents, queries, qrels) comes from. */
 export type RetrievalSource =
@@ -31,12 +32,17 @@ export interface RetrievalBenchConfig {
   protocol?: RetrievalProtocol;
   /** Settings over the protocol's preset (a field left out keeps the preset's value). */
   overrides?: RunOverrides;
+  /** The embedder: 'auto' (default: never one trained on another corpus) or one picked by id (run-embedder.ts). */
+  embedder?: EmbedderPick;
 }
 
 export type RetrievalBenchProgress =
   | { phase: 'load'; stage: string; done: number; total: number }
-  | { phase: 'embed'; done: number; total: number }
+  | EmbedProgress
   | ({ phase: 'run' } & RetrievalProgress);
+
+/** The knowledge base's items embedded: whole documents, or chunks (seed B's protocol); `etaMs` as eta.ts computes it. */
+export interface EmbedProgress { phase: 'embed'; done: number; total: number; unit?: 'documents' | 'chunks'; etaMs?: number | null }
 
 export interface RetrievalBenchResult {
   /** The run as a multi-mode retrieval report (src/lib/eval/retrieval-bench.ts). */
@@ -48,6 +54,8 @@ export interface RetrievalBenchResult {
   notes: string[];
   /** Whether `fusionCandidates` can answer (the dense side is there). */
   simulator: boolean;
+  /** The embedder the dense modes ran with (`id@dtype`) and what it was trained on; null: no dense mode ran with one. */
+  embedder: { id: string; corpus: EmbedderCorpus | null } | null;
 }
 
 /** What `loadBeirFiles` found in a picked BEIR folder. */

@@ -16,6 +16,8 @@ import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, Ret
 import type { RunEnvironment } from './report-from-run.ts';
 import type { RetrievalRowCache } from './retrieval-bench.ts';
 import type { RetrievalDataRef } from './retrieval-data.ts';
+import { datasetModelKbId, datasetTrainingTexts, type TrainedRef } from './run-embedder.ts';
+import { openRetrievalData } from './retrieval-data.ts';
 import { runRetrievalRun, serviceModels, type ModelService } from './retrieval-run.ts';
 import { corpusHash, runSettings, type RetrievalRunSettings } from './retrieval-session.ts';
 
@@ -27,6 +29,8 @@ export interface BenchRetrievalDeps {
   cache: RetrievalRowCache | null;
   /** Where it runs (the report's environment). */
   runtime: Omit<RunEnvironment, 'models'>;
+  /** The corpus-trained models of this browser (which one belongs to the dataset: run-embedder.ts); default none. */
+  trained?: () => Promise<readonly TrainedRef[]>;
 }
 
 /** What the α simulator reads: the last run's knowledge base (with its dense side), queries and judgements. */
@@ -78,28 +82,46 @@ export class BenchRetrievalSession {
     };
   }
 
+  /** The run's settings from the tab's config. */
+  private settings(c: RetrievalBenchConfig): RetrievalRunSettings {
+    return runSettings(c.protocol ?? 'default', { ...c.overrides, split: c.split, maxQueries: c.maxQueries, seed: c.seed, predictors: c.predictors ?? true });
+  }
+
+  /**
+   * The texts a corpus embedder of this dataset trains on (run-embedder.ts `datasetTrainingTexts`: the items of the
+   * knowledge base a run builds with these settings), with the dataset's name and an id for the model.
+   */
+  async trainingTexts(c: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<{ texts: string[]; dataset: string; kbId: string; unit: 'documents' | 'chunks' }> {
+    const settings = this.settings(c);
+    const data = await openRetrievalData(await this.dataRef(c, token, onProgress), settings, { onProgress: (p) => { if (p.phase === 'load') onProgress(p); } });
+    return { texts: datasetTrainingTexts(data.kb), dataset: data.dataset, kbId: datasetModelKbId(data), unit: data.kb.options.chunking === false ? 'documents' : 'chunks' };
+  }
+
   /** Runs the benchmark; `token` (an hf_ token, or null) goes only to the source's Hub. */
   async run(c: RetrievalBenchConfig, token: string | null, models: ModelService | null, signal: AbortSignal, onProgress: (p: RetrievalBenchProgress) => void): Promise<RetrievalBenchResult> {
     if (c.modes.length === 0) throw new Error('Choose at least one mode.');
     this.last = null;
-    const settings = runSettings(c.protocol ?? 'default', { ...c.overrides, split: c.split, maxQueries: c.maxQueries, seed: c.seed, predictors: c.predictors ?? true });
+    const settings = this.settings(c);
+    const pick = c.embedder ?? 'auto';
     const r = await runRetrievalRun({ data: await this.dataRef(c, token, onProgress), settings, modes: c.modes, source: JSON.parse(JSON.stringify(c.source)) as JsonValue }, {
       runtime: this.deps.runtime,
-      models: serviceModels(models, { signal, onProgress: (p) => { if (p.phase === 'embed') onProgress(p); } }), cache: this.deps.cache, signal,
+      models: serviceModels(models, { signal, pick, ...(this.deps.trained ? { trained: this.deps.trained } : {}), onProgress: (p) => { if (p.phase === 'embed') onProgress(p); } }),
+      cache: this.deps.cache, signal,
       onProgress: (p) => { if (p.phase !== 'indexed') onProgress(p); },
     });
     const { run, report, data } = r;
     if (!report) throw new Error(`No mode could run: ${run.skipped.map((x) => `${x.mode}: ${x.reason}`).join('; ') || 'nothing to evaluate'}`);
     const dense = !!data.kb.dense && !!r.models.search.encoder;
     this.last = { kb: data.kb, queries: new Map(data.queries.map((q) => [q.id, q.text])), qrels: data.qrels, dense, candidateK: r.candidateK, settings };
-    return { report, modes: run.modes, skipped: run.skipped, judged: run.judged, unjudged: run.unjudged, notes: [...r.notes, ...run.notes], simulator: dense };
+    const embedder = r.models.embedder ? { id: r.models.embedder, corpus: r.models.embedderCorpus ?? null } : null;
+    return { report, modes: run.modes, skipped: run.skipped, judged: run.judged, unjudged: run.unjudged, notes: [...r.notes, ...run.notes], simulator: dense, embedder };
   }
 
   /** The fusion candidates of one query of the last run (the α simulator); an error when it cannot. */
   async fusionCandidates(queryId: string, models: Pick<ModelService, 'embed'> | null): Promise<FusionCandidates> {
     const r = this.last;
     if (!r) throw new Error('Run a retrieval benchmark first: the α simulator reads the last run.');
-    if (!r.dense || !models) throw new Error('The last run had no dense side (no embedding model was loaded): load one under Settings → Models and run again.');
+    if (!r.dense || !models) throw new Error('The last run had no dense side (no embedder ran): train a corpus embedder on this dataset, or load an embedding model under Settings → Models, and run again.');
     const text = r.queries.get(queryId);
     if (text === undefined) throw new Error(`Query ${queryId} is not in the last run.`);
     const qvec = await models.embed([text], 'query');

@@ -18,7 +18,7 @@ import { buildEvaluatorDeps, type EvaluatorModelLoader } from './evaluator-deps.
 import { EVALUATORS, type EvaluatorSettings } from './evaluators.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from './pipeline-settings.ts';
 import { runRagbenchPipelineSession } from './ragbench-pipeline-session.ts';
-import { nliModelKeys, runModelInfo } from './run-models.ts';
+import { nliModelKeys, ragbenchModelNeeds, runModelInfo, type ModelNeeds } from './run-models.ts';
 import { runValidateSession, validateConfigHash, type JudgeStats } from './session.ts';
 import { mean } from '../stats/summary.ts';
 import { remainingMs } from '../eta.ts';
@@ -101,12 +101,19 @@ function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | nu
   return buildEvaluatorDeps(c.evaluator, { models: modelLoader(c, models), judge });
 }
 
-/** What the report says about where the run ran: the browser and the models worker's loaded models. */
-async function runEnvironment(models: BenchModels | null): Promise<RunEnvironment> {
+/** The local models a RAGBench run uses: its pipeline's and evaluator's (ragbenchModelNeeds), and RAGAS's embedder when its settings name one. */
+function runNeeds(c: BenchConfig, rag: RagConfig | null): ModelNeeds {
+  const n = ragbenchModelNeeds(c.evaluator, rag);
+  return { embedder: n.embedder || (c.evaluator === 'ragas' && !!c.ragasEmbedder), reranker: n.reranker, nli: n.nli };
+}
+
+/** What the report says about where the run ran: the browser and the loaded models the run uses (never one it did not). */
+async function runEnvironment(models: BenchModels | null, need: ModelNeeds): Promise<RunEnvironment> {
   const have = models ? await models.loaded() : [];
+  const used = (task: string) => (task === 'embedder' ? need.embedder : task === 'cross-encoder' ? need.reranker : task === 'nli' ? need.nli : false);
   return {
     runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown',
-    models: have.map((x) => runModelInfo(x.task, x.spec)),
+    models: have.filter((x) => used(x.task)).map((x) => runModelInfo(x.task, x.spec)),
   };
 }
 
@@ -189,7 +196,7 @@ async function runPipeline(config: BenchConfig, env: BenchEnv, apiKey: string | 
       emit({ phase: 'score', subset, total, done, cached: 0, invalid: 0, failed: 0, pending: total - done, etaMs: remainingMs(Date.now() - started, done, total - done) });
     },
     onSubset: (r) => board.set(r.subset, 'done'),
-    report: { config: reportConfig(config), environment: await runEnvironment(env.models), source: loadedSubsets.source, loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped },
+    report: { config: reportConfig(config), environment: await runEnvironment(env.models, runNeeds(config, rag)), source: loadedSubsets.source, loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped },
   });
   const text = pipelineSettingsText(rag);
   const views: PipelineView[] = s.results.map((r) => ({
@@ -215,7 +222,7 @@ async function runValidate(config: BenchConfig, env: BenchEnv, apiKey: string | 
     redact: (m) => redactSecrets(m, [apiKey]),
     onProgress: (p) => { board.set(p.subset, 'running'); emit({ phase: 'score', ...p }); },
     onSubset: (run) => board.set(run.validation.subset, 'done'),
-    report: { config: reportConfig(config), environment: await runEnvironment(env.models), source: loadedSubsets.source, loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped },
+    report: { config: reportConfig(config), environment: await runEnvironment(env.models, runNeeds(config, null)), source: loadedSubsets.source, loadIssues: loadedSubsets.issues, skipped: loadedSubsets.skipped },
   });
   const subsets: BenchSubsetSummary[] = [];
   const rows: BenchRowView[] = [];

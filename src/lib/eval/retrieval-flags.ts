@@ -3,11 +3,12 @@
  * protocol's preset, then each flag given. A bad value is a `RunSettingsError` naming the flag.
  */
 import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
+import { QPP_DEFAULTS } from './qpp.ts';
 import { DEFAULT_CHUNKING } from '../retrieval/chunk.ts';
 import { ENTROPY_BASES, type EntropyBasis } from '../retrieval/entropy.ts';
 import { isMode, MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
 import {
-  BM25_ANALYZERS, INDEX_KINDS, PROTOCOLS, runSettings, RunSettingsError,
+  BM25_ANALYZERS, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOLS, protocolDescription, runSettings, RunSettingsError,
   type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings, type VectorIndexKind,
 } from './retrieval-session.ts';
 
@@ -64,3 +65,37 @@ export function settingsFromFlags(v: RunFlags): RetrievalRunSettings {
     index: choice<VectorIndexKind>('index', str('index'), INDEX_KINDS),
   });
 }
+
+/** `text` in lines of at most `width` characters, the lines after the first indented by `indent`. */
+const wrap = (text: string, width: number, indent: string) =>
+  text.split(' ').reduce<string[]>((lines, w) => {
+    if (lines.length && (lines.at(-1)! + ' ' + w).length <= width) lines[lines.length - 1] += ' ' + w;
+    else lines.push(w);
+    return lines;
+  }, []).join(`\n${indent}`);
+const PAD = ' '.repeat(20);
+
+/** `rag-lab eval-beir`'s help for the run's settings flags (from the presets and defaults themselves, so it cannot drift). */
+export const RUN_FLAGS_HELP = `  --split NAME      qrels split (default: test)
+  --protocol P      default | seed-b
+${PAD}${wrap(`seed-b, the evaluation protocol of seed B (the calibrated entropy-weighted hybrid retrieval study; docs/seeds.md): ${protocolDescription('seed-b')}; each flag below overrides its part`, 96, PAD)}
+  --k1 K --b B      BM25 parameters (default: k1=${DEFAULT_RUN_SETTINGS.bm25.k1}, b=${DEFAULT_RUN_SETTINGS.bm25.b})
+  --analyzer A      BM25 tokens: english (default: stop words dropped, Porter stems) | plain (lower-cased words,
+                    nothing dropped or stemmed: seed-b's)
+  --chunk           index ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap}-character chunks and rank documents by their best chunk
+  --chunk-size N --overlap N
+                    chunk size and overlap in characters (imply --chunk)
+                    (--k1, --b and the chunking apply to --data; an artifact keeps the settings it was built with)
+  --candidate-k N   candidates from each retriever (default: depth 100, × 10 on chunks)
+  --bm25-k N --dense-k N --fusion-top-k N
+                    seed A's separate k's: BM25's and the dense index's candidates, and the fused candidates passed
+                    on (default: --candidate-k; the fused list whole, or --candidate-k in rerank modes)
+  --pool P          grow (default: the pool doubles while dedup leaves fewer than 100 documents) | fixed
+  --calibration C   ${CALIBRATIONS.join(' | ')} for the calibrated modes (default cdf)
+  --entropy-basis B calibrated (default: H of the calibrated scores, as seed B
+                    defines it) | raw (H of the raw scores)
+  --resamples N     bootstrap resamples and permutations the analysis uses (default: analyze's own)
+  --max-queries N   a seeded sample of N judged queries (default: all); --seed S (default 0)
+  --no-predictors   skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC,
+                    WIG; computed per query on lists of ${QPP_DEFAULTS.listDepth} by default)
+  --index KIND      vector index: auto | exact | int8 | hnsw (default auto; exact under --protocol seed-b)`;

@@ -7,15 +7,18 @@
  */
 import { attachArtifactDense, embedderMismatch } from '../artifact/attach.ts';
 import type { JsonValue } from '../reports/format.ts';
+import { remainingMs } from '../eta.ts';
+import type { EmbedProgress } from './bench-retrieval-config.ts';
 import { reportEnvironment, type RunEnvironment } from './report-from-run.ts';
-import { MODES, type RetrievalMode } from '../retrieval/modes.ts';
+import { MODE_IDS, MODES, type RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
 import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { attachDense } from '../store/dense-loader.ts';
 import type { RetrievalProgress, RetrievalRowCache } from './retrieval-bench.ts';
 import { openRetrievalData, type OpenDataOptions, type RetrievalData, type RetrievalDataProgress, type RetrievalDataRef } from './retrieval-data.ts';
 import { runCandidateK, runRetrievalSession, type RetrievalRunSettings, type RetrievalSession } from './retrieval-session.ts';
-import { modelKey, namedRunModels, runModelInfo, type RunModelInfo } from './run-models.ts';
+import { modelKey, namedRunModels, runModelInfo, withCorpus, type RunModelInfo } from './run-models.ts';
+import { chooseRunEmbedder, corpusText, datasetCorpusHash, type EmbedderCorpus, type EmbedderPick, type TrainedRef } from './run-embedder.ts';
 
 export interface RetrievalRunRequest {
   data: RetrievalDataRef;
@@ -31,13 +34,15 @@ export interface RunModels {
   embedder: string | null;
   reranker: string | null;
   loaded: RunModelInfo[];
+  /** What the embedder was trained on (run-embedder.ts); null or absent for a pretrained one. */
+  embedderCorpus?: EmbedderCorpus | null;
   /** Modes that cannot run (their model did not load), with the reason. */
   unavailable?: ReadonlyArray<{ mode: RetrievalMode; reason: string }>;
   /** What the report's notes say about the models and the dense side. */
   notes?: string[];
 }
 
-export type RetrievalRunProgress = RetrievalDataProgress | { phase: 'embed'; done: number; total: number } | ({ phase: 'run' } & RetrievalProgress);
+export type RetrievalRunProgress = RetrievalDataProgress | EmbedProgress | ({ phase: 'run' } & RetrievalProgress);
 
 export interface RetrievalRunDeps {
   /** Where it runs (the report's environment). */
@@ -87,10 +92,10 @@ export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalR
   const notes = [...data.notes, ...(models.notes ?? [])];
   const session = await runRetrievalSession({
     kb: data.kb, queries: data.queries, qrels: data.qrels, settings, modes, models: models.search, source: typeof req.source === 'function' ? req.source(data) : req.source,
-    ...(models.unavailable ? { unavailable: models.unavailable } : {}),
-    identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker },
+    ...(models.unavailable ? { unavailable: models.unavailable.filter((u) => modes.includes(u.mode)) } : {}),
+    identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     data: { dataset: data.dataset, revision: data.revision, subsets: [settings.split], source: data.source, kb: data.kbId },
-    environment: reportEnvironment({ ...deps.runtime, models: models.loaded }, null, null),
+    environment: reportEnvironment({ ...deps.runtime, models: models.loaded.map((m) => (m.task === 'embedder' ? withCorpus(m, models.embedderCorpus ?? null) : m)) }, null, null),
     runNotes: notes,
     ...(deps.cache !== undefined ? { cache: deps.cache } : {}), ...(deps.runLines ? { runLines: deps.runLines } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
@@ -106,7 +111,10 @@ export async function runRetrievalRun(req: RetrievalRunRequest, deps: RetrievalR
 export async function attachRunDense(
   data: RetrievalData, embedder: TextEmbedder, opts: { signal?: AbortSignal; onProgress?: (p: RetrievalRunProgress) => void } = {},
 ): Promise<string[]> {
-  const progress = (done: number, total: number) => opts.onProgress?.({ phase: 'embed', done, total });
+  const unit = data.kb.options.chunking === false ? 'documents' : 'chunks';
+  const t0 = Date.now();
+  // The ETA from the embedding's own pace (eta.ts): the time so far over the items done.
+  const progress = (done: number, total: number) => opts.onProgress?.({ phase: 'embed', done, total, unit, etaMs: remainingMs(Date.now() - t0, done, total - done) });
   if (data.shipped && !embedderMismatch(data.shipped, embedder)) {
     progress(0, 1);
     await attachArtifactDense(data.kb, data.shipped, embedder);
@@ -121,21 +129,55 @@ export async function attachRunDense(
   return notes;
 }
 
-/** A service that holds loaded models (the tab's models worker): which are loaded, and their embed and rerank. */
+/** A service that holds loaded models (the tab's models worker): which are loaded, their embed and rerank, and loading a trained embedder. */
 export interface ModelService {
   loaded(): Promise<ReadonlyArray<{ task: string; spec: ModelSpec; dim: number | null }>>;
   embed(texts: string[], kind: 'query' | 'passage'): Promise<Float32Array>;
   rerank(query: string, passages: string[]): Promise<number[]>;
+  /** Loads a corpus-trained embedder (the run's dataset's own, chooseRunEmbedder); absent: none is loaded. */
+  loadEmbedder?(spec: ModelSpec): Promise<unknown>;
 }
 
-/** The run's models from a model service: its embedder (the dense side attached) and cross-encoder when the modes need them. */
-export function serviceModels(m: ModelService | null, opts: { signal?: AbortSignal; onProgress?: (p: RetrievalRunProgress) => void } = {}): RetrievalRunDeps['models'] {
+export interface ServiceModelsOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: RetrievalRunProgress) => void;
+  /** The embedder asked for: 'auto' (default) or one picked by id (run-embedder.ts). */
+  pick?: EmbedderPick;
+  /** The corpus-trained models of this browser (the trained-model store). */
+  trained?: () => Promise<readonly TrainedRef[]>;
+}
+
+/**
+ * The run's models from a model service: its embedder (chooseRunEmbedder: never one trained on another corpus unless
+ * picked; the dense side attached) and cross-encoder when the modes need them; the dense modes unavailable, with the
+ * reason, when no embedder may run.
+ */
+export function serviceModels(m: ModelService | null, opts: ServiceModelsOptions = {}): RetrievalRunDeps['models'] {
   return async (data, need) => {
-    const have = m ? await m.loaded() : [];
+    let have = m ? await m.loaded() : [];
     const out: RunModels = { search: {}, embedder: null, reranker: null, loaded: [], notes: [] };
-    const info = have.find((x) => x.task === 'embedder'), ce = have.find((x) => x.task === 'cross-encoder');
+    let info = have.find((x) => x.task === 'embedder');
+    if (m && need.dense) {
+      const datasetHash = await datasetCorpusHash(data.kb);
+      const choice = chooseRunEmbedder({ loaded: info?.spec.id ?? null, trained: opts.trained ? await opts.trained() : [], datasetHash, pick: opts.pick ?? 'auto' });
+      if (choice.kind === 'none') {
+        info = undefined;
+        out.unavailable = [...MODE_IDS].filter((x) => MODES[x].needsDense).map((mode) => ({ mode, reason: choice.reason }));
+      } else {
+        if (choice.kind === 'load') {
+          if (!m.loadEmbedder) throw new Error(`${choice.id} cannot be loaded here`);
+          await m.loadEmbedder({ id: choice.id, dtype: 'q8', device: 'wasm' });
+          have = await m.loaded();
+          info = have.find((x) => x.task === 'embedder' && x.spec.id === choice.id);
+        }
+        out.embedderCorpus = choice.corpus;
+        const trained = corpusText(choice.corpus);
+        if (info && trained) out.notes!.push(`the dense modes use ${info.spec.id}, ${trained}${choice.corpus && !choice.corpus.thisDataset ? ' (chosen explicitly)' : ''}`);
+      }
+    }
+    const ce = have.find((x) => x.task === 'cross-encoder');
     if (m && info && info.dim !== null && need.dense) {
-      out.notes = await attachRunDense(data, { spec: info.spec, dim: info.dim, embed: (texts, kind) => m.embed([...texts], kind) }, opts);
+      out.notes!.push(...await attachRunDense(data, { spec: info.spec, dim: info.dim, embed: (texts, kind) => m.embed([...texts], kind) }, opts));
       out.search.encoder = { embedQuery: (q) => m.embed([q], 'query') };
       out.embedder = modelKey(info.spec);
     }
@@ -143,7 +185,7 @@ export function serviceModels(m: ModelService | null, opts: { signal?: AbortSign
       out.search.reranker = { rerank: (q, ps) => m.rerank(q, [...ps]) };
       out.reranker = modelKey(ce.spec);
     }
-    out.loaded = have.filter((x) => (x.task === 'embedder' && out.embedder) || (x.task === 'cross-encoder' && out.reranker))
+    out.loaded = have.filter((x) => (x.task === 'embedder' && out.embedder && modelKey(x.spec) === out.embedder) || (x.task === 'cross-encoder' && out.reranker))
       .map((x) => runModelInfo(x.task, x.spec));
     return out;
   };

@@ -22,6 +22,7 @@ import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
 import { sha256Hex } from '../checksum.ts';
+import type { EmbedderCorpus } from './run-embedder.ts';
 import { QPP_DEFAULTS } from './qpp.ts';
 import { retrievalReport, runRetrievalBenchmark, type RetrievalProgress, type RetrievalRowCache, type RetrievalRun } from './retrieval-bench.ts';
 
@@ -170,6 +171,8 @@ export interface RunIdentity {
   /** Models as `id@dtype`, null when the run has none. */
   embedder: string | null;
   reranker: string | null;
+  /** What a corpus-trained embedder was trained on (run-embedder.ts); null or absent for a pretrained one or none. */
+  embedderCorpus?: EmbedderCorpus | null;
 }
 
 /** The separate k's that are set (bm25K, denseK, fusionTopK), as search options and config fields. */
@@ -203,6 +206,8 @@ export async function retrievalRunConfig(
     kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, analyzer: analyzerOf(kb), depth: s.depth, candidateK, ...ks, calibration: s.calibration,
     entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true, split: s.split, index: s.index,
     embedder: id.embedder, reranker: id.reranker, predictors: s.predictors, qpp,
+    // A trained embedder's corpus enters the hash (a model retrained under the same id makes other rows); absent otherwise, so older hashes stay.
+    ...(id.embedder && id.embedderCorpus ? { embedderCorpus: id.embedderCorpus.corpusHash } : {}),
   };
   const configHash = (await sha256Hex(JSON.stringify(['retrieval', 3, id.dataKey, hashed]))).slice(0, 24);
   const config: Record<string, JsonValue> = {
@@ -212,6 +217,7 @@ export async function retrievalRunConfig(
     calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true,
     chunking: o.chunking === false ? null : { chunkSize: o.chunking.chunkSize, overlap: o.chunking.overlap },
     k1: o.bm25.k1, b: o.bm25.b, analyzer: analyzerOf(kb), index: s.index, embedder: id.embedder, reranker: id.reranker,
+    ...(id.embedder && id.embedderCorpus ? { embedderTrainedOn: { title: id.embedderCorpus.title, corpusSha256: id.embedderCorpus.corpusHash, thisDataset: id.embedderCorpus.thisDataset } } : {}),
     predictors: s.predictors, qpp, resamples: s.resamples,
   };
   return { config, configHash, candidateK };

@@ -10,8 +10,12 @@ import type { RagConfig } from '../rag/config.ts';
 import type { EvaluatorId } from './evaluators.ts';
 import { pipelineModelNeeds } from './pipeline-settings.ts';
 
-/** A model as the report's environment lists it. */
-export interface RunModelInfo { task: string; id: string; dtype: string; device: string }
+/** A model as the report's environment lists it; a corpus-trained embedder with what it was trained on. */
+export interface RunModelInfo { task: string; id: string; dtype: string; device: string; trainedOn?: string; corpusSha256?: string | null; thisDataset?: boolean }
+
+/** The embedder's entry with the corpus it was trained on (`corpus`: null for a pretrained one, left as is). */
+export const withCorpus = (info: RunModelInfo, corpus: { title: string; corpusHash: string | null; thisDataset: boolean } | null): RunModelInfo =>
+  (corpus ? { ...info, trainedOn: corpus.title.slice(0, 300), corpusSha256: corpus.corpusHash, thisDataset: corpus.thisDataset } : info);
 
 /** A model's name in settings, cache keys and config hashes: `id@dtype`. */
 export const modelKey = (spec: { id: string; dtype: string }): string => `${spec.id}@${spec.dtype}`;

@@ -118,7 +118,13 @@ export const ReportEnvironmentSchema = v.object({
   runtime: v.picklist(['browser', 'node']),
   /** navigator.userAgent or `node vX (platform)`. */
   agent: text(500),
-  models: list(v.object({ task: text(50), id: text(300), dtype: v.nullable(text(20)), device: v.nullable(text(20)) }), 20),
+  models: list(v.object({
+    task: text(50), id: text(300), dtype: v.nullable(text(20)), device: v.nullable(text(20)),
+    /** A corpus-trained embedder: the corpus it was trained on (title) and the SHA-256 of its training texts. */
+    trainedOn: v.optional(text(300)), corpusSha256: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)))),
+    /** Whether that corpus is the run's dataset (a retrieval run). */
+    thisDataset: v.optional(v.boolean()),
+  }), 20),
   /** The answering LLM (pipeline), the judge (LLM-judge evaluator): provider and model names only. */
   llm: v.nullable(v.object({ provider: text(50), model: text(300) })),
   judge: v.nullable(v.object({ provider: text(50), model: text(300) })),

@@ -19,6 +19,10 @@ export interface TrainTarget {
   kbId: string;
   kbTitle: string;
   local?: string | null;
+  /** The texts to train on when they are not a knowledge base's (the Benchmark's dataset: its bench worker gives them). */
+  texts?: () => Promise<string[]>;
+  /** false: the model is not selected as the embedder in Settings (the Benchmark picks its dataset's own model). */
+  select?: boolean;
 }
 
 export class CorpusEmbedderState {
@@ -62,13 +66,14 @@ export class CorpusEmbedderState {
     stopped.catch(() => {});
     const mine = () => this.worker === worker;
     try {
-      const source: TrainEmbedderRequest['source'] = target.local ? { kind: 'local', name: target.local } : { kind: 'texts', texts: await Promise.race([this.kb.trainingTexts(), stopped]) };
+      const source: TrainEmbedderRequest['source'] = target.local ? { kind: 'local', name: target.local } : { kind: 'texts', texts: await Promise.race([target.texts ? target.texts() : this.kb.trainingTexts(), stopped]) };
       const onProgress = (p: TrainEmbedderProgress) => { if (mine()) this.run = { kbId: target.kbId, progress: p }; };
       const meta = await Promise.race([worker.api.trainEmbedder({ source, kbId: target.kbId, kbTitle: target.kbTitle }, Comlink.proxy(onProgress)), stopped]);
       if (!mine()) return;
       this.finish(worker);
       await this.refresh();
       const spec = trainedSpec(meta);
+      if (target.select === false) { this.result = { kbId: target.kbId, meta, enabledHere: false }; return; }
       this.models.save({ ...this.models.settings, embedder: spec });
       const here = this.kb.status === 'ready' && this.kb.info?.corpusId === target.kbId;
       this.result = { kbId: target.kbId, meta, enabledHere: here };

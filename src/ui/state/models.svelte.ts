@@ -59,6 +59,10 @@ export class ModelsState {
     this.loaded = await this.client.api.loaded();
     void this.refreshCache().catch(() => {});
   }
+  /** Asks the models worker again what is loaded (the Benchmark's run may have loaded its dataset's own trained embedder). */
+  syncLoaded(): Promise<void> {
+    return this.refreshLoaded();
+  }
   dense = $state<{ status: TaskStatus; progress: LoadProgress | null; info: DenseInfo | null }>({ status: 'idle', progress: null, info: null });
   /** What enabling the search models downloads (sizes from the host's file list). */
   plan = $state.raw<DownloadPlan>({ status: 'idle', embedder: null, crossEncoder: null, error: null });

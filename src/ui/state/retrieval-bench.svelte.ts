@@ -14,8 +14,10 @@ import { startBenchWorker } from '../bench-client.ts';
 import { pickedFromList } from '../build-files.ts';
 import type { RetrievalProtocol, RunOverrides } from '../../lib/eval/retrieval-session.ts';
 import {
-  changedFields, kbChoices, modeChoices, parseMaxQueries, presetFields, runnableModes, runOverrides, type KbChoice, type ModeChoice, type RunField, type RunFields,
+  changedFields, embedderChoices, kbChoices, modeChoices, parseMaxQueries, presetFields, runnableModes, runOverrides,
+  type EmbedderChoice, type KbChoice, type ModeChoice, type RunField, type RunFields,
 } from '../retrieval-bench-view.ts';
+import type { CorpusEmbedderState } from './corpus-embedder.svelte.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
@@ -47,12 +49,16 @@ export class RetrievalBenchState {
   progress = $state.raw<RetrievalBenchProgress | null>(null);
   result = $state.raw<RetrievalBenchResult | null>(null);
   error = $state<string | null>(null);
+  /** The embedder: 'auto' (never one trained on another corpus) or a model id the user picked (run-embedder.ts). */
+  embedder = $state('auto');
+  /** The dataset a corpus embedder is being (or was last) trained on here: its model id's knowledge-base id and name. */
+  training = $state.raw<{ kbId: string; dataset: string; unit: 'documents' | 'chunks' } | null>(null);
   /** Hub URL and token from Settings (App sets it; never from a link). */
   access: () => HubAccess = () => ({ hubUrl: HUB_ORIGIN, token: null });
   /** Started on first use (a folder pick or a run), not when the page opens. */
   private started: ReturnType<typeof startBenchWorker> | null = null;
 
-  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState) {
+  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState, readonly embedders: CorpusEmbedderState) {
     models.onRestart(() => { if (this.started) void this.attach(this.started); });
   }
 
@@ -71,7 +77,12 @@ export class RetrievalBenchState {
 
   /** Every mode with its availability from the loaded models (ModelsState owns readiness). */
   get modeChoices(): ModeChoice[] {
-    return modeChoices(this.models.loaded);
+    return modeChoices(this.models.loaded, this.embedders.trained.length);
+  }
+
+  /** Automatic, the loaded pretrained embedder, and each corpus-trained model with what it was trained on. */
+  get embedderChoices(): EmbedderChoice[] {
+    return embedderChoices(this.models.loaded, this.embedders.trained);
   }
 
   get kbChoices(): KbChoice[] {
@@ -121,12 +132,17 @@ export class RetrievalBenchState {
 
   /** The run's config, or what is missing in words. */
   config(): { ok: true; config: RetrievalBenchConfig } | { ok: false; message: string } {
+    const modes = runnableModes(this.modes, this.modeChoices);
+    if (modes.length === 0) return { ok: false, message: 'Choose at least one mode that can run (the disabled ones say what to load).' };
+    return this.sourceConfig(modes);
+  }
+
+  /** The config with these modes: the source, settings and sample checked. */
+  private sourceConfig(modes: RetrievalMode[]): { ok: true; config: RetrievalBenchConfig } | { ok: false; message: string } {
     const max = parseMaxQueries(this.maxQueries);
     if (!max.ok) return max;
     const settings = this.settingsCheck;
     if (!settings.ok) return settings;
-    const modes = runnableModes(this.modes, this.modeChoices);
-    if (modes.length === 0) return { ok: false, message: 'Choose at least one mode that can run (the disabled ones say what to load).' };
     if (!Number.isInteger(this.seed)) return { ok: false, message: 'The seed must be a whole number.' };
     const { hubUrl } = this.access();
     let source: RetrievalSource;
@@ -144,7 +160,12 @@ export class RetrievalBenchState {
       source = { kind: 'files' };
     }
     return { ok: true, config: { source, modes, split: this.split.trim() || 'test', maxQueries: max.value, seed: this.seed, predictors: this.predictors,
-      protocol: this.protocol, overrides: settings.overrides } };
+      protocol: this.protocol, overrides: settings.overrides, embedder: this.embedder === 'auto' ? 'auto' : { id: this.embedder } } };
+  }
+
+  /** The token goes to the worker only for the Hub of Settings (the worker sends it nowhere else). */
+  private tokenFor(c: RetrievalBenchConfig): string | null {
+    return c.source.kind === 'files' || (c.source.kind === 'kb' && c.source.ref.kind === 'local') ? null : this.access().token;
   }
 
   async run(): Promise<void> {
@@ -153,15 +174,42 @@ export class RetrievalBenchState {
     this.error = null;
     this.running = true;
     this.progress = null;
+    // The previous run's results go: what shows under the progress bar is this run's.
+    this.result = null;
     try {
-      // The token goes to the worker only for the Hub of Settings (the worker sends it nowhere else).
-      const token = c.config.source.kind === 'files' || (c.config.source.kind === 'kb' && c.config.source.ref.kind === 'local') ? null : this.access().token;
-      this.result = await this.client.api.runRetrieval(c.config, token, Comlink.proxy((p: RetrievalBenchProgress) => { this.progress = p; }));
+      this.result = await this.client.api.runRetrieval(c.config, this.tokenFor(c.config), Comlink.proxy((p: RetrievalBenchProgress) => { this.progress = p; }));
     } catch (e) {
       this.error = (e as Error).message || String(e);
     } finally {
       this.running = false;
+      // The run may have loaded its dataset's own trained embedder in the models worker.
+      void this.models.syncLoaded().catch(() => {});
     }
+  }
+
+  /**
+   * Trains a corpus embedder on this dataset (its training texts from the bench worker: the documents, or the chunks
+   * the protocol sets) in a build worker (CorpusEmbedderState), without selecting it in Settings: a run on this
+   * dataset then finds it by its corpus hash.
+   */
+  async trainEmbedder(): Promise<void> {
+    const c = this.sourceConfig(['sparse']);
+    if (!c.ok) { this.error = c.message; return; }
+    this.error = null;
+    this.running = true;
+    this.progress = null;
+    let texts: { texts: string[]; dataset: string; kbId: string; unit: 'documents' | 'chunks' };
+    try {
+      texts = await this.client.api.retrievalTrainingTexts(c.config, this.tokenFor(c.config), Comlink.proxy((p: RetrievalBenchProgress) => { this.progress = p; }));
+    } catch (e) {
+      this.error = (e as Error).message || String(e);
+      return;
+    } finally {
+      this.running = false;
+    }
+    this.training = { kbId: texts.kbId, dataset: texts.dataset, unit: texts.unit };
+    this.embedder = 'auto';
+    await this.embedders.train({ kbId: texts.kbId, kbTitle: texts.dataset, texts: async () => texts.texts, select: false });
   }
 
   cancel(): void {
