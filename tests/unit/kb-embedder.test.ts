@@ -80,7 +80,7 @@ describe('per-knowledge-base picks in Settings', () => {
   });
 
   it('leaves no deleted knowledge base’s model selected: its picks go, and Settings’ embedder goes back to the default', () => {
-    const s = { ...withKbPick(withKbPick(DEFAULT_SETTINGS, SOTU, holdout.id), HOLDOUT, holdout.id), embedder: q8(holdout.id) as ModelSpec };
+    const s = { ...withKbPick(withKbPick(DEFAULT_SETTINGS, SOTU, holdout.id), HOLDOUT, holdout.id), embedder: { id: holdout.id, dtype: 'q8' as const, device: 'wasm' as const } };
     const after = withoutModels(s, [holdout.id]);
     expect(after.kbEmbedders).toEqual({});
     expect(after.embedder).toEqual(DEFAULT_SETTINGS.embedder);
