@@ -41,10 +41,13 @@ describe('a corpus-trained embedder on the embedded corpus, offline', () => {
     // Cancel terminates the run: the button is back, nothing was trained or enabled.
     await button.click();
     await page.locator('[data-testid=train-cancel]').click();
+    // The pointer leaves the panel: resting on the Enable button would ask the (closed) host for download sizes.
+    await page.mouse.move(0, 0);
     await button.waitFor({ timeout: 10_000 });
     expect(await page.locator('[data-testid=train-progress]').count()).toBe(0);
     expect(await page.locator('[data-testid=dense-info]').count()).toBe(0);
     await button.click();
+    await page.mouse.move(0, 0);
     await page.locator('[data-testid=train-progress]').waitFor({ timeout: 30_000 });
     await page.waitForFunction(() => document.querySelector('[data-testid=dense-info]') || document.querySelector('[data-testid=train-error]') || document.querySelector('[data-testid=model-error]'), null, { timeout: 300_000 });
     expect(await page.locator('[data-testid=train-error]').count()).toBe(0);
