@@ -32,7 +32,7 @@ matrix; no pretrained weights, no queries, no labels) and writes it as a transfo
                        index (title line + text of each whole BEIR document, else each chunk), as the tab does
   --out DIR            the model folder to create, e.g. models/corpus/scifact-lsi256 (it must not exist, or be
                        empty); then: --models-dir models --embedder corpus/scifact-lsi256
-  --dim K              embedding size (default ${TRAIN_DEFAULTS.dim}; clamped to what the corpus allows, with a note)
+  --dim K              embedding size (default ${TRAIN_DEFAULTS.dim}; clamped to what the corpus allows, with a note; under 32 items or 16 dims: refused)
   --seed S             seed of the randomized SVD (default ${TRAIN_DEFAULTS.seed})
   --min-df N           a word is a term when at least N documents hold it (default ${TRAIN_DEFAULTS.minDf})
   --max-vocab N        at most N terms, the most frequent by document frequency (default ${TRAIN_DEFAULTS.maxVocab})

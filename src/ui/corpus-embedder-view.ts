@@ -5,7 +5,7 @@
  */
 import type { TrainEmbedderProgress } from '../lib/kb-build/train-embedder.ts';
 import { isTrainedModelId } from '../lib/models/trained-ids.ts';
-import type { ModelSpec } from '../lib/models/types.ts';
+import type { EmbedderChoice } from '../lib/models/kb-embedder.ts';
 import type { TrainedModelMeta } from '../lib/store/trained-models.ts';
 
 export const TRAIN_BUTTON = 'Train a corpus embedder (no download)';
@@ -40,14 +40,39 @@ export function modelName(id: string, label: string | null): string {
   return label ? `${id}, ${label}` : id;
 }
 
-/** The spec a trained model is selected with: q8 on WASM (its int8 graph; no GPU needed for a lookup table). */
-export function trainedSpec(meta: Pick<TrainedModelMeta, 'id'>): ModelSpec & { dtype: 'q8'; device: 'wasm' } {
-  return { id: meta.id, dtype: 'q8', device: 'wasm' };
+export { trainedSpec } from '../lib/models/kb-embedder.ts';
+
+/** The dimension a trained id names (`corpus/x-lsi256` → 256): what was asked for; null if none. */
+function askedDim(id: string): number | null {
+  const m = /-lsi(\d+)$/.exec(id);
+  return m ? Number(m[1]) : null;
 }
 
-/** "Trained corpus/sotu-lsi256 on 1,234 chunks (5,678 terms, 256-d) in 3.2 s; selected as the embedder." */
+/**
+ * "Trained corpus/sotu-lsi256 on 1,234 chunks (5,678 terms, 256-d) in 3.2 s; it is State of the Union's embedder
+ * (dense search here uses it)." A model smaller than asked says so. It is attached to its knowledge base only
+ * (models/kb-embedder.ts): never selected for every corpus.
+ */
 export function trainedResultText(meta: TrainedModelMeta, enabledHere: boolean): string {
   const s = Number.isFinite(meta.seconds) ? meta.seconds.toFixed(1) : '?';
-  const head = `Trained ${meta.id} on ${meta.documents.toLocaleString('en')} chunks (${meta.vocabulary.toLocaleString('en')} terms, ${meta.dim}-d) in ${s} s; selected as the embedder`;
-  return enabledHere ? `${head}, dense search uses it.` : `${head}: open this knowledge base in Search to use it for dense search.`;
+  const asked = askedDim(meta.id);
+  const dim = asked !== null && asked > meta.dim ? `${meta.dim}-d: ${asked} asked, this knowledge base allows ${meta.dim}` : `${meta.dim}-d`;
+  const head = `Trained ${meta.id} on ${meta.documents.toLocaleString('en')} chunks (${meta.vocabulary.toLocaleString('en')} terms, ${dim}) in ${s} s; it is ${meta.kbTitle}’s embedder`;
+  return enabledHere ? `${head}, dense search here uses it.` : `${head} (other knowledge bases keep theirs): open it in Search to use it for dense search.`;
+}
+
+/** How the open knowledge base's embedder is described beside the models panel's picker. */
+export function choiceText(choice: EmbedderChoice, named: (id: string) => string): string {
+  if (!choice.spec) return choice.note ?? 'None: BM25 only.';
+  const name = named(choice.spec.id);
+  if (choice.source === 'own') return `${name}: trained on this knowledge base.`;
+  if (choice.source === 'pretrained') return `${name}: the pretrained embedder chosen in Settings (no model trained on this knowledge base).`;
+  return choice.foreign ? `${name}: picked for this knowledge base, although trained on another corpus (${choice.trainedOn}).` : `${name}: picked for this knowledge base.`;
+}
+
+/** The combined Enable button's words: what it loads (the embedder of this knowledge base; the cross-encoder when offered). */
+export function enableLabel(embedder: string | null, crossEncoder: string | null): string | null {
+  if (embedder && crossEncoder) return `Enable dense search and reranking (${embedder}; ${crossEncoder})`;
+  if (embedder) return `Enable dense search (${embedder})`;
+  return crossEncoder ? `Enable reranking (${crossEncoder})` : null;
 }

@@ -40,3 +40,14 @@ export function chipChoice(ex: ExampleQuery, modes: ModeAvailability | null, cur
   const why = a && !a.available ? ` ${a.reason}` : '';
   return { query: ex.query, mode, notice: `This example is meant for ${MODES[ex.mode].label}; it ran with ${MODES[mode].label}.${why}` };
 }
+
+/**
+ * A link's mode (`mode=` in a shared Search URL) that cannot run here (a dense link in a fresh profile, no embedder):
+ * it falls back as a chip's does, to the best mode that runs now, with one line saying why. null: it runs as linked.
+ */
+export function linkFallback(link: RetrievalMode, modes: ModeAvailability): { mode: RetrievalMode; notice: string } | null {
+  const a = modes[link];
+  if (a.available) return null;
+  const mode = bestAvailableMode(link, modes);
+  return { mode, notice: `This link asks for ${MODES[link].label}; it ran with ${MODES[mode].label}. ${a.reason}` };
+}

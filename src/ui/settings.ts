@@ -12,6 +12,9 @@ import { autoThreads } from '../lib/models/env.ts';
 import { DEFAULT_MODELS, defaultDtype } from '../lib/models/registry.ts';
 import { DTYPES } from '../lib/models/types.ts';
 
+/** Explicit per-knowledge-base embedder picks kept (`kbEmbedders`). */
+export const MAX_KB_PICKS = 200;
+
 const Spec = v.object({
   id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
   dtype: v.picklist(DTYPES),
@@ -61,6 +64,13 @@ export const SettingsSchema = v.object({
    * (`src/lib/data/web-fetch.ts`). Empty (the default): off.
    */
   arxivProxy: v.pipe(v.string(), v.maxLength(500), v.check((s) => s === '' || arxivProxyProblem(s) === null, 'must be empty (off) or an http(s) URL with no user name, password, query or fragment, and not arXiv itself')),
+  /**
+   * The embedder picked explicitly per knowledge base, by its corpus hash (models/kb-embedder.ts): a trained model's
+   * id, 'pretrained' (the embedder above) or 'none' (BM25 only). At most 200; no pick: its own trained model, else
+   * the embedder above.
+   */
+  kbEmbedders: v.pipe(v.record(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)), v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+    v.check((r) => Object.keys(r).length <= MAX_KB_PICKS, `must hold at most ${MAX_KB_PICKS} picks`)),
   /** Load the models and embed the corpus when the app opens. */
   autoLoadModels: v.boolean(),
   /** CPU threads for WASM models: 'auto' (see autoThreads) or a count; more than 1 needs cross-origin isolation. */
@@ -84,6 +94,7 @@ const defaults: Settings = {
   sotuVectors: '',
   datasetsHost: DATASET_VIEWER,
   arxivProxy: '',
+  kbEmbedders: {},
   autoLoadModels: false,
   threads: 'auto',
   isolationShim: true,
@@ -135,6 +146,20 @@ export function threadCount(setting: Settings['threads'], logicalCores: number, 
 export function validateSettings(s: unknown): { ok: true; settings: Settings } | { ok: false; message: string } {
   const r = v.safeParse(SettingsSchema, s);
   return r.success ? { ok: true, settings: r.output } : { ok: false, message: `${v.getDotPath(r.issues[0]!) ?? 'settings'}: ${r.issues[0]!.message}` };
+}
+
+/** Settings with the pick for the knowledge base of corpus hash `hash` set (null: removed); the oldest go past the bound. */
+export function withKbPick(settings: Settings, hash: string, pick: string | null): Settings {
+  const rest = Object.entries(settings.kbEmbedders).filter(([h]) => h !== hash);
+  const next = pick === null ? rest : [...rest, [hash, pick] as [string, string]];
+  return { ...settings, kbEmbedders: Object.fromEntries(next.slice(-MAX_KB_PICKS)) };
+}
+
+/** Settings with no pick of the model ids `ids` left, and the embedder reset to the default if it is one of them. */
+export function withoutModels(settings: Settings, ids: readonly string[]): Settings {
+  const kbEmbedders = Object.fromEntries(Object.entries(settings.kbEmbedders).filter(([, id]) => !ids.includes(id)));
+  const embedder = ids.includes(settings.embedder.id) ? { ...DEFAULT_SETTINGS.embedder } : settings.embedder;
+  return { ...settings, kbEmbedders, embedder };
 }
 
 /** The vectors repo of the `sotuVectors` setting, or null (embed in the tab). */

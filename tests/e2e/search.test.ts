@@ -67,13 +67,16 @@ describe('Search tab on the embedded State of the Union corpus', () => {
     await page.screenshot({ path: 'test-results/search.png', fullPage: false });
   });
 
-  test('modes without a model are disabled with the reason; a link asking for one says why', async () => {
+  test('modes without a model are disabled with the reason; a link asking for one runs with BM25 and says why', async () => {
     const rrf = page.locator('[data-testid=mode] option[value=rrf]');
     expect(await rrf.isDisabled()).toBe(true);
     expect(await rrf.getAttribute('title')).toMatch(/embedding model/i);
     await page.goto(`${site}?q=slavery&mode=rrf`);
     await waitForIndex(page);
-    await expect.poll(() => page.locator('[data-testid=search-message]').innerText().catch(() => '')).toMatch(/dense search is unavailable/);
+    // As an example chip does (issue 32): the best mode that runs here, with one line saying why.
+    await expect.poll(() => page.locator('[data-testid=example-notice]').innerText().catch(() => '')).toMatch(/^This link asks for .+; it ran with BM25\. Dense search needs an embedding model/);
+    expect(await page.locator('[data-testid=mode]').inputValue()).toBe('sparse');
+    await expect.poll(() => page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
   });
 
   test('filters by year range and party', async () => {

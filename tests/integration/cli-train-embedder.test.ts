@@ -103,7 +103,7 @@ describe('rag-lab train-embedder', () => {
     writeFileSync(join(one, 'only.txt'), 'A single document cannot train a model.');
     const r = await runCli(['train-embedder', '--data', one, '--out', join(root, 'm/one')]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).at(-1)).toBe(`rag-lab train-embedder: --data ${one}: training needs at least 2 documents, got 1`);
+    expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).at(-1)).toBe(`rag-lab train-embedder: --data ${one}: training needs at least 32 chunks (documents), got 1: too small for a corpus embedder (use BM25, or a pretrained embedder, on it)`);
     expect(existsSync(join(root, 'm/one'))).toBe(false);
   });
 

@@ -30,9 +30,11 @@ describe('corpus embedder view', () => {
     expect(modelName('Xenova/all-MiniLM-L6-v2', null)).toBe('Xenova/all-MiniLM-L6-v2');
   });
 
-  it('selects q8 on WASM and says what happened', () => {
+  it('loads q8 on WASM and says what happened, and whose embedder it is', () => {
     expect(trainedSpec(META)).toEqual({ id: 'corpus/sotu-lsi256', dtype: 'q8', device: 'wasm' });
-    expect(trainedResultText(META, true)).toBe('Trained corpus/sotu-lsi256 on 12,345 chunks (23,456 terms, 256-d) in 3.2 s; selected as the embedder, dense search uses it.');
-    expect(trainedResultText(META, false)).toMatch(/selected as the embedder: open this knowledge base in Search/);
+    expect(trainedResultText(META, true)).toBe('Trained corpus/sotu-lsi256 on 12,345 chunks (23,456 terms, 256-d) in 3.2 s; it is State of the Union’s embedder, dense search here uses it.');
+    // Never "selected as the embedder" (of every corpus): the model is its knowledge base's only.
+    expect(trainedResultText(META, false)).toBe('Trained corpus/sotu-lsi256 on 12,345 chunks (23,456 terms, 256-d) in 3.2 s; it is State of the Union’s embedder (other knowledge bases keep theirs): open it in Search to use it for dense search.');
+    expect(trainedResultText({ ...META, dim: 40 }, true)).toMatch(/\(23,456 terms, 40-d: 256 asked, this knowledge base allows 40\)/);
   });
 });

@@ -67,7 +67,27 @@ describe('trainKbEmbedder', () => {
     const texts = DOCS.map((d) => d.text);
     await expect(trainKbEmbedder({ source: { kind: 'texts', texts }, kbId: 'sotu', kbTitle: 'S', dim: MAX_TRAIN_DIM + 1 }, deps)).rejects.toThrow(/whole number from 1 to 1024/);
     await expect(trainKbEmbedder({ source: { kind: 'texts', texts: [1, 2] as unknown as string[] }, kbId: 'sotu', kbTitle: 'S' }, deps)).rejects.toThrow(/no texts to train on/);
-    await expect(trainKbEmbedder({ source: { kind: 'texts', texts: ['only one'] }, kbId: 'sotu', kbTitle: 'Tiny' }, deps)).rejects.toThrow(/cannot be trained on Tiny: training needs at least 2 documents/);
+    await expect(trainKbEmbedder({ source: { kind: 'texts', texts: ['only one'] }, kbId: 'sotu', kbTitle: 'Tiny' }, deps)).rejects.toThrow(/cannot be trained on Tiny: training needs at least 32 chunks \(documents\), got 1/);
     expect(deps.store.saved).toEqual([]);
+  });
+
+  it('refuses a knowledge base too small for a useful model (a 3-file one gave a 2-d model that zeroed other corpora), and says what a small one gets', async () => {
+    const deps = { store: memoryStore(), localKbs: new MemoryLocalKbStore() };
+    const three = DOCS.slice(0, 3).map((d) => `${d.title}\n${d.text}`);
+    await expect(trainKbEmbedder({ source: { kind: 'texts', texts: three }, kbId: 'local:three', kbTitle: 'Three files' }, deps))
+      .rejects.toThrow('A corpus embedder cannot be trained on Three files: training needs at least 32 chunks (documents), got 3: too small for a corpus embedder (use BM25, or a pretrained embedder, on it).');
+    // Enough chunks but only a handful of distinct words: the SVD has fewer than 16 directions.
+    const words = ['alpha beta', 'beta gamma', 'gamma delta', 'delta alpha', 'alpha gamma'];
+    const narrow = Array.from({ length: 40 }, (_, i) => words[i % words.length]!);
+    await expect(trainKbEmbedder({ source: { kind: 'texts', texts: narrow }, kbId: 'local:narrow', kbTitle: 'Narrow' }, deps))
+      .rejects.toThrow(/^A corpus embedder cannot be trained on Narrow: its text allows only \d dimensions \(at least 16 are needed; dim 256 clamped to/);
+    expect(deps.store.saved).toEqual([]);
+    // 60 chunks: fewer dimensions than asked, kept, and the meta says how many it has.
+    const texts = DOCS.map((d) => `${d.title}\n${d.text}`);
+    const meta = await trainKbEmbedder({ source: { kind: 'texts', texts }, kbId: 'sotu', kbTitle: 'S' }, deps);
+    expect(meta.id).toBe('corpus/sotu-lsi256');
+    expect(meta.dim).toBeGreaterThanOrEqual(16);
+    expect(meta.dim).toBeLessThan(60);
+    expect(meta.notes.join(' ')).toMatch(/^dim 256 clamped to \d+/);
   });
 });

@@ -45,8 +45,9 @@ export interface DenseStepOptions {
  */
 export async function denseStep(kb: KnowledgeBase, embedder: TextEmbedder, opts: DenseStepOptions, bar: DenseStepProgress, log: (line: string) => void): Promise<NonNullable<ArtifactInput['dense']>> {
   const t0 = performance.now();
-  const { vectors, dim } = await embedItems(kb, embedder, { onProgress: (d, t) => bar.update('embed', d, t) });
+  const { vectors, dim, unusable } = await embedItems(kb, embedder, { onProgress: (d, t) => bar.update('embed', d, t) });
   bar.end();
+  if (unusable > 0) log(`${unusable} of ${kb.size} passages got NaN or all-zero vectors from ${embedder.spec.id}: written as zeros, left out of dense search when read`);
   const seconds = (performance.now() - t0) / 1000;
   log(`embedded ${kb.size} passages with ${embedder.spec.id} (${embedder.spec.dtype}) in ${seconds.toFixed(1)} s: ${(kb.size / Math.max(seconds, 1e-9)).toFixed(1)} passages/s`);
   bar.update('dense-calibrate', 0, 1);

@@ -39,6 +39,17 @@ export const MAX_TRAIN_TEXTS = 500_000;
 export const MAX_TRAIN_CHARS = 400_000_000;
 export const MAX_TRAIN_DIM = 1024;
 
+/**
+ * The smallest corpus a corpus embedder is trained on (docs/corpus-embedder.md "Too small a corpus"): LSI has at
+ * most min(terms, chunks) − 1 dimensions, and a model of very few dimensions maps most texts of any other corpus to
+ * the same few directions or to zero (a 3-chunk knowledge base gave a 2-d model that left 7,029 of 16,564 rows of
+ * another corpus unusable). Fewer chunks than this are refused before training; a model with fewer dimensions than
+ * MIN_TRAIN_DIM (or than asked, when less was asked) is refused after the SVD; one with fewer than asked is kept and
+ * says so.
+ */
+export const MIN_TRAIN_CHUNKS = 32;
+export const MIN_TRAIN_DIM = 16;
+
 /** A request the trainer refuses; the message is for the user. */
 export class TrainEmbedderError extends Error {
   override name = 'TrainEmbedderError';
@@ -56,12 +67,22 @@ export function kbTrainingTexts(kb: KnowledgeBase): string[] {
  * layout and a summary), progress per stage; a corpus it cannot learn from is a TrainEmbedderError, `cannot(why)`.
  */
 export async function trainOnTexts(texts: readonly string[], opts: TrainOptions, cannot: (why: string) => string): Promise<TrainedModel> {
+  const small = 'too small for a corpus embedder (use BM25, or a pretrained embedder, on it)';
+  if (texts.length < MIN_TRAIN_CHUNKS) {
+    throw new TrainEmbedderError(cannot(`training needs at least ${MIN_TRAIN_CHUNKS} chunks (documents), got ${texts.length}: ${small}`));
+  }
+  let trained: TrainedModel;
   try {
-    return await trainCorpusEmbedder(texts, opts);
+    trained = await trainCorpusEmbedder(texts, opts);
   } catch (e) {
     if (e instanceof CorpusEmbedderError) throw new TrainEmbedderError(cannot(e.message));
     throw e;
   }
+  const floor = Math.min(MIN_TRAIN_DIM, trained.summary.requestedDim);
+  if (trained.summary.dim < floor) {
+    throw new TrainEmbedderError(cannot(`its text allows only ${trained.summary.dim} dimensions (at least ${floor} are needed; ${trained.summary.notes.join('; ')}): ${small}`));
+  }
+  return trained;
 }
 
 function checkTexts(texts: unknown): string[] {

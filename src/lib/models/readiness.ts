@@ -62,10 +62,13 @@ export type ModeTable = Record<RetrievalMode, Availability>;
 
 const tableOf = (caps: Capabilities) => Object.fromEntries(MODE_IDS.map((m) => [m, modeAvailability(m, caps)])) as ModeTable;
 
-/** Every mode's availability for a knowledge base (its vectors' owner) and the loaded models. */
-export function modeTable(dense: DenseOwner | null, loaded: readonly LoadedModelLike[]): ModeTable {
+/**
+ * Every mode's availability for a knowledge base (its vectors' owner) and the loaded models; `denseWhy`, when given,
+ * is the reason dense modes are off (the page's: no embedder chosen for it, or another corpus's model loaded).
+ */
+export function modeTable(dense: DenseOwner | null, loaded: readonly LoadedModelLike[], denseWhy: string | null = null): ModeTable {
   const r = readiness(dense, loaded);
-  return tableOf({ dense: r.embed !== null, reranker: r.rerank !== null, denseReason: r.denseReason, rerankerReason: r.rerankerReason });
+  return tableOf({ dense: r.embed !== null, reranker: r.rerank !== null, denseReason: r.embed === null && denseWhy ? denseWhy : r.denseReason, rerankerReason: r.rerankerReason });
 }
 
 const LOAD_EMBEDDER = 'needs an embedding model: load one under Settings → Models';

@@ -68,6 +68,8 @@ export interface KbInfo {
   revisionSha: string | null;
   /** The model that made the knowledge base's vectors (null: no dense index yet). */
   dense: DenseOwner | null;
+  /** SHA-256 of its training texts (corpusHashOf of kbTrainingTexts): the models trained on it have the same (models/kb-embedder.ts). */
+  corpusHash?: string;
   /** Vectors the artifact ships, attached when dense search is enabled with this embedder (id, dim). */
   artifactEmbedder: { id: string; dim: number } | null;
   /** Things the user should know about this knowledge base (ignored files, BM25 rebuilt…). */

@@ -5,6 +5,7 @@
 import { buildCdf, type CdfTable } from './calibrate.ts';
 import type { DenseRetriever } from './dense.ts';
 import { samplePseudoQueries, type KnowledgeBase } from './knowledge-base.ts';
+import { checkVectors, DENSE_OFF_SHARE, zeroRows } from './vector-check.ts';
 
 /** What embedding a knowledge base's items needs of a model (models/ TextEmbedder is one). */
 export interface ItemEmbedder {
@@ -24,8 +25,13 @@ export interface EmbedItemsOptions {
   signal?: AbortSignal;
 }
 
-/** Embeds every item's indexed text (title line + chunk, as BM25 sees it) as a passage; row-major n × dim. */
-export async function embedItems(kb: KnowledgeBase, embedder: ItemEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number }> {
+/**
+ * Embeds every item's indexed text (title line + chunk, as BM25 sees it) as a passage; row-major n × dim. Rows of
+ * NaN or all zeros never go on silently (every index and artifact is built from here): above half of the rows the
+ * embedder does not fit this corpus (a corpus-trained model of another one, say) and nothing is built; fewer are
+ * zeroed and counted in `unusable` (the dense loader leaves them out of search with a note).
+ */
+export async function embedItems(kb: KnowledgeBase, embedder: ItemEmbedder, opts: EmbedItemsOptions = {}): Promise<{ vectors: Float32Array; dim: number; unusable: number }> {
   const batch = opts.batchSize ?? EMBED_CALL_SIZE;
   const parts: Float32Array[] = [];
   let dim = 0;
@@ -41,7 +47,12 @@ export async function embedItems(kb: KnowledgeBase, embedder: ItemEmbedder, opts
   const vectors = new Float32Array(kb.size * dim);
   let at = 0;
   for (const p of parts) { vectors.set(p, at); at += p.length; }
-  return { vectors, dim };
+  const health = checkVectors(vectors, dim);
+  if (health.rows > 0 && health.badCount > health.rows * DENSE_OFF_SHARE) {
+    throw new Error(`the embedder gave NaN or all-zero vectors for ${health.badCount.toLocaleString('en-US')} of ${health.rows.toLocaleString('en-US')} chunks (more than half): it does not fit this corpus (a model trained on another corpus?), so no dense index was built`);
+  }
+  if (health.bad) zeroRows(vectors, dim, health.bad);
+  return { vectors, dim, unusable: health.badCount };
 }
 
 /** Corpus-CDF table of dense similarities: `queries` pseudo-queries embedded as queries, scored against every item. */

@@ -2,15 +2,17 @@
  * Corpus-trained embedders in the tab: the one owner of the list of trained models in this browser (read from the
  * trained-model store) and of the training run. A run starts a fresh build worker (`trainEmbedder`), which trains
  * on the open knowledge base's chunk texts (from the search worker, KbState.trainingTexts) or on a knowledge base
- * built here (read by name in the worker); Cancel terminates it. When it is done the model is selected as the
- * embedder in Settings and, for the open knowledge base, dense search is enabled with it (ModelsState.enableDense,
- * the "Enable dense search" flow). Text in corpus-embedder-view.ts.
+ * built here (read by name in the worker); Cancel terminates it. A trained model belongs to the corpus it was
+ * trained on (its corpus hash; models/kb-embedder.ts): it becomes that knowledge base's embedder only, never the
+ * embedder of every corpus; when that knowledge base is open, dense search is enabled with it (ModelsState.enableDense).
+ * Deleting a knowledge base here can delete its models too (`forgetKb`). Text in corpus-embedder-view.ts.
  */
 import * as Comlink from 'comlink';
 import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../../lib/kb-build/train-embedder.ts';
 import { IndexedDbTrainedModelStore, type TrainedModelMeta } from '../../lib/store/trained-models.ts';
 import { startBuildWorker } from '../build-client.ts';
-import { trainedLabel, trainedSpec } from '../corpus-embedder-view.ts';
+import { trainedLabel } from '../corpus-embedder-view.ts';
+import { withKbPick } from '../settings.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 
@@ -36,9 +38,37 @@ export class CorpusEmbedderState {
   private worker: ReturnType<typeof startBuildWorker> | null = null;
   private stop: (() => void) | null = null;
   private readonly store = new IndexedDbTrainedModelStore();
+  /** Resolves once the list was read the first time (read or not: see `error`). */
+  readonly ready: Promise<void>;
 
   constructor(private readonly kb: KbState, private readonly models: ModelsState) {
-    void this.refresh();
+    this.ready = this.refresh();
+    models.embedders.trainedList = () => this.trained;
+    models.embedders.trainedReady = () => this.ready;
+    kb.modelLabel = (id) => this.labelOf(id);
+  }
+
+  /** The models trained on the knowledge base `kbId` (by the id it had when trained: `local:<name>` for one built here). */
+  trainedOn(kbId: string): TrainedModelMeta[] {
+    return this.trained.filter((m) => m.kbId === kbId);
+  }
+
+  /**
+   * A knowledge base was deleted: no model trained on it stays selected anywhere (Settings, a pick), and with
+   * `deleteModels` those models are deleted from this browser too.
+   */
+  async forgetKb(kbId: string, deleteModels: boolean): Promise<void> {
+    const ids = this.trainedOn(kbId).map((m) => m.id);
+    this.models.embedders.forgetModels(ids);
+    if (!deleteModels) return;
+    for (const id of ids) {
+      try {
+        await this.store.remove(id);
+      } catch (e) {
+        this.error = { kbId: null, message: (e as Error).message || String(e) };
+      }
+    }
+    await this.refresh();
   }
 
   async refresh(): Promise<void> {
@@ -72,12 +102,13 @@ export class CorpusEmbedderState {
       if (!mine()) return;
       this.finish(worker);
       await this.refresh();
-      const spec = trainedSpec(meta);
       if (target.select === false) { this.result = { kbId: target.kbId, meta, enabledHere: false }; return; }
-      this.models.save({ ...this.models.settings, embedder: spec });
-      const here = this.kb.status === 'ready' && this.kb.info?.corpusId === target.kbId;
+      // Its own knowledge base's embedder from now on (by content: the open one when the hashes agree), no other's.
+      const hash = this.kb.info?.corpusHash;
+      const here = this.kb.status === 'ready' && hash !== undefined && hash === meta.corpusHash;
+      if (here && hash && this.models.settings.kbEmbedders[hash]) this.models.save(withKbPick(this.models.settings, hash, null));
       this.result = { kbId: target.kbId, meta, enabledHere: here };
-      if (here) await this.models.enableDense(spec);
+      if (here) await this.models.enableDense();
     } catch (e) {
       if (!mine()) return;
       this.finish(worker);
@@ -101,8 +132,9 @@ export class CorpusEmbedderState {
     stop?.();
   }
 
-  /** Deletes a trained model from this browser (a loaded copy stays loaded until another model replaces it). */
+  /** Deletes a trained model from this browser (a loaded copy stays loaded, but no knowledge base uses it any more). */
   async remove(id: string): Promise<void> {
+    this.models.embedders.forgetModels([id]);
     try {
       await this.store.remove(id);
     } catch (e) {

@@ -80,6 +80,10 @@ export class KbState {
   warnings = $state<string[]>([]);
   /** The models worker's loaded list as ModelsState has it: given to each search worker call that needs it (they keep none). */
   loadedModels: () => LoadedModel[] = () => [];
+  /** Why dense modes are off here beyond "no model loaded" (ModelsState: no embedder chosen, another corpus's loaded). */
+  denseNote: () => string | null = () => null;
+  /** How a model id is named beside it ("corpus-trained (…, trained on …)" for a corpus-trained one; else null). */
+  modelLabel: (id: string) => string | null = () => null;
   /** Queries the knowledge base suggests on first open (from its descriptor). */
   readonly examples = $derived(this.info?.descriptor.examples ?? []);
   /** The open knowledge base as the picker lists it now (a local one's title follows renames: LocalKbsState owns it). */
@@ -98,7 +102,7 @@ export class KbState {
    * Mode availability, derived from what the knowledge base holds (its vectors and their model) and the models
    * worker's loaded list (`loadedModels`, ModelsState's last answer of it): never set by enable calls.
    */
-  readonly modes = $derived<ModeAvailability | null>(this.info ? modeTable(this.info.dense, this.loadedModels()) : null);
+  readonly modes = $derived<ModeAvailability | null>(this.info ? modeTable(this.info.dense, this.loadedModels(), this.denseNote()) : null);
   /** What identifies this knowledge base in config hashes (id, and the commit sha an artifact was read at). */
   readonly configKey = $derived(kbConfigKey(this.entry.ref, this.info?.revisionSha ?? null));
   private client: SearchClient | null = null;

@@ -16,6 +16,8 @@ import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../models-client.ts';
 import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
 import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
+import { isTrainedModelId } from '../../lib/models/trained-ids.ts';
+import { DENSE_ON_KEY, KbEmbedderState } from './kb-embedder.svelte.ts';
 import type { NoticeFeature } from '../notices.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { NoticesState } from './notices.svelte.ts';
@@ -79,6 +81,8 @@ export class ModelsState {
   /** CPU threads the models worker was started with (the runtime fixes them at start). */
   threads = $state(1);
   private client: ModelsClient;
+  /** Which embedder the open knowledge base uses (its own trained one, Settings' pretrained one, a pick, none). */
+  readonly embedders: KbEmbedderState;
 
   constructor(private readonly kb: KbState, private readonly notices: NoticesState) {
     const stored = localStorage.getItem(SETTINGS_KEY);
@@ -91,7 +95,10 @@ export class ModelsState {
     }, () => {});
     this.client = this.start();
     kb.modelsPort = () => this.client.port();
-    kb.loadedModels = () => this.loaded;
+    // The search worker sees an embedder only when it is this knowledge base's (no other corpus's model answers here).
+    this.embedders = new KbEmbedderState(kb, this);
+    kb.loadedModels = () => this.embedders.usable;
+    kb.denseNote = () => this.embedders.denseNote;
     this.onRestart(() => kb.reconnectModels());
     if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
   }
@@ -159,7 +166,7 @@ export class ModelsState {
     const client = this.client;
     try {
       const [embedder, crossEncoder] = await Promise.all([
-        client.api.downloadPlan({ ...this.settings.embedder }), client.api.downloadPlan({ ...this.settings.crossEncoder }),
+        client.api.downloadPlan({ ...(this.embedders.choice.spec ?? this.settings.embedder) }), client.api.downloadPlan({ ...this.settings.crossEncoder }),
       ]);
       if (token === this.planToken) this.plan = { status: 'ready', embedder, crossEncoder, error: null };
     } catch (e) {
@@ -199,6 +206,7 @@ export class ModelsState {
     this.dense = { status: 'idle', progress: null, info: null };
     this.files = {};
     this.rate = null;
+    try { localStorage.removeItem(DENSE_ON_KEY); } catch { /* nothing kept */ }
     await this.restart();
     this.notices.raise('models', 'cancelled', 'info', 'Loading the models was cancelled. BM25 search keeps working; enable the models again at any time.');
   }
@@ -258,7 +266,7 @@ export class ModelsState {
    * cannot start on WebGPU (no adapter, an unsupported dtype, a failed session) is loaded on WASM instead
    * (`wasmDtypeFor`), and the UI says why.
    */
-  async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null, raisedBy: NoticeFeature = task === 'nli' ? 'benchmark' : 'models'): Promise<LoadedModel | null> {
+  async loadTask(task: ModelTask, given?: ModelSpec, fallback: string | null = null, raisedBy: NoticeFeature = task === 'nli' ? 'benchmark' : 'models', level: 'error' | 'warn' = 'error'): Promise<LoadedModel | null> {
     await this.defaultsReady;
     const spec = given ?? (task === 'embedder' ? this.settings.embedder : task === 'cross-encoder' ? this.settings.crossEncoder : this.settings.nli);
     this.status[task] = 'loading';
@@ -275,10 +283,11 @@ export class ModelsState {
       if (await this.client.api.needsRestart().catch(() => true)) await this.restart();
       if (spec.device === 'webgpu') {
         const dtype = wasmDtypeFor(spec.dtype);
-        return this.loadTask(task, { ...spec, device: 'wasm', dtype }, `WebGPU could not start this model (${runtimeReason(message)}); using WASM ${dtype}.`, raisedBy);
+        return this.loadTask(task, { ...spec, device: 'wasm', dtype }, `WebGPU could not start this model (${runtimeReason(message)}); using WASM ${dtype}.`, raisedBy, level);
       }
       this.status[task] = 'error';
-      this.notices.raise(raisedBy, task, 'error', task === 'nli' ? message : `${message} BM25 search keeps working.`);
+      const text = task === 'nli' ? message : level === 'warn' ? `Reranking is off: ${message} The other modes keep working.` : `${message} BM25 search keeps working.`;
+      this.notices.raise(raisedBy, task, level, text);
       return null;
     }
   }
@@ -289,22 +298,29 @@ export class ModelsState {
     else if (p.stage === 'embed' && this.embedStart !== null) this.rate = embedRate(this.embedStart, performance.now(), p.done, p.total);
   };
 
-  /** Loads the embedding model, then embeds the knowledge base (or reads cached vectors): dense modes go live. */
-  async enableDense(spec?: ModelSpec, fallback: string | null = null): Promise<void> {
+  /**
+   * Loads the open knowledge base's embedder (`choice`, unless `spec` is given), then embeds the knowledge base (or
+   * reads cached vectors): dense modes go live. With none chosen, says why and loads nothing.
+   */
+  async enableDense(spec: ModelSpec | null = this.embedders.choice.spec, fallback: string | null = null): Promise<void> {
+    if (!spec) {
+      this.notices.raise('models', 'dense', 'info', this.embedders.choice.note ?? 'This knowledge base has no embedder: BM25 search keeps working.');
+      return;
+    }
     if (!(await this.loadTask('embedder', spec, fallback))) return;
     await this.buildDense();
   }
 
-  /**
-   * Gives the open knowledge base its dense side with the loaded embedder (after another knowledge base opened);
-   * does nothing when no embedder is loaded.
-   */
-  async denseForNewKb(): Promise<void> {
-    if (this.loaded.some((m) => m.task === 'embedder')) await this.buildDense();
-    else this.dense = { status: 'idle', progress: null, info: null };
+  denseOff(): void {
+    this.dense = { status: 'idle', progress: null, info: null };
   }
 
-  private async buildDense(): Promise<void> {
+  /** Embeds the open knowledge base with the loaded embedder, only when it is this knowledge base's choice (the one gate). */
+  async buildDense(): Promise<void> {
+    if (!this.embedders.loadedIsChoice) {
+      this.dense = { status: 'idle', progress: null, info: null };
+      return;
+    }
     this.dense = { status: 'loading', progress: null, info: null };
     this.rate = null;
     this.embedStart = null;
@@ -312,6 +328,9 @@ export class ModelsState {
       const info = await this.guard(this.kb.enableDense(this.onDenseProgress));
       this.dense = { status: 'ready', progress: null, info };
       this.notices.clear('models', 'dense');
+      try {
+        if (isTrainedModelId(info.model.id)) localStorage.setItem(DENSE_ON_KEY, '1');
+      } catch { /* not kept: loaded again by hand after a reload */ }
     } catch (e) {
       if (e instanceof Cancelled) return;
       this.dense = { status: 'error', progress: null, info: null };
@@ -324,10 +343,21 @@ export class ModelsState {
     await this.loadTask('cross-encoder', spec, fallback);
   }
 
+  /** Whether the combined Enable also loads the cross-encoder: not when it is loaded, nor after it failed (no retry). */
+  get offersReranker(): boolean {
+    return !this.loaded.some((m) => m.task === 'cross-encoder') && this.status['cross-encoder'] !== 'error' && this.status['cross-encoder'] !== 'loading';
+  }
+
+  /**
+   * The combined Enable: dense search with this knowledge base's embedder, then the cross-encoder unless it is
+   * loaded or failed before (`offersReranker`); a cross-encoder that cannot be had now is a quiet warning, the dense
+   * part stands.
+   */
   async enableAll(): Promise<void> {
     const generation = this.generation;
+    const reranker = this.offersReranker;
     await this.enableDense();
-    if (generation === this.generation) await this.enableReranker();
+    if (generation === this.generation && reranker) await this.loadTask('cross-encoder', undefined, null, 'models', 'warn');
   }
 
   async refreshCache(): Promise<void> {

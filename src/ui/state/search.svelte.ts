@@ -8,7 +8,8 @@ import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type 
 import { writeOwnedParams } from '../url.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ExampleQuery } from '../../lib/retrieval/document.ts';
-import { chipChoice } from '../example-chips.ts';
+import { chipChoice, linkFallback } from '../example-chips.ts';
+import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 
 export class SearchState {
   input = $state<SearchUrlState>(parseUrlState('').state);
@@ -33,12 +34,15 @@ export class SearchState {
   /** The threshold searches use: the one typed or linked (`thr=`), else the mode's default. */
   readonly threshold = $derived(rejectThresholdFor(this.input.mode, this.input.threshold));
   private seq = 0;
+  /** The mode a link asked for, until the first search that can tell whether it runs here (see `run`). */
+  private linkMode: RetrievalMode | null = null;
 
   constructor(private readonly kb: KbState) {}
 
   loadFromUrl(search: string): void {
     const { state, warnings } = parseUrlState(search);
     this.input = state;
+    this.linkMode = new URLSearchParams(search).has('mode') && state.mode !== 'sparse' ? state.mode : null;
     warnings.forEach((w, i) => this.notices.raise('search', `link-${i}`, 'warn', w));
   }
 
@@ -82,6 +86,21 @@ export class SearchState {
     this.exampleNotice = c.notice ? { query: c.query, text: c.notice } : null;
   }
 
+  /**
+   * A link's mode that needs a model this page has not loaded (a dense link in a fresh profile) runs as an example
+   * chip's does: with the best mode that runs now (BM25 last), and one line saying why (`exampleNotice`).
+   */
+  private fallBackFromLink(): void {
+    const link = this.linkMode;
+    const modes = this.kb.modes;
+    if (!link || !modes) return;
+    this.linkMode = null;
+    const fallback = this.input.mode === link ? linkFallback(link, modes) : null;
+    if (!fallback) return;
+    this.input.mode = fallback.mode;
+    this.exampleNotice = { query: this.input.q, text: fallback.notice };
+  }
+
   /** The shown results are in fused order while the cross-encoder reranks them (a rerank mode's first response). */
   get reranking(): boolean {
     return this.response?.telemetry?.pending.includes('rerank') ?? false;
@@ -92,6 +111,7 @@ export class SearchState {
    * reranked results replace the newer ones.
    */
   async run(): Promise<void> {
+    this.fallBackFromLink();
     const id = ++this.seq;
     this.running = true;
     const req = this.request();
