@@ -38,6 +38,7 @@ const AUDITED: Record<string, string> = {
   'SearchTab.svelte: res.hits → hit.id': 'search returns each item (chunk id) at most once',
   "SettingsTab.svelte: [['Embedding model', 'embedder'], ['Cross-encoder', 'crossEncoder'], ['NLI model (Benchmark)', 'nli']] as const → key": 'a constant list',
   'SettingsTab.svelte: DTYPES → d': 'a constant list of distinct names (models/types.ts)',
+  'ModelStatus.svelte: models.embedders.trainedList() → m.id': 'trained-model ids are the trained-model store\'s keys (store/trained-models.ts), so they cannot repeat',
   'SettingsTab.svelte: threadChoices → n': 'built from a Set',
   'SettingsTab.svelte: totals → id': 'entries of a Map',
 };
