@@ -269,7 +269,7 @@ describe('retrieval benchmark in the Benchmark tab', () => {
   }, 400_000);
 
   test('issue 32: another knowledge base\'s trained embedder is neither used nor offered by default; one trained on the dataset is, and the report says what it was trained on', async () => {
-    // "Holdout manuals": a corpus-trained model of another knowledge base, in this browser's store and selected in Settings (loaded on start).
+    // "Holdout manuals": a corpus-trained model of another knowledge base, in this browser's store and selected in Settings.
     const id = 'corpus/holdout-manuals-lsi8';
     const trained = await trainCorpusEmbedder(topicCorpus(10, 4).map((d) => `${d.title}\n${d.text}`), { dim: 8, trainedOn: 'Holdout manuals' });
     const meta: TrainedModelMeta = {
@@ -305,7 +305,8 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     expect(await pick.locator('option').allInnerTexts()).toContain('corpus/holdout-manuals-lsi8, trained on Holdout manuals');
     await p2.locator('[data-testid=rb-mode-dense]').check();
     await p2.locator('[data-testid=rb-max]').fill('6');
-    // Loaded and selected, yet not used: the dense mode is skipped with the reason; the report names no embedder.
+    // Selected in Settings, yet not used (the tab does not load another corpus's model): the dense mode is skipped
+    // with the reason, which names it; the report names no embedder.
     expect(await run(p2)).toBeNull();
     const skipped = await p2.locator('[data-testid=rb-skipped] li[data-mode=dense]').innerText();
     expect(skipped).toMatch(/corpus\/holdout-manuals-lsi8 was trained on Holdout manuals, not on this dataset, so it is not used: train a corpus embedder on this dataset/);

@@ -31,8 +31,12 @@ describe('chooseRunEmbedder', () => {
     expect(none.kind === 'none' && none.reason).toContain('corpus/holdout-manuals-lsi256 was trained on Holdout manuals, not on this dataset');
     // a trained id whose record is gone is not known to belong here either
     expect(chooseRunEmbedder({ loaded: holdout.id, trained: [], datasetHash: H, pick: 'auto' }).kind).toBe('none');
-    expect(chooseRunEmbedder({ loaded: null, trained: [holdout], datasetHash: H, pick: 'auto' }))
-      .toEqual({ kind: 'none', reason: expect.stringContaining('train a corpus embedder on this dataset') });
+    // nothing loaded (the tab did not load another corpus's model for its knowledge base): that model is still named
+    const unloaded = chooseRunEmbedder({ loaded: null, trained: [holdout], datasetHash: H, pick: 'auto' });
+    expect(unloaded).toEqual({ kind: 'none', reason: expect.stringContaining('train a corpus embedder on this dataset') });
+    expect(unloaded.kind === 'none' && unloaded.reason).toContain('corpus/holdout-manuals-lsi256 was trained on Holdout manuals, not on this dataset, so it is not used');
+    expect(chooseRunEmbedder({ loaded: null, trained: [], datasetHash: H, pick: 'auto' }))
+      .toEqual({ kind: 'none', reason: expect.stringMatching(/^no embedding model is loaded and none was trained on this dataset/) });
   });
 
   test('automatic: the dataset\'s own trained model is used, loaded when another is loaded', () => {

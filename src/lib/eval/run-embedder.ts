@@ -83,6 +83,12 @@ export function chooseRunEmbedder(input: { loaded: string | null; trained: reado
     const c = embedderCorpus(loaded, meta(loaded), datasetHash)!;
     return { kind: 'none', reason: `the loaded embedder ${loaded} was trained on ${c.title}, not on this dataset, so it is not used: ${TRAIN_HINT}, or choose ${loaded} explicitly as the embedder` };
   }
+  // Nothing usable is loaded; models of this browser trained on other corpora are named, so the user knows why they sat out.
+  const others = trained.filter((m) => m.corpusHash !== datasetHash).slice(0, 3);
+  if (others.length > 0) {
+    const named = others.map((m) => `${m.id} was trained on ${m.kbTitle || m.id}`).join('; ');
+    return { kind: 'none', reason: `no embedding model is loaded; ${named}, not on this dataset, so it is not used: ${TRAIN_HINT}, or choose one explicitly as the embedder` };
+  }
   return { kind: 'none', reason: `no embedding model is loaded and none was trained on this dataset: ${TRAIN_HINT}` };
 }
 
