@@ -1,7 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Unit and integration tests run in Node (unit: the inner loop of `npm run test:fast`; integration: the CLI end to end
-// on fixture data and local servers); tests/e2e drives the built site in Debian's Chromium.
+// on fixture data and local servers); tests/e2e drives the built site in Debian's Chromium: one Chromium for the run
+// (a fresh context per file, tests/helpers/browser.ts), two files at a time (their pages wait on workers and servers
+// much of the time), or RAG_LAB_E2E_WORKERS of them.
+const e2eWorkers = Number(process.env.RAG_LAB_E2E_WORKERS) || Math.min(2, availableParallelism());
 export default defineConfig({
   test: {
     projects: [
@@ -29,7 +33,7 @@ export default defineConfig({
           globalSetup: ['tests/e2e/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers: e2eWorkers,
         },
       },
     ],

@@ -1,12 +1,21 @@
-/** Debian's Chromium driven by playwright-core, with a fresh profile per launch (see DEVELOPERS.md). */
+/**
+ * Debian's Chromium driven by playwright-core (see DEVELOPERS.md). Under vitest's e2e project one Chromium serves the
+ * whole run: tests/e2e/global-setup.ts starts it as a browser server (`startBrowserServer`) and every `launchBrowser()`
+ * connects to it and opens a fresh BrowserContext (its own storage, cache and service workers, like a new profile).
+ * Outside that run (the bench scripts), and for WebGPU (other command-line flags), it launches its own Chromium with a
+ * fresh profile.
+ */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser as PwBrowser, type BrowserContext, type BrowserServer, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Where the shared browser server listens (set by the e2e global setup, inherited by the test workers). */
+const SHARED_ENV = 'RAG_LAB_BROWSER_WS';
+const VIEWPORT = { width: 1280, height: 900 };
 
 export interface Browser {
   context: BrowserContext;
@@ -20,18 +29,59 @@ export interface Browser {
 /** WebGPU on SwiftShader (software Vulkan shipped with Debian's Chromium): real WebGPU code paths, CPU speed. */
 const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 
+function assertChromium(): void {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  }
+}
+
+/** One Chromium for a whole test run; its endpoint goes to the test workers through the environment. */
+export async function startBrowserServer(): Promise<{ close(): Promise<void> }> {
+  assertChromium();
+  const server: BrowserServer = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  process.env[SHARED_ENV] = server.wsEndpoint();
+  return { close: async () => { delete process.env[SHARED_ENV]; await server.close(); } };
+}
+
+/** This process's connection to the shared browser, opened on first use and dropped when its last context closes. */
+let connection: Promise<PwBrowser | undefined> | undefined;
+let openContexts = 0;
+
+function sharedBrowser(): Promise<PwBrowser | undefined> {
+  const ws = process.env[SHARED_ENV];
+  if (!ws) return Promise.resolve(undefined);
+  connection ??= chromium.connect(ws).then((b) => {
+    b.on('disconnected', () => { connection = undefined; });
+    return b;
+  }, () => { connection = undefined; return undefined; }); // the server is gone: launch a browser of our own
+  return connection;
+}
+
 /**
+ * A fresh browser profile: a new context in the run's shared Chromium, or (outside the e2e run, or with `webgpu`) a
+ * Chromium of its own with a temporary profile.
  * `serviceWorkers: 'block'` (the default) keeps the app's coi-serviceworker out, so a site served without COOP/COEP
  * stays what such a host gives a browser without service workers: single-threaded and never reloaded by the shim.
  * `webgpu: true` drops --disable-gpu and gives pages a software WebGPU adapter (without it there is none).
  */
 export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; webgpu?: boolean } = {}): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
-  }
-  const profile = mkdtempSync(join(tmpdir(), 'rag-lab-chromium-'));
+  assertChromium();
   const blockWorkers = (opts.serviceWorkers ?? 'block') === 'block';
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: opts.webgpu ? [...FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGPU_FLAGS] : FLAGS, viewport: { width: 1280, height: 900 }, serviceWorkers: blockWorkers ? 'block' : 'allow' });
+  const serviceWorkers = blockWorkers ? 'block' as const : 'allow' as const;
+  const shared = opts.webgpu ? undefined : await sharedBrowser();
+  let context: BrowserContext;
+  let release: () => Promise<void>;
+  if (shared) {
+    openContexts++;
+    context = await shared.newContext({ viewport: VIEWPORT, serviceWorkers }).catch((err: unknown) => { openContexts--; throw err; });
+    release = async () => {
+      if (--openContexts === 0) { connection = undefined; await shared.close(); } // disconnects; the server stays up
+    };
+  } else {
+    const profile = mkdtempSync(join(tmpdir(), 'rag-lab-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: opts.webgpu ? [...FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGPU_FLAGS] : FLAGS, viewport: VIEWPORT, serviceWorkers });
+    release = async () => { rmSync(profile, { recursive: true, force: true }); };
+  }
   if (blockWorkers) {
     // As in a browser without service workers (e.g. a private window): no navigator.serviceWorker at all. Playwright's
     // block alone leaves register() resolving to undefined, which no real browser does.
@@ -52,13 +102,16 @@ export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; 
     errors.push(m.text());
     if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
   });
+  let closed = false;
   return {
     context,
     errors,
     cspViolations,
     close: async () => {
+      if (closed) return;
+      closed = true;
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      await release();
       if (cspViolations.length > 0) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
