@@ -5,12 +5,11 @@
  * the link pinned at it; the link opened in a FRESH browser (no local knowledge base, no token: a public repo) opens
  * the knowledge base from the Hub and a search finds a known sentence. The token is never in a URL or on the page.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { listIndexes, openArtifact } from '../../src/lib/artifact/read.ts';
 import { readArtifactZip } from '../../src/lib/artifact/zip.ts';
-import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { downloadBytes, launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHubRepos, type HubRepoServer } from '../helpers/hub-repo-server.ts';
 
 const site = inject('siteUrl');
@@ -64,7 +63,7 @@ describe('build, publish, open by link', () => {
       page.locator('[data-testid=local-kb][data-name=field-notes] [data-testid=local-kb-export]').click(),
     ]);
     expect(download.suggestedFilename()).toBe('field-notes.zip');
-    const zip = new Uint8Array(readFileSync((await download.path())!));
+    const zip = await downloadBytes(download);
     const source = readArtifactZip(zip, 'field-notes.zip');
     const [index] = await listIndexes(source);
     expect(index).toMatchObject({ id: 'field-notes', path: 'field-notes', title: 'Field notes', counts: { documents: 3 } });

@@ -7,13 +7,13 @@
  * embedder; a folder pick keeps its paths; rebuild with other settings; export .zip; delete removes it from the list, the picker and IndexedDB (its vectors too). Prints the in-browser build
  * time of libtasn1.pdf (36 pages) and of a generated 100-page PDF (no timed assertions).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { unzipSync } from 'fflate';
-import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { downloadBytes, launchBrowser, type Browser } from '../helpers/browser.ts';
 import { textPdf } from '../helpers/make-pdf.ts';
 
 const site = inject('siteUrl');
@@ -297,7 +297,7 @@ describe('Build tab', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), entry('test-manuals').locator('[data-testid=local-kb-export]').click()]);
     expect(download.suggestedFilename()).toBe('test-manuals.zip');
     expect(await entry('test-manuals').locator('[data-testid=local-kb-export-note]').innerText()).toMatch(/^test-manuals\.zip holds the documents, chunks and BM25 index, and no vectors: /);
-    const zip = unzipSync(new Uint8Array(readFileSync((await download.path())!)));
+    const zip = unzipSync(await downloadBytes(download));
     expect(Object.keys(zip)).toEqual(expect.arrayContaining(['index_config.json', 'test-manuals/meta.json']));
     const json = (p: string) => JSON.parse(new TextDecoder().decode(zip[p]!));
     expect(json('index_config.json').indexes.map((x: { path: string; title: string }) => [x.path, x.title])).toEqual([['test-manuals', 'Renamed manuals']]);

@@ -5,13 +5,13 @@
  * future version, `__proto__`, 1e999) are refused or rendered as text; a multi-mode retrieval report lists and opens
  * with one line of figures per mode; a reload keeps everything.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { parseReportText, serializeReport, type Report } from '../../src/lib/reports/format.ts';
-import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { downloadBytes, launchBrowser, type Browser } from '../helpers/browser.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 import { multiModeReport } from '../helpers/retrieval-reports.ts';
 import { generatedTitle } from '../../src/lib/reports/title.ts';
@@ -71,14 +71,13 @@ describe('Reports tab', () => {
     await page.locator('[data-testid=report-notes]').blur();
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=report-export-json]').click()]);
-    const path = await download.path();
-    const back = parseReportText(readFileSync(path, 'utf8'));
+    const back = parseReportText(new TextDecoder().decode(await downloadBytes(download)));
     expect(back.ok).toBe(true);
     if (back.ok) expect(back.report).toEqual({ ...report, title: 'Tuned lexical run', notes: 'k = 8, no reranker' });
     expect(download.suggestedFilename()).toBe('Tuned-lexical-run-e2e-report-1.json');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=report-export-csv]').click()]);
-    expect(readFileSync(await csv.path(), 'utf8').split('\r\n')).toHaveLength(rows.length + 2);
+    expect(new TextDecoder().decode(await downloadBytes(csv)).split('\r\n')).toHaveLength(rows.length + 2);
 
     await page.locator('[data-testid=reports-find]').fill('thermostt');
     await expect.poll(() => page.locator('[data-testid=report-why]').innerText().catch(() => '')).toBe('matches question (1 row)');

@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser as PwBrowser, type BrowserContext, type BrowserServer, type Page } from 'playwright-core';
+import { chromium, type Browser as PwBrowser, type BrowserContext, type BrowserServer, type Download, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -123,4 +123,12 @@ export async function useSettings(page: Page, patch: Record<string, unknown>): P
     const s = JSON.parse(localStorage.getItem('rag-lab:settings') ?? '{}');
     localStorage.setItem('rag-lab:settings', JSON.stringify({ ...s, ...p }));
   }, patch);
+}
+
+/** A finished download's bytes (read through the connection: `download.path()` is not available from a shared browser). */
+export async function downloadBytes(download: Download): Promise<Uint8Array> {
+  const stream = await download.createReadStream();
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return new Uint8Array(Buffer.concat(parts));
 }
