@@ -68,19 +68,22 @@ export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; 
   assertChromium();
   const blockWorkers = (opts.serviceWorkers ?? 'block') === 'block';
   const serviceWorkers = blockWorkers ? 'block' as const : 'allow' as const;
+  // Counted before the connection is awaited, so that a context closing meanwhile does not drop it under us.
+  if (!opts.webgpu) openContexts++;
   const shared = opts.webgpu ? undefined : await sharedBrowser();
+  const release = async () => {
+    if (--openContexts === 0 && shared) { connection = undefined; await shared.close(); } // disconnects; the server stays up
+  };
   let context: BrowserContext;
-  let release: () => Promise<void>;
+  let cleanUp: () => Promise<void>;
   if (shared) {
-    openContexts++;
-    context = await shared.newContext({ viewport: VIEWPORT, serviceWorkers }).catch((err: unknown) => { openContexts--; throw err; });
-    release = async () => {
-      if (--openContexts === 0) { connection = undefined; await shared.close(); } // disconnects; the server stays up
-    };
+    context = await shared.newContext({ viewport: VIEWPORT, serviceWorkers }).catch(async (err: unknown) => { await release(); throw err; });
+    cleanUp = release;
   } else {
+    if (!opts.webgpu) openContexts--;
     const profile = mkdtempSync(join(tmpdir(), 'rag-lab-chromium-'));
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: opts.webgpu ? [...FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGPU_FLAGS] : FLAGS, viewport: VIEWPORT, serviceWorkers });
-    release = async () => { rmSync(profile, { recursive: true, force: true }); };
+    cleanUp = async () => { rmSync(profile, { recursive: true, force: true }); };
   }
   if (blockWorkers) {
     // As in a browser without service workers (e.g. a private window): no navigator.serviceWorker at all. Playwright's
@@ -111,7 +114,7 @@ export async function launchBrowser(opts: { serviceWorkers?: 'allow' | 'block'; 
       if (closed) return;
       closed = true;
       await context.close();
-      await release();
+      await cleanUp();
       if (cspViolations.length > 0) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
