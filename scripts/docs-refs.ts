@@ -8,7 +8,8 @@
 //     be a component's file name) by src/ workers/ cli/ scripts/ tests/helpers/ or the build's config files; a camelCase or
 //     UPPER_CASE one must occur in that code (an export, a field, a method, an environment variable it reads);
 // Flags (`--kb`), commands, settings values and prose stay unchecked; NOT_CODE lists the few code-shaped terms that
-// name something outside the tree. Relative Markdown links ([x](other.md#part)) must point to a file of the tree.
+// name something outside the tree. Relative Markdown links ([x](other.md#part)) must point to a file of the tree, and a
+// section named in words (`docs/build.md "From web pages"`, in a doc or in the code) must be a heading of that doc.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative, resolve } from 'node:path';
 
@@ -34,7 +35,7 @@ export interface DocRef {
   doc: string;
   line: number;
   ref: string;
-  kind: 'path' | 'file' | 'name' | 'link';
+  kind: 'path' | 'file' | 'name' | 'link' | 'section';
 }
 
 export interface Tree {
@@ -44,6 +45,8 @@ export interface Tree {
   exported: Set<string>;
   /** Every identifier that occurs in the code (fields, methods, parameters…). */
   words: Set<string>;
+  /** The headings of each Markdown file ('docs/build.md' → ['Building a knowledge base', 'The Build tab', …]). */
+  headings: Map<string, string[]>;
 }
 
 function walk(root: string, dir: string, out: string[]): void {
@@ -77,14 +80,34 @@ export function namesOf(path: string, text: string): { exported: string[]; words
 export function readTree(root: string): Tree {
   const all: string[] = [];
   walk(root, '', all);
-  const tree: Tree = { paths: new Set(all), exported: new Set(), words: new Set() };
+  const tree: Tree = { paths: new Set(all), exported: new Set(), words: new Set(), headings: new Map() };
   for (const path of all) {
+    if (path.endsWith('.md')) tree.headings.set(path, headingsOf(readFileSync(join(root, path), 'utf8')));
     if ((!CODE_ROOTS.some((r) => path.startsWith(`${r}/`)) && !ROOT_CODE.has(path)) || !CODE_FILE.test(path) || path === 'scripts/docs-refs.ts') continue;
     const { exported, words } = namesOf(path, readFileSync(join(root, path), 'utf8'));
     for (const n of exported) tree.exported.add(n);
     for (const w of words) tree.words.add(w);
   }
   return tree;
+}
+
+/** The headings of a Markdown text, outside fenced blocks. */
+export function headingsOf(text: string): string[] {
+  let fenced = false;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && /^#{1,6}\s/.test(line)) out.push(line.replace(/^#+\s+/, '').trim());
+  }
+  return out;
+}
+
+/** A doc's section named in words: `docs/build.md "From web pages"`, `docs/hub.md, "Reports in a dataset repo"`. */
+const SECTION = /`?((?:docs\/[\w/.-]+|README)\.md)`?,? "([^"\n]+)"/g;
+
+/** The sections any text (a doc, a code comment, a message) names, with their line numbers. */
+export function sectionRefsOf(file: string, text: string): DocRef[] {
+  return [...text.matchAll(SECTION)].map((m) => ({ doc: file, line: text.slice(0, m.index).split('\n').length, ref: `${m[1]}#${m[2]}`, kind: 'section' as const }));
 }
 
 /** The references one Markdown text makes (fenced blocks skipped), with their line numbers. */
@@ -162,6 +185,12 @@ export function problemOf(ref: DocRef, tree: Tree): string | null {
       if (!known) return PASCAL.test(head) ? 'not exported by the code' : 'not a name the code declares';
       return member === undefined || tree.words.has(member) ? null : `${head} has no member ${member}`;
     }
+    case 'section': {
+      const [doc, title] = [ref.ref.slice(0, ref.ref.indexOf('#')), ref.ref.slice(ref.ref.indexOf('#') + 1)];
+      const headings = tree.headings.get(doc);
+      if (!headings) return `no such file: ${doc}`;
+      return headings.some((h) => h === title || h.startsWith(title)) ? null : `${doc} has no section "${title}"`;
+    }
     case 'link': {
       const target = normalize(join(dirname(ref.doc), decodeURI(ref.ref.replace(/#.*$/, '')))).replace(/\/$/, '');
       return target === '' || tree.paths.has(target) ? null : `links to ${target}, which does not exist`;
@@ -183,6 +212,12 @@ export interface StaleRef extends DocRef {
 export function staleRefs(root: string): { refs: DocRef[]; stale: StaleRef[] } {
   const tree = readTree(root);
   const refs = docFiles(root).flatMap((doc) => refsOf(doc, readFileSync(join(root, doc), 'utf8')));
+  // Sections named by the docs and by the code (comments and messages that send the reader to a doc).
+  const all: string[] = [];
+  walk(root, '', all);
+  for (const file of [...docFiles(root), ...all.filter((p) => CODE_FILE.test(p) && CODE_ROOTS.some((r) => p.startsWith(`${r}/`)) && p !== 'scripts/docs-refs.ts')]) {
+    refs.push(...sectionRefsOf(file, readFileSync(join(root, file), 'utf8')));
+  }
   const stale: StaleRef[] = [];
   for (const r of refs) {
     const problem = problemOf(r, tree);
@@ -195,7 +230,7 @@ function main(): void {
   const root = resolve(process.argv[2] ?? '.');
   const { refs, stale } = staleRefs(root);
   const count = (k: DocRef['kind']) => refs.filter((r) => r.kind === k).length;
-  console.log(`${refs.length} references checked (${count('path')} paths, ${count('file')} file names, ${count('name')} code names, ${count('link')} links)`);
+  console.log(`${refs.length} references checked (${count('path')} paths, ${count('file')} file names, ${count('name')} code names, ${count('link')} links, ${count('section')} named sections)`);
   console.log(`stale (${stale.length}):`);
   for (const s of stale) console.log(`  ${relative(root, join(root, s.doc))}:${s.line}  ${s.ref}  (${s.problem})`);
 }

@@ -1,8 +1,10 @@
 // The docs name only what exists (scripts/docs-refs.ts): every path, file name, code name and relative link that
 // README.md and docs/**/*.md write resolves in the tree; `npx tsx scripts/docs-refs.ts` lists the stale ones.
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classify, namesOf, problemOf, refsOf, staleRefs, type DocRef, type Tree } from '../../scripts/docs-refs.ts';
+import { MAX_LINES } from '../../scripts/import-map.ts';
+import { classify, docFiles, headingsOf, namesOf, problemOf, refsOf, sectionRefsOf, staleRefs, type DocRef, type Tree } from '../../scripts/docs-refs.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -11,6 +13,11 @@ describe('the docs reference only what exists', () => {
     const { refs, stale } = staleRefs(root);
     expect(refs.length).toBeGreaterThan(500);
     expect(stale.map((s) => `${s.doc}:${s.line} ${s.ref} (${s.problem})`)).toEqual([]);
+  });
+
+  it(`keeps every doc at most ${MAX_LINES} lines, as the code`, () => {
+    const long = docFiles(root).map((doc) => ({ doc, lines: readFileSync(join(root, doc), 'utf8').trimEnd().split('\n').length })).filter((d) => d.lines > MAX_LINES);
+    expect(long).toEqual([]);
   });
 });
 
@@ -51,6 +58,7 @@ describe('what counts as a reference', () => {
       paths: new Set(['src', 'src/lib', 'src/lib/stats', 'src/lib/stats/paired.ts', 'docs', 'docs/cli.md']),
       exported: new Set(['KnowledgeBase', 'REPORT_METRICS']),
       words: new Set(['KnowledgeBase', 'fromItems', 'loaded', 'REPORT_METRICS', 'CHROMIUM_PATH']),
+      headings: new Map([['docs/cli.md', ['The CLI', 'Flag ranges (checked before a run)']]]),
     };
     const ref = (r: string, kind: DocRef['kind'], doc = 'docs/internals/x.md'): DocRef => ({ doc, line: 1, ref: r, kind });
     expect(problemOf(ref('src/lib/stats/paired.ts', 'path'), tree)).toBeNull();
@@ -65,5 +73,14 @@ describe('what counts as a reference', () => {
     expect(problemOf(ref('ModelsState', 'name'), tree)).toBe('not exported by the code');
     expect(problemOf(ref('../cli.md#flags', 'link'), tree)).toBeNull();
     expect(problemOf(ref('../build.md', 'link'), tree)).toBe('links to docs/build.md, which does not exist');
+    expect(problemOf(ref('docs/cli.md#Flag ranges', 'section'), tree)).toBeNull();
+    expect(problemOf(ref('docs/cli.md#Confidence and rejection', 'section'), tree)).toBe('docs/cli.md has no section "Confidence and rejection"');
+    expect(problemOf(ref('docs/build.md#From arXiv', 'section'), tree)).toBe('no such file: docs/build.md');
+  });
+
+  it('finds sections named in words, in docs and in code, and the headings outside fenced blocks', () => {
+    const code = "// see docs/cli.md \"Flag ranges\"\nthrow new Error('… (`docs/build.md`, \"From web pages\")');\n";
+    expect(sectionRefsOf('src/x.ts', code).map((r) => [r.line, r.ref])).toEqual([[1, 'docs/cli.md#Flag ranges'], [2, 'docs/build.md#From web pages']]);
+    expect(headingsOf('# Title\n\n```sh\n# not a heading\n```\n### A part (`x.ts`)\n')).toEqual(['Title', 'A part (`x.ts`)']);
   });
 });
