@@ -11,11 +11,11 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { BuildError } from '../src/lib/kb-build/build-kb.ts';
 import { trainOnData } from '../src/lib/kb-build/collect-data.ts';
 import { TrainEmbedderError } from '../src/lib/kb-build/train-embedder.ts';
+import { checkTrainFlags, trainedLine } from '../src/lib/kb-build/train-flags.ts';
 import type { ChunkOptions } from '../src/lib/retrieval/chunk.ts';
-import { ANALYSES, type Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
 import { TRAIN_DEFAULTS, type TrainedModel } from '../src/lib/models/corpus-embedder/train.ts';
-import { CliError, numberArg, parse } from './args.ts';
-import { loadBuildData } from './build-data.ts';
+import { CliError, parse } from './args.ts';
+import { cliFault, loadBuildData } from './build-data.ts';
 import { writeStagedFolder } from './build-index.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { stderrOutput } from './kb-arg.ts';
@@ -61,8 +61,6 @@ function modelId(out: string): string {
   return relative(dirname(dirname(out)), out).split(sep).join('/');
 }
 
-const positive = (name: string, v: string | undefined, min: number) => numberArg(name, v, (n) => Number.isInteger(n) && n >= min, `a whole number ≥ ${min}`);
-
 export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, out: { type: 'string' }, dim: { type: 'string' }, seed: { type: 'string' },
@@ -72,14 +70,7 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   if (values.help) { console.log(HELP); return; }
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
   if (!values.out) throw new CliError(`--out is required (the model folder to create, e.g. models/corpus/<name>-lsi256)\n\n${HELP}`);
-  const dim = positive('dim', values.dim, 1);
-  const seed = positive('seed', values.seed, 0);
-  const minDf = positive('min-df', values['min-df'], 1);
-  const maxVocab = positive('max-vocab', values['max-vocab'], 1);
-  const powerIterations = positive('power-iterations', values['power-iterations'], 0);
-  const idfPower = numberArg('idf-power', values['idf-power'], (n) => n >= 0 && n <= 8, 'a number from 0 to 8');
-  const analysis = values.analysis as Analysis | undefined;
-  if (analysis !== undefined && !ANALYSES.includes(analysis)) throw new CliError(`--analysis must be one of ${ANALYSES.join(', ')}, got ${analysis}`);
+  const options = await cliFault(async () => checkTrainFlags(values));
   const out = checkOut(values.out);
 
   const bar = new ProgressBar(stderrOutput());
@@ -87,11 +78,7 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
   bar.log(`read ${data.summary}`);
   let model: TrainedModel, chunking: ChunkOptions | false;
   try {
-    ({ model, chunking } = await trainOnData(data, {
-      ...(dim !== undefined ? { dim } : {}), ...(seed !== undefined ? { seed } : {}), ...(minDf !== undefined ? { minDf } : {}),
-      ...(maxVocab !== undefined ? { maxVocab } : {}), ...(powerIterations !== undefined ? { powerIterations } : {}), ...(idfPower !== undefined ? { idfPower } : {}),
-      ...(analysis !== undefined ? { analysis } : {}), onProgress: (p) => bar.update(p.stage, p.done, p.total),
-    }, values.data));
+    ({ model, chunking } = await trainOnData(data, { ...options, onProgress: (p) => bar.update(p.stage, p.done, p.total) }, values.data));
   } catch (e) {
     bar.end();
     if (e instanceof TrainEmbedderError || e instanceof BuildError) throw new CliError(e.message);
@@ -106,5 +93,5 @@ export async function trainEmbedderCommand(argv: string[]): Promise<void> {
     console.log(JSON.stringify({ ...s, out, id, bytes }));
     return;
   }
-  console.log(`trained ${id}: corpus-trained LSI, ${s.dim}-d, ${s.vocabulary} terms${(analysis ?? TRAIN_DEFAULTS.analysis) === 'stems' ? ` (stems; ${s.tokens - 5} surface words)` : ''}, ${s.documents} ${chunking ? 'chunks' : 'documents'} in ${s.seconds.toFixed(1)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB): use --models-dir ${dirname(dirname(out))} --embedder ${id}`);
+  console.log(trainedLine(s, { id, analysis: options.analysis, chunked: chunking !== false, out, bytes, modelsDir: dirname(dirname(out)) }));
 }

@@ -19,10 +19,8 @@
  * Faults for tests: cut a file's connection after N bytes (a number of times), delay, a status (500), an HTML page
  * (200 text/html). Every request is recorded (method, path, range, status, bytes, whether Authorization was present, never the token itself).
  */
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { blobOid, body, readFolder, sha1, sha256 } from './hub-repo-bytes.ts';
 import { listenLocal } from './listen.ts';
 import { streamBody, type StreamFault } from './stream-body.ts';
 
@@ -97,25 +95,6 @@ const CORS = {
   'Access-Control-Expose-Headers': 'ETag, Content-Range, Content-Length, Accept-Ranges, Link, X-Error-Code, X-Linked-Size, X-Linked-ETag, X-Request-Id',
   'Access-Control-Max-Age': '600',
 };
-
-function readFolder(dir: string, prefix = '', out = new Map<string, Uint8Array>()): Map<string, Uint8Array> {
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    if (d.isDirectory()) readFolder(join(dir, d.name), `${prefix}${d.name}/`, out);
-    else if (d.isFile()) out.set(prefix + d.name, new Uint8Array(readFileSync(join(dir, d.name))));
-  }
-  return out;
-}
-
-const sha1 = (s: string | Uint8Array) => createHash('sha1').update(s).digest('hex');
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-/** Git's blob oid: sha1 of "blob <size>\0<bytes>". */
-const blobOid = (b: Uint8Array) => createHash('sha1').update(`blob ${b.byteLength}\0`).update(b).digest('hex');
-
-async function body(req: IncomingMessage): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of req) parts.push(c as Buffer);
-  return Buffer.concat(parts);
-}
 
 export interface HubRepoServerOptions {
   /** The token that reads private repos (and, with `strictTokens`, the one that writes). */

@@ -1,7 +1,7 @@
 /**
  * Low-confidence rejection: refuse to return results when even the best one is too weak.
  *
- * Confidence of the top hit (see docs/architecture.md, "Confidence and rejection"):
+ * Confidence of the top hit (see docs/internals/retrieval.md, "Confidence and rejection"):
  * - the lexical evidence `idfCoverage`: the share of the query's idf that the best BM25 match contains (every mode
  *   has it; dense mode looks BM25's best match up for it);
  * - modes with a model also need the model's own evidence for the top hit (clipped cosine, or the sigmoid of the
