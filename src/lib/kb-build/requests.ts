@@ -8,12 +8,10 @@ import type { WebRequest } from '../data/web-urls.ts';
 import type { HubDatasetRequest } from '../data/hub-dataset.ts';
 import type { InputFile } from '../data/source-documents.ts';
 import type { BuildSettings } from '../data/local-kb-meta.ts';
+import type { HubAccess } from '../hub/access.ts';
 
-/** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
-export interface HubAccess {
-  hubUrl: string;
-  token: string | null;
-}
+/** Re-exported for the worker API: the one definition is `hub/access.ts`. */
+export type { HubAccess };
 
 /** What a build reads its documents from. */
 export type BuildSource =
