@@ -12,6 +12,7 @@ import { buildEvaluatorDeps } from '../../src/lib/eval/evaluator-deps.ts';
 import { EVALUATOR_IDS, EVALUATORS, evaluatorHelp, evaluatorsWith, isEvaluatorId, type EvaluatorDef, type EvaluatorId } from '../../src/lib/eval/evaluators.ts';
 import { ragbenchModelNeeds } from '../../src/lib/eval/run-models.ts';
 import { runValidateSession } from '../../src/lib/eval/session.ts';
+import type { NliTraceModels } from '../../src/lib/eval/nli-trace.ts';
 import type { ChatProvider } from '../../src/lib/llm/types.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
@@ -29,7 +30,7 @@ const fixture: EvaluatorDef = {
 };
 
 const judge: ChatProvider = { id: 'openai', chat: async () => { throw new Error('unused'); }, stream: async () => { throw new Error('unused'); } };
-const nliModels = { nli: { spec: { id: 'n', dtype: 'q8', device: 'cpu' }, predict: async () => ({ entailment: 1, neutral: 0, contradiction: 0 }) }, reranker: null };
+const nliModels: NliTraceModels = { nli: { spec: { id: 'n', dtype: 'q8', device: 'cpu' }, predict: async () => ({ entailment: 1, neutral: 0, contradiction: 0 }) }, reranker: null };
 const sources = { judge, models: { nliModels: async () => nliModels, embedder: async () => null } };
 
 beforeAll(() => {
