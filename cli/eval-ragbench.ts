@@ -13,7 +13,7 @@ import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.t
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
 import { UsageMeter } from '../src/lib/eval/cost.ts';
 import { buildEvaluatorDeps, nliModelLoader } from '../src/lib/eval/evaluator-deps.ts';
-import { DEFAULT_EVALUATOR, EVALUATOR_IDS, EVALUATORS, evaluatorHelp, evaluatorsWith, isEvaluatorId, runsOffline, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
+import { DEFAULT_EVALUATOR, EVALUATOR_IDS, EVALUATORS, evaluatorHelp, isEvaluatorId, judgeFlagProblem, runsOffline, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
 import { sampledJudgeEstimate } from '../src/lib/eval/judge-runs.ts';
 import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-pipeline-session.ts';
 import { pipelineJson, rowLabels, validateJson } from '../src/lib/eval/ragbench-output.ts';
@@ -165,9 +165,8 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
   const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
   const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
-  const repeatable = EVALUATORS[evaluator].repeatable, judges = evaluatorsWith('repeatable').join('|');
-  if (repeats > 1 && !repeatable) throw new CliError(`--repeats needs --evaluator ${judges} (only an LLM judge varies between calls)`);
-  if (temperature !== undefined && !repeatable) throw new CliError(`--temperature is the judge temperature: it needs --evaluator ${judges}`);
+  const judgeFlags = judgeFlagProblem(evaluator, repeats, temperature);
+  if (judgeFlags) throw new CliError(judgeFlags);
   const usesApi = mode === 'pipeline' || EVALUATORS[evaluator].api;
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);

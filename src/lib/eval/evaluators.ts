@@ -175,6 +175,14 @@ export const EVALUATORS: Record<EvaluatorId, EvaluatorDef> = {
 /** The ids of the evaluators that have a property (`repeatable`, `usesNli`…), e.g. for a message naming them. */
 export const evaluatorsWith = (p: 'api' | 'repeatable' | 'usesNli' | 'usesEmbedder'): EvaluatorId[] => EVALUATOR_IDS.filter((id) => EVALUATORS[id][p]);
 
+/** Why `--repeats` / `--temperature` do not apply to evaluator `id` (only to a repeatable one); null when they do or are not given. */
+export function judgeFlagProblem(id: EvaluatorId, repeats: number, temperature: number | undefined): string | null {
+  if (EVALUATORS[id].repeatable) return null;
+  const judges = evaluatorsWith('repeatable').join('|');
+  if (repeats > 1) return `--repeats needs --evaluator ${judges} (only an LLM judge varies between calls)`;
+  return temperature !== undefined ? `--temperature is the judge temperature: it needs --evaluator ${judges}` : null;
+}
+
 /** Needs no model and no network (scores in a blink: no progress to show). */
 export const runsOffline = (id: EvaluatorId): boolean => !EVALUATORS[id].api && !EVALUATORS[id].usesNli && !EVALUATORS[id].usesEmbedder;
 
