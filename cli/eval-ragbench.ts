@@ -13,7 +13,7 @@ import { MemoryResultStore, type RunProgress } from '../src/lib/eval/bench-run.t
 import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/bootstrap.ts';
 import { UsageMeter } from '../src/lib/eval/cost.ts';
 import { buildEvaluatorDeps, nliModelLoader } from '../src/lib/eval/evaluator-deps.ts';
-import { EVALUATOR_IDS, EVALUATORS, isEvaluatorId, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
+import { DEFAULT_EVALUATOR, EVALUATOR_IDS, EVALUATORS, evaluatorHelp, isEvaluatorId, judgeFlagProblem, runsOffline, type EvaluatorId } from '../src/lib/eval/evaluators.ts';
 import { sampledJudgeEstimate } from '../src/lib/eval/judge-runs.ts';
 import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-pipeline-session.ts';
 import { pipelineJson, rowLabels, validateJson } from '../src/lib/eval/ragbench-output.ts';
@@ -46,7 +46,7 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
                       pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
                       RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall and AUROC / RMSE vs the questions' gold labels
-  --evaluator NAME    lexical (offline, default) | nli (local cross-encoder + NLI models) | llm (LLM judge) | ragas (docs/ragas.md)
+  --evaluator NAME    ${evaluatorHelp()}
   --n N               validate: score a seeded random sample of N rows per subset (default: all)
                       pipeline: ask N seeded random questions per subset (default: all distinct questions)
   --seed S            sample and bootstrap seed (default 0)
@@ -92,7 +92,7 @@ ${MODEL_HELP}
 // ------------------------------------------------------------------------------------------------ flags and API
 
 const OPTIONS = {
-  data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: 'lexical' },
+  data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: DEFAULT_EVALUATOR },
   mode: { type: 'string', default: 'validate' }, n: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' },
   json: { type: 'boolean', default: false }, 'report-out': { type: 'string' }, help: { type: 'boolean', short: 'h' }, nli: { type: 'string' },
   provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
@@ -165,8 +165,8 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
   const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
   const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
-  if (repeats > 1 && evaluator !== 'llm') throw new CliError('--repeats needs --evaluator llm (only an LLM judge varies between calls)');
-  if (temperature !== undefined && evaluator !== 'llm') throw new CliError('--temperature is the judge temperature: it needs --evaluator llm');
+  const judgeFlags = judgeFlagProblem(evaluator, repeats, temperature);
+  if (judgeFlags) throw new CliError(judgeFlags);
   const usesApi = mode === 'pipeline' || EVALUATORS[evaluator].api;
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
@@ -202,7 +202,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
 async function validateMode(a: Run): Promise<void> {
   const { values, api, evaluator, log, labels, repeats } = a;
   let parseFailures = 0;
-  const planned = evaluator === 'llm' ? sampledJudgeEstimate(a.session.subsets, a.session, { repeats, price: api!.price }) : null;
+  const planned = EVALUATORS[evaluator].repeatable ? sampledJudgeEstimate(a.session.subsets, a.session, { repeats, price: api!.price }) : null;
   if (planned) for (const l of validateEstimateLines(api!, planned, repeats)) log(l);
   const loader = { ...nliLoader(values, log, async () => (await loadCliModels(values, { dense: false, reranker: true }, log)).reranker),
     embedder: async () => (a.session.settings.ragas?.embedder ? (await loadCliModels(values, { dense: true, reranker: false }, log)).embedder : null) };
@@ -216,12 +216,12 @@ async function validateMode(a: Run): Promise<void> {
       const why = r.results.find((x) => x.parseFailed)?.error;
       log(`${row.id} (${row.generation_model_name}): ${r.parseFailedCalls}/${r.results.length} judge replies not parsed (${why})${r.parseFailed ? '; scores left out' : ''}`);
     },
-    ...(evaluator === 'lexical' ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
+    ...(runsOffline(evaluator) ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
     onSubset: (run, ms) => {
       const v = run.validation;
-      for (const f of run.failures) log(`${labels.text(f.key)}: ${evaluator === 'llm' ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
+      for (const f of run.failures) log(`${labels.text(f.key)}: ${EVALUATORS[evaluator].repeatable ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
       log(`${v.subset}: ${v.n} rows scored in ${ms.toFixed(0)} ms${run.failures.length ? ` (${run.failures.length} failed, left out)` : ''}`);
-      if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${evaluator === 'llm' ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
+      if (first && v.n === 0 && run.failures.length > 0) throw new CliError(`every ${EVALUATORS[evaluator].repeatable ? 'judge call' : 'row'} failed; the first: ${run.failures[0]!.reason}`, 1);
       first = false;
     },
   });
@@ -246,7 +246,7 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
     models: needs.search ? (cliModels?.search ?? {}) : {},
     attachVectors: embedder ? async (kb, kbKey) => { await attachDense(kb, embedder, { kbKey, store: cliModels!.store }); } : null,
     onKb: (r, ms) => log(kbLine(r, ms)),
-    estimate: { price: api.price, judge: evaluator === 'llm' ? { repeats } : null },
+    estimate: { price: api.price, judge: EVALUATORS[evaluator].repeatable ? { repeats } : null },
     onEstimate: (e) => { for (const l of pipelineEstimateLines(api, e, repeats)) log(l); },
     onJudge: (row, r) => { if (r.parseFailedCalls > 0) log(`${row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`); },
     onProgress: progressPrinter(),

@@ -6,11 +6,12 @@ import { evalBeirCommand } from './eval-beir.ts';
 import { CliError, nearest } from './args.ts';
 import { fsErrorLine } from './fs-errors.ts';
 import { redactSecrets } from '../src/lib/redact.ts';
+import { CLI_SOURCES_TEXT } from '../src/lib/kb-build/build-sources.ts';
 
 export const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   analyze: { run: (argv) => import('./analyze.ts').then((m) => m.analyzeCommand(argv)), help: 'Analyse a retrieval report: H1 (do query-difficulty predictors track NDCG@10?) and H2 (paired tests between modes)' },
   ask: { run: (argv) => import('./ask.ts').then((m) => m.askCommand(argv)), help: 'Answer a question from a knowledge base with an LLM' },
-  'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: 'Build a knowledge-base artifact (BEIR, RAGBench, a folder of PDF/TXT/MD/HTML files, arXiv, web pages) and optionally push it to the Hub' },
+  'build-index': { run: (argv) => import('./build-index.ts').then((m) => m.buildIndexCommand(argv)), help: `Build a knowledge-base artifact (${CLI_SOURCES_TEXT}) and optionally push it to the Hub` },
   compare: { run: (argv) => import('./compare.ts').then((m) => m.compareCommand(argv)), help: 'Compare saved reports: Δ vs a baseline with paired tests, W/T/L, config differences' },
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR folder or a built artifact' },
   'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },

@@ -3,7 +3,7 @@
  * value (or why there is none: absent is not 0) and the RAGBench question's gold label beside it; and the gold
  * question a Benchmark row opens in Ask, checked on the way in.
  */
-import type { EvaluatorId } from '../lib/eval/evaluators.ts';
+import { EVALUATORS, type EvaluatorId } from '../lib/eval/evaluators.ts';
 import type { AnswerScore } from '../lib/eval/score-answer.ts';
 import { RAGAS_METRICS, type RagasMetric } from '../lib/eval/ragas.ts';
 import type { TraceScores } from '../lib/eval/trace.ts';
@@ -43,8 +43,9 @@ const fixed = (x: number) => x.toFixed(3);
 
 /** Why an evaluator gave no value for a metric (NaN). */
 function absent(evaluator: EvaluatorId, m: Trace | RagasMetric): string {
-  if (evaluator === 'ragas' && (TRACE as readonly string[]).includes(m)) return '— (not a RAGAS metric)';
-  if (m === 'completeness') return evaluator === 'nli' ? '— (NLI needs a gold answer)' : '— (nothing in the sources is relevant)';
+  const own = EVALUATORS[evaluator].absent?.(m);
+  if (own) return `— (${own})`;
+  if (m === 'completeness') return '— (nothing in the sources is relevant)';
   if (m === 'answer_relevancy') return '— (needs an embedder: load one under Settings → Models)';
   if (m === 'context_precision' || m === 'context_recall') return '— (needs a reference answer: open a RAGBench question)';
   if (m === 'faithfulness') return '— (the answer makes no statement)';

@@ -1,13 +1,14 @@
 /**
- * The Benchmark tab's evaluator choices: every evaluator of the registry (src/lib/eval/evaluators.ts `EVALUATORS`,
- * keyed alike, so a new evaluator is a compile error here until it has a choice), in the order the select lists
- * them, with its label and whether it calls an LLM judge with the user's key (the registry's `api`, checked equal in
- * tests/unit/bench-evaluators.test.ts). Also what the tab says about RAGAS with the models loaded and about pipeline
- * mode's judge, and the evaluator part of the run's BenchConfig (the chosen evaluator in either mode).
+ * The Benchmark tab's evaluator choices, derived from the registry (src/lib/eval/evaluators.ts `EVALUATORS`): every
+ * evaluator in the registry's order, with its picker label and whether it calls an LLM judge with the user's key (its
+ * `api`). Also what the tab says about an evaluator with the models loaded (its `modeNote`) and about pipeline mode's
+ * judge, and the evaluator part of the run's BenchConfig (the chosen evaluator in either mode).
  */
 import type { BenchConfig } from '../lib/eval/bench-config.ts';
-import type { EvaluatorId } from '../lib/eval/evaluators.ts';
+import { EVALUATORS, type EvaluatorId } from '../lib/eval/evaluators.ts';
 import { nliModelKeys } from '../lib/eval/run-models.ts';
+
+export { ragasPipelineNote, ragasValidateNote } from '../lib/eval/evaluators.ts';
 
 export interface EvaluatorChoice {
   label: string;
@@ -15,12 +16,13 @@ export interface EvaluatorChoice {
   judge: boolean;
 }
 
-export const EVALUATOR_CHOICES: Record<EvaluatorId, EvaluatorChoice> = {
-  lexical: { label: 'Offline lexical (no model, no network)', judge: false },
-  llm: { label: 'LLM judge (your key)', judge: true },
-  nli: { label: 'Local NLI model (in this browser)', judge: false },
-  ragas: { label: 'RAGAS metrics (LLM judge, your key)', judge: true },
-};
+export const EVALUATOR_CHOICES: Readonly<Record<EvaluatorId, EvaluatorChoice>> = Object.freeze(Object.fromEntries(
+  Object.values(EVALUATORS).map((d) => [d.id, { label: d.choice, judge: d.api }]),
+) as Record<EvaluatorId, EvaluatorChoice>);
+
+/** What the tab says of evaluator `id` in `mode` with the loaded embedder (or none); null when nothing. */
+export const evaluatorModeNote = (id: EvaluatorId, mode: 'validate' | 'pipeline', embedder: string | null): string | null =>
+  EVALUATORS[id].modeNote?.(mode, embedder) ?? null;
 
 export const isEvaluatorChoice = (x: string | null): x is EvaluatorId => x !== null && Object.hasOwn(EVALUATOR_CHOICES, x);
 
@@ -28,22 +30,6 @@ export const isEvaluatorChoice = (x: string | null): x is EvaluatorId => x !== n
 export function loadedEmbedder(loaded: ReadonlyArray<{ task: string; spec: { id: string; dtype: string } }>): string | null {
   const e = loaded.find((m) => m.task === 'embedder');
   return e ? `${e.spec.id}@${e.spec.dtype}` : null;
-}
-
-/** What RAGAS scores in validate mode with this embedder loaded (or none): answer relevancy needs one; no reference answer there. */
-export function ragasValidateNote(embedder: string | null): string {
-  const relevancy = embedder
-    ? `answer relevancy embeds with the loaded embedder ${embedder}`
-    : 'answer relevancy is absent: it needs an embedder (load one under Settings → Models)';
-  return `RAGAS scores faithfulness and ${relevancy}. Context precision and recall need a reference answer other than the one scored, which validate mode does not have: they are absent. The judge makes 2 to 3 calls per row.`;
-}
-
-/** What RAGAS scores in pipeline mode with this embedder loaded (or none): RAGBench's answer is the reference there. */
-export function ragasPipelineNote(embedder: string | null): string {
-  const relevancy = embedder
-    ? `answer relevancy with the loaded embedder ${embedder}`
-    : 'not answer relevancy: it needs an embedder (load one under Settings → Models)';
-  return `RAGAS scores faithfulness, context precision and recall (RAGBench's answer to the question as the reference) and ${relevancy}. The judge makes 1 to 5 calls per answer.`;
 }
 
 /** Pipeline mode's judge (the LLM judge, RAGAS): the answering model, whose key is the Ask tab's. */
@@ -65,7 +51,7 @@ export function evaluatorConfig(o: {
   return {
     evaluator: o.evaluator,
     judge: judged ? { ...o.judge } : null,
-    nliModels: o.evaluator === 'nli' ? nliModelKeys(o.nli, o.loaded.some((m) => m.task === 'cross-encoder') ? o.crossEncoder : null) : null,
-    ...(o.evaluator === 'ragas' ? { ragasEmbedder: loadedEmbedder(o.loaded) } : {}),
+    nliModels: EVALUATORS[o.evaluator].usesNli ? nliModelKeys(o.nli, o.loaded.some((m) => m.task === 'cross-encoder') ? o.crossEncoder : null) : null,
+    ...(EVALUATORS[o.evaluator].usesEmbedder ? { ragasEmbedder: loadedEmbedder(o.loaded) } : {}),
   };
 }

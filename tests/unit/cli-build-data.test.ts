@@ -76,7 +76,7 @@ describe('loadBuildData', () => {
     writeFileSync(join(dir, '.git/c.txt'), 'hidden');
     writeFileSync(join(dir, 'data.csv'), 'x,y');
     const got = await loadBuildData(dir);
-    expect(got.kind).toBe('text');
+    expect(got.kind).toBe('files');
     expect(got.docs.map((d) => [d.id, d.title])).toEqual([['a.md', 'Alpha'], ['sub/b.txt', 'b']]);
     expect(got.fields.map((f) => f.name)).toEqual(['file', 'format']);
     expect(got.notes.join(' ')).toMatch(/ignored 1 files/);
@@ -95,7 +95,7 @@ describe('loadBuildData', () => {
     symlinkSync(join(papers, 'gone.pdf'), join(dir, 'gone.pdf'));
     execFileSync('mkfifo', [join(dir, 'pipe.txt')]);
     const got = await loadBuildData(dir);
-    expect(got.kind).toBe('text');
+    expect(got.kind).toBe('files');
     expect(got.docs.map((d) => d.meta?.file)).toEqual(['more/two.pdf', 'one.pdf']);
     expect(got.notes.join('\n')).toMatch(/passed over 2 entries that are not regular files \(never read\): gone\.pdf \(a broken link\), pipe\.txt \(a FIFO \(named pipe\)\)/);
     // A folder of nothing but links that lead nowhere says so, not "the folder is empty".

@@ -23,7 +23,7 @@ const AUDITED: Record<string, string> = {
   'App.svelte: THEMES → t': 'a constant list (checked below)',
   "NoticeList.svelte: shown → n.feature + '/' + n.key": 'NoticesState keeps one notice per (feature, key): a repeat replaces it',
   'AnswerText.svelte: p.numbers → n': 'findCitations lists each number once per group (tested below)',
-  'AskTab.svelte: providerIds → id': 'Object.keys of the provider registry',
+  'AskTab.svelte: PROVIDER_IDS → id': 'the keys of the provider registry',
   'AskTab.svelte: meta?.models ?? BROWSER_PROVIDER.models → m': 'registry constants (checked below)',
   'AskTab.svelte: MODE_IDS → m': 'a constant list (checked below)',
   'AskTab.svelte: TRANSFORMS → t': 'a constant list (checked below)',

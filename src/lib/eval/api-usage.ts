@@ -5,6 +5,8 @@
  */
 import { formatUsd, priceFor, type ResolvedPrice, type UsageMeter } from './cost.ts';
 import { minDurationMs, presetLimits, type LimiterStats, type RateLimits } from '../llm/rate-limit.ts';
+import { isRemoteProvider } from '../llm/key-binding.ts';
+import { PROVIDERS } from '../llm/provider-meta.ts';
 
 /** The limits of a run: --rpm/--tpm, or a published preset's (with its daily limits and where it was published). */
 export type RunLimits = RateLimits & { preset?: string; rpd?: number; tpd?: number; source?: string; asOf?: string };
@@ -57,7 +59,7 @@ export function limitsLine(limits: RunLimits, model: string): string {
 export function describeEstimate(api: ApiAccount, e: EstimateView, what: string): string[] {
   const p = api.price;
   const priced = p.known
-    ? `≈ ${formatUsd(e.totalUsd)} at ${p.key} prices ($${p.inputPerM} in / $${p.outputPerM} out per 1M tokens${api.providerId === 'groq' ? '; a free-plan key is not billed' : ''})`
+    ? `≈ ${formatUsd(e.totalUsd)} at ${p.key} prices ($${p.inputPerM} in / $${p.outputPerM} out per 1M tokens${isRemoteProvider(api.providerId) && PROVIDERS[api.providerId].freePlan ? '; a free-plan key is not billed' : ''})`
     : `(no price known for ${p.key}: counted as $0; give --price-in/--price-out)`;
   const lines = [`estimate: ${what}: ${int(e.calls)} calls, ~${int(e.inputTokens)} input tokens (chars/4) + ~${int(e.outputTokens)} output tokens (assumed) ${priced}`];
   if (api.limits) {

@@ -9,6 +9,7 @@ import type { BaselineScores } from './ragbench-validate.ts';
 import type { TraceScores } from './trace.ts';
 import type { EvaluatorId } from './evaluators.ts';
 import type { RagConfig } from '../rag/config.ts';
+import type { RemoteProviderId } from '../llm/types.ts';
 import type { Report } from '../reports/format.ts';
 
 export interface BenchConfig {
@@ -24,7 +25,7 @@ export interface BenchConfig {
    * limits. Null in pipeline mode, whose judge is the answering model of `rag`.
    */
   judge: {
-    provider: 'groq' | 'openai' | 'anthropic' | 'hf'; baseUrl: string | null; model: string;
+    provider: RemoteProviderId; baseUrl: string | null; model: string;
     /** Judge calls per row; > 1 reports spread and verdict flips. Default 1. */
     repeats: number;
     /** Requests / tokens per minute (null = unlimited). */

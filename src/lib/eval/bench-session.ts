@@ -14,7 +14,7 @@ import { costOf, priceFor } from './cost.ts';
 import { sampledJudgeEstimate } from './judge-runs.ts';
 import { minDurationMs } from '../llm/rate-limit.ts';
 import { apiSetup } from './api-setup.ts';
-import { buildEvaluatorDeps, type EvaluatorModelLoader } from './evaluator-deps.ts';
+import { buildEvaluatorDeps, ragasSettings, type EvaluatorModelLoader } from './evaluator-deps.ts';
 import { EVALUATORS, type EvaluatorSettings } from './evaluators.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from './pipeline-settings.ts';
 import { runRagbenchPipelineSession } from './ragbench-pipeline-session.ts';
@@ -58,11 +58,11 @@ export interface BenchEnv {
  * step) names the embedder its answer relevancy uses.
  */
 export function evaluatorSettings(c: BenchConfig, rag: RagConfig | null): EvaluatorSettings {
-  const repeats = c.evaluator === 'ragas' ? 1 : null;
+  const repeats = EVALUATORS[c.evaluator].repeatable ? null : 1;
   const judge = !EVALUATORS[c.evaluator].api ? null
     : rag ? { provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, repeats: repeats ?? c.judge?.repeats ?? 1 }
       : c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: repeats ?? c.judge.repeats } : null;
-  return { nliModels: c.nliModels, judge, ...(c.evaluator === 'ragas' ? { ragas: { embedder: c.ragasEmbedder ?? null } } : {}) };
+  return { nliModels: c.nliModels, judge, ...ragasSettings(c.evaluator, c.ragasEmbedder ?? null) };
 }
 
 /** The NLI evaluator's models and RAGAS's embedder from the models worker; errors say what to load. */
@@ -104,7 +104,7 @@ function evaluatorDeps(c: BenchConfig, s: EvaluatorSettings, apiKey: string | nu
 /** The local models a RAGBench run uses: its pipeline's and evaluator's (ragbenchModelNeeds), and RAGAS's embedder when its settings name one. */
 function runNeeds(c: BenchConfig, rag: RagConfig | null): ModelNeeds {
   const n = ragbenchModelNeeds(c.evaluator, rag);
-  return { embedder: n.embedder || (c.evaluator === 'ragas' && !!c.ragasEmbedder), reranker: n.reranker, nli: n.nli };
+  return { embedder: n.embedder || (EVALUATORS[c.evaluator].usesEmbedder && !!c.ragasEmbedder), reranker: n.reranker, nli: n.nli };
 }
 
 /** What the report says about where the run ran: the browser and the loaded models the run uses (never one it did not). */
@@ -264,7 +264,7 @@ export const benchValidateHash = (config: BenchConfig): Promise<string> => valid
 
 /** Calls, tokens, cost and the shortest duration of an LLM-judge run, before it starts (`rowsOf` loads each subset). */
 export async function benchEstimate(config: BenchConfig, rowsOf: (subset: string) => Promise<LoadedSubset>): Promise<JudgeEstimate> {
-  if (config.evaluator !== 'llm' || !config.judge) throw new Error('Estimates are for LLM-judge runs.');
+  if (!EVALUATORS[config.evaluator].repeatable || !config.judge) throw new Error('Estimates are for LLM-judge runs.');
   const j = config.judge;
   const subsets = [];
   for (const subset of config.subsets) subsets.push(await rowsOf(subset));

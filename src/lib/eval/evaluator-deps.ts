@@ -51,34 +51,23 @@ export interface EvaluatorDepSources {
 
 type Deps = Omit<EvaluatorDeps, 'onJudge'>;
 
-/** Per evaluator: how its dependencies are built. */
-export const EVALUATOR_DEPS: Record<EvaluatorId, (src: EvaluatorDepSources) => Promise<Deps>> = {
-  lexical: async () => ({}),
-  nli: async (src) => {
-    if (!src.models) throw new Error('The NLI evaluator needs the NLI model: load it first.');
-    return { nli: await src.models.nliModels() };
-  },
-  llm: async (src) => {
-    if (!src.judge) throw new Error('Choose a provider and model for the LLM judge.');
-    return { judge: src.judge };
-  },
-  ragas: async (src) => {
-    if (!src.judge) throw new Error('Choose a provider and model for the RAGAS judge.');
-    const embedder = src.models?.embedder ? await src.models.embedder() : null;
-    return { judge: src.judge, embedder };
-  },
-};
-
-/** The models / judge provider evaluator `id` needs. */
-export function buildEvaluatorDeps(id: EvaluatorId, src: EvaluatorDepSources): Promise<Deps> {
-  return EVALUATOR_DEPS[id](src);
+/** The models / judge provider evaluator `id` needs, as its entry in EVALUATORS declares them (NLI models, a judge, the embedder). */
+export async function buildEvaluatorDeps(id: EvaluatorId, src: EvaluatorDepSources): Promise<Deps> {
+  const def = EVALUATORS[id];
+  if (def.usesNli && !src.models) throw new Error('The NLI evaluator needs the NLI model: load it first.');
+  if (def.api && !src.judge) throw new Error(`Choose a provider and model for the ${def.judgeName ?? def.label}.`);
+  return {
+    ...(def.usesNli ? { nli: await src.models!.nliModels() } : {}),
+    ...(def.api ? { judge: src.judge! } : {}),
+    ...(def.usesEmbedder ? { embedder: src.models?.embedder ? await src.models.embedder() : null } : {}),
+  };
 }
 
 /**
  * RAGAS's own settings (none for other evaluators): the embedder the run loads (`id@dtype`: the CLI's dense
  * retrieval's or the one --embedder names, the tab's loaded one) or null.
  */
-export const ragasSettings = (id: EvaluatorId, embedder: string | null): Pick<EvaluatorSettings, 'ragas'> => (id === 'ragas' ? { ragas: { embedder } } : {});
+export const ragasSettings = (id: EvaluatorId, embedder: string | null): Pick<EvaluatorSettings, 'ragas'> => (EVALUATORS[id].usesEmbedder ? { ragas: { embedder } } : {});
 
 /** The judge settings of an evaluator (null unless it calls a judge: the LLM judge, RAGAS): temperature only when given. */
 export function judgeSettings(

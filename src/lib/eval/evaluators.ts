@@ -3,13 +3,15 @@
  * an LLM judge and the loaded embedder; ragas.ts). How each is built from its settings and models / provider, its row
  * evaluator (validate: a RAGBench row's own response over its own documents) and its pipeline evaluator (our answer
  * over the contexts the model saw), what part of its settings decides scores (the result cache's config hash), its
- * label and what a run should be told about it. The bench worker, the CLI and the benchmark session (session.ts) all
- * choose an evaluator here, so they cannot drift.
+ * label and what a run should be told about it, and what it needs and allows (an NLI model, the loaded embedder,
+ * judge repeats): every shell asks the entry, never the id. The bench worker, the CLI, the benchmark session
+ * (session.ts) and the tabs all choose an evaluator here, so they cannot drift. A new evaluator is one entry here
+ * (and its row / pipeline evaluators).
  */
 import type { RagbenchRow } from '../data/ragbench.ts';
 import type { ChatProvider } from '../llm/types.ts';
 import type { TextEmbedder } from '../models/types.ts';
-import { repeatedJudgeRowEvaluator, type RepeatedJudgeResult, type RepeatOptions } from './judge-runs.ts';
+import { repeatedJudgeRowEvaluator, TRACE_METRICS, type RepeatedJudgeResult, type RepeatOptions } from './judge-runs.ts';
 import { LexicalEvaluator } from './lexical.ts';
 import type { NliTraceModels } from './nli-trace.ts';
 import { judgePipelineEvaluator, lexicalPipelineEvaluator, nliPipelineEvaluator, type PipelineEvaluator } from './ragbench-pipeline.ts';
@@ -20,6 +22,9 @@ export const EVALUATOR_IDS = ['lexical', 'nli', 'llm', 'ragas'] as const;
 export type EvaluatorId = (typeof EVALUATOR_IDS)[number];
 
 export const isEvaluatorId = (x: string): x is EvaluatorId => (EVALUATOR_IDS as readonly string[]).includes(x);
+
+/** The evaluator a run, a link and the Ask tab's score start with. */
+export const DEFAULT_EVALUATOR: EvaluatorId = 'lexical';
 
 /** What an evaluator's scores depend on (never a key): the settings a run names. */
 export interface EvaluatorSettings {
@@ -51,8 +56,27 @@ export interface BuiltEvaluator {
 export interface EvaluatorDef {
   id: EvaluatorId;
   label: string;
+  /** What a picker shows (the Benchmark tab's evaluator, the Ask tab's score). */
+  choice: string;
+  /** What `--evaluator` help says of it. */
+  help: string;
   /** Calls an API: rows may be scored concurrently and usage is metered. */
   api: boolean;
+  /** What its judge is called when one is missing ("the LLM judge"); only with `api`. */
+  judgeName?: string;
+  /**
+   * One judge call per row and repeat, so scores vary between calls: repeats per row and the judge temperature apply,
+   * tokens and cost are estimated before a run, repeat spread and flips are reported, a failed row is a failed call.
+   */
+  repeatable: boolean;
+  /** Scores with the NLI model (and the cross-encoder when loaded): they are loaded for it and named in its settings. */
+  usesNli: boolean;
+  /** Uses the loaded embedder (RAGAS answer relevancy), named in its settings (`ragas.embedder`). */
+  usesEmbedder: boolean;
+  /** Why it gives no value for `metric` when that is its own doing (not a metric of its kind, an input it lacks). */
+  absent?(metric: string): string | null;
+  /** What the Benchmark tab says of it in a mode, with the loaded embedder (`id@dtype`) or none. */
+  modeNote?(mode: 'validate' | 'pipeline', embedder: string | null): string;
   /** The settings that decide scores (the `settings` of the scoring config hash). */
   hashSettings(s: EvaluatorSettings): Record<string, unknown>;
   /** Throws a message naming what is missing (a model, a provider). */
@@ -65,25 +89,36 @@ const judgeOptions = (j: NonNullable<EvaluatorSettings['judge']>): RepeatOptions
   model: j.model, repeats: Math.max(1, j.repeats), ...(j.temperature !== undefined ? { temperature: j.temperature } : {}),
 });
 
+/** What RAGAS scores in validate mode with this embedder loaded (or none): answer relevancy needs one; no reference answer there. */
+export function ragasValidateNote(embedder: string | null): string {
+  const relevancy = embedder
+    ? `answer relevancy embeds with the loaded embedder ${embedder}`
+    : 'answer relevancy is absent: it needs an embedder (load one under Settings → Models)';
+  return `RAGAS scores faithfulness and ${relevancy}. Context precision and recall need a reference answer other than the one scored, which validate mode does not have: they are absent. The judge makes 2 to 3 calls per row.`;
+}
+
+/** What RAGAS scores in pipeline mode with this embedder loaded (or none): RAGBench's answer is the reference there. */
+export function ragasPipelineNote(embedder: string | null): string {
+  const relevancy = embedder
+    ? `answer relevancy with the loaded embedder ${embedder}`
+    : 'not answer relevancy: it needs an embedder (load one under Settings → Models)';
+  return `RAGAS scores faithfulness, context precision and recall (RAGBench's answer to the question as the reference) and ${relevancy}. The judge makes 1 to 5 calls per answer.`;
+}
+
+/** In the Benchmark tab's order (the pickers list them so); `EVALUATOR_IDS` is the CLI's. */
 export const EVALUATORS: Record<EvaluatorId, EvaluatorDef> = {
   lexical: {
-    id: 'lexical', label: 'lexical (offline)', api: false,
+    id: 'lexical', label: 'lexical (offline)', choice: 'Offline lexical (no model, no network)', help: 'offline',
+    api: false, repeatable: false, usesNli: false, usesEmbedder: false,
     hashSettings: () => ({}),
     build: () => {
       const ev = new LexicalEvaluator();
       return { row: lexicalRowEvaluator(ev), pipeline: lexicalPipelineEvaluator(ev) };
     },
   },
-  nli: {
-    id: 'nli', label: 'NLI (local models)', api: false,
-    hashSettings: (s) => ({ ...(s.nliModels ?? {}) }),
-    build: (_s, deps) => {
-      if (!deps.nli) throw new Error('The NLI evaluator needs the NLI model: load it first.');
-      return { row: nliRowEvaluator(deps.nli), pipeline: nliPipelineEvaluator(deps.nli) };
-    },
-  },
   llm: {
-    id: 'llm', label: 'LLM judge', api: true,
+    id: 'llm', label: 'LLM judge', choice: 'LLM judge (your key)', help: 'LLM judge',
+    api: true, judgeName: 'LLM judge', repeatable: true, usesNli: false, usesEmbedder: false,
     // Rate limits change how fast rows are scored, not their scores: they stay out of the hash.
     hashSettings: (s) => (s.judge ? {
       provider: s.judge.provider, baseUrl: s.judge.baseUrl, model: s.judge.model, repeats: s.judge.repeats,
@@ -99,8 +134,21 @@ export const EVALUATORS: Record<EvaluatorId, EvaluatorDef> = {
       };
     },
   },
+  nli: {
+    id: 'nli', label: 'NLI (local models)', choice: 'Local NLI model (in this browser)', help: 'local cross-encoder + NLI models',
+    api: false, repeatable: false, usesNli: true, usesEmbedder: false,
+    absent: (m) => (m === 'completeness' ? 'NLI needs a gold answer' : null),
+    hashSettings: (s) => ({ ...(s.nliModels ?? {}) }),
+    build: (_s, deps) => {
+      if (!deps.nli) throw new Error('The NLI evaluator needs the NLI model: load it first.');
+      return { row: nliRowEvaluator(deps.nli), pipeline: nliPipelineEvaluator(deps.nli) };
+    },
+  },
   ragas: {
-    id: 'ragas', label: 'RAGAS (LLM judge)', api: true,
+    id: 'ragas', label: 'RAGAS (LLM judge)', choice: 'RAGAS metrics (LLM judge, your key)', help: 'docs/ragas.md',
+    api: true, judgeName: 'RAGAS judge', repeatable: false, usesNli: false, usesEmbedder: true,
+    absent: (m) => ((TRACE_METRICS as readonly string[]).includes(m) ? 'not a RAGAS metric' : null),
+    modeNote: (mode, embedder) => (mode === 'validate' ? ragasValidateNote(embedder) : ragasPipelineNote(embedder)),
     // One call per step and row (ragas-judge.ts): repeats do not apply; the embedder decides answer relevancy.
     hashSettings: (s) => (s.judge ? {
       provider: s.judge.provider, baseUrl: s.judge.baseUrl, model: s.judge.model,
@@ -123,3 +171,21 @@ export const EVALUATORS: Record<EvaluatorId, EvaluatorDef> = {
     ],
   },
 };
+
+/** The ids of the evaluators that have a property (`repeatable`, `usesNli`…), e.g. for a message naming them. */
+export const evaluatorsWith = (p: 'api' | 'repeatable' | 'usesNli' | 'usesEmbedder'): EvaluatorId[] => EVALUATOR_IDS.filter((id) => EVALUATORS[id][p]);
+
+/** Why `--repeats` / `--temperature` do not apply to evaluator `id` (only to a repeatable one); null when they do or are not given. */
+export function judgeFlagProblem(id: EvaluatorId, repeats: number, temperature: number | undefined): string | null {
+  if (EVALUATORS[id].repeatable) return null;
+  const judges = evaluatorsWith('repeatable').join('|');
+  if (repeats > 1) return `--repeats needs --evaluator ${judges} (only an LLM judge varies between calls)`;
+  return temperature !== undefined ? `--temperature is the judge temperature: it needs --evaluator ${judges}` : null;
+}
+
+/** Needs no model and no network (scores in a blink: no progress to show). */
+export const runsOffline = (id: EvaluatorId): boolean => !EVALUATORS[id].api && !EVALUATORS[id].usesNli && !EVALUATORS[id].usesEmbedder;
+
+/** `--evaluator`'s choices for the CLI's help: "lexical (offline, default) | nli (…) | …". */
+export const evaluatorHelp = (): string =>
+  EVALUATOR_IDS.map((id) => `${id} (${EVALUATORS[id].help}${id === DEFAULT_EVALUATOR ? ', default' : ''})`).join(' | ');

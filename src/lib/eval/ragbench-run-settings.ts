@@ -60,7 +60,7 @@ export function ragbenchRunSettings(o: RagbenchRunOptions): RagbenchRunSettings 
     ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: api.baseUrl, model: api.model, repeats: o.repeats, temperature: o.temperature }) : null;
   const base = ragbenchModelNeeds(evaluator, o.rag);
   // RAGAS's answer relevancy embeds with dense retrieval's embedder, or the one named; none otherwise (absent, with a note).
-  const ragasEmbedder = evaluator === 'ragas' && (o.modelIds.embedder !== undefined || base.embedder)
+  const ragasEmbedder = EVALUATORS[evaluator].usesEmbedder && (o.modelIds.embedder !== undefined || base.embedder)
     ? modelKey({ id: o.modelIds.embedder ?? DEFAULT_MODELS.embedder, dtype: o.modelIds.dtype }) : null;
   const needs = { ...base, embedder: base.embedder || ragasEmbedder !== null, dense: base.embedder };
   const models = namedRunModels(o.modelIds, needs, o.device);

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_MODELS } from '../models/registry.ts';
 import type { RagConfig } from '../rag/config.ts';
-import type { EvaluatorId } from './evaluators.ts';
+import { EVALUATORS, type EvaluatorId } from './evaluators.ts';
 import { pipelineModelNeeds } from './pipeline-settings.ts';
 
 /** A model as the report's environment lists it; a corpus-trained embedder with what it was trained on. */
@@ -37,7 +37,7 @@ export interface ModelNeeds { embedder: boolean; reranker: boolean; nli: boolean
  */
 export function ragbenchModelNeeds(evaluator: EvaluatorId, rag: RagConfig | null): ModelNeeds & { search: boolean } {
   const pipeline = rag ? pipelineModelNeeds(rag) : { dense: false, reranker: false };
-  const nli = evaluator === 'nli';
+  const nli = EVALUATORS[evaluator].usesNli;
   return { embedder: pipeline.dense, reranker: pipeline.reranker || nli, nli, search: pipeline.dense || pipeline.reranker };
 }
 

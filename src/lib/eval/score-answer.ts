@@ -147,11 +147,11 @@ export async function scoreRequest(request: unknown, models: ScoreModels | null,
   if (def.api && !judge) throw new ScoreError(`The ${def.label} needs a provider and model: choose them above.`);
   if (def.api && judge?.provider === 'browser') throw new ScoreError(`The ${def.label} needs an API provider: the in-browser model does not judge.`);
   const loader = loadedModels(models);
-  const nli = id === 'nli' ? await loader.nliModels() : null;
+  const nli = def.usesNli ? await loader.nliModels() : null;
   const settings: EvaluatorSettings = {
     nliModels: nli ? nliModelKeys(nli.nli.spec, nli.reranker?.spec ?? null) : null,
     judge: judgeSettings(id, judge),
-    ...ragasSettings(id, id === 'ragas' ? await loader.embedderName() : null),
+    ...ragasSettings(id, def.usesEmbedder ? await loader.embedderName() : null),
   };
   const provider = def.api && judge ? apiSetup({ provider: judge.provider, baseUrl: judge.baseUrl, model: judge.model, apiKey }).provider : null;
   const deps = nli ? { nli } : await buildEvaluatorDeps(id, { models: loader, judge: provider });

@@ -131,16 +131,16 @@ function sessionEvaluator(o: SessionCommon) {
     def, built,
     /** The evaluator's own notes, and for a judge other than the LLM judge's repeats (RAGAS) its usage. */
     evaluatorNotes: def.notes?.(o.settings) ?? [],
-    notes: () => [...(def.notes?.(o.settings) ?? []), ...(judged && o.evaluator !== 'llm' ? [usageNote(usage)] : [])],
+    notes: () => [...(def.notes?.(o.settings) ?? []), ...(judged && !def.repeatable ? [usageNote(usage)] : [])],
     /** The judge's usage of a judge other than the LLM judge (RAGAS), for `summary.extra.judge`. */
-    extra: (): Record<string, JsonValue> => (judged && o.evaluator !== 'llm' ? { judge: usageFields(usage, o.settings) } : {}),
+    extra: (): Record<string, JsonValue> => (judged && !def.repeatable ? { judge: usageFields(usage, o.settings) } : {}),
     /** The metered judge's usage (null without a judge). */
     judgeUsage: judged ? usage : null,
     /** The report environment's judge. */
     judgeEnv: def.api && j ? { provider: j.provider, model: j.model } : null,
     startSubset(subset: string) { if (def.api) trackers.set(subset, (current = new RepeatTracker(repeats))); },
     judgeStats(): JudgeStats | null {
-      if (o.evaluator !== 'llm') return null;
+      if (!def.repeatable) return null;
       const all = new RepeatTracker(repeats);
       for (const t of trackers.values()) for (const [k, v] of t.byKey) all.add(k, v);
       return { repeats, trackers, overall: all.summary(), usage };

@@ -26,10 +26,10 @@ import { BuildError } from './build-kb.ts';
 import type { TrainedModel, TrainOptions } from '../models/corpus-embedder/train.ts';
 import { kbTrainingTexts, trainOnTexts } from './train-embedder.ts';
 
-export type DataKind = 'beir' | 'ragbench' | 'text' | 'artifact' | 'arxiv' | 'web';
+import { DATA_KIND_NAMES, type DataKind } from './build-sources.ts';
 
-/** The kind of data in words ("BEIR folder"), as a trained model records what it was trained on. */
-export const DATA_KIND_NAMES: Record<DataKind, string> = { beir: 'BEIR folder', artifact: 'knowledge-base artifact', text: 'text folder', ragbench: 'RAGBench subset', arxiv: 'arXiv query', web: 'web pages' };
+/** The kinds of data the CLI reads and their names in words: the sources of BUILD_SOURCES with `cli` (build-sources.ts). */
+export { DATA_KIND_NAMES, type DataKind };
 
 export interface BuildData {
   kind: DataKind;
@@ -194,7 +194,7 @@ async function loadFiles(fs: DataFiles, dir: string, rels: string[], passed: str
     ...(count('txt') > 0 ? [`${count('txt')} plain text`] : []),
   ];
   return {
-    kind: 'text', id: idOf(fs.basename(dir)), docs: got.docs, fields: got.fields, queries: null, qrels: null, notes,
+    kind: 'files', id: idOf(fs.basename(dir)), docs: got.docs, fields: got.fields, queries: null, qrels: null, notes,
     summary: `text folder ${dir} (${got.docs.length} documents: ${parts.join(', ')})`,
   };
 }

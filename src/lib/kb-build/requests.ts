@@ -8,12 +8,11 @@ import type { WebRequest } from '../data/web-urls.ts';
 import type { HubDatasetRequest } from '../data/hub-dataset.ts';
 import type { InputFile } from '../data/source-documents.ts';
 import type { BuildSettings } from '../data/local-kb-meta.ts';
+import type { HubAccess } from '../hub/access.ts';
+import type { TabSourceKind } from './build-sources.ts';
 
-/** Where the Hub requests go and the token they carry (Settings and HubTokenState; never a link). */
-export interface HubAccess {
-  hubUrl: string;
-  token: string | null;
-}
+/** Re-exported for the worker API: the one definition is `hub/access.ts`. */
+export type { HubAccess };
 
 /** What a build reads its documents from. */
 export type BuildSource =
@@ -25,6 +24,11 @@ export type BuildSource =
   | { kind: 'web'; request: WebRequest; proxyUrl: string }
   /** The documents of a knowledge base already built here, built again with other settings. */
   | { kind: 'rebuild'; name: string };
+
+// The tab's sources are exactly the entries of BUILD_SOURCES it reads: fails to compile when either gains one.
+type SameKinds = [BuildSource['kind']] extends [TabSourceKind] ? ([TabSourceKind] extends [BuildSource['kind']] ? true : false) : false;
+const _sameKinds: SameKinds = true;
+void _sameKinds;
 
 export interface BuildRequest {
   /** The local knowledge base's name (`LOCAL_KB_NAME`); one of the same name is replaced only when the build succeeds. */

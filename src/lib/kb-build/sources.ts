@@ -1,9 +1,11 @@
 /**
  * What the build worker reads documents from (`BuildSource`, workers/build-api.ts) → `SourceDocuments`: dropped
  * files through the ingest code, a Hub dataset, an arXiv query or web pages through the user's proxy, or a knowledge base already
- * built here (rebuilt with other settings: its documents, queries and judgements read back from its artifact).
+ * built here (rebuilt with other settings: its documents, queries and judgements read back from its artifact). One
+ * reader per source of `BUILD_SOURCES` the tab reads (build-sources.ts), in `TAB_READERS`.
  */
 import type { BuildSource } from './requests.ts';
+import type { TabSourceKind } from './build-sources.ts';
 import { memorySource } from '../artifact/memory-source.ts';
 import { openArtifact } from '../artifact/read.ts';
 import { arxivDocuments } from '../data/arxiv.ts';
@@ -50,33 +52,38 @@ export async function rebuildDocuments(record: LocalKbRecord, opts: { signal?: A
   };
 }
 
+type Common = { signal?: AbortSignal; onProgress?: OnBuildProgress };
+type Reader<K extends TabSourceKind> = (source: Extract<BuildSource, { kind: K }>, opts: SourceOptions, common: Common, fetcher: { fetch?: typeof fetch }) => Promise<SourceDocuments>;
+
+/** How the tab reads each of its sources (a source of `BUILD_SOURCES` with `tab` and no reader here does not compile). */
+export const TAB_READERS: { readonly [K in TabSourceKind]: Reader<K> } = {
+  files: (source, _o, common) => extractDocuments(source.files, common),
+  'hub-dataset': (source, _o, common, fetcher) =>
+    hubDatasetDocuments(source.request, { hubUrl: source.access.hubUrl, token: source.access.token, ...fetcher, ...common }),
+  arxiv: (source, _o, common, fetcher) => {
+    const proxy = source.proxyUrl.trim();
+    if (!proxy) throw new Error(NO_ARXIV_PROXY);
+    // Settings checks the proxy when it is typed; a request from elsewhere meets the same rule here.
+    const problem = arxivProxyProblem(proxy);
+    if (problem) throw new Error(`The arXiv proxy URL ${problem}.`);
+    return arxivDocuments(source.request, { endpoint: proxy, ...fetcher, ...common });
+  },
+  web: (source, _o, common, fetcher) => {
+    const proxy = source.proxyUrl.trim();
+    if (!proxy) throw new Error(NO_WEB_PROXY);
+    const problem = arxivProxyProblem(proxy);
+    if (problem) throw new Error(`The proxy URL ${problem}.`);
+    return webDocuments(source.request, { proxyUrl: proxy, ...fetcher, ...common });
+  },
+  rebuild: async (source, opts, common) => {
+    const record = await opts.store.get(source.name);
+    if (!record) throw new Error(missingMessage(source.name));
+    return rebuildDocuments(record, common);
+  },
+};
+
 export async function sourceDocuments(source: BuildSource, opts: SourceOptions): Promise<SourceDocuments> {
   const common = { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) };
   const fetcher = opts.fetch ? { fetch: opts.fetch } : {};
-  switch (source.kind) {
-    case 'files':
-      return extractDocuments(source.files, common);
-    case 'hub-dataset':
-      return hubDatasetDocuments(source.request, { hubUrl: source.access.hubUrl, token: source.access.token, ...fetcher, ...common });
-    case 'arxiv': {
-      const proxy = source.proxyUrl.trim();
-      if (!proxy) throw new Error(NO_ARXIV_PROXY);
-      // Settings checks the proxy when it is typed; a request from elsewhere meets the same rule here.
-      const problem = arxivProxyProblem(proxy);
-      if (problem) throw new Error(`The arXiv proxy URL ${problem}.`);
-      return arxivDocuments(source.request, { endpoint: proxy, ...fetcher, ...common });
-    }
-    case 'web': {
-      const proxy = source.proxyUrl.trim();
-      if (!proxy) throw new Error(NO_WEB_PROXY);
-      const problem = arxivProxyProblem(proxy);
-      if (problem) throw new Error(`The proxy URL ${problem}.`);
-      return webDocuments(source.request, { proxyUrl: proxy, ...fetcher, ...common });
-    }
-    case 'rebuild': {
-      const record = await opts.store.get(source.name);
-      if (!record) throw new Error(missingMessage(source.name));
-      return rebuildDocuments(record, common);
-    }
-  }
+  return (TAB_READERS[source.kind] as Reader<TabSourceKind>)(source as never, opts, common, fetcher);
 }

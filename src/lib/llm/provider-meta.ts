@@ -1,13 +1,18 @@
 /**
- * What the app knows about each LLM provider, as pure data: the HTTP providers (`PROVIDERS`, `PROVIDER_IDS`: label,
- * default base URL, model suggestions, key prefix, JSON mode, endpoint presets) and the in-browser model
- * (`BROWSER_PROVIDER`). registry.ts builds providers from it; browser.ts reads its defaults.
+ * The provider registry: one entry per LLM provider, and every provider list of the app derives from it. The HTTP
+ * providers (`PROVIDERS`: label, SDK adapter, default base URL and model suggestions, key prefix and key binding
+ * data, JSON mode, endpoint presets; `PROVIDER_IDS` is its keys) and the in-browser model (`BROWSER_PROVIDER`);
+ * `ALL_PROVIDER_IDS` is both, the ids a RAG config may name. registry.ts validates settings and builds providers from
+ * the entries, key-binding.ts binds keys with them, and the Ask and Benchmark tabs, the CLI's `--provider` choices
+ * and help, and the RAG config's schema list them from here. A new provider: its adapter file, its id in
+ * `ProviderId` (types.ts; the entry is then a compile error until written) and its entry here.
  */
-import { ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_KEY_PREFIX } from './anthropic.ts';
-import { GROQ_DEFAULT_BASE_URL, GROQ_KEY_PREFIX } from './groq.ts';
-import { HF_DEFAULT_BASE_URL, HF_KEY_PREFIX } from './hf.ts';
-import { OPENAI_DEFAULT_BASE_URL } from './openai-compatible.ts';
-import type { ProviderId, RemoteProviderId } from './types.ts';
+import { ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_KEY_PREFIX, AnthropicProvider } from './anthropic.ts';
+import { GROQ_DEFAULT_BASE_URL, GROQ_KEY_PREFIX, GroqProvider, groqSdkBaseUrl } from './groq.ts';
+import { HF_DEFAULT_BASE_URL, HF_KEY_PREFIX, HuggingFaceProvider } from './hf.ts';
+import type { HttpProviderOptions } from './http-transport.ts';
+import { OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider } from './openai-compatible.ts';
+import type { ChatProvider, ProviderId, RemoteProviderId } from './types.ts';
 
 export interface EndpointPreset {
   readonly label: string;
@@ -33,6 +38,14 @@ export interface ProviderMeta {
   readonly baseUrlHint: string;
   /** Well-known endpoints speaking this wire format. */
   readonly presets: readonly EndpointPreset[];
+  /** The SDK adapter: a ChatProvider for validated settings (base URL, key, model) and transport options. */
+  readonly adapter: (options: HttpProviderOptions) => ChatProvider;
+  /** How this provider's keys usually begin and what to call one, to tell a key pasted for the wrong provider. */
+  readonly keyShape: { readonly prefix: string; readonly noun: string };
+  /** A base URL in the form the adapter calls it, to tell whether a URL is the provider's own endpoint. */
+  readonly endpointForm: (baseUrl: string) => string;
+  /** A free plan exists whose keys are not billed (said beside a cost estimate). */
+  readonly freePlan: boolean;
 }
 
 function deepFreeze<T>(o: T): T {
@@ -55,6 +68,10 @@ export const PROVIDERS: Readonly<Record<RemoteProviderId, ProviderMeta>> = deepF
     jsonMode: 'native',
     baseUrlHint: 'https://api.groq.com (the SDK appends /openai/v1/chat/completions)',
     presets: [],
+    adapter: (o) => new GroqProvider(o),
+    keyShape: { prefix: GROQ_KEY_PREFIX, noun: 'a Groq key' },
+    endpointForm: groqSdkBaseUrl,
+    freePlan: true,
   },
   openai: {
     id: 'openai',
@@ -75,6 +92,10 @@ export const PROVIDERS: Readonly<Record<RemoteProviderId, ProviderMeta>> = deepF
       { label: 'Together AI', baseUrl: 'https://api.together.xyz/v1', needsKey: true },
       { label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', needsKey: true },
     ],
+    adapter: (o) => new OpenAICompatibleProvider({ ...o, id: 'openai', label: 'OpenAI-compatible server' }),
+    keyShape: { prefix: 'sk-', noun: 'an OpenAI key' },
+    endpointForm: (u) => u,
+    freePlan: false,
   },
   anthropic: {
     id: 'anthropic',
@@ -87,6 +108,10 @@ export const PROVIDERS: Readonly<Record<RemoteProviderId, ProviderMeta>> = deepF
     jsonMode: 'instructed',
     baseUrlHint: 'https://api.anthropic.com (/v1/messages is appended)',
     presets: [],
+    adapter: (o) => new AnthropicProvider(o),
+    keyShape: { prefix: ANTHROPIC_KEY_PREFIX, noun: 'an Anthropic key' },
+    endpointForm: (u) => u.replace(/\/v1$/, ''),
+    freePlan: false,
   },
   hf: {
     id: 'hf',
@@ -99,10 +124,29 @@ export const PROVIDERS: Readonly<Record<RemoteProviderId, ProviderMeta>> = deepF
     jsonMode: 'native',
     baseUrlHint: 'https://router.huggingface.co/v1 (/chat/completions is appended)',
     presets: [],
+    adapter: (o) => new HuggingFaceProvider(o),
+    keyShape: { prefix: HF_KEY_PREFIX, noun: 'a Hugging Face token' },
+    endpointForm: (u) => u,
+    freePlan: false,
   },
 } satisfies Record<RemoteProviderId, ProviderMeta>);
 
-export const PROVIDER_IDS: readonly RemoteProviderId[] = Object.freeze(['groq', 'openai', 'anthropic', 'hf'] as const);
+/**
+ * The lists derived from the HTTP providers' entries: their ids in the registry's order (the order every picker and
+ * `--provider` help lists them), every id a config may name ('browser' last), and the provider and model a new RAG
+ * config and the Benchmark tab's judge start with (the first provider, its first model).
+ */
+export function derivedProviderLists(providers: Readonly<Record<RemoteProviderId, ProviderMeta>>) {
+  const ids = Object.freeze(Object.keys(providers) as RemoteProviderId[]);
+  return {
+    PROVIDER_IDS: ids as readonly RemoteProviderId[],
+    ALL_PROVIDER_IDS: Object.freeze([...ids, 'browser'] as const) as readonly ProviderId[],
+    DEFAULT_PROVIDER: ids[0]!,
+    DEFAULT_PROVIDER_MODEL: providers[ids[0]!].models[0]!,
+  };
+}
+
+export const { PROVIDER_IDS, ALL_PROVIDER_IDS, DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } = derivedProviderLists(PROVIDERS);
 
 /** The in-browser model (transformers.js, see browser.ts): no base URL, no key. Pure data. */
 export interface BrowserProviderMeta {
@@ -129,6 +173,3 @@ export const BROWSER_PROVIDER: Readonly<BrowserProviderMeta> = deepFreeze({
   needsKey: false,
   jsonMode: 'instructed',
 } satisfies BrowserProviderMeta);
-
-/** Every provider id createProvider accepts: the HTTP providers, then 'browser'. */
-export const ALL_PROVIDER_IDS: readonly ProviderId[] = Object.freeze([...PROVIDER_IDS, 'browser'] as const);

@@ -3,18 +3,14 @@
  * returns a ready `ChatProvider`. The in-browser model ('browser') is not an HTTP provider: it is not in `PROVIDERS`
  * / `PROVIDER_IDS` (which list the HTTP providers), it is described by `BROWSER_PROVIDER`, and `createProvider`
  * builds it from `{ provider: 'browser', model }` (no base URL or key). Its code (transformers.js) is imported only
- * when it is first used, so importing this module does not load transformers.js. The providers' data (labels,
- * defaults, suggestions) is in provider-meta.ts, re-exported here.
+ * when it is first used, so importing this module does not load transformers.js. The providers' registry (labels,
+ * adapters, defaults, suggestions, key data) is provider-meta.ts, re-exported here; nothing here names a provider.
  *
  * Keys stay private: the provider objects keep them in private fields, `toJSON()` / `config` give the public view
  * (`hasApiKey` instead of the key), and every validation message is checked with `redactSecrets`.
  */
 import * as v from 'valibot';
-import { AnthropicProvider } from './anthropic.ts';
 import { configError, type ErrorProvider } from './errors.ts';
-import { GroqProvider, groqSdkBaseUrl } from './groq.ts';
-import { HuggingFaceProvider } from './hf.ts';
-import { OpenAICompatibleProvider } from './openai-compatible.ts';
 import { normalizeBaseUrl, type FetchLike } from './http-transport.ts';
 import { redactSecrets } from './redact.ts';
 import type { RetryOptions } from './retry.ts';
@@ -25,6 +21,8 @@ import { BROWSER_PROVIDER, PROVIDER_IDS, PROVIDERS } from './provider-meta.ts';
 export {
   ALL_PROVIDER_IDS,
   BROWSER_PROVIDER,
+  DEFAULT_PROVIDER,
+  DEFAULT_PROVIDER_MODEL,
   PROVIDER_IDS,
   PROVIDERS,
   type BrowserProviderMeta,
@@ -119,16 +117,10 @@ const ConfigSchema = v.object(
   'The provider settings must be an object with provider, model and optionally baseUrl and apiKey.',
 );
 
-const KEY_OWNERS: readonly [string, string][] = [
-  ['sk-ant-', 'an Anthropic key'],
-  ['gsk_', 'a Groq key'],
-  ['hf_', 'a Hugging Face token'],
-  ['sk-', 'an OpenAI key'],
-];
-
+/** Whose key this looks like ("a Groq key"), by the registry's key shapes, the longest matching prefix first. */
 function keyLooksLike(key: string): string | null {
-  for (const [prefix, what] of KEY_OWNERS) if (key.startsWith(prefix)) return what;
-  return null;
+  const shapes = PROVIDER_IDS.map((id) => PROVIDERS[id].keyShape).sort((a, b) => b.prefix.length - a.prefix.length);
+  return shapes.find((k) => key.startsWith(k.prefix))?.noun ?? null;
 }
 
 /**
@@ -187,7 +179,7 @@ export function parseProviderConfig(input: unknown): ProviderConfig {
 }
 
 function sameEndpoint(provider: RemoteProviderId, a: string, b: string): boolean {
-  const norm = (u: string) => (provider === 'groq' ? groqSdkBaseUrl(u) : provider === 'anthropic' ? u.replace(/\/v1$/, '') : u).toLowerCase();
+  const norm = (u: string) => PROVIDERS[provider].endpointForm(u).toLowerCase();
   return norm(a) === norm(b);
 }
 
@@ -290,21 +282,7 @@ export function createProvider(config: unknown, options: CreateProviderOptions =
     retry: options.retry,
     headers: options.headers,
   };
-  let adapter: ChatProvider;
-  switch (cfg.provider) {
-    case 'groq':
-      adapter = new GroqProvider(common);
-      break;
-    case 'anthropic':
-      adapter = new AnthropicProvider(common);
-      break;
-    case 'hf':
-      adapter = new HuggingFaceProvider(common);
-      break;
-    case 'openai':
-      adapter = new OpenAICompatibleProvider({ ...common, id: 'openai', label: 'OpenAI-compatible server' });
-      break;
-  }
+  const adapter: ChatProvider = PROVIDERS[cfg.provider].adapter(common);
   const pub = Object.freeze(publicConfig(cfg));
   const model = cfg.model;
   const withModel = (req: ChatRequest): ChatRequest => (req.model?.trim() ? req : { ...req, model });

@@ -9,16 +9,13 @@ import { DEFAULT_REJECT_THRESHOLDS } from '../retrieval/rejection.ts';
 import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
 import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
+import { ALL_PROVIDER_IDS, DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../llm/provider-meta.ts';
 import { blankWarning, isBlank, repeatedParamWarnings } from '../link-params.ts';
 
 /** Query transforms applied before retrieval (ignored when `agentic` is on: the agent writes its own queries). */
 export const TRANSFORMS = ['none', 'rewrite', 'multi_query', 'hyde', 'hyde_bm25'] as const;
 export type QueryTransform = (typeof TRANSFORMS)[number];
 
-export const PROVIDER_IDS = ['groq', 'openai', 'anthropic', 'hf', 'browser'] as const satisfies readonly ProviderId[];
-// Fails to compile when ProviderId gains a member this list lacks.
-const _allProviders: Record<ProviderId, true> = { groq: true, openai: true, anthropic: true, hf: true, browser: true };
-void _allProviders;
 
 export interface RagRetrievalConfig {
   /** Retrieval mode (overridden by the HyDE transforms: 'hyde' searches 'dense', 'hyde_bm25' searches 'rrf'). Default 'sparse'. */
@@ -59,7 +56,7 @@ export interface RagConfig {
   grading: { perDocument: boolean; model: string | null };
 }
 
-export const DEFAULT_MODEL = 'llama-3.3-70b-versatile';
+export const DEFAULT_MODEL = DEFAULT_PROVIDER_MODEL;
 
 export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
   version: 1,
@@ -67,7 +64,7 @@ export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
   transform: { kind: 'none', n: 3 },
   rerank: { enabled: false, topN: 3 },
   window: 1,
-  llm: { provider: 'groq', baseUrl: null, model: DEFAULT_MODEL, temperature: 0, maxTokens: 1024 },
+  llm: { provider: DEFAULT_PROVIDER, baseUrl: null, model: DEFAULT_MODEL, temperature: 0, maxTokens: 1024 },
   agentic: false,
   grading: { perDocument: false, model: null },
 } satisfies RagConfig);
@@ -146,7 +143,7 @@ export const RagConfigSchema = v.pipe(
     window: v.optional(int(0, 10), D.window),
     llm: v.optional(
       v.strictObject({
-        provider: v.optional(oneOf(PROVIDER_IDS), D.llm.provider),
+        provider: v.optional(oneOf(ALL_PROVIDER_IDS), D.llm.provider),
         baseUrl: v.optional(v.nullable(BaseUrl), D.llm.baseUrl),
         model: v.optional(modelName, D.llm.model),
         temperature: v.optional(num(0, 2), D.llm.temperature),

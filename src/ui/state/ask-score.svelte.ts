@@ -8,7 +8,7 @@
  */
 import type { RagAnswer } from '../../lib/rag/answer.ts';
 import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
-import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
+import { DEFAULT_EVALUATOR, type EvaluatorId } from '../../lib/eval/evaluators.ts';
 import { redactSecrets } from '../../lib/llm/redact.ts';
 import { kbIdOf } from '../../lib/data/kb-registry.ts';
 import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench-evaluators.ts';
@@ -23,7 +23,7 @@ export interface GoldKb { corpusId: string | null; questions: readonly GoldQuest
 const NO_KB: GoldKb = { corpusId: null, questions: [] };
 
 export class AskScoreState {
-  evaluator = $state<EvaluatorId>('lexical');
+  evaluator = $state<EvaluatorId>(DEFAULT_EVALUATOR);
   running = $state(false);
   /** The last score or failure, with the answer it is of (a newer answer hides it). */
   private last = $state.raw<{ answer: RagAnswer; score: AnswerScore | null; error: string | null } | null>(null);

@@ -8,9 +8,11 @@ import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
-import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
+import { DEFAULT_EVALUATOR, EVALUATORS, type EvaluatorDef, type EvaluatorId } from '../../lib/eval/evaluators.ts';
 import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench-evaluators.ts';
 import type { ModelsState } from './models.svelte.ts';
+import { DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../../lib/llm/provider-meta.ts';
+import { isRemoteProvider } from '../../lib/llm/key-binding.ts';
 
 export class BenchState {
   mode = $state<'validate' | 'pipeline'>('validate');
@@ -20,7 +22,11 @@ export class BenchState {
   private subsetsChosen = false;
   n = $state<number | null>(20);
   seed = $state(0);
-  evaluator = $state<EvaluatorId>('lexical');
+  evaluator = $state<EvaluatorId>(DEFAULT_EVALUATOR);
+  /** The chosen evaluator's registry entry: what it needs and allows (an NLI model, repeats, an estimate). */
+  get evaluatorDef(): EvaluatorDef {
+    return EVALUATORS[this.evaluator];
+  }
   /** Validate mode with an evaluator that calls an LLM judge (the LLM judge, RAGAS): it needs provider, model and key. */
   get judged(): boolean {
     return this.mode === 'validate' && EVALUATOR_CHOICES[this.evaluator].judge;
@@ -37,7 +43,7 @@ export class BenchState {
     if (this.models.loaded.some((m) => m.task === 'nli')) return 'ready';
     return this.models.status.nli === 'error' ? 'error' : 'idle';
   }
-  judge = $state<NonNullable<BenchConfig['judge']>>({ provider: 'groq', baseUrl: null, model: 'llama-3.3-70b-versatile', repeats: 1, rpm: null, tpm: null });
+  judge = $state<NonNullable<BenchConfig['judge']>>({ provider: DEFAULT_PROVIDER, baseUrl: null, model: DEFAULT_PROVIDER_MODEL, repeats: 1, rpm: null, tpm: null });
   estimate = $state.raw<JudgeEstimate | null>(null);
   running = $state(false);
   progress = $state.raw<BenchProgress | null>(null);
@@ -155,10 +161,10 @@ export class BenchState {
     const seed = p.get('b_seed');
     if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
     const ev = p.get('b_eval');
-    if (isEvaluatorChoice(ev) && ev !== 'lexical') this.evaluator = ev;
+    if (isEvaluatorChoice(ev) && ev !== DEFAULT_EVALUATOR) this.evaluator = ev;
     if (p.get('b_mode') === 'pipeline') this.mode = 'pipeline';
     const prov = p.get('b_prov');
-    if (prov === 'groq' || prov === 'openai' || prov === 'anthropic' || prov === 'hf') this.judge.provider = prov;
+    if (isRemoteProvider(prov)) this.judge.provider = prov;
     const model = p.get('b_model');
     if (model) this.judge.model = model.slice(0, 200);
     const base = p.get('b_base');
@@ -185,7 +191,7 @@ export class BenchState {
       out.set('b_prov', this.judge.provider);
       out.set('b_model', this.judge.model);
       if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
-      if (this.judge.repeats > 1 && this.evaluator === 'llm') out.set('b_rep', String(this.judge.repeats));
+      if (this.judge.repeats > 1 && this.evaluatorDef.repeatable) out.set('b_rep', String(this.judge.repeats));
     }
     writeOwnedParams((k) => k.startsWith('b_'), out);
   }
