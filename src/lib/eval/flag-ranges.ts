@@ -3,8 +3,10 @@
  * `cli/args.ts` `parse` refuses a value above a flag's maximum (or an infinite one) before a command runs, with exit
  * code 2, so no flag can ask for unbounded work (`train-embedder --power-iterations 1e9`). A name means one thing in
  * every command; the range is the widest any command takes, and a command may check a narrower one itself (`ask
- * --top-k` 1–50). The search settings' flags come from their declarations (src/lib/settings/); the others are here. It sits on the top floor of src/lib so that each limit comes from its owner. A new numeric flag
- * gets its line here (tests/integration/cli-flag-ranges.test.ts fails on a flag in a help text that is not classified).
+ * --top-k` 1–50). The search settings' flags come from their declarations (src/lib/settings/search.ts); the others
+ * are here. It sits on the top floor of src/lib so that each limit comes from its owner. A new numeric flag gets its
+ * line here, or in its setting's declaration (tests/integration/cli-flag-ranges.test.ts fails on a flag in a help
+ * text that is not classified).
  */
 import { ARXIV_MAX_RESULTS } from '../data/arxiv-query.ts';
 import { WEB_LIMITS } from '../data/web-urls.ts';

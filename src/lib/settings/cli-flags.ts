@@ -60,7 +60,8 @@ export function readFlags<S extends SettingsSchema>(schema: S, values: Readonly<
     const raw = values[s.flag];
     if (raw === undefined) continue;
     if (typeof raw === 'boolean') { if (s.type === 'boolean') out[key] = raw; continue; }
-    const x = valueFromText(s, String(raw).trim() === '' ? '\u0000' : String(raw));
+    // A blank value is refused (never Number('') === 0).
+    const x = String(raw).trim() === '' ? undefined : valueFromText(s, String(raw));
     if (x === undefined) throw fail(`--${s.flag} must be ${expected(s)}, got "${String(raw)}"`);
     out[key] = x;
   }
