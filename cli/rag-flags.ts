@@ -6,21 +6,19 @@ import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS, type Query
 import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
 import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
+import { flagHelp, readFlags } from '../src/lib/settings/cli-flags.ts';
+import { SEPARATE_K_SETTINGS } from '../src/lib/settings/search.ts';
 import { CliError, numberArg } from './args.ts';
 import { checkModelArgs, type ModelArgs } from './models.ts';
 
 /** Seed A's separate k's, for `search` and the pipeline: absent = candidate_k (search-types.ts). */
 export const SEPARATE_K_ARGS = { 'bm25-k': { type: 'string' }, 'dense-k': { type: 'string' }, 'fusion-top-k': { type: 'string' } } as const;
 
-export const SEPARATE_K_HELP = `  --bm25-k N         BM25's candidates (seed A's bm25_k; default: --candidate-k)
-  --dense-k N        the dense index's candidates (seed A's dense_k; default: --candidate-k)
-  --fusion-top-k N   fused candidates passed on: the cross-encoder's pool, or what top-k is taken from
-                     (seed A's fusion_top_k; default: --candidate-k in rerank modes, all otherwise)`;
+export const SEPARATE_K_HELP = flagHelp(SEPARATE_K_SETTINGS);
 
-/** The separate k's the flags give (null where absent), each a whole number in [1, 1000]. */
+/** The separate k's the flags give (null where absent), each checked against its declaration (settings/search.ts). */
 export function separateKs(values: { 'bm25-k'?: string | undefined; 'dense-k'?: string | undefined; 'fusion-top-k'?: string | undefined }) {
-  const k = (f: 'bm25-k' | 'dense-k' | 'fusion-top-k') => numberArg(f, values[f], (n) => Number.isInteger(n) && n >= 1 && n <= 1000, 'an integer in [1, 1000]') ?? null;
-  return { bm25K: k('bm25-k'), denseK: k('dense-k'), fusionTopK: k('fusion-top-k') };
+  return { bm25K: null, denseK: null, fusionTopK: null, ...readFlags(SEPARATE_K_SETTINGS, values, (m) => new CliError(m)) };
 }
 
 export const RAG_FLAG_ARGS = {

@@ -17,7 +17,7 @@ export const FLOORS: Record<string, readonly string[]> = {
  * The floors inside src/lib, lowest first: a folder imports only from folders below it (and the root files, the
  * lowest floor). A new folder takes its place here; docs/architecture.md draws the same order.
  */
-export const LIB_FLOORS = ['(root)', 'stats', 'hub', 'retrieval', 'data', 'models', 'llm', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports', 'eval'] as const;
+export const LIB_FLOORS = ['(root)', 'stats', 'hub', 'retrieval', 'settings', 'data', 'models', 'llm', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports', 'eval'] as const;
 
 export const MAX_LINES = 400;
 const ROOTS = ['src', 'workers', 'cli', 'scripts'];

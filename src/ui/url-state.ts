@@ -9,42 +9,23 @@
  */
 import * as v from 'valibot';
 import { blankWarning, dropOversized, isBlank, quote, repeatedParamWarnings, uniqueList } from '../lib/link-params.ts';
-import { CALIBRATIONS, type Calibration } from '../lib/retrieval/calibrate.ts';
-import { isMode, type RetrievalMode } from '../lib/retrieval/modes.ts';
-import { DEFAULT_SEARCH } from '../lib/retrieval/search.ts';
 import type { MetaFilter } from '../lib/retrieval/filter.ts';
+import { SEARCH_DEFAULTS, SEARCH_SETTINGS, type SearchSettings } from '../lib/settings/search.ts';
+import { urlCodec } from '../lib/settings/url-codec.ts';
 
-export interface SearchUrlState {
+/** The query, the search settings (src/lib/settings/search.ts: their parameters, defaults and bounds) and the filters. */
+export interface SearchUrlState extends SearchSettings {
   q: string;
-  mode: RetrievalMode;
-  topK: number;
-  candidateK: number;
-  /** Seed A's bm25_k, dense_k and fusion_top_k; null = candidate_k. */
-  bm25K: number | null;
-  denseK: number | null;
-  fusionTopK: number | null;
-  calibration: Calibration;
-  /** Rejection threshold; null = the mode's default (`DEFAULT_REJECT_THRESHOLDS`). */
-  threshold: number | null;
   /** Metadata filters, one per field, in the order the link gave them. */
   filters: MetaFilter[];
 }
 
-export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({
-  q: '',
-  mode: DEFAULT_SEARCH.mode,
-  topK: DEFAULT_SEARCH.topK,
-  candidateK: DEFAULT_SEARCH.candidateK,
-  bm25K: null,
-  denseK: null,
-  fusionTopK: null,
-  calibration: DEFAULT_SEARCH.calibration,
-  threshold: null,
-  filters: [],
-});
+export const DEFAULT_URL_STATE: Readonly<SearchUrlState> = Object.freeze({ q: '', ...SEARCH_DEFAULTS, filters: [] });
+
+const SETTINGS = urlCodec(SEARCH_SETTINGS);
 
 /** The URL parameters the Search tab owns (plus the filter parameters, see `isSearchParam`). */
-export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', 'mode', 'k', 'ck', 'bk', 'dk', 'fk', 'cal', 'thr', 'ymin', 'ymax', 'party']);
+export const SEARCH_PARAMS: ReadonlySet<string> = new Set(['q', ...SETTINGS.params, 'ymin', 'ymax', 'party']);
 /** A metadata field name as filter parameters carry it. */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const FILTER_PARAM = /^(f|min|max)\.(.*)$/s;
@@ -65,17 +46,7 @@ const MAX_VALUE_CHARS = 100;
 /** Filter bounds: any finite number in this range (years, counts, scores…). */
 const MAX_BOUND = 1e15;
 
-const IntIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(lo), v.maxValue(hi));
 const NumIn = (lo: number, hi: number) => v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(lo), v.maxValue(hi));
-
-const FIELDS = {
-  k: { key: 'topK', schema: IntIn(1, 100) },
-  ck: { key: 'candidateK', schema: IntIn(1, 1000) },
-  bk: { key: 'bm25K', schema: IntIn(1, 1000) },
-  dk: { key: 'denseK', schema: IntIn(1, 1000) },
-  fk: { key: 'fusionTopK', schema: IntIn(1, 1000) },
-  thr: { key: 'threshold', schema: NumIn(0, 1) },
-} as const;
 const Bound = NumIn(-MAX_BOUND, MAX_BOUND);
 
 /** The filters a link gives, by field; every value dropped is named in `warnings`. */
@@ -134,27 +105,7 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
     state.q = q.slice(0, MAX_QUERY_CHARS);
     if (q.length > MAX_QUERY_CHARS) warnings.push(`The query in the link was cut to ${MAX_QUERY_CHARS} characters.`);
   }
-  const mode = p.get('mode');
-  if (mode !== null && isBlank(mode)) warnings.push(blankWarning('mode', state.mode));
-  else if (mode !== null) {
-    if (isMode(mode)) state.mode = mode;
-    else warnings.push(`Unknown mode ${quote(mode)} in the link; using ${state.mode}.`);
-  }
-  const cal = p.get('cal');
-  if (cal !== null && isBlank(cal)) warnings.push(blankWarning('cal', state.calibration));
-  else if (cal !== null) {
-    if ((CALIBRATIONS as readonly string[]).includes(cal)) state.calibration = cal as Calibration;
-    else warnings.push(`Unknown calibration ${quote(cal)} in the link; using ${state.calibration}.`);
-  }
-  for (const [param, { key, schema }] of Object.entries(FIELDS)) {
-    const raw = p.get(param);
-    if (raw === null) continue;
-    // Number('') is 0: a blank value is absent, not zero.
-    if (isBlank(raw)) { warnings.push(blankWarning(param, state[key] !== null ? String(state[key]) : key === 'threshold' ? "the mode's default" : 'candidate_k')); continue; }
-    const r = v.safeParse(schema, raw);
-    if (r.success) (state as unknown as Record<string, number>)[key] = r.output;
-    else warnings.push(`Ignored invalid ${param}=${quote(raw)} in the link.`);
-  }
+  SETTINGS.parse(p, state, warnings);
   state.filters = parseFilters(p, warnings);
   return { state, warnings };
 }
@@ -169,14 +120,7 @@ export function optionalK(value: unknown): number | null {
 export function serializeUrlState(s: SearchUrlState): string {
   const p = new URLSearchParams();
   if (s.q) p.set('q', s.q.slice(0, MAX_QUERY_CHARS));
-  if (s.mode !== DEFAULT_URL_STATE.mode) p.set('mode', s.mode);
-  if (s.topK !== DEFAULT_URL_STATE.topK) p.set('k', String(s.topK));
-  if (s.candidateK !== DEFAULT_URL_STATE.candidateK) p.set('ck', String(s.candidateK));
-  if (s.bm25K !== null) p.set('bk', String(s.bm25K));
-  if (s.denseK !== null) p.set('dk', String(s.denseK));
-  if (s.fusionTopK !== null) p.set('fk', String(s.fusionTopK));
-  if (s.calibration !== DEFAULT_URL_STATE.calibration) p.set('cal', s.calibration);
-  if (s.threshold !== null) p.set('thr', String(s.threshold));
+  SETTINGS.serialize(s, p);
   for (const f of s.filters) {
     if (f.min !== undefined) p.set(`min.${f.field}`, String(f.min));
     if (f.max !== undefined) p.set(`max.${f.field}`, String(f.max));

@@ -5,8 +5,8 @@ import { DEFAULT_URL_STATE, optionalK, parseUrlState, serializeUrlState } from '
 describe('Search link parsing', () => {
   it('treats blank numbers as absent (never 0), with a warning each', () => {
     const { state, warnings } = parseUrlState('?thr=&k=&ymin=%20&ck=30');
-    expect(state.threshold).toBe(DEFAULT_URL_STATE.threshold);
-    expect(state.threshold).not.toBe(0);
+    expect(state.rejectThreshold).toBe(DEFAULT_URL_STATE.rejectThreshold);
+    expect(state.rejectThreshold).not.toBe(0);
     expect(state.topK).toBe(DEFAULT_URL_STATE.topK);
     expect(state.filters).toEqual([]);
     expect(state.candidateK).toBe(30);
@@ -49,7 +49,7 @@ describe('Search link parsing', () => {
 
   it('keeps a real 0 where 0 is allowed', () => {
     const { state, warnings } = parseUrlState('?thr=0');
-    expect(state.threshold).toBe(0);
+    expect(state.rejectThreshold).toBe(0);
     expect(warnings).toEqual([]);
   });
 

@@ -14,10 +14,11 @@ import { costOf, priceFor } from './cost.ts';
 import { sampledJudgeEstimate } from './judge-runs.ts';
 import { minDurationMs } from '../llm/rate-limit.ts';
 import { apiSetup } from './api-setup.ts';
-import { buildEvaluatorDeps, ragasSettings, type EvaluatorModelLoader } from './evaluator-deps.ts';
+import { buildEvaluatorDeps, type EvaluatorModelLoader } from './evaluator-deps.ts';
 import { EVALUATORS, type EvaluatorSettings } from './evaluators.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from './pipeline-settings.ts';
 import { runRagbenchPipelineSession } from './ragbench-pipeline-session.ts';
+import { ragbenchPlan } from './ragbench-plan.ts';
 import { nliModelKeys, ragbenchModelNeeds, runModelInfo, type ModelNeeds } from './run-models.ts';
 import { runValidateSession, validateConfigHash, type JudgeStats } from './session.ts';
 import { mean } from '../stats/summary.ts';
@@ -51,19 +52,12 @@ export interface BenchEnv {
 }
 
 /**
- * The evaluator settings of a run (what its scores depend on). Validate mode scores a RAGBench row's own response
- * against its own documents: no knowledge base of the app is involved, so none is part of the validate hash (rows
- * cached before knowledge bases had ids stay valid). In pipeline mode the LLM judge is the answering model's provider
- * and endpoint (the key given is for that endpoint only), with the judge's repeats. RAGAS (also a judge, one call per
- * step) names the embedder its answer relevancy uses.
+ * The evaluator settings of a run (what its scores depend on), from the one translation of a run's settings
+ * (ragbench-plan.ts, which the CLI calls too). Validate mode scores a RAGBench row's own response against its own
+ * documents: no knowledge base of the app is involved, so none is part of the validate hash. In pipeline mode the
+ * judge is the answering model of `rag` (the key given is for that endpoint only).
  */
-export function evaluatorSettings(c: BenchConfig, rag: RagConfig | null): EvaluatorSettings {
-  const repeats = EVALUATORS[c.evaluator].repeatable ? null : 1;
-  const judge = !EVALUATORS[c.evaluator].api ? null
-    : rag ? { provider: rag.llm.provider, baseUrl: rag.llm.baseUrl, model: rag.llm.model, repeats: repeats ?? c.judge?.repeats ?? 1 }
-      : c.judge ? { provider: c.judge.provider, baseUrl: c.judge.baseUrl, model: c.judge.model, repeats: repeats ?? c.judge.repeats } : null;
-  return { nliModels: c.nliModels, judge, ...ragasSettings(c.evaluator, c.ragasEmbedder ?? null) };
-}
+export const evaluatorSettings = (c: BenchConfig, rag: RagConfig | null): EvaluatorSettings => ragbenchPlan(c, rag).settings;
 
 /** The NLI evaluator's models and RAGAS's embedder from the models worker; errors say what to load. */
 function modelLoader(c: BenchConfig, m: BenchModels | null): EvaluatorModelLoader {
@@ -118,7 +112,7 @@ async function runEnvironment(models: BenchModels | null, need: ModelNeeds): Pro
 }
 
 /** The run's settings as the report keeps them: the BenchConfig (it never holds a key). */
-const reportConfig = (c: BenchConfig): Record<string, JsonValue> => JSON.parse(JSON.stringify(c)) as Record<string, JsonValue>;
+const reportConfig = (c: BenchConfig): Record<string, JsonValue> => ragbenchPlan(c).reportConfig;
 
 /** What a run's progress callback takes before the worker adds the board of every subset's state. */
 type Emit = (p: DistributiveOmit<BenchProgress, 'subsets'>) => void;

@@ -3,34 +3,28 @@
  * `cli/args.ts` `parse` refuses a value above a flag's maximum (or an infinite one) before a command runs, with exit
  * code 2, so no flag can ask for unbounded work (`train-embedder --power-iterations 1e9`). A name means one thing in
  * every command; the range is the widest any command takes, and a command may check a narrower one itself (`ask
- * --top-k` 1–50). It sits on the top floor of src/lib so that each limit comes from its owner. A new numeric flag
- * gets its line here (tests/integration/cli-flag-ranges.test.ts fails on a flag in a help text that is not classified).
+ * --top-k` 1–50). The search settings' flags come from their declarations (src/lib/settings/search.ts); the others
+ * are here. It sits on the top floor of src/lib so that each limit comes from its owner. A new numeric flag gets its
+ * line here, or in its setting's declaration (tests/integration/cli-flag-ranges.test.ts fails on a flag in a help
+ * text that is not classified).
  */
 import { ARXIV_MAX_RESULTS } from '../data/arxiv-query.ts';
 import { WEB_LIMITS } from '../data/web-urls.ts';
 import { MAX_DIM } from '../artifact/format.ts';
 import { COMPARE_MAX_DRAWS } from '../reports/compare.ts';
+import { flagRanges, type FlagRange } from '../settings/cli-flags.ts';
+import { SEARCH_SETTINGS } from '../settings/search.ts';
 
-export interface FlagRange {
-  min: number;
-  max: number;
-  /** A whole number. */
-  integer: boolean;
-  /** What the flag counts, for the docs. */
-  what: string;
-}
+export type { FlagRange } from '../settings/cli-flags.ts';
 
 const int = (min: number, max: number, what: string): FlagRange => ({ min, max, integer: true, what });
 const num = (min: number, max: number, what: string): FlagRange => ({ min, max, integer: false, what });
 const K = 1000;
 
 export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
-  'top-k': int(1, 100, 'results shown (search; ask takes 1–50)'),
-  'candidate-k': int(1, K, 'candidates each retriever gives the fusion'),
-  'bm25-k': int(1, K, "seed A's bm25_k"),
-  'dense-k': int(1, K, "seed A's dense_k"),
-  'fusion-top-k': int(1, K, "seed A's fusion_top_k"),
-  'reject-threshold': num(0, 1, 'confidence below which an answer is refused'),
+  // The search settings' flags (--top-k, --candidate-k, seed A's separate k's, --reject-threshold): their
+  // declarations (src/lib/settings/search.ts); ask takes --top-k 1–50 (settings/rag.ts).
+  ...flagRanges(SEARCH_SETTINGS),
   window: int(0, 10, 'neighbouring chunks added on each side'),
   rerank: int(1, K, 'candidates the cross-encoder reranks'),
   k1: num(0, 10, 'BM25 k1'),

@@ -9,8 +9,8 @@ import type { RagConfig } from '../rag/config.ts';
 import type { JsonValue } from '../reports/format.ts';
 import type { RunLimits } from './api-usage.ts';
 import { DEFAULT_MODELS } from '../models/registry.ts';
-import { judgeSettings, ragasSettings } from './evaluator-deps.ts';
 import { EVALUATORS, type EvaluatorId } from './evaluators.ts';
+import { ragbenchPlan, type RagbenchRunConfig } from './ragbench-plan.ts';
 import type { RunEnvironment } from './report-from-run.ts';
 import { modelKey, namedRunModels, ragbenchModelNeeds, type ModelIds, type ModelNeeds, type NamedModels } from './run-models.ts';
 import type { ValidateSessionOptions } from './session.ts';
@@ -54,10 +54,22 @@ export interface RagbenchRunSettings {
   session: RagbenchSessionSettings;
 }
 
-export function ragbenchRunSettings(o: RagbenchRunOptions): RagbenchRunSettings {
+/** The run's settings under the Benchmark tab's names (the rows come from local files: no hosts), then what only the CLI sets. */
+export function ragbenchRunConfig(o: RagbenchRunOptions, nliModels: RagbenchRunConfig['nliModels'], ragasEmbedder: string | null): RagbenchRunConfig {
   const { api, evaluator } = o;
-  const judge = EVALUATORS[evaluator].api && api
-    ? judgeSettings(evaluator, { provider: api.providerId, baseUrl: api.baseUrl, model: api.model, repeats: o.repeats, temperature: o.temperature }) : null;
+  const judge = EVALUATORS[evaluator].api && api ? {
+    provider: api.providerId, baseUrl: api.baseUrl, model: api.model, repeats: o.repeats,
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}), rpm: api.limits?.rpm ?? null, tpm: api.limits?.tpm ?? null,
+  } : null;
+  const subsets = [...o.data.keys()];
+  return {
+    mode: o.mode, subsets, n: o.n ?? null, seed: o.seed, evaluator, judge, rag: o.rag ? (JSON.parse(JSON.stringify(o.rag)) as RagConfig) : null, nliModels,
+    ...(EVALUATORS[evaluator].usesEmbedder ? { ragasEmbedder } : {}), localSubsets: [...subsets], bootstrap: o.bootstrap, concurrency: o.concurrency, datasetsHost: null, hubUrl: null,
+  };
+}
+
+export function ragbenchRunSettings(o: RagbenchRunOptions): RagbenchRunSettings {
+  const { evaluator } = o;
   const base = ragbenchModelNeeds(evaluator, o.rag);
   // RAGAS's answer relevancy embeds with dense retrieval's embedder, or the one named; none otherwise (absent, with a note).
   const ragasEmbedder = EVALUATORS[evaluator].usesEmbedder && (o.modelIds.embedder !== undefined || base.embedder)
@@ -65,19 +77,14 @@ export function ragbenchRunSettings(o: RagbenchRunOptions): RagbenchRunSettings 
   const needs = { ...base, embedder: base.embedder || ragasEmbedder !== null, dense: base.embedder };
   const models = namedRunModels(o.modelIds, needs, o.device);
   const nliModels = models.nli ? { nli: models.nli, reranker: models.reranker } : null;
-  const subsets = [...o.data.keys()];
-  // The BenchConfig's fields (the rows come from local files: no hosts), then what only the CLI sets.
-  const config: Record<string, JsonValue> = {
-    mode: o.mode, subsets, n: o.n ?? null, seed: o.seed, evaluator, judge: judge ? { ...judge, rpm: api?.limits?.rpm ?? null, tpm: api?.limits?.tpm ?? null } : null,
-    rag: o.rag ? (JSON.parse(JSON.stringify(o.rag)) as JsonValue) : null, nliModels, localSubsets: [...subsets],
-    bootstrap: o.bootstrap, concurrency: o.concurrency, datasetsHost: null, hubUrl: null,
-  };
+  // The one translation of a run's settings, as the Benchmark tab's (ragbench-plan.ts).
+  const plan = ragbenchPlan(ragbenchRunConfig(o, nliModels, ragasEmbedder), o.rag);
   return {
     needs, models,
     session: {
-      evaluator, settings: { judge, nliModels, ...ragasSettings(evaluator, ragasEmbedder) }, subsets: [...o.data].map(([subset, rows]) => ({ subset, rows })),
-      ...(o.n !== undefined ? { n: o.n } : {}), seed: o.seed, concurrency: o.concurrency, bootstrap: o.bootstrap, redact: o.redact,
-      report: { config, environment: { ...o.runtime, models: models.loaded }, source: o.source, revision: null }, withReport: o.withReport,
+      evaluator, settings: plan.settings, subsets: [...o.data].map(([subset, rows]) => ({ subset, rows })),
+      ...(plan.n !== undefined ? { n: plan.n } : {}), seed: plan.seed, concurrency: o.concurrency, bootstrap: o.bootstrap, redact: o.redact,
+      report: { config: plan.reportConfig, environment: { ...o.runtime, models: models.loaded }, source: o.source, revision: null }, withReport: o.withReport,
     },
   };
 }

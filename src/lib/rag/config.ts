@@ -4,9 +4,8 @@
  * elsewhere (the key store). `parseRagConfig` refuses key-like fields and base URLs carrying credentials.
  */
 import * as v from 'valibot';
-import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
-import { DEFAULT_REJECT_THRESHOLDS } from '../retrieval/rejection.ts';
-import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
+import { RAG_RETRIEVAL_DEFAULTS, RAG_RETRIEVAL_SETTINGS, type RagRetrievalSettings } from '../settings/rag.ts';
+import { objectSchema } from '../settings/schema.ts';
 import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
 import { ALL_PROVIDER_IDS, DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../llm/provider-meta.ts';
@@ -17,24 +16,13 @@ export const TRANSFORMS = ['none', 'rewrite', 'multi_query', 'hyde', 'hyde_bm25'
 export type QueryTransform = (typeof TRANSFORMS)[number];
 
 
-export interface RagRetrievalConfig {
-  /** Retrieval mode (overridden by the HyDE transforms: 'hyde' searches 'dense', 'hyde_bm25' searches 'rrf'). Default 'sparse'. */
-  mode: RetrievalMode;
-  /** Passages given to the model (before reranking). Default 5. */
-  topK: number;
-  /** Candidates per retriever before fusion; also the depth of each query's list in multi-query fusion. Default 20. */
-  candidateK: number;
-  /** Seed A's bm25_k, dense_k and fusion_top_k (search-types.ts); null = candidateK. Default null. */
-  bm25K: number | null;
-  denseK: number | null;
-  fusionTopK: number | null;
-  /** Default 'cdf'. */
-  calibration: Calibration;
-  /** Refuse to answer when the best passage's confidence is below this (0 disables). Default 0.15. */
-  rejectThreshold: number;
-  /** At most one passage per document. Default true. */
-  dedup: boolean;
-}
+/**
+ * The pipeline's retrieval settings, declared in src/lib/settings/rag.ts (the search settings with the pipeline's
+ * bounds): mode (overridden by the HyDE transforms: 'hyde' searches 'dense', 'hyde_bm25' searches 'rrf'), topK,
+ * candidateK (also the depth of each query's list in multi-query fusion), seed A's separate k's, calibration,
+ * rejectThreshold and dedup.
+ */
+export type RagRetrievalConfig = RagRetrievalSettings;
 
 export interface RagConfig {
   version: 1;
@@ -60,7 +48,7 @@ export const DEFAULT_MODEL = DEFAULT_PROVIDER_MODEL;
 
 export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
   version: 1,
-  retrieval: { mode: 'sparse', topK: 5, candidateK: 20, bm25K: null, denseK: null, fusionTopK: null, calibration: 'cdf', rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true },
+  retrieval: { ...RAG_RETRIEVAL_DEFAULTS },
   transform: { kind: 'none', n: 3 },
   rerank: { enabled: false, topN: 3 },
   window: 1,
@@ -112,20 +100,7 @@ const modelName = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 
 export const RagConfigSchema = v.pipe(
   v.strictObject({
     version: v.optional(v.literal(1, 'must be 1'), 1),
-    retrieval: v.optional(
-      v.strictObject({
-        mode: v.optional(oneOf(MODE_IDS), D.retrieval.mode),
-        topK: v.optional(int(1, 50), D.retrieval.topK),
-        candidateK: v.optional(int(1, 1000), D.retrieval.candidateK),
-        bm25K: v.optional(v.nullable(int(1, 1000)), D.retrieval.bm25K),
-        denseK: v.optional(v.nullable(int(1, 1000)), D.retrieval.denseK),
-        fusionTopK: v.optional(v.nullable(int(1, 1000)), D.retrieval.fusionTopK),
-        calibration: v.optional(oneOf(CALIBRATIONS), D.retrieval.calibration),
-        rejectThreshold: v.optional(num(0, 1), D.retrieval.rejectThreshold),
-        dedup: v.optional(bool(), D.retrieval.dedup),
-      }, unknownKey),
-      {},
-    ),
+    retrieval: v.optional(objectSchema(RAG_RETRIEVAL_SETTINGS, unknownKey), {}),
     transform: v.optional(
       v.strictObject({
         kind: v.optional(oneOf(TRANSFORMS), D.transform.kind),
@@ -161,7 +136,7 @@ export const RagConfigSchema = v.pipe(
     ),
   }, unknownKey),
   v.check(
-    (c) => !c.rerank.enabled || c.rerank.topN <= c.retrieval.topK,
+    (c) => !c.rerank.enabled || c.rerank.topN <= (c.retrieval.topK as number),
     'rerank.topN must not exceed retrieval.topK (the reranker reorders the top_k passages and keeps top_n)',
   ),
 );
@@ -225,15 +200,12 @@ const toBool = (raw: string) => (raw === '1' || raw === 'true' ? true : raw === 
 const toNum = (raw: string) => Number(raw);
 
 const URL_FIELDS: readonly Field[] = [
-  { param: 'mode', get: (c) => c.retrieval.mode, set: (c, r) => { c.retrieval.mode = r as RetrievalMode; } },
-  { param: 'k', get: (c) => str(c.retrieval.topK), set: (c, r) => { c.retrieval.topK = toNum(r); } },
-  { param: 'ck', get: (c) => str(c.retrieval.candidateK), set: (c, r) => { c.retrieval.candidateK = toNum(r); } },
-  { param: 'bk', get: (c) => str(c.retrieval.bm25K), set: (c, r) => { c.retrieval.bm25K = toNum(r); } },
-  { param: 'dk', get: (c) => str(c.retrieval.denseK), set: (c, r) => { c.retrieval.denseK = toNum(r); } },
-  { param: 'fk', get: (c) => str(c.retrieval.fusionTopK), set: (c, r) => { c.retrieval.fusionTopK = toNum(r); } },
-  { param: 'cal', get: (c) => c.retrieval.calibration, set: (c, r) => { c.retrieval.calibration = r as Calibration; } },
-  { param: 'thr', get: (c) => str(c.retrieval.rejectThreshold), set: (c, r) => { c.retrieval.rejectThreshold = toNum(r); } },
-  { param: 'dedup', get: (c) => (c.retrieval.dedup ? '1' : '0'), set: (c, r) => { c.retrieval.dedup = toBool(r); } },
+  // The retrieval settings' parameters, from their declarations (settings/rag.ts).
+  ...Object.entries(RAG_RETRIEVAL_SETTINGS).filter(([, d]) => d.url !== undefined).map(([key, d]): Field => ({
+    param: d.url!,
+    get: (c) => { const x = (c.retrieval as Record<string, string | number | boolean | null>)[key]!; return typeof x === 'boolean' ? (x ? '1' : '0') : str(x); },
+    set: (c, r) => { (c.retrieval as Record<string, unknown>)[key] = d.type === 'boolean' ? toBool(r) : d.type === 'int' || d.type === 'number' ? toNum(r) : r; },
+  })),
   { param: 'tx', get: (c) => c.transform.kind, set: (c, r) => { c.transform.kind = r as QueryTransform; } },
   { param: 'n', get: (c) => str(c.transform.n), set: (c, r) => { c.transform.n = toNum(r); } },
   { param: 'rr', get: (c) => (c.rerank.enabled ? '1' : '0'), set: (c, r) => { c.rerank.enabled = toBool(r); } },

@@ -2,25 +2,18 @@
  * The search contract shared by the Search tab's worker and `rag-lab search`: the request a query is sent with, the
  * response it gets (each hit with its document's title, text and highlights) and every mode's availability.
  */
-import type { Calibration } from './calibrate.ts';
 import type { MetaFilter } from './filter.ts';
 import type { Availability, RetrievalMode } from './modes.ts';
-import type { SearchHit, SearchTelemetry } from './search-types.ts';
+import type { SearchHit, SearchOptions, SearchTelemetry } from './search-types.ts';
 
-export interface SearchRequest {
-  query: string;
-  mode: RetrievalMode;
-  topK: number;
-  candidateK: number;
-  /** Seed A's bm25_k, dense_k and fusion_top_k; absent or null: candidateK (search-types.ts). */
-  bm25K?: number | null;
-  denseK?: number | null;
-  fusionTopK?: number | null;
-  calibration: Calibration;
-  /** null = the mode's default threshold. */
-  rejectThreshold: number | null;
-  filters: MetaFilter[];
-}
+/**
+ * A query and its search options (search-types.ts; the settings a form or a link sets are declared in
+ * src/lib/settings/search.ts). bm25K, denseK and fusionTopK absent or null: candidateK; rejectThreshold null: the
+ * mode's default threshold.
+ */
+export type SearchRequest = { query: string; filters: MetaFilter[] }
+  & Pick<SearchOptions, 'mode' | 'topK' | 'candidateK' | 'calibration' | 'rejectThreshold'>
+  & Partial<Omit<SearchOptions, 'filters' | 'denseQuery'>>;
 
 /** What the α simulator re-fuses in the Search tab: the query, how many candidates each retriever gives, the search's filters. */
 export type FusionRequest = Pick<SearchRequest, 'query' | 'candidateK'> & Partial<Pick<SearchRequest, 'calibration' | 'bm25K' | 'denseK' | 'filters'>>;

@@ -1,6 +1,7 @@
 /** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
 import { MODES } from '../../lib/retrieval/modes.ts';
 import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
+import { searchSettingsOf } from '../../lib/settings/search.ts';
 import type { KbInfo, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { filtersScope, fitFilters, isActive } from '../filters.ts';
 import { NoticesState } from './notices.svelte.ts';
@@ -32,7 +33,7 @@ export class SearchState {
   exampleNotice = $state.raw<{ query: string; text: string } | null>(null);
   running = $state(false);
   /** The threshold searches use: the one typed or linked (`thr=`), else the mode's default. */
-  readonly threshold = $derived(rejectThresholdFor(this.input.mode, this.input.threshold));
+  readonly threshold = $derived(rejectThresholdFor(this.input.mode, this.input.rejectThreshold));
   private seq = 0;
   /** The mode a link asked for, until the first search that can tell whether it runs here (see `run`). */
   private linkMode: RetrievalMode | null = null;
@@ -68,11 +69,7 @@ export class SearchState {
   request(): SearchRequest {
     const s = this.input;
     const filters = s.filters.filter(isActive).map((f) => ({ ...f, ...(f.values ? { values: [...f.values] } : {}) }));
-    return {
-      query: s.q.slice(0, MAX_QUERY_CHARS), mode: s.mode, topK: s.topK, candidateK: s.candidateK,
-      bm25K: s.bm25K, denseK: s.denseK, fusionTopK: s.fusionTopK,
-      calibration: s.calibration, rejectThreshold: s.threshold, filters,
-    };
+    return { query: s.q.slice(0, MAX_QUERY_CHARS), ...searchSettingsOf(s), filters };
   }
 
   /**

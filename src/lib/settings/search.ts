@@ -1,0 +1,44 @@
+/**
+ * The search settings, declared once: the Search tab's inputs and link parameters, `rag-lab search`'s flags and
+ * their ranges, the request a search is sent with, and the RAG pipeline's retrieval defaults all derive from
+ * SEARCH_SETTINGS. The values' defaults are the core's (`DEFAULT_SEARCH`, retrieval/search-types.ts, where each
+ * option is used). A new search setting: its option in SearchOptions and DEFAULT_SEARCH (its use), and one entry here.
+ */
+import { CALIBRATIONS } from '../retrieval/calibrate.ts';
+import { MODE_IDS } from '../retrieval/modes.ts';
+import { DEFAULT_SEARCH, type SearchOptions } from '../retrieval/search-types.ts';
+import { defaultsOf, int, num, oneOf, pickSettings, type SettingsOf } from './schema.ts';
+
+const D = DEFAULT_SEARCH;
+/** Seed A's separate k's: unset, each is candidate_k. */
+const K_MAX = 1000;
+
+export const SEARCH_SETTINGS = Object.freeze({
+  mode: oneOf(MODE_IDS, { default: D.mode, url: 'mode', flag: 'mode', meta: 'MODE', label: 'mode', describe: 'retrieval mode' }),
+  topK: int({ default: D.topK, min: 1, max: 100, url: 'k', flag: 'top-k', describe: 'results per query' }),
+  candidateK: int({ default: D.candidateK, min: 1, max: K_MAX, url: 'ck', flag: 'candidate-k', describe: 'candidates per retriever before fusion' }),
+  bm25K: int({ default: D.bm25K, nullMeans: 'candidate_k', min: 1, max: K_MAX, url: 'bk', flag: 'bm25-k', describe: "BM25's candidates (seed A's bm25_k)" }),
+  denseK: int({ default: D.denseK, nullMeans: 'candidate_k', min: 1, max: K_MAX, url: 'dk', flag: 'dense-k', describe: "the dense index's candidates (seed A's dense_k)" }),
+  fusionTopK: int({
+    default: D.fusionTopK, nullMeans: 'candidate_k', min: 1, max: K_MAX, url: 'fk', flag: 'fusion-top-k',
+    describe: "fused candidates passed on: the cross-encoder's pool in rerank modes (unset: candidate_k), or what top-k is taken from (unset: all) (seed A's fusion_top_k)",
+  }),
+  calibration: oneOf(CALIBRATIONS, { default: D.calibration, url: 'cal', flag: 'calibration', label: 'calibration', describe: 'score calibration of the calibrated modes' }),
+  rejectThreshold: num({
+    default: D.rejectThreshold, nullMeans: "the mode's default", min: 0, max: 1, url: 'thr', flag: 'reject-threshold', meta: 'X',
+    describe: 'reject below this confidence (0 never rejects)',
+  }),
+});
+
+export type SearchSettings = SettingsOf<typeof SEARCH_SETTINGS>;
+// Fails to compile when a setting's type drifts from the core's option of the same name.
+const _sameAsCore: Pick<SearchOptions, keyof SearchSettings> = {} as SearchSettings;
+void _sameAsCore;
+
+export const SEARCH_DEFAULTS: Readonly<SearchSettings> = Object.freeze(defaultsOf(SEARCH_SETTINGS));
+
+/** The search settings of a form or a request (nothing else it holds). */
+export const searchSettingsOf = (values: SearchSettings): SearchSettings => pickSettings(SEARCH_SETTINGS, values);
+
+/** Seed A's separate k's (bm25_k, dense_k, fusion_top_k): `rag-lab search`'s, the pipeline's and eval-beir's flags. */
+export const SEPARATE_K_SETTINGS = Object.freeze({ bm25K: SEARCH_SETTINGS.bm25K, denseK: SEARCH_SETTINGS.denseK, fusionTopK: SEARCH_SETTINGS.fusionTopK });
