@@ -11,8 +11,8 @@ import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
 import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
 import { redactSecrets } from '../../lib/llm/redact.ts';
 import { kbIdOf } from '../../lib/data/kb-registry.ts';
-import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench-evaluators.ts';
-import { goldQuestion, shownGold, type GoldQuestion } from '../answer-score.ts';
+import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
+import { goldQuestion, shownGold, type GoldQuestion } from '../ask/answer-score.ts';
 import type { AskState } from './ask.svelte.ts';
 
 export type ScoreAnswer = (request: ScoreRequest, apiKey: string | null) => Promise<AnswerScore>;

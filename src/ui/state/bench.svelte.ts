@@ -3,13 +3,13 @@ import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
 import { dropOversized, rowCountParam, uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
-import { finishedProgress, startProgress } from '../bench-progress.ts';
-import { startBenchWorker } from '../bench-client.ts';
-import { writeOwnedParams } from '../url.ts';
+import { finishedProgress, startProgress } from '../bench/bench-progress.ts';
+import { startBenchWorker } from '../clients/bench-client.ts';
+import { writeOwnedParams } from '../app/url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
-import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench-evaluators.ts';
+import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
 import type { ModelsState } from './models.svelte.ts';
 
 export class BenchState {

@@ -12,9 +12,9 @@ import type { BuildSummary } from '../../lib/data/local-kb-meta.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';
 import { requestPersistentStorage } from '../../lib/store/local-kb-store.ts';
-import { startBuildWorker } from '../build-client.ts';
-import { checkBuildForm, defaultBuildForm, stagesFor, titleForSource, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build-view.ts';
-import type { PickedFile } from '../build-files.ts';
+import { startBuildWorker } from '../clients/build-client.ts';
+import { checkBuildForm, defaultBuildForm, stagesFor, titleForSource, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build/build-view.ts';
+import type { PickedFile } from '../build/build-files.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'unknown error';

@@ -10,9 +10,9 @@
 import * as Comlink from 'comlink';
 import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../../lib/kb-build/train-embedder.ts';
 import { IndexedDbTrainedModelStore, type TrainedModelMeta } from '../../lib/store/trained-models.ts';
-import { startBuildWorker } from '../build-client.ts';
-import { trainedLabel } from '../corpus-embedder-view.ts';
-import { withKbPick } from '../settings.ts';
+import { startBuildWorker } from '../clients/build-client.ts';
+import { trainedLabel } from '../models/corpus-embedder-view.ts';
+import { withKbPick } from '../app/settings.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 

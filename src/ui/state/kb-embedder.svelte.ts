@@ -9,7 +9,7 @@ import { chooseEmbedder, foreignLoadedNote, sameModel, type EmbedderChoice, type
 import { isTrainedModelId } from '../../lib/models/trained-ids.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { ModelSpec } from '../../lib/models/types.ts';
-import { withKbPick, withoutModels, type Settings } from '../settings.ts';
+import { withKbPick, withoutModels, type Settings } from '../app/settings.ts';
 import type { KbState } from './kb.svelte.ts';
 
 /** What this needs of ModelsState (which loads the models): its settings, loaded list and loading steps. */

@@ -19,11 +19,11 @@ import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
 import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { DenseInfo, FusionRequest, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
-import { formatBytes } from '../format.ts';
-import { openKbCounts } from '../build-view.ts';
-import { startSearchWorker, type SearchClient } from '../search-client.ts';
+import { formatBytes } from '../shared/format.ts';
+import { openKbCounts } from '../build/build-view.ts';
+import { startSearchWorker, type SearchClient } from '../clients/search-client.ts';
 import type { LoadedModel, ModelSettings } from '../../../workers/models-api.ts';
-import { writeOwnedParams } from '../url.ts';
+import { writeOwnedParams } from '../app/url.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   download: 'Downloading the corpus',

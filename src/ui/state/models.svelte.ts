@@ -13,12 +13,12 @@ import { ortWasmPaths } from '../../lib/models/ort-files.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
 import type { CachedFile, GeneratorDownload, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
-import { startModelsWorker, type ModelsClient } from '../models-client.ts';
+import { startModelsWorker, type ModelsClient } from '../clients/models-client.ts';
 import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
-import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
+import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../app/settings.ts';
 import { isTrainedModelId } from '../../lib/models/trained-ids.ts';
 import { DENSE_ON_KEY, KbEmbedderState } from './kb-embedder.svelte.ts';
-import type { NoticeFeature } from '../notices.ts';
+import type { NoticeFeature } from '../app/notices.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { NoticesState } from './notices.svelte.ts';
 

@@ -10,13 +10,13 @@ import * as Comlink from 'comlink';
 import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../../../workers/bench-api.ts';
-import { startBenchWorker } from '../bench-client.ts';
-import { pickedFromList } from '../build-files.ts';
+import { startBenchWorker } from '../clients/bench-client.ts';
+import { pickedFromList } from '../build/build-files.ts';
 import type { RetrievalProtocol, RunOverrides } from '../../lib/eval/retrieval-session.ts';
 import {
   changedFields, embedderChoices, kbChoices, modeChoices, parseMaxQueries, presetFields, runnableModes, runOverrides,
   type EmbedderChoice, type KbChoice, type ModeChoice, type RunField, type RunFields,
-} from '../retrieval-bench-view.ts';
+} from '../bench/retrieval-bench-view.ts';
 import type { CorpusEmbedderState } from './corpus-embedder.svelte.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
