@@ -10,6 +10,7 @@ import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
 import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
+import type { AppSettingsState } from './app-settings.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 
 export class BenchState {
@@ -121,7 +122,7 @@ export class BenchState {
    * `pipeline`: the Ask tab's current pipeline settings (what pipeline mode runs); `pipelineBaseUrlFromLink`: whether
    * their base URL came from a link (the key question then says so).
    */
-  constructor(private readonly models: ModelsState, private readonly keys: KeysState, readonly pipeline: () => RagConfig,
+  constructor(private readonly models: ModelsState, private readonly settings: AppSettingsState, private readonly keys: KeysState, readonly pipeline: () => RagConfig,
     private readonly pipelineBaseUrlFromLink: () => boolean = () => false) {
     const attach = () => {
       const port = models.port();
@@ -193,13 +194,13 @@ export class BenchState {
   config(): BenchConfig {
     const { evaluator, judge, nliModels, ...ragas } = evaluatorConfig({
       mode: this.mode, evaluator: this.evaluator, judge: $state.snapshot(this.judge), loaded: this.models.loaded,
-      nli: this.models.settings.nli, crossEncoder: this.models.settings.crossEncoder,
+      nli: this.settings.value.nli, crossEncoder: this.settings.value.crossEncoder,
     });
     return {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator, judge,
       rag: this.mode === 'pipeline' ? $state.snapshot(this.pipeline()) as RagConfig : null,
-      datasetsHost: this.models.settings.datasetsHost,
-      hubUrl: this.models.settings.remoteHost,
+      datasetsHost: this.settings.value.datasetsHost,
+      hubUrl: this.settings.value.remoteHost,
       localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
       nliModels, ...ragas,
     };

@@ -45,8 +45,7 @@ export class ReportSyncState {
     this.repo = settings.repo;
     this.lastCommit = this.memo().head;
     if (note) this.error = note;
-    const before = this.reports.onChange;
-    this.reports.onChange = (change) => { before?.(change); this.changed(change); };
+    this.reports.onChange((change) => this.changed(change));
     return this.enabled && this.repo ? this.refresh() : Promise.resolve();
   }
 

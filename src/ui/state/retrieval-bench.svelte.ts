@@ -5,7 +5,6 @@
  * memory; the worker gets its own models-worker port, reconnected when the models worker restarts.
  */
 import type { HubAccess } from '../../lib/hub/access.ts';
-import { HUB_ORIGIN } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
 import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
@@ -53,12 +52,12 @@ export class RetrievalBenchState {
   embedder = $state('auto');
   /** The dataset a corpus embedder is being (or was last) trained on here: its model id's knowledge-base id and name. */
   training = $state.raw<{ kbId: string; dataset: string; unit: 'documents' | 'chunks' } | null>(null);
-  /** Hub URL and token from Settings (App sets it; never from a link). */
-  access: () => HubAccess = () => ({ hubUrl: HUB_ORIGIN, token: null });
   /** Started on first use (a folder pick or a run), not when the page opens. */
   private started: ReturnType<typeof startBenchWorker> | null = null;
 
-  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState, readonly embedders: CorpusEmbedderState) {
+  /** `access`: the Hub URL and token from Settings and HubTokenState (never from a link). */
+  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState, readonly embedders: CorpusEmbedderState,
+    readonly access: () => HubAccess) {
     models.onRestart(() => { if (this.started) void this.attach(this.started); });
   }
 
