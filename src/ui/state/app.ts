@@ -39,7 +39,7 @@ export function createApp(search: string) {
   const keys = new KeysState();
   keys.load();
   // Knowledge bases built in this browser (Build tab): the one list, which the picker's local entries derive from.
-  const localKbs: LocalKbsState = new LocalKbsState(new IndexedDbLocalKbStore({ onProblem: (m) => { localKbs.error = m; } }));
+  const localKbs: LocalKbsState = new LocalKbsState(new IndexedDbLocalKbStore({ onProblem: (m) => localKbs.noteProblem(m) }));
   const trained = new TrainedModelsState();
   const kb: KbState = new KbState({ locals: localKbs, hubAccess, settings, models: () => models });
   const searchState = new SearchState(kb);
@@ -72,7 +72,7 @@ export function createApp(search: string) {
   kb.loadFromUrl(search);
   ask.loadFromUrl(search);
   bench.loadFromUrl(search);
-  if (new URLSearchParams(search).get('bench') === 'retrieval') retrievalBench.view = 'retrieval';
+  retrievalBench.loadFromUrl(search);
 
   /** Opens the link's knowledge base and starts Hub sync once what they need is read. */
   function start(): void {

@@ -73,7 +73,7 @@ export class AskScoreState {
     const g = goldQuestion(row, kind);
     if (!g.ok) return g.message;
     this.gold = g.gold;
-    this.ask.question = g.gold.question;
+    this.ask.setQuestion(g.gold.question);
     return null;
   }
 

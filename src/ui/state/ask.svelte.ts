@@ -45,6 +45,11 @@ export class AskState {
   /** `planBrowserModel`: sizes an in-browser model's download (ModelsState.generatorPlan, in the models worker). */
   constructor(private readonly kb: KbState, private readonly keys: KeysState, private readonly planBrowserModel: (model: string) => Promise<GeneratorDownload>) {}
 
+  /** Puts a question in the field (a RAGBench row opened in Ask: AskScoreState.openRagbench). */
+  setQuestion(question: string): void {
+    this.question = question;
+  }
+
   loadFromUrl(search: string): void {
     const p = new URLSearchParams(search);
     this.question = (p.get('aq') ?? '').slice(0, MAX_QUESTION_CHARS);

@@ -23,6 +23,11 @@ export class LocalKbsState {
     this.ready = this.reload();
   }
 
+  /** A problem the store met while reading (a damaged entry it skipped): shown like a failed read. */
+  noteProblem(message: string): void {
+    this.error = message;
+  }
+
   /** Runs `listener` after each knowledge base removed here (KbState opens the default one if it was open). */
   onRemove(listener: (name: string) => void): void {
     this.removeListeners.push(listener);

@@ -61,6 +61,11 @@ export class RetrievalBenchState {
     models.onRestart(() => { if (this.started) void this.attach(this.started); });
   }
 
+  /** The link's `bench=retrieval` shows this part of the Benchmark tab. */
+  loadFromUrl(search: string): void {
+    if (new URLSearchParams(search).get('bench') === 'retrieval') this.view = 'retrieval';
+  }
+
   private attach(c: ReturnType<typeof startBenchWorker>): Promise<void> {
     const port = this.models.port();
     return c.api.attachModels(Comlink.transfer(port, [port]));
