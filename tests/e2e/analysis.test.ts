@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { analyzeRetrievalReport, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
 import { sliderWeights } from '../../src/lib/retrieval/alpha-sim.ts';
 import { serializeReport, type Report } from '../../src/lib/reports/format.ts';
-import { verdictViews } from '../../src/ui/analysis-view.ts';
+import { verdictViews } from '../../src/ui/reports/analysis-view.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { multiModeReport, spread } from '../helpers/retrieval-reports.ts';
 

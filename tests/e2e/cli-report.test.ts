@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { parseReportText, type Report } from '../../src/lib/reports/format.ts';
 import { metricsFor } from '../../src/lib/reports/metrics.ts';
-import { fmt, fmtCI } from '../../src/ui/report-view.ts';
+import { fmt, fmtCI } from '../../src/ui/reports/report-view.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { ROOT, runCli } from '../helpers/cli.ts';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHub, type HubServer } from '../helpers/hub-server.ts';
-import { formatBytes } from '../../src/ui/format.ts';
+import { formatBytes } from '../../src/ui/shared/format.ts';
 import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 
 const site = inject('siteUrl');

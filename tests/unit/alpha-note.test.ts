@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { H1_REFERENCE, queryAlphaNote, reportAlphaNote, saturatedNote, telemetryAlphaNote } from '../../src/ui/alpha-note.ts';
-import { noRealQueryText, reportSimRun } from '../../src/ui/alpha-sim-view.ts';
+import { H1_REFERENCE, queryAlphaNote, reportAlphaNote, saturatedNote, telemetryAlphaNote } from '../../src/ui/search/alpha-note.ts';
+import { noRealQueryText, reportSimRun } from '../../src/ui/search/alpha-sim-view.ts';
 
 const LOG2_20 = Math.log2(20);
 

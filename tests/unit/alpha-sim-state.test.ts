@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { sliderWeights, type FusionCandidates } from '../../src/lib/retrieval/alpha-sim.ts';
-import { barPercent, candidateDepths, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, REPORT_RANGE, reportQueries, searchSimSetup, simulationAlpha, sliderRange, startCaption, stateLine } from '../../src/ui/alpha-sim-view.ts';
+import { barPercent, candidateDepths, clampAlpha, clampH, filterQueries, goldRankText, H_MAX, H_START, percentText, REPORT_RANGE, reportQueries, searchSimSetup, simulationAlpha, sliderRange, startCaption, stateLine } from '../../src/ui/search/alpha-sim-view.ts';
 
 const queries = [
   { id: 'q1', text: 'Vitamin D deficiency and bone loss' },

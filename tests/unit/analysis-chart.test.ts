@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { clipLine, h1ScatterChart, leastSquares, predictorLabel } from '../../src/ui/analysis-chart.ts';
-import { MAX_POINTS } from '../../src/ui/report-charts.ts';
+import { clipLine, h1ScatterChart, leastSquares, predictorLabel } from '../../src/ui/reports/analysis-chart.ts';
+import { MAX_POINTS } from '../../src/ui/reports/report-charts.ts';
 
 const row = { predictor: 'entropy', retriever: 'sparse', calibration: 'cdf', pearson_r: -0.4321, n: 3 } as const;
 

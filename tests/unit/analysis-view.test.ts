@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { H1Row, H2Row, RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
-import { fmtP, h1RowId, h1ViewRows, h2Modes, h2ViewRows, settingsLine, signMet, verdictViews, withCi } from '../../src/ui/analysis-view.ts';
+import { fmtP, h1RowId, h1ViewRows, h2Modes, h2ViewRows, settingsLine, signMet, verdictViews, withCi } from '../../src/ui/reports/analysis-view.ts';
 
 const h1 = (over: Partial<H1Row>): H1Row => ({
   predictor: 'entropy', retriever: 'sparse', calibration: 'cdf', n: 30, pearson_r: -0.41234, p_value: 0.0234,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldLabels, goldQuestion, scoreLines, shownGold, type GoldQuestion } from '../../src/ui/answer-score.ts';
+import { goldLabels, goldQuestion, scoreLines, shownGold, type GoldQuestion } from '../../src/ui/ask/answer-score.ts';
 
 const ROW = {
   group: 'covidqa', question: ' What spreads it? ', answer: 'Droplets spread it.',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerStatsLine } from '../../src/ui/ask-view.ts';
+import { answerStatsLine } from '../../src/ui/ask/ask-view.ts';
 
 describe('the line under an answer (issue 32: an unlabelled "0.0 s")', () => {
   it('names what the time measures, and the tokens as the LLM\'s', () => {

@@ -1,9 +1,9 @@
-/** The Benchmark tab's evaluator choices (src/ui/bench-evaluators.ts) are the registry's evaluators, with its judge flag. */
+/** The Benchmark tab's evaluator choices (src/ui/bench/bench-evaluators.ts) are the registry's evaluators, with its judge flag. */
 import { describe, expect, it } from 'vitest';
 import { EVALUATOR_IDS, EVALUATORS } from '../../src/lib/eval/evaluators.ts';
 import {
   EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice, loadedEmbedder, pipelineJudgeNote, ragasPipelineNote, ragasValidateNote,
-} from '../../src/ui/bench-evaluators.ts';
+} from '../../src/ui/bench/bench-evaluators.ts';
 
 describe('Benchmark tab evaluator choices', () => {
   it('list every evaluator of the registry, the select\'s order kept (lexical, llm, nli, then ragas), each asking for a judge when it calls one', () => {

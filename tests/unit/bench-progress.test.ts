@@ -1,6 +1,6 @@
 /** The RAGBench progress of the Benchmark tab (bench-progress.ts): every subset with its state, from the first moment to the end. */
 import { describe, expect, it } from 'vitest';
-import { finishedProgress, loadText, startProgress, subsetStateText } from '../../src/ui/bench-progress.ts';
+import { finishedProgress, loadText, startProgress, subsetStateText } from '../../src/ui/bench/bench-progress.ts';
 
 describe('RAGBench progress', () => {
   it('is not blank at the start: the first subset loading, the others queued', () => {

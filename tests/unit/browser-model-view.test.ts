@@ -1,7 +1,7 @@
 /** What the Ask tab says about the in-browser model before it starts (issue 21, point 9), and the files it sizes. */
 import { describe, expect, test } from 'vitest';
 import { neededFiles } from '../../src/lib/models/download-size.ts';
-import { browserModelAbout, browserModelSize, fullyCached, type BrowserPlanState } from '../../src/ui/browser-model-view.ts';
+import { browserModelAbout, browserModelSize, fullyCached, type BrowserPlanState } from '../../src/ui/ask/browser-model-view.ts';
 
 const M = 'onnx-community/Qwen2.5-0.5B-Instruct';
 const ready = (over: Partial<{ bytes: number; cachedBytes: number; missing: string[]; device: 'webgpu' | 'wasm'; dtype: string }> = {}): BrowserPlanState => ({

@@ -1,10 +1,10 @@
 /**
- * Picked and dropped files (src/ui/build-files.ts) with stand-ins for the browser's entries API: dropped folders are
+ * Picked and dropped files (src/ui/build/build-files.ts) with stand-ins for the browser's entries API: dropped folders are
  * read recursively with their paths, `readEntries` is called until it gives an empty batch, items without an entry
  * fall back to `getAsFile`, and an unreadable entry is reported while the others are kept.
  */
 import { describe, expect, test } from 'vitest';
-import { pickedFromDrop, pickedFromList } from '../../src/ui/build-files.ts';
+import { pickedFromDrop, pickedFromList } from '../../src/ui/build/build-files.ts';
 
 const f = (name: string, text = name) => new File([text], name);
 

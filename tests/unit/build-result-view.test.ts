@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { buildSlot, exportNote, nameNotice } from '../../src/ui/build-result-view.ts';
+import { buildSlot, exportNote, nameNotice } from '../../src/ui/build/build-result-view.ts';
 
 describe('the form after a build (issue 32, point 8)', () => {
   test('no "already in this browser" warning about the knowledge base just built; another of that name is warned about', () => {

@@ -3,7 +3,7 @@ import { LOCAL_KB_NAME, type BuildSummary, type LocalKbMeta } from '../../src/li
 import {
   buildProgressText, checkBuildForm, countsText, openKbCounts, defaultBuildForm, filesLine, formatDuration, localKbLines, nameFromTitle, persistenceText,
   settingsText, skippedHeading, stagePercent, stagesFor, stageStates, summaryLines, titleForSource, titleFromFiles,
-} from '../../src/ui/build-view.ts';
+} from '../../src/ui/build/build-view.ts';
 
 const summary = (over: Partial<BuildSummary> = {}): BuildSummary => ({
   name: 'manuals', title: 'Manuals', documents: 40, pages: 36, chunks: 152, skipped: [], skippedCount: 0, notes: [], embedder: null,

@@ -1,9 +1,9 @@
-/** A report's charts against its table (src/ui/chart-check.ts), on a full report and on its share-link summary. */
+/** A report's charts against its table (src/ui/reports/chart-check.ts), on a full report and on its share-link summary. */
 import { describe, expect, test } from 'vitest';
 import { summaryAt, SHARE_STEPS } from '../../src/lib/reports/share-summary.ts';
-import { chartTableMismatches, reportChartSpecs } from '../../src/ui/chart-check.ts';
-import { rocChart, withheldChartNote } from '../../src/ui/report-charts.ts';
-import { fmt, summaryTable } from '../../src/ui/report-view.ts';
+import { chartTableMismatches, reportChartSpecs } from '../../src/ui/reports/chart-check.ts';
+import { rocChart, withheldChartNote } from '../../src/ui/reports/report-charts.ts';
+import { fmt, summaryTable } from '../../src/ui/reports/report-view.ts';
 import { validateReport } from '../helpers/share-reports.ts';
 
 const full = validateReport({ subsets: ['covidqa', 'hotpotqa'], perSubset: 166, contexts: 0, answerWords: 10 });

@@ -1,6 +1,6 @@
 /** The layout every report chart shares: the margins grow to fit tick labels, and a chart's own axis settings stay. */
 import { describe, expect, test } from 'vitest';
-import { chartLayout } from '../../src/ui/plotly.ts';
+import { chartLayout } from '../../src/ui/shared/plotly.ts';
 
 describe('chartLayout', () => {
   test('both axes grow their margin to fit the tick labels', () => {

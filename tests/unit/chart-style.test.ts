@@ -1,7 +1,7 @@
-/** Chart colours and theme (src/ui/chart-style.ts): no two series of a chart share a colour; the layout takes the theme. */
+/** Chart colours and theme (src/ui/shared/chart-style.ts): no two series of a chart share a colour; the layout takes the theme. */
 import { describe, expect, test } from 'vitest';
-import { assignColors, PALETTE, themedLayout, themedTraces, traceColor } from '../../src/ui/chart-style.ts';
-import { meansChart, rocChart } from '../../src/ui/report-charts.ts';
+import { assignColors, PALETTE, themedLayout, themedTraces, traceColor } from '../../src/ui/shared/chart-style.ts';
+import { meansChart, rocChart } from '../../src/ui/reports/report-charts.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 
 const SUBSETS = ['covidqa', 'cuad', 'delucionqa', 'emanual', 'expertqa', 'finqa', 'hagrid', 'hotpotqa', 'msmarco', 'pubmedqa', 'tatqa', 'techqa'];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports } from '../../src/lib/reports/compare.ts';
 import { reportMeta } from '../../src/lib/reports/meta.ts';
-import { compareChart } from '../../src/ui/compare-chart.ts';
-import { compareModes, metricRowLabel, questionMetrics, questionRows, rowKeyOf, whyNotPickable } from '../../src/ui/compare-view.ts';
+import { compareChart } from '../../src/ui/compare/compare-chart.ts';
+import { compareModes, metricRowLabel, questionMetrics, questionRows, rowKeyOf, whyNotPickable } from '../../src/ui/compare/compare-view.ts';
 import { multiModeReport, singleModeReport, spread } from '../helpers/retrieval-reports.ts';
 import { syntheticReport } from '../helpers/synthetic-reports.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkConfidence } from '../../src/lib/retrieval/rejection.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
-import { confidenceBasis, confidenceHelp, confidenceLabel } from '../../src/ui/confidence-view.ts';
+import { confidenceBasis, confidenceHelp, confidenceLabel } from '../../src/ui/search/confidence-view.ts';
 
 /** The number after "confidence" (the banner says "confidence is 0.268", the card "confidence 0.268"). */
 const quoted = (text: string) => /confidence (?:is )?(\d\.\d+|n\/a)/.exec(text)?.[1];

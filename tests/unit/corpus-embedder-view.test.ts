@@ -1,6 +1,6 @@
 /** The tab's words for corpus-trained embedders: stages, the corpus-trained label, the spec and the result line. */
 import { describe, expect, it } from 'vitest';
-import { modelName, TRAIN_BUTTON, TRAIN_EXPLANATION, trainedLabel, trainedResultText, trainedSpec, trainStageText } from '../../src/ui/corpus-embedder-view.ts';
+import { modelName, TRAIN_BUTTON, TRAIN_EXPLANATION, trainedLabel, trainedResultText, trainedSpec, trainStageText } from '../../src/ui/models/corpus-embedder-view.ts';
 import type { TrainedModelMeta } from '../../src/lib/store/trained-models.ts';
 
 const META: TrainedModelMeta = {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { embedRate } from '../../src/lib/models/embed-rate.ts';
-import { downloadSummary, embedSummary, formatDuration, missingFiles } from '../../src/ui/model-messages.ts';
+import { downloadSummary, embedSummary, formatDuration, missingFiles } from '../../src/ui/models/model-messages.ts';
 
 describe('embedding rate and time', () => {
   test('rate and times from hand-computed values', () => {

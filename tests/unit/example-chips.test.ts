@@ -3,7 +3,7 @@ import { examplesOf } from '../../src/lib/data/examples.ts';
 import { SOTU_EXAMPLES } from '../../src/lib/data/sotu.ts';
 import { modeTable, type LoadedModelLike } from '../../src/lib/models/readiness.ts';
 import { MODE_IDS, MODES, type RetrievalMode } from '../../src/lib/retrieval/modes.ts';
-import { bestAvailableMode, chipChoice } from '../../src/ui/example-chips.ts';
+import { bestAvailableMode, chipChoice } from '../../src/ui/search/example-chips.ts';
 import type { ModeAvailability } from '../../workers/search-api.ts';
 
 /** Availability with only the listed modes runnable (the others with a reason naming them). */

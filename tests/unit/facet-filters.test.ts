@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Facet } from '../../src/lib/data/kb-source.ts';
-import { boundOf, filtersScope, fitFilters, hasValue, withBound, withValue } from '../../src/ui/filters.ts';
+import { boundOf, filtersScope, fitFilters, hasValue, withBound, withValue } from '../../src/ui/search/filters.ts';
 
 const facets: Facet[] = [
   { field: 'year', label: 'Year', type: 'range', min: 1790, max: 2021 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entropyLine, formatMs, formatRerankPairs, modelStartLine } from '../../src/ui/format.ts';
+import { entropyLine, formatMs, formatRerankPairs, modelStartLine } from '../../src/ui/shared/format.ts';
 
 describe('telemetry formatting', () => {
   it('milliseconds with one decimal; not measured yet reads as pending', () => {

@@ -1,7 +1,7 @@
-/** The Hub-dataset form's rules (src/ui/hub-dataset-form.ts): the dataset field, the row limit, the mapping check, the request. */
+/** The Hub-dataset form's rules (src/ui/build/hub-dataset-form.ts): the dataset field, the row limit, the mapping check, the request. */
 import { describe, expect, test } from 'vitest';
 import type { HubDatasetInfo } from '../../src/lib/data/hub-dataset.ts';
-import { datasetFieldError, fieldsOf, mappingError, mappingOf, MAX_ROWS, requestOf, rowLimitError, suggestedTitle } from '../../src/ui/hub-dataset-form.ts';
+import { datasetFieldError, fieldsOf, mappingError, mappingOf, MAX_ROWS, requestOf, rowLimitError, suggestedTitle } from '../../src/ui/build/hub-dataset-form.ts';
 
 const info: HubDatasetInfo = {
   dataset: 'BeIR/scifact', revision: 'a'.repeat(40), configs: [{ config: 'corpus', splits: ['corpus'] }], config: 'corpus', split: 'corpus',

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { chooseEmbedder, foreignLoadedNote, ownModels, PICK_NONE, PICK_PRETRAINED, type TrainedRef } from '../../src/lib/models/kb-embedder.ts';
 import { modeTable } from '../../src/lib/models/readiness.ts';
-import { linkFallback } from '../../src/ui/example-chips.ts';
-import { DEFAULT_SETTINGS, parseSettings, withKbPick, withoutModels } from '../../src/ui/settings.ts';
-import { choiceText, enableLabel } from '../../src/ui/corpus-embedder-view.ts';
+import { linkFallback } from '../../src/ui/search/example-chips.ts';
+import { DEFAULT_SETTINGS, parseSettings, withKbPick, withoutModels } from '../../src/ui/app/settings.ts';
+import { choiceText, enableLabel } from '../../src/ui/models/corpus-embedder-view.ts';
 import type { ModelSpec } from '../../src/lib/models/types.ts';
 
 const SOTU = 'a'.repeat(64);

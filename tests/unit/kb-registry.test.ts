@@ -110,7 +110,7 @@ describe('the SOTU descriptor', () => {
 
 describe('the vectors repo setting for the embedded corpus', () => {
   it('takes owner/name with an optional revision, refuses anything else', async () => {
-    const { sotuVectorsRepo, validateSettings, DEFAULT_SETTINGS } = await import('../../src/ui/settings.ts');
+    const { sotuVectorsRepo, validateSettings, DEFAULT_SETTINGS } = await import('../../src/ui/app/settings.ts');
     expect(sotuVectorsRepo('')).toBeNull();
     expect(sotuVectorsRepo('acme/sotu-vectors')).toEqual({ repo: 'acme/sotu-vectors', revision: 'main' });
     expect(sotuVectorsRepo('acme/sotu-vectors@v2')).toEqual({ repo: 'acme/sotu-vectors', revision: 'v2' });

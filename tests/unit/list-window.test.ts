@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cappedWindow, LIST_CAP, listWindow, listWindowNote } from '../../src/ui/list-window.ts';
+import { cappedWindow, LIST_CAP, listWindow, listWindowNote } from '../../src/ui/shared/list-window.ts';
 
 const items = Array.from({ length: 1000 }, (_, i) => ({ id: `idx-${i}`, title: i === 987 ? 'Deep Harbor Records' : `Index ${i}` }));
 const text = (x: { id: string; title: string }) => `${x.title} ${x.id}`;

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { NEED_EMBEDDER } from '../../src/lib/models/readiness.ts';
 import { needsEmbedder, NEEDS_EMBEDDER } from '../../src/lib/models/needs-embedder.ts';
-import { EMBED_NEEDS_EMBEDDER } from '../../src/ui/build-view.ts';
+import { EMBED_NEEDS_EMBEDDER } from '../../src/ui/build/build-view.ts';
 
 describe('needsEmbedder', () => {
   test('subject, need, remedy and full stop', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { clearNotice, noticesFor, raiseNotice, type Notice } from '../../src/ui/notices.ts';
+import { clearNotice, noticesFor, raiseNotice, type Notice } from '../../src/ui/app/notices.ts';
 
 const embedder: Notice = { feature: 'models', key: 'embedder', kind: 'error', message: 'missing onnx/model_quantized.onnx' };
 const nli: Notice = { feature: 'benchmark', key: 'nli', kind: 'error', message: 'NLI failed' };

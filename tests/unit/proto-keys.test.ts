@@ -15,8 +15,8 @@ import { parseReportText, serializeReport, type Report } from '../../src/lib/rep
 import { locateReport } from '../../src/lib/reports/hub-sync.ts';
 import { encodeReportFragment, readShareFragment } from '../../src/lib/reports/share-link.ts';
 import { compileFilters } from '../../src/lib/retrieval/filter.ts';
-import { diffValue, questionDelta, questionRows, verdictOf } from '../../src/ui/compare-view.ts';
-import { readSyncSettings } from '../../src/ui/report-sync.ts';
+import { diffValue, questionDelta, questionRows, verdictOf } from '../../src/ui/compare/compare-view.ts';
+import { readSyncSettings } from '../../src/ui/reports/report-sync.ts';
 import { multiModeReport, spread } from '../helpers/retrieval-reports.ts';
 import { syntheticReport } from '../helpers/synthetic-reports.ts';
 

@@ -1,7 +1,7 @@
 /** The Publish part's pure helpers: the repo field checked, the pinned link to the app, the lines shown. */
 import { describe, expect, test } from 'vitest';
 import { kbFromLink, parseHubId } from '../../src/lib/data/kb-registry.ts';
-import { kbLink, publishingLine, publishRepo, shortSha } from '../../src/ui/publish-view.ts';
+import { kbLink, publishingLine, publishRepo, shortSha } from '../../src/ui/build/publish-view.ts';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const HUB = 'https://huggingface.co';

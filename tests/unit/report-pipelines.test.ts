@@ -16,8 +16,8 @@ import { headlineByPipeline, reportMeta } from '../../src/lib/reports/meta.ts';
 import { pairKey, reportFigures, rowPipeline } from '../../src/lib/reports/pipelines.ts';
 import { shareSummary, summaryAt, SHARE_STEPS } from '../../src/lib/reports/share-summary.ts';
 import { readShareFragment } from '../../src/lib/reports/share-link.ts';
-import { countText, headlineText } from '../../src/ui/report-format.ts';
-import { reportHeader, summaryTable, warningLines } from '../../src/ui/report-view.ts';
+import { countText, headlineText } from '../../src/ui/reports/report-format.ts';
+import { reportHeader, summaryTable, warningLines } from '../../src/ui/reports/report-view.ts';
 import { multiModeReport, singleModeReport } from '../helpers/retrieval-reports.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 

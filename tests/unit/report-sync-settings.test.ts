@@ -1,6 +1,6 @@
 /** The report sync settings kept in localStorage (validated on read, off by default) and the status line. */
 import { describe, expect, test } from 'vitest';
-import { memoKey, parseRepoName, readSyncSettings, statusLine } from '../../src/ui/report-sync.ts';
+import { memoKey, parseRepoName, readSyncSettings, statusLine } from '../../src/ui/reports/report-sync.ts';
 
 const memo = { head: 'a'.repeat(40), files: { abcdef12: { oid: 'b'.repeat(40), sha256: 'c'.repeat(64), local: 'd'.repeat(64), commit: 'e'.repeat(40) } } };
 

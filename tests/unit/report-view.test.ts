@@ -1,10 +1,10 @@
-/** The report view's logic (src/ui/report-view.ts) and chart data (src/ui/report-charts.ts) on small hand-checked reports. */
+/** The report view's logic (src/ui/reports/report-view.ts) and chart data (src/ui/reports/report-charts.ts) on small hand-checked reports. */
 import { describe, expect, it } from 'vitest';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
-import { meansChart, rocChart, scatterChart, thinIndices } from '../../src/ui/report-charts.ts';
+import { meansChart, rocChart, scatterChart, thinIndices } from '../../src/ui/reports/report-charts.ts';
 import {
   cellText, defaultSort, fmt, fmtCI, modeLatency, nextSort, reportHeader, rowColumns, rowDetail, sortRows, stagesText, summaryTable, warningLines,
-} from '../../src/ui/report-view.ts';
+} from '../../src/ui/reports/report-view.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 import { multiModeReport } from '../helpers/retrieval-reports.ts';
 

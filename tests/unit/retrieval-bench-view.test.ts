@@ -1,13 +1,13 @@
-/** The Benchmark tab's retrieval part (src/ui/retrieval-bench-view.ts) and the report view of a multi-mode retrieval report. */
+/** The Benchmark tab's retrieval part (src/ui/bench/retrieval-bench-view.ts) and the report view of a multi-mode retrieval report. */
 import { describe, expect, it } from 'vitest';
 import type { LocalKbMeta } from '../../src/lib/data/local-kb-meta.ts';
 import { DEFAULT_KB, hubEntry, localEntry } from '../../src/lib/data/kb-registry.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
-import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/report-view.ts';
+import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/reports/report-view.ts';
 import { runSettings } from '../../src/lib/eval/retrieval-session.ts';
 import {
   benchTrainedText, changedFields, embedderChoices, kbChoices, modeChoices, runEmbedderText, parseMaxQueries, presetFields, progressText, PROTOCOL_CHOICES, runnableModes, runOverrides,
-} from '../../src/ui/retrieval-bench-view.ts';
+} from '../../src/ui/bench/retrieval-bench-view.ts';
 import { multiModeReport, singleModeReport } from '../helpers/retrieval-reports.ts';
 
 describe('modes', () => {

@@ -6,7 +6,7 @@ import { REDACTED, redactSecrets, redactUrlForDisplay } from '../../src/lib/llm/
 import { createProvider, parseProviderConfig } from '../../src/lib/llm/registry.ts';
 import { ProviderError } from '../../src/lib/llm/errors.ts';
 import { DATASET_VIEWER, loadRagbenchFromHub, tokenMayGoTo } from '../../src/lib/data/ragbench.ts';
-import { parseSettings, validateSettings, DEFAULT_SETTINGS } from '../../src/ui/settings.ts';
+import { parseSettings, validateSettings, DEFAULT_SETTINGS } from '../../src/ui/app/settings.ts';
 
 /** Secrets that are not key-shaped: only their place in the URL tells they are secret. */
 const PASSWORD = 'hunter2hunter2';

@@ -1,6 +1,6 @@
 /** The Settings tab's stored settings (localStorage): defaults, validation, and what the thread setting means. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings, withDevice } from '../../src/ui/settings.ts';
+import { DEFAULT_SETTINGS, parseSettings, threadCount, validateSettings, withDevice } from '../../src/ui/app/settings.ts';
 
 describe('settings', () => {
   it('arxivProxy: empty (off) by default; an http(s) URL without credentials, query or fragment, not arXiv itself', () => {

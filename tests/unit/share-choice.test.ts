@@ -1,7 +1,7 @@
 /** "Copy share link": inline when the summary fits, else the Hub form when synced, else why not; Spaces hand-off. */
 import { describe, expect, it } from 'vitest';
 import { readShareFragment, reportPath } from '../../src/lib/reports/share-link.ts';
-import { chooseShareLink, shareNote, SPACE_PARENT_ORIGIN, tellSpaceParent } from '../../src/ui/share.ts';
+import { chooseShareLink, shareNote, SPACE_PARENT_ORIGIN, tellSpaceParent } from '../../src/ui/reports/share.ts';
 import { validateReport } from '../helpers/share-reports.ts';
 
 const loc = { origin: 'https://me.github.io', pathname: '/rag-lab/' };

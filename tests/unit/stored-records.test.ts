@@ -16,7 +16,7 @@ import { indexedDbTransformCache } from '../../src/lib/rag/transform-cache.ts';
 import {
   checkIndexRecord, loadVectorIndex, loadVectors, saveVectors, VECTOR_SCHEMA_VERSION, type IndexExpectation,
 } from '../../src/lib/store/vector-cache.ts';
-import { DEFAULT_SETTINGS, parseSettings } from '../../src/ui/settings.ts';
+import { DEFAULT_SETTINGS, parseSettings } from '../../src/ui/app/settings.ts';
 
 const DOCS: SourceDocument[] = [
   { id: 'a', title: 'Basalt', text: 'Basalt forms when lava cools quickly. Basalt columns line the coast.' },

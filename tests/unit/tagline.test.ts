@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TAGLINE } from '../../src/ui/tagline.ts';
+import { TAGLINE } from '../../src/ui/app/tagline.ts';
 
 describe('the tagline says what leaves the tab and where (issue 32)', () => {
   it('names each destination: the Hub and model host, the LLM API, the proxy', () => {

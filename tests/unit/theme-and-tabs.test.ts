@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { tabAfterKey } from '../../src/ui/tabs.ts';
-import { parseTheme } from '../../src/ui/theme.ts';
+import { tabAfterKey } from '../../src/ui/app/tabs.ts';
+import { parseTheme } from '../../src/ui/app/theme.ts';
 
 describe('stored theme choice', () => {
   test('valid values are kept; missing or invalid ones mean "follow the system"', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowCountInput, rowCountParam, uniqueList } from '../../src/lib/link-params.ts';
-import { DEFAULT_URL_STATE, optionalK, parseUrlState, serializeUrlState } from '../../src/ui/url-state.ts';
+import { DEFAULT_URL_STATE, optionalK, parseUrlState, serializeUrlState } from '../../src/ui/search/url-state.ts';
 
 describe('Search link parsing', () => {
   it('treats blank numbers as absent (never 0), with a warning each', () => {

@@ -7,8 +7,8 @@ import { describe, expect, test } from 'vitest';
 import { formatOfType, proxiedUrl, redirectProblem, statusReason } from '../../src/lib/data/web-fetch.ts';
 import { parseSearxngResponse, searxngUrl } from '../../src/lib/data/web-search.ts';
 import { pageUrl, parseUrlList, searchEndpointProblem, validateWebRequest, WEB_LIMITS } from '../../src/lib/data/web-urls.ts';
-import { originText, stagesFor, titleForSource } from '../../src/ui/build-view.ts';
-import { pasteProblem, urlListSummary, webRequestOf } from '../../src/ui/web-pages-form.ts';
+import { originText, stagesFor, titleForSource } from '../../src/ui/build/build-view.ts';
+import { pasteProblem, urlListSummary, webRequestOf } from '../../src/ui/build/web-pages-form.ts';
 
 describe('the URL list', () => {
   test('one URL a line: comments, blank lines and trailing comments skipped; fragments dropped; duplicates once', () => {

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { WorkerSlot } from '../../src/ui/worker-slot.ts';
+import { WorkerSlot } from '../../src/ui/clients/worker-slot.ts';
 
 test('a worker starts on first use, stop ends it, the next use starts a fresh one', () => {
   const started: Array<{ id: number; ended: boolean; terminate(): void }> = [];

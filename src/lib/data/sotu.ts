@@ -12,7 +12,7 @@ export const SOTU_FILE = 'corpora/sotu.json';
  * Suggested first queries, each with the mode its chip searches in (seed B's sample queries): keyword matches for
  * BM25, a paraphrase with none of the addresses' words for dense, a hybrid one, one reranked, and one off-topic query
  * (no address is about cooking) whose low confidence shows what the rejection threshold is for (it is rejected in
- * every mode). Without the model a mode needs, a chip runs in the best mode that is loaded (ui/example-chips.ts).
+ * every mode). Without the model a mode needs, a chip runs in the best mode that is loaded (ui/search/example-chips.ts).
  */
 export const SOTU_EXAMPLES: readonly ExampleQuery[] = Object.freeze([
   { query: 'emancipation of slaves', mode: 'sparse' },

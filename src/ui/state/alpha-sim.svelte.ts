@@ -10,7 +10,7 @@
  */
 import { simulateFusion, sliderWeights, type FusionCandidates, type SimulatedFusion } from '../../lib/retrieval/alpha-sim.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
-import { clampAlpha, clampH, REPORT_RANGE, simulationAlpha, startCaption, stateLine, type SliderRange } from '../alpha-sim-view.ts';
+import { clampAlpha, clampH, REPORT_RANGE, simulationAlpha, startCaption, stateLine, type SliderRange } from '../search/alpha-sim-view.ts';
 
 export type LoadCandidates = (queryId: string) => Promise<FusionCandidates>;
 

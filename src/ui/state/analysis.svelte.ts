@@ -8,9 +8,9 @@
 import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
 import type { Report } from '../../lib/reports/format.ts';
 import { sha256Hex } from '../../lib/checksum.ts';
-import { h1RowId } from '../analysis-view.ts';
-import { startAnalysisWorker } from '../compare-client.ts';
-import { WorkerSlot } from '../worker-slot.ts';
+import { h1RowId } from '../reports/analysis-view.ts';
+import { startAnalysisWorker } from '../clients/compare-client.ts';
+import { WorkerSlot } from '../clients/worker-slot.ts';
 
 /**
  * Analyses already computed in this page, by a SHA-256 of what the analysis reads (the rows, the seed, the

@@ -11,8 +11,8 @@ import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
 import { DEFAULT_EVALUATOR, type EvaluatorId } from '../../lib/eval/evaluators.ts';
 import { redactSecrets } from '../../lib/llm/redact.ts';
 import { kbIdOf } from '../../lib/data/kb-registry.ts';
-import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench-evaluators.ts';
-import { goldQuestion, shownGold, type GoldQuestion } from '../answer-score.ts';
+import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
+import { goldQuestion, shownGold, type GoldQuestion } from '../ask/answer-score.ts';
 import type { AskState } from './ask.svelte.ts';
 
 export type ScoreAnswer = (request: ScoreRequest, apiKey: string | null) => Promise<AnswerScore>;
@@ -73,7 +73,7 @@ export class AskScoreState {
     const g = goldQuestion(row, kind);
     if (!g.ok) return g.message;
     this.gold = g.gold;
-    this.ask.question = g.gold.question;
+    this.ask.setQuestion(g.gold.question);
     return null;
   }
 

@@ -6,8 +6,8 @@ import { batchDeltas } from '../../lib/rag/delta-batch.ts';
 import { ALL_PROVIDER_IDS, BROWSER_PROVIDER, PROVIDERS } from '../../lib/llm/registry.ts';
 import type { ProviderId } from '../../lib/llm/types.ts';
 import type { RagEvent, TraceStep } from '../../lib/rag/trace.ts';
-import { writeOwnedParams } from '../url.ts';
-import { fullyCached, type BrowserPlanState } from '../browser-model-view.ts';
+import { writeOwnedParams } from '../app/url.ts';
+import { fullyCached, type BrowserPlanState } from '../ask/browser-model-view.ts';
 import type { GeneratorDownload } from '../../../workers/models-api.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { KeyForRequest, KeysState } from './keys.svelte.ts';
@@ -31,8 +31,6 @@ export class AskState {
   configError = $state<string | null>(null);
   /** What the in-browser model in the Model field downloads (read from the model host; nothing is downloaded). */
   browserPlan = $state.raw<BrowserPlanState>({ status: 'idle' });
-  /** Sizes an in-browser model's download (App wires the models worker in). */
-  planBrowserModel: ((model: string) => Promise<GeneratorDownload>) | null = null;
   /** The in-browser models the user started in this tab: a download starts only on their explicit Start. */
   private started = $state.raw<ReadonlySet<string>>(new Set());
   /** The in-browser model the Model field names (its default when the field is empty). */
@@ -44,7 +42,13 @@ export class AskState {
   /** The base URL a link set, until the user types one or confirms sending a key there. */
   private linkBaseUrl = $state<string | null>(null);
 
-  constructor(private readonly kb: KbState, private readonly keys: KeysState) {}
+  /** `planBrowserModel`: sizes an in-browser model's download (ModelsState.generatorPlan, in the models worker). */
+  constructor(private readonly kb: KbState, private readonly keys: KeysState, private readonly planBrowserModel: (model: string) => Promise<GeneratorDownload>) {}
+
+  /** Puts a question in the field (a RAGBench row opened in Ask: AskScoreState.openRagbench). */
+  setQuestion(question: string): void {
+    this.question = question;
+  }
 
   loadFromUrl(search: string): void {
     const p = new URLSearchParams(search);
@@ -76,7 +80,7 @@ export class AskState {
   /** Reads what `model` would download (once per model; a newer model's answer wins). */
   async refreshBrowserPlan(model: string = this.browserModel): Promise<void> {
     const p = this.browserPlan;
-    if (!this.planBrowserModel || (p.status !== 'idle' && p.model === model && p.status !== 'error')) return;
+    if ((p.status !== 'idle' && p.model === model && p.status !== 'error')) return;
     this.browserPlan = { status: 'loading', model };
     try {
       const plan = await this.planBrowserModel(model);

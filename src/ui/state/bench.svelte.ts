@@ -3,13 +3,14 @@ import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
 import { dropOversized, rowCountParam, uniqueList } from '../../lib/link-params.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
-import { finishedProgress, startProgress } from '../bench-progress.ts';
-import { startBenchWorker } from '../bench-client.ts';
-import { writeOwnedParams } from '../url.ts';
+import { finishedProgress, startProgress } from '../bench/bench-progress.ts';
+import { startBenchWorker } from '../clients/bench-client.ts';
+import { writeOwnedParams } from '../app/url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import { DEFAULT_EVALUATOR, EVALUATORS, type EvaluatorDef, type EvaluatorId } from '../../lib/eval/evaluators.ts';
-import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench-evaluators.ts';
+import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
+import type { AppSettingsState } from './app-settings.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 import { DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../../lib/llm/provider-meta.ts';
 import { isRemoteProvider } from '../../lib/llm/key-binding.ts';
@@ -127,7 +128,7 @@ export class BenchState {
    * `pipeline`: the Ask tab's current pipeline settings (what pipeline mode runs); `pipelineBaseUrlFromLink`: whether
    * their base URL came from a link (the key question then says so).
    */
-  constructor(private readonly models: ModelsState, private readonly keys: KeysState, readonly pipeline: () => RagConfig,
+  constructor(private readonly models: ModelsState, private readonly settings: AppSettingsState, private readonly keys: KeysState, readonly pipeline: () => RagConfig,
     private readonly pipelineBaseUrlFromLink: () => boolean = () => false) {
     const attach = () => {
       const port = models.port();
@@ -199,13 +200,13 @@ export class BenchState {
   config(): BenchConfig {
     const { evaluator, judge, nliModels, ...ragas } = evaluatorConfig({
       mode: this.mode, evaluator: this.evaluator, judge: $state.snapshot(this.judge), loaded: this.models.loaded,
-      nli: this.models.settings.nli, crossEncoder: this.models.settings.crossEncoder,
+      nli: this.settings.value.nli, crossEncoder: this.settings.value.crossEncoder,
     });
     return {
       mode: this.mode, subsets: [...this.subsets], n: this.n, seed: this.seed, evaluator, judge,
       rag: this.mode === 'pipeline' ? $state.snapshot(this.pipeline()) as RagConfig : null,
-      datasetsHost: this.models.settings.datasetsHost,
-      hubUrl: this.models.settings.remoteHost,
+      datasetsHost: this.settings.value.datasetsHost,
+      hubUrl: this.settings.value.remoteHost,
       localSubsets: this.localSubsets.filter((s) => this.subsets.includes(s)),
       nliModels, ...ragas,
     };

@@ -5,16 +5,15 @@
  * LocalKbsState. The Hub-dataset, arXiv and web-page forms call `start(source)` with their source; the form's title,
  * description and settings come from here.
  */
-import { HUB_HOST } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
 import type { BuildProgress, InputFile } from '../../lib/data/source-documents.ts';
 import type { BuildSummary } from '../../lib/data/local-kb-meta.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';
 import { requestPersistentStorage } from '../../lib/store/local-kb-store.ts';
-import { startBuildWorker } from '../build-client.ts';
-import { checkBuildForm, defaultBuildForm, stagesFor, titleForSource, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build-view.ts';
-import type { PickedFile } from '../build-files.ts';
+import { startBuildWorker } from '../clients/build-client.ts';
+import { checkBuildForm, defaultBuildForm, stagesFor, titleForSource, titleFromFiles, type BuildForm, type BuildFormErrors } from '../build/build-view.ts';
+import type { PickedFile } from '../build/build-files.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)) || 'unknown error';
@@ -24,16 +23,18 @@ export interface BuildDeps {
   loadedModels: () => LoadedModel[];
   /** A fresh port to the models worker (for embedding at build time). */
   modelsPort: () => MessagePort | null;
+  /** The Hub URL and token (Settings and HubTokenState; never from a link). */
+  access: () => HubAccess;
+  /** The proxy URL from Settings ('' = none set): arXiv and web pages are read through it. */
+  arxivProxy: () => string;
+  /** Called when a build saved a knowledge base (KbState reopens it if it is open in Search). */
+  saved: (name: string) => void;
 }
 
 type BuildWorker = ReturnType<typeof startBuildWorker>;
 
 export class BuildState {
   status = $state<'idle' | 'building' | 'done' | 'error' | 'cancelled'>('idle');
-  /** The Hub URL and token (App wires Settings and HubTokenState in; never from a link). */
-  access: () => HubAccess = () => ({ hubUrl: HUB_HOST, token: null });
-  /** The proxy URL from Settings ('' = none set): arXiv and web pages are read through it. */
-  arxivProxy: () => string = () => '';
 
   /** Files picked or dropped, not built yet (duplicates allowed: extraction names them). */
   files = $state.raw<PickedFile[]>([]);
@@ -68,12 +69,20 @@ export class BuildState {
   exporting = $state<string | null>(null);
   /** The knowledge base last exported (its entry says what the .zip holds: build-result-view.ts exportNote). */
   exported = $state<string | null>(null);
-  /** Called when a build saved a knowledge base (App reopens it if it is open in Search). */
-  onSaved: ((name: string) => void) | null = null;
 
   private worker: BuildWorker | null = null;
 
   constructor(readonly locals: LocalKbsState, private readonly deps: BuildDeps) {}
+
+  /** The Hub URL and token from Settings (never from a link). */
+  access(): HubAccess {
+    return this.deps.access();
+  }
+
+  /** The proxy URL from Settings ('' = none set): arXiv and web pages are read through it. */
+  arxivProxy(): string {
+    return this.deps.arxivProxy();
+  }
 
   /** The embedder the models worker has loaded (the form's "Embed with …"), or null. */
   readonly embedder = $derived.by(() => this.deps.loadedModels().find((m) => m.task === 'embedder') ?? null);
@@ -175,7 +184,7 @@ export class BuildState {
       this.summary = summary;
       this.status = 'done';
       this.form.replace = false;
-      this.onSaved?.(summary.name);
+      this.deps.saved(summary.name);
     } catch (e) {
       if (this.worker !== worker) return; // cancelled
       this.error = `The build failed: ${message(e).replace(/[.\s]*$/, '.')} The knowledge bases saved before are unchanged.`;

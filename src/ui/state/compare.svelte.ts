@@ -6,9 +6,9 @@
 import type { CompareResult } from '../../lib/reports/compare-types.ts';
 import type { Report } from '../../lib/reports/format.ts';
 import type { ReportMeta } from '../../lib/reports/store-types.ts';
-import { startCompareWorker } from '../compare-client.ts';
-import { whyNotPickable, type QuestionQuery } from '../compare-view.ts';
-import { WorkerSlot } from '../worker-slot.ts';
+import { startCompareWorker } from '../clients/compare-client.ts';
+import { whyNotPickable, type QuestionQuery } from '../compare/compare-view.ts';
+import { WorkerSlot } from '../clients/worker-slot.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
 export class CompareState {

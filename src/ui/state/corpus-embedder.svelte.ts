@@ -1,6 +1,6 @@
 /**
- * Corpus-trained embedders in the tab: the one owner of the list of trained models in this browser (read from the
- * trained-model store) and of the training run. A run starts a fresh build worker (`trainEmbedder`), which trains
+ * Corpus-trained embedders in the tab: the training run, and deleting trained models (TrainedModelsState owns their
+ * list). A run starts a fresh build worker (`trainEmbedder`), which trains
  * on the open knowledge base's chunk texts (from the search worker, KbState.trainingTexts) or on a knowledge base
  * built here (read by name in the worker); Cancel terminates it. A trained model belongs to the corpus it was
  * trained on (its corpus hash; models/kb-embedder.ts): it becomes that knowledge base's embedder only, never the
@@ -9,12 +9,13 @@
  */
 import * as Comlink from 'comlink';
 import type { TrainEmbedderProgress, TrainEmbedderRequest } from '../../lib/kb-build/train-embedder.ts';
-import { IndexedDbTrainedModelStore, type TrainedModelMeta } from '../../lib/store/trained-models.ts';
-import { startBuildWorker } from '../build-client.ts';
-import { trainedLabel } from '../corpus-embedder-view.ts';
-import { withKbPick } from '../settings.ts';
+import type { TrainedModelMeta } from '../../lib/store/trained-models.ts';
+import { startBuildWorker } from '../clients/build-client.ts';
+import { withKbPick } from '../app/settings.ts';
+import type { AppSettingsState } from './app-settings.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
+import type { TrainedModelsState } from './trained-models.svelte.ts';
 
 /** What to train on: a knowledge base by id and title; `local`: one built here, read in the worker (else the open one). */
 export interface TrainTarget {
@@ -28,29 +29,28 @@ export interface TrainTarget {
 }
 
 export class CorpusEmbedderState {
-  /** The trained models in this browser, newest first. */
-  trained = $state.raw<TrainedModelMeta[]>([]);
   /** The run in progress (one at a time). */
   run = $state.raw<{ kbId: string; progress: TrainEmbedderProgress | null } | null>(null);
   /** The last run's outcome, per knowledge base. */
   result = $state.raw<{ kbId: string; meta: TrainedModelMeta; enabledHere: boolean } | null>(null);
-  error = $state.raw<{ kbId: string | null; message: string } | null>(null);
+  private runError = $state.raw<{ kbId: string | null; message: string } | null>(null);
+  /** The last run's or deletion's failure, else why the trained list could not be read. */
+  get error(): { kbId: string | null; message: string } | null {
+    return this.runError ?? (this.list.error ? { kbId: null, message: this.list.error } : null);
+  }
   private worker: ReturnType<typeof startBuildWorker> | null = null;
   private stop: (() => void) | null = null;
-  private readonly store = new IndexedDbTrainedModelStore();
-  /** Resolves once the list was read the first time (read or not: see `error`). */
-  readonly ready: Promise<void>;
 
-  constructor(private readonly kb: KbState, private readonly models: ModelsState) {
-    this.ready = this.refresh();
-    models.embedders.trainedList = () => this.trained;
-    models.embedders.trainedReady = () => this.ready;
-    kb.modelLabel = (id) => this.labelOf(id);
+  constructor(private readonly kb: KbState, private readonly models: ModelsState, private readonly settings: AppSettingsState, private readonly list: TrainedModelsState) {}
+
+  /** The trained models in this browser, newest first (TrainedModelsState's list). */
+  get trained(): TrainedModelMeta[] {
+    return this.list.list;
   }
 
   /** The models trained on the knowledge base `kbId` (by the id it had when trained: `local:<name>` for one built here). */
   trainedOn(kbId: string): TrainedModelMeta[] {
-    return this.trained.filter((m) => m.kbId === kbId);
+    return this.list.trainedOn(kbId);
   }
 
   /**
@@ -63,25 +63,17 @@ export class CorpusEmbedderState {
     if (!deleteModels) return;
     for (const id of ids) {
       try {
-        await this.store.remove(id);
+        await this.list.store.remove(id);
       } catch (e) {
-        this.error = { kbId: null, message: (e as Error).message || String(e) };
+        this.runError = { kbId: null, message: (e as Error).message || String(e) };
       }
     }
-    await this.refresh();
-  }
-
-  async refresh(): Promise<void> {
-    try {
-      this.trained = await this.store.list();
-    } catch (e) {
-      this.error = { kbId: null, message: `The corpus-trained models of this browser cannot be read: ${(e as Error).message || String(e)}` };
-    }
+    await this.list.refresh();
   }
 
   /** "corpus-trained (LSI, 256-d, trained on …)" for a trained id, null for any other. */
   labelOf(id: string): string | null {
-    return trainedLabel(id, this.trained.find((m) => m.id === id));
+    return this.list.labelOf(id);
   }
 
   async train(target: TrainTarget): Promise<void> {
@@ -90,7 +82,7 @@ export class CorpusEmbedderState {
     const worker = startBuildWorker();
     this.worker = worker;
     this.run = { kbId: target.kbId, progress: null };
-    this.error = null;
+    this.runError = null;
     this.result = null;
     const stopped = new Promise<never>((_, reject) => { this.stop = () => reject(new Error('cancelled')); });
     stopped.catch(() => {});
@@ -101,18 +93,18 @@ export class CorpusEmbedderState {
       const meta = await Promise.race([worker.api.trainEmbedder({ source, kbId: target.kbId, kbTitle: target.kbTitle }, Comlink.proxy(onProgress)), stopped]);
       if (!mine()) return;
       this.finish(worker);
-      await this.refresh();
+      await this.list.refresh();
       if (target.select === false) { this.result = { kbId: target.kbId, meta, enabledHere: false }; return; }
       // Its own knowledge base's embedder from now on (by content: the open one when the hashes agree), no other's.
       const hash = this.kb.info?.corpusHash;
       const here = this.kb.status === 'ready' && hash !== undefined && hash === meta.corpusHash;
-      if (here && hash && this.models.settings.kbEmbedders[hash]) this.models.save(withKbPick(this.models.settings, hash, null));
+      if (here && hash && this.settings.value.kbEmbedders[hash]) this.settings.save(withKbPick(this.settings.value, hash, null));
       this.result = { kbId: target.kbId, meta, enabledHere: here };
       if (here) await this.models.enableDense();
     } catch (e) {
       if (!mine()) return;
       this.finish(worker);
-      this.error = { kbId: target.kbId, message: `Training the corpus embedder failed: ${(e as Error).message || String(e)}` };
+      this.runError = { kbId: target.kbId, message: `Training the corpus embedder failed: ${(e as Error).message || String(e)}` };
     }
   }
 
@@ -136,10 +128,10 @@ export class CorpusEmbedderState {
   async remove(id: string): Promise<void> {
     this.models.embedders.forgetModels([id]);
     try {
-      await this.store.remove(id);
+      await this.list.store.remove(id);
     } catch (e) {
-      this.error = { kbId: null, message: (e as Error).message || String(e) };
+      this.runError = { kbId: null, message: (e as Error).message || String(e) };
     }
-    await this.refresh();
+    await this.list.refresh();
   }
 }

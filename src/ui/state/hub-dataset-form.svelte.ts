@@ -7,8 +7,8 @@
  */
 import type { HubDatasetInfo } from '../../lib/data/hub-dataset.ts';
 import type { HubAccess } from '../../../workers/build-api.ts';
-import { startBuildWorker } from '../build-client.ts';
-import { datasetFieldError, DEFAULT_MAX_ROWS, fieldsOf, mappingError, requestOf, rowLimitError, suggestedTitle, type MappingFields } from '../hub-dataset-form.ts';
+import { startBuildWorker } from '../clients/build-client.ts';
+import { datasetFieldError, DEFAULT_MAX_ROWS, fieldsOf, mappingError, requestOf, rowLimitError, suggestedTitle, type MappingFields } from '../build/hub-dataset-form.ts';
 import type { BuildState } from './build.svelte.ts';
 
 export type InspectFn = (req: { dataset: string; config?: string; split?: string }, access: HubAccess) => { result: Promise<HubDatasetInfo>; cancel(): void };

@@ -1,7 +1,7 @@
 /**
  * Which embedder the open knowledge base uses: the page's one owner of that fact. models/kb-embedder.ts decides it
  * from the knowledge base's corpus hash, the corpus-trained models of this browser (CorpusEmbedderState's list), the
- * embedder chosen in Settings and the user's pick for this knowledge base (Settings `kbEmbedders`, by hash). The
+ * embedder chosen in Settings and the user's pick for this knowledge base (Settings `kbEmbedders`, by hash; AppSettingsState). The
  * search worker is given the loaded list without an embedder that is not this choice (`usable`), so no other
  * corpus's model answers here, and the dense modes say why (`denseNote`). Loading stays with ModelsState.
  */
@@ -9,14 +9,13 @@ import { chooseEmbedder, foreignLoadedNote, sameModel, type EmbedderChoice, type
 import { isTrainedModelId } from '../../lib/models/trained-ids.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { ModelSpec } from '../../lib/models/types.ts';
-import { withKbPick, withoutModels, type Settings } from '../settings.ts';
+import { withKbPick, withoutModels } from '../app/settings.ts';
+import type { AppSettingsState } from './app-settings.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
 
-/** What this needs of ModelsState (which loads the models): its settings, loaded list and loading steps. */
+/** What this needs of ModelsState (which loads the models): its loaded list and loading steps. */
 export interface EmbedderLoader {
-  readonly settings: Settings;
   readonly loaded: LoadedModel[];
-  save(next: Settings): void;
   buildDense(): Promise<void>;
   enableDense(spec?: ModelSpec | null): Promise<void>;
   enableAll(): Promise<void>;
@@ -27,18 +26,30 @@ export interface EmbedderLoader {
 /** Set while dense search runs with a corpus-trained embedder (no download): it is loaded again after a reload. */
 export const DENSE_ON_KEY = 'rag-lab:dense-on';
 
-export class KbEmbedderState {
-  /** The corpus-trained models of this browser (CorpusEmbedderState owns the list) and when it was first read. */
-  trainedList: () => readonly TrainedRef[] = () => [];
-  trainedReady: () => Promise<void> = () => Promise.resolve();
+/** The corpus-trained models of this browser (TrainedModelsState owns the list) and when it was first read. */
+export interface TrainedList {
+  readonly list: readonly TrainedRef[];
+  readonly ready: Promise<void>;
+}
 
-  constructor(private readonly kb: KbState, private readonly models: EmbedderLoader) {}
+export class KbEmbedderState {
+  constructor(private readonly kb: KbState, private readonly models: EmbedderLoader, private readonly settings: AppSettingsState, private readonly trained: TrainedList) {}
+
+  /** The corpus-trained models of this browser. */
+  trainedList(): readonly TrainedRef[] {
+    return this.trained.list;
+  }
+
+  /** Resolves once the trained list was first read. */
+  trainedReady(): Promise<void> {
+    return this.trained.ready;
+  }
 
   /** The open knowledge base's corpus hash (null before one is open). */
   readonly kbHash = $derived.by(() => this.kb.info?.corpusHash ?? null);
   readonly choice = $derived.by((): EmbedderChoice => {
     const hash = this.kbHash;
-    const settings = this.models.settings;
+    const settings = this.settings.value;
     return chooseEmbedder({ kbHash: hash, trained: this.trainedList(), settingsEmbedder: settings.embedder, pick: hash ? settings.kbEmbedders[hash] ?? null : null });
   });
   readonly loadedEmbedder = $derived.by((): LoadedModel | null => this.models.loaded.find((m) => m.task === 'embedder') ?? null);
@@ -57,7 +68,7 @@ export class KbEmbedderState {
     const hash = this.kbHash;
     if (!hash) return;
     const on = this.loadedEmbedder !== null;
-    this.models.save(withKbPick(this.models.settings, hash, pick));
+    this.settings.save(withKbPick(this.settings.value, hash, pick));
     if (!on) return;
     if (!this.choice.spec) this.models.denseOff();
     else if (this.loadedIsChoice) await this.models.buildDense();
@@ -66,7 +77,7 @@ export class KbEmbedderState {
 
   /** No pick or Settings embedder names any of `ids` any more (their knowledge base or the models were deleted). */
   forgetModels(ids: readonly string[]): void {
-    if (ids.length) this.models.save(withoutModels(this.models.settings, ids));
+    if (ids.length) this.settings.save(withoutModels(this.settings.value, ids));
   }
 
   /**
@@ -75,7 +86,7 @@ export class KbEmbedderState {
    */
   async afterFirstOpen(): Promise<void> {
     await this.trainedReady().catch(() => {});
-    if (this.models.settings.autoLoadModels) return this.models.enableAll();
+    if (this.settings.value.autoLoadModels) return this.models.enableAll();
     const spec = this.choice.spec;
     if (spec && isTrainedModelId(spec.id) && localStorage.getItem(DENSE_ON_KEY) === '1') await this.models.enableDense(spec);
   }

@@ -4,11 +4,9 @@
  * knowledge base while one is open happens in a fresh worker: the open one stays usable until the new one is ready,
  * and stays open if it fails or is cancelled.
  */
-import { HUB_HOST } from '../../lib/hub/endpoint.ts';
 import type { HubAccess } from '../../lib/hub/access.ts';
 import * as Comlink from 'comlink';
 import { sotuDescriptor } from '../../lib/data/sotu.ts';
-import { DATASET_VIEWER } from '../../lib/data/ragbench.ts';
 import {
   DEFAULT_KB, EMBEDDED_KBS, RAGBENCH_KBS, hubEntry, ragbenchEntry, kbConfigKey, kbFromLink, localEntry, localPlaceholder, parseStoredKbs, storedKbs, USER_KBS_KEY, type HubKbRef, type KbEntry,
 } from '../../lib/data/kb-registry.ts';
@@ -19,11 +17,11 @@ import type { RagConfig } from '../../lib/rag/config.ts';
 import type { RagEvent } from '../../lib/rag/trace.ts';
 import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { DenseInfo, FusionRequest, IndexChoice, KbInfo, KbOpenRequest, LoadProgress, ModeAvailability, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
-import { formatBytes } from '../format.ts';
-import { openKbCounts } from '../build-view.ts';
-import { startSearchWorker, type SearchClient } from '../search-client.ts';
+import { formatBytes } from '../shared/format.ts';
+import { openKbCounts } from '../build/build-view.ts';
+import { startSearchWorker, type SearchClient } from '../clients/search-client.ts';
 import type { LoadedModel, ModelSettings } from '../../../workers/models-api.ts';
-import { writeOwnedParams } from '../url.ts';
+import { writeOwnedParams } from '../app/url.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
   download: 'Downloading the corpus',
@@ -55,6 +53,31 @@ export function progressCounts(p: LoadProgress): string {
 /** Where Hub requests go and the token they may carry (from Settings and HubTokenState; never from a link). */
 export type { HubAccess };
 
+/** What the open knowledge base needs of the models (ModelsState): a port to their worker and the loaded list it may use. */
+export interface KbModels {
+  /** A new port to the models worker, for each new search worker. */
+  port(): MessagePort;
+  /** The models worker's loaded list as this knowledge base may use it (given to each search worker call that needs it). */
+  readonly usable: LoadedModel[];
+  /** Why dense modes are off here beyond "no model loaded" (no embedder chosen, another corpus's loaded). */
+  readonly denseNote: string | null;
+}
+
+/** What KbState is built from. */
+export interface KbDeps {
+  /** The knowledge bases built in this browser (LocalKbsState): listed in the picker; one removed there closes here. */
+  locals: { readonly list: readonly LocalKbMeta[]; onRemove(listener: (name: string) => void): void };
+  /** The Hub URL and token for artifact repos (Settings and HubTokenState). */
+  hubAccess: () => HubAccess;
+  /** The vectors repo of the embedded corpus and RAGBench's hosts (AppSettingsState). */
+  settings: { vectorsRepo(): { repo: string; revision: string } | null; ragbenchHosts(): { hubUrl: string; viewerUrl: string } };
+  /**
+   * The models (ModelsState), reached through a function: the models are built from this state (they embed its
+   * knowledge base), so they exist only after it; called once both do.
+   */
+  models: () => KbModels;
+}
+
 export class KbState {
   /** The state of the open knowledge base (of the first open until one is ready). */
   status = $state<'idle' | 'loading' | 'ready' | 'error' | 'cancelled'>('idle');
@@ -78,12 +101,6 @@ export class KbState {
   switchError = $state<string | null>(null);
   /** What the link's `kb=` or the stored list held that could not be used. */
   warnings = $state<string[]>([]);
-  /** The models worker's loaded list as ModelsState has it: given to each search worker call that needs it (they keep none). */
-  loadedModels: () => LoadedModel[] = () => [];
-  /** Why dense modes are off here beyond "no model loaded" (ModelsState: no embedder chosen, another corpus's loaded). */
-  denseNote: () => string | null = () => null;
-  /** How a model id is named beside it ("corpus-trained (…, trained on …)" for a corpus-trained one; else null). */
-  modelLabel: (id: string) => string | null = () => null;
   /** Queries the knowledge base suggests on first open (from its descriptor). */
   readonly examples = $derived(this.info?.descriptor.examples ?? []);
   /** The open knowledge base as the picker lists it now (a local one's title follows renames: LocalKbsState owns it). */
@@ -108,20 +125,18 @@ export class KbState {
   private client: SearchClient | null = null;
   private pendingClient: SearchClient | null = null;
   /** Model host and wasm paths, passed to each new search worker (for the in-browser LLM). */
-  modelSettings: ModelSettings | null = null;
-  /** Supplies a port to the models worker for each new search worker. */
-  modelsPort: (() => MessagePort) | null = null;
-  /** The Hub URL and token for artifact repos (App wires Settings and HubTokenState in). */
-  hubAccess: () => HubAccess = () => ({ hubUrl: HUB_HOST, token: null });
-  /** Where a RAGBench subset's rows come from when no file was picked for it: the Benchmark tab's Hub and dataset viewer (Settings). */
-  ragbenchHosts: () => { hubUrl: string; viewerUrl: string } = () => ({ hubUrl: HUB_HOST, viewerUrl: DATASET_VIEWER });
-  /** The Hub repo holding vectors for the embedded corpus (Settings), or null to embed in the tab. */
-  vectorsRepo: () => { repo: string; revision: string } | null = () => null;
-  /** Called when a knowledge base opened (the Search state fits its filters to the facets). */
-  onOpened: ((info: KbInfo) => void) | null = null;
+  private modelSettings: ModelSettings | null = null;
+  private readonly locals: KbDeps['locals'];
+  private readonly openListeners: ((info: KbInfo, first: boolean) => void)[] = [];
+  private opened = 0;
 
-  /** `locals`: the knowledge bases built in this browser (LocalKbsState), listed in the picker. */
-  constructor(private readonly locals: { readonly list: readonly LocalKbMeta[] } = { list: [] }) {
+  constructor(private readonly deps: KbDeps) {
+    this.locals = deps.locals;
+    // A knowledge base deleted in the Build tab: one being opened stops (the open one stays); the open one gives way to the default.
+    deps.locals.onRemove((name) => {
+      if (this.pending?.entry.id === localEntry(name).id) this.cancel();
+      if (this.entry.id === localEntry(name).id) void this.open(DEFAULT_KB);
+    });
     if (typeof localStorage === 'undefined') return;
     const { entries, warning } = parseStoredKbs(localStorage.getItem(USER_KBS_KEY));
     this.hubEntries = entries;
@@ -145,6 +160,26 @@ export class KbState {
     this.warnings = [...this.warnings, ...warnings];
   }
 
+  /** Runs `listener` after each knowledge base that opened (`first`: the page's first one). */
+  onOpen(listener: (info: KbInfo, first: boolean) => void): void {
+    this.openListeners.push(listener);
+  }
+
+  /** A knowledge base built here was rebuilt or replaced: open in Search, it opens again. */
+  reopenLocal(name: string): void {
+    if (this.entry.id === localEntry(name).id) void this.open(this.entries.find((e) => e.id === localEntry(name).id));
+  }
+
+  /** The models worker's loaded list as this knowledge base may use it. */
+  private loadedModels(): LoadedModel[] {
+    return this.deps.models().usable;
+  }
+
+  /** Why dense modes are off here beyond "no model loaded". */
+  private denseNote(): string | null {
+    return this.deps.models().denseNote;
+  }
+
   writeUrl(): void {
     writeOwnedParams((k) => k === 'kb', new URLSearchParams(this.entry.id === DEFAULT_KB.id ? '' : { kb: this.entry.id }));
   }
@@ -152,24 +187,22 @@ export class KbState {
   private startClient(): SearchClient {
     const client = startSearchWorker();
     if (this.modelSettings) client.api.configureModels(this.modelSettings);
-    if (this.modelsPort) {
-      const port = this.modelsPort();
-      client.api.attachModels(Comlink.transfer(port, [port]));
-    }
+    const port = this.deps.models().port();
+    client.api.attachModels(Comlink.transfer(port, [port]));
     return client;
   }
 
   private request(entry: KbEntry): KbOpenRequest {
     const ref = entry.ref;
     if (ref.kind === 'embedded') return { kind: 'embedded', id: ref.id, baseUrl: document.baseURI };
-    if (ref.kind === 'hub') return { kind: 'hub', repo: ref.repo, revision: ref.revision, path: ref.path, ...this.hubAccess() };
+    if (ref.kind === 'hub') return { kind: 'hub', repo: ref.repo, revision: ref.revision, path: ref.path, ...this.deps.hubAccess() };
     if (ref.kind === 'local') {
       if (!this.locals.list.some((m) => m.name === ref.name)) {
         throw new Error('it is not in this browser (a knowledge base built in the Build tab stays in the browser that built it, until deleted).');
       }
       return { kind: 'local', name: ref.name };
     }
-    if (ref.kind === 'ragbench') return { kind: 'ragbench', subset: ref.subset, ...this.ragbenchHosts() };
+    if (ref.kind === 'ragbench') return { kind: 'ragbench', subset: ref.subset, ...this.deps.settings.ragbenchHosts() };
     throw new Error(`${entry.title}: this kind of knowledge base (${ref.kind}) cannot be opened in the browser.`);
   }
 
@@ -216,7 +249,8 @@ export class KbState {
       this.status = 'ready';
       this.remember(entry);
       this.writeUrl();
-      this.onOpened?.(info);
+      const first = this.opened++ === 0;
+      for (const listener of this.openListeners) listener(info, first);
     } catch (e) {
       if (!current()) return; // cancelled or superseded
       const message = (e as Error).message || String(e);
@@ -260,7 +294,7 @@ export class KbState {
   async listHubIndexes(repo: string, revision: string): Promise<IndexChoice[]> {
     const client = startSearchWorker();
     try {
-      return await client.api.listHubIndexes({ kind: 'hub', repo, revision, ...this.hubAccess() });
+      return await client.api.listHubIndexes({ kind: 'hub', repo, revision, ...this.deps.hubAccess() });
     } finally {
       client.terminate();
     }
@@ -292,8 +326,8 @@ export class KbState {
   /** Gives the running search worker a fresh port to the (restarted) models worker. */
   async reconnectModels(): Promise<void> {
     for (const client of [this.client, this.pendingClient]) {
-      if (!client || !this.modelsPort) continue;
-      const port = this.modelsPort();
+      if (!client) continue;
+      const port = this.deps.models().port();
       await client.api.attachModels(Comlink.transfer(port, [port]));
     }
   }
@@ -302,8 +336,8 @@ export class KbState {
   async enableDense(onProgress: (p: LoadProgress) => void): Promise<DenseInfo> {
     const client = this.client;
     if (!client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
-    const vectors = this.vectorsRepo();
-    const info = await client.api.enableDense(Comlink.proxy(onProgress), vectors ? { kind: 'hub', repo: vectors.repo, revision: vectors.revision, ...this.hubAccess() } : null);
+    const vectors = this.deps.settings.vectorsRepo();
+    const info = await client.api.enableDense(Comlink.proxy(onProgress), vectors ? { kind: 'hub', repo: vectors.repo, revision: vectors.revision, ...this.deps.hubAccess() } : null);
     if (this.client === client && this.info) this.info = { ...this.info, dense: info.owner };
     return info;
   }

@@ -15,13 +15,22 @@ export class LocalKbsState {
   loaded = $state(false);
   /** Why the list could not be read or a change failed (the list stays as it was). */
   error = $state<string | null>(null);
-  /** Called after a knowledge base was removed (App opens the default one if it was open). */
-  onRemoved: ((name: string) => void) | null = null;
+  private readonly removeListeners: ((name: string) => void)[] = [];
   /** Resolves once the list was read the first time (read or not: see `error`). */
   readonly ready: Promise<void>;
 
   constructor(private readonly store: LocalKbStore | null) {
     this.ready = this.reload();
+  }
+
+  /** A problem the store met while reading (a damaged entry it skipped): shown like a failed read. */
+  noteProblem(message: string): void {
+    this.error = message;
+  }
+
+  /** Runs `listener` after each knowledge base removed here (KbState opens the default one if it was open). */
+  onRemove(listener: (name: string) => void): void {
+    this.removeListeners.push(listener);
   }
 
   readonly names = $derived(this.list.map((m) => m.name));
@@ -72,7 +81,7 @@ export class LocalKbsState {
       await this.store.remove(name);
       this.list = this.list.filter((m) => m.name !== name);
       this.error = null;
-      this.onRemoved?.(name);
+      for (const listener of this.removeListeners) listener(name);
       return true;
     } catch (e) {
       this.error = `${name} could not be deleted: ${message(e)}`;

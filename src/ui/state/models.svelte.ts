@@ -1,26 +1,29 @@
 /**
- * Models in the browser: settings, what enabling them downloads and how long embedding takes, per-file download
+ * Models in the browser: what enabling them downloads and how long embedding takes, per-file download
  * progress, loading (cancellable), the dense index build, the model cache and the parity self-test. Owns the models
- * worker; connects it to the search worker through KbState. Failures become notices of the feature that asked for
+ * worker; connects it to the search worker through KbState (which reaches this as its `KbModels`). The settings it
+ * loads with are AppSettingsState's: a save that changes the thread count or the host restarts or reconfigures the
+ * worker (`applied`). Failures become notices of the feature that asked for
  * the model (NoticesState), cleared when a later load of the same model succeeds.
  */
 import * as Comlink from 'comlink';
 import { planRecovery, runtimeReason, wasmDtypeFor, type PlannedLoad } from '../../lib/models/device-fallback.ts';
 import type { ModelDownload } from '../../lib/models/download-size.ts';
 import { embedRate, type EmbedRate } from '../../lib/models/embed-rate.ts';
-import { defaultDevice } from '../../lib/models/env.ts';
 import { ortWasmPaths } from '../../lib/models/ort-files.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.ts';
 import type { CachedFile, GeneratorDownload, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
-import { startModelsWorker, type ModelsClient } from '../models-client.ts';
+import { startModelsWorker, type ModelsClient } from '../clients/models-client.ts';
 import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
-import { parseSettings, SETTINGS_KEY, threadCount, withDevice, type Settings } from '../settings.ts';
+import { threadCount, type Settings } from '../app/settings.ts';
 import { isTrainedModelId } from '../../lib/models/trained-ids.ts';
 import { DENSE_ON_KEY, KbEmbedderState } from './kb-embedder.svelte.ts';
-import type { NoticeFeature } from '../notices.ts';
-import type { KbState } from './kb.svelte.ts';
+import type { NoticeFeature } from '../app/notices.ts';
+import type { AppSettingsState } from './app-settings.svelte.ts';
+import type { KbModels, KbState } from './kb.svelte.ts';
 import type { NoticesState } from './notices.svelte.ts';
+import type { TrainedModelsState } from './trained-models.svelte.ts';
 
 type TaskStatus = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -43,9 +46,17 @@ export interface DownloadPlan {
   error: string | null;
 }
 
-export class ModelsState {
-  settings = $state<Settings>(parseSettings(null).settings);
-  warning = $state<string | null>(null);
+/** What ModelsState is built from: the settings, the knowledge base it embeds, where failures go, the trained models. */
+export interface ModelsDeps {
+  settings: AppSettingsState;
+  kb: KbState;
+  notices: NoticesState;
+  trained: TrainedModelsState;
+  /** Called after the models worker recovered from a failed run (the app runs the failed search again). */
+  recovered?: () => void;
+}
+
+export class ModelsState implements KbModels {
   /** Download progress per `model/file`. */
   files = $state.raw<Record<string, FileProgress>>({});
   status = $state<Record<ModelTask, TaskStatus>>({ embedder: 'idle', 'cross-encoder': 'idle', nli: 'idle' });
@@ -84,24 +95,33 @@ export class ModelsState {
   /** Which embedder the open knowledge base uses (its own trained one, Settings' pretrained one, a pick, none). */
   readonly embedders: KbEmbedderState;
 
-  constructor(private readonly kb: KbState, private readonly notices: NoticesState) {
-    const stored = localStorage.getItem(SETTINGS_KEY);
-    const { settings, warning } = parseSettings(stored);
-    this.settings = settings;
-    this.warning = warning;
-    // First visit: models on WebGPU where this browser has a GPU adapter (else WASM, as in DEFAULT_SETTINGS).
-    this.defaultsReady = stored !== null ? Promise.resolve() : defaultDevice().then((d) => {
-      if (d === 'webgpu' && localStorage.getItem(SETTINGS_KEY) === null) this.settings = withDevice(this.settings, d);
-    }, () => {});
+  private readonly kb: KbState;
+  private readonly notices: NoticesState;
+  private readonly appSettings: AppSettingsState;
+  private readonly recovered: () => void;
+
+  constructor({ settings, kb, notices, trained, recovered = () => {} }: ModelsDeps) {
+    this.appSettings = settings;
+    this.kb = kb;
+    this.notices = notices;
+    this.recovered = recovered;
+    this.defaultsReady = settings.defaultsReady;
     this.client = this.start();
-    kb.modelsPort = () => this.client.port();
     // The search worker sees an embedder only when it is this knowledge base's (no other corpus's model answers here).
-    this.embedders = new KbEmbedderState(kb, this);
-    kb.loadedModels = () => this.embedders.usable;
-    kb.denseNote = () => this.embedders.denseNote;
+    this.embedders = new KbEmbedderState(kb, this, settings, trained);
     this.onRestart(() => kb.reconnectModels());
+    settings.onSave((next, previous) => this.applied(next, previous));
+    // Another knowledge base replaced the first one: dense search stays on with its own embedder (KbEmbedderState.choice).
+    kb.onOpen((_, first) => { if (!first) void this.embedders.afterSwitch(); });
     if (typeof navigator !== 'undefined' && navigator.storage?.persist) navigator.storage.persist().catch(() => {});
   }
+
+  /** The settings models load with (AppSettingsState owns them). */
+  private get settings(): Settings { return this.appSettings.value; }
+
+  /** KbModels: the loaded list the open knowledge base may use, and why its dense modes are off (KbEmbedderState). */
+  get usable(): LoadedModel[] { return this.embedders.usable; }
+  get denseNote(): string | null { return this.embedders.denseNote; }
 
   private modelSettings() {
     return { remoteHost: this.settings.remoteHost, wasmPaths: ortWasmPaths(document.baseURI), numThreads: threadCount(this.settings.threads, this.logicalCores, this.isolated) };
@@ -134,11 +154,10 @@ export class ModelsState {
     for (const reconnect of this.restartListeners) await reconnect();
   }
 
-  save(next: Settings): void {
-    const hostChanged = next.remoteHost !== this.settings.remoteHost;
-    const modelsChanged = JSON.stringify([next.embedder, next.crossEncoder]) !== JSON.stringify([this.settings.embedder, this.settings.crossEncoder]);
-    this.settings = next;
-    localStorage.setItem(SETTINGS_KEY, JSON.stringify(next));
+  /** Settings were saved (AppSettingsState.save): a new thread count restarts the worker, a new host reconfigures it. */
+  private applied(next: Settings, previous: Settings): void {
+    const hostChanged = next.remoteHost !== previous.remoteHost;
+    const modelsChanged = JSON.stringify([next.embedder, next.crossEncoder]) !== JSON.stringify([previous.embedder, previous.crossEncoder]);
     if (threadCount(next.threads, this.logicalCores, this.isolated) !== this.threads) {
       void this.restartWithThreads();
     } else if (hostChanged) {
@@ -219,8 +238,6 @@ export class ModelsState {
     return this.reloadInFreshWorker(this.loaded.map((m) => ({ task: m.task, spec: m.spec, fallback: m.fallback })));
   }
 
-  /** Called back after the models worker recovered from a failed run (the app re-runs the search). */
-  onRecovered: (() => void) | null = null;
   private recovering = false;
 
   /**
@@ -235,7 +252,7 @@ export class ModelsState {
     } finally {
       this.recovering = false;
     }
-    this.onRecovered?.();
+    this.recovered();
   }
 
   private async reloadInFreshWorker(plan: readonly PlannedLoad[]): Promise<void> {
@@ -258,7 +275,7 @@ export class ModelsState {
     return this.client.port();
   }
 
-  /** Resolves once first-visit defaults know the device (see the constructor). */
+  /** Resolves once first-visit defaults know the device (AppSettingsState). */
   private readonly defaultsReady: Promise<void>;
 
   /**

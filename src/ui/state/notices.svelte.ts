@@ -1,5 +1,5 @@
 /** The banners on screen, each owned by the feature that raised it (see ../notices.ts). */
-import { clearNotice, noticesFor, raiseNotice, type Notice, type NoticeFeature, type NoticeKind } from '../notices.ts';
+import { clearNotice, noticesFor, raiseNotice, type Notice, type NoticeFeature, type NoticeKind } from '../app/notices.ts';
 
 export class NoticesState {
   list = $state.raw<Notice[]>([]);

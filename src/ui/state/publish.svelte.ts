@@ -8,8 +8,8 @@
 import * as Comlink from 'comlink';
 import type { BuildProgress } from '../../lib/data/source-documents.ts';
 import type { HubAccess, PublishResult } from '../../../workers/build-api.ts';
-import { startBuildWorker } from '../build-client.ts';
-import { kbLink, NO_TOKEN, publishRepo } from '../publish-view.ts';
+import { startBuildWorker } from '../clients/build-client.ts';
+import { kbLink, NO_TOKEN, publishRepo } from '../build/publish-view.ts';
 
 export type PublishStatus = 'idle' | 'publishing' | 'done' | 'error' | 'cancelled';
 

@@ -1,6 +1,6 @@
 /**
  * Sync of the saved reports with an HF dataset repo (one owner): opt-in (off by default), the repo `owner/name` and
- * what was last seen per Hub + repo in localStorage `rag-lab:report-sync` (src/ui/report-sync.ts), the token from
+ * what was last seen per Hub + repo in localStorage `rag-lab:report-sync` (src/ui/reports/report-sync.ts), the token from
  * HubTokenState and the Hub URL from Settings (`access`), never from a link or a report. It pulls on start when
  * enabled and on Refresh, and pushes every change ReportsState makes (`onChange`), queued and one at a time (pulls
  * take the same queue). A failure leaves the local reports as they are and shows its message (`error`); a change
@@ -8,7 +8,7 @@
  */
 import type { HubAccess } from '../../lib/hub/access.ts';
 import { emptyMemo, locateReport, pullReports, pushChange, type SyncChange, type SyncMemo } from '../../lib/reports/hub-sync.ts';
-import { defaultSyncSettings, memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../report-sync.ts';
+import { defaultSyncSettings, memoKey, parseRepoName, readSyncSettings, statusLine, SYNC_STORAGE_KEY, type SyncSettings } from '../reports/report-sync.ts';
 import type { ReportsState } from './reports.svelte.ts';
 
 
@@ -45,8 +45,7 @@ export class ReportSyncState {
     this.repo = settings.repo;
     this.lastCommit = this.memo().head;
     if (note) this.error = note;
-    const before = this.reports.onChange;
-    this.reports.onChange = (change) => { before?.(change); this.changed(change); };
+    this.reports.onChange((change) => this.changed(change));
     return this.enabled && this.repo ? this.refresh() : Promise.resolve();
   }
 

@@ -45,8 +45,7 @@ export class ReportsState {
   matches = $state.raw<ReportMatch[] | null>(null);
   /** Reports whose questions and answers are still being read for the find. */
   findPending = $state(0);
-  /** Called after every change made here (Hub sync pushes it). */
-  onChange: ((change: ReportChange) => void) | null = null;
+  private readonly changeListeners: ((change: ReportChange) => void)[] = [];
 
   private finder = new ReportFinder();
   /** savedAt of each report as indexed with its rows, so a changed report is indexed again. */
@@ -54,6 +53,11 @@ export class ReportsState {
   private findRun = 0;
 
   constructor(readonly store: ReportStore) {}
+
+  /** Runs `listener` after every change made here (Hub sync pushes it). */
+  onChange(listener: (change: ReportChange) => void): void {
+    this.changeListeners.push(listener);
+  }
 
   /** A note shown above the list (each once). */
   note(message: string): void {
@@ -76,7 +80,7 @@ export class ReportsState {
     return this.store.get(id);
   }
 
-  /** Runs a change, reloads, and tells `onChange`; a failure becomes `error` (and is returned false). */
+  /** Runs a change, reloads, and tells the `onChange` listeners; a failure becomes `error` (and is returned false). */
   private async change(what: () => Promise<void>, change: ReportChange): Promise<boolean> {
     this.error = null;
     try {
@@ -86,7 +90,7 @@ export class ReportsState {
       return false;
     }
     await this.reload();
-    this.onChange?.(change);
+    for (const listener of this.changeListeners) listener(change);
     return true;
   }
 

@@ -5,18 +5,17 @@
  * memory; the worker gets its own models-worker port, reconnected when the models worker restarts.
  */
 import type { HubAccess } from '../../lib/hub/access.ts';
-import { HUB_ORIGIN } from '../../lib/hub/endpoint.ts';
 import * as Comlink from 'comlink';
 import type { FusionCandidates } from '../../lib/retrieval/alpha-sim.ts';
 import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../../../workers/bench-api.ts';
-import { startBenchWorker } from '../bench-client.ts';
-import { pickedFromList } from '../build-files.ts';
+import { startBenchWorker } from '../clients/bench-client.ts';
+import { pickedFromList } from '../build/build-files.ts';
 import type { RetrievalProtocol, RunOverrides } from '../../lib/eval/retrieval-session.ts';
 import {
   changedFields, embedderChoices, kbChoices, modeChoices, parseMaxQueries, presetFields, runnableModes, runOverrides,
   type EmbedderChoice, type KbChoice, type ModeChoice, type RunField, type RunFields,
-} from '../retrieval-bench-view.ts';
+} from '../bench/retrieval-bench-view.ts';
 import type { CorpusEmbedderState } from './corpus-embedder.svelte.ts';
 import type { LocalKbsState } from './local-kbs.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
@@ -53,13 +52,18 @@ export class RetrievalBenchState {
   embedder = $state('auto');
   /** The dataset a corpus embedder is being (or was last) trained on here: its model id's knowledge-base id and name. */
   training = $state.raw<{ kbId: string; dataset: string; unit: 'documents' | 'chunks' } | null>(null);
-  /** Hub URL and token from Settings (App sets it; never from a link). */
-  access: () => HubAccess = () => ({ hubUrl: HUB_ORIGIN, token: null });
   /** Started on first use (a folder pick or a run), not when the page opens. */
   private started: ReturnType<typeof startBenchWorker> | null = null;
 
-  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState, readonly embedders: CorpusEmbedderState) {
+  /** `access`: the Hub URL and token from Settings and HubTokenState (never from a link). */
+  constructor(private readonly models: ModelsState, private readonly kb: KbState, private readonly locals: LocalKbsState, readonly embedders: CorpusEmbedderState,
+    readonly access: () => HubAccess) {
     models.onRestart(() => { if (this.started) void this.attach(this.started); });
+  }
+
+  /** The link's `bench=retrieval` shows this part of the Benchmark tab. */
+  loadFromUrl(search: string): void {
+    if (new URLSearchParams(search).get('bench') === 'retrieval') this.view = 'retrieval';
   }
 
   private attach(c: ReturnType<typeof startBenchWorker>): Promise<void> {

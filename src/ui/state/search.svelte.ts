@@ -3,13 +3,13 @@ import { MODES } from '../../lib/retrieval/modes.ts';
 import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
 import { searchSettingsOf } from '../../lib/settings/search.ts';
 import type { KbInfo, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
-import { filtersScope, fitFilters, isActive } from '../filters.ts';
+import { filtersScope, fitFilters, isActive } from '../search/filters.ts';
 import { NoticesState } from './notices.svelte.ts';
-import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../url-state.ts';
-import { writeOwnedParams } from '../url.ts';
+import { isSearchParam, MAX_QUERY_CHARS, parseUrlState, serializeUrlState, type SearchUrlState } from '../search/url-state.ts';
+import { writeOwnedParams } from '../app/url.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { ExampleQuery } from '../../lib/retrieval/document.ts';
-import { chipChoice, linkFallback } from '../example-chips.ts';
+import { chipChoice, linkFallback } from '../search/example-chips.ts';
 import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 
 export class SearchState {

@@ -1,5 +1,5 @@
 /** The colour theme (system / light / dark): kept in localStorage, applied as `data-theme` on the root element (app.css). */
-import { parseTheme, THEME_KEY, type Theme } from '../theme.ts';
+import { parseTheme, THEME_KEY, type Theme } from '../app/theme.ts';
 
 export class ThemeState {
   choice = $state<Theme>('system');

@@ -4,8 +4,8 @@
  * (`build.start({ kind: 'web', … })` through the proxy set in Settings, the one arXiv uses). The pure rules are in
  * `../web-pages-form.ts`.
  */
-import { titleForSource } from '../build-view.ts';
-import { DEFAULT_SEARCH_RESULTS, pasteProblem, urlListSummary, webRequestOf, type WebFormFields } from '../web-pages-form.ts';
+import { titleForSource } from '../build/build-view.ts';
+import { DEFAULT_SEARCH_RESULTS, pasteProblem, urlListSummary, webRequestOf, type WebFormFields } from '../build/web-pages-form.ts';
 import type { BuildState } from './build.svelte.ts';
 
 export class WebPagesFormState {
