@@ -45,7 +45,7 @@ afterAll(() => {
 describe('the evaluator registry', () => {
   it('the pickers list every entry in the registry\'s order, with its label and whether it asks for a judge', async () => {
     // Imported after the fixture was added: the choices are derived when the module loads.
-    const { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } = await import('../../src/ui/bench-evaluators.ts');
+    const { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } = await import('../../src/ui/bench/bench-evaluators.ts');
     expect(Object.keys(EVALUATOR_CHOICES)).toEqual(Object.keys(EVALUATORS));
     expect(Object.keys(EVALUATOR_CHOICES)).toContain(FIXTURE);
     for (const id of EVALUATOR_IDS) {

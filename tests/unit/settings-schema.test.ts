@@ -15,7 +15,7 @@ import { RAG_RETRIEVAL_SETTINGS } from '../../src/lib/settings/rag.ts';
 import { defaultsOf, int, objectSchema, recordedConfig, type Setting, type SettingsSchema } from '../../src/lib/settings/schema.ts';
 import { SEARCH_DEFAULTS, SEARCH_SETTINGS } from '../../src/lib/settings/search.ts';
 import { urlCodec } from '../../src/lib/settings/url-codec.ts';
-import { DEFAULT_URL_STATE, parseUrlState, SEARCH_PARAMS, serializeUrlState } from '../../src/ui/url-state.ts';
+import { DEFAULT_URL_STATE, parseUrlState, SEARCH_PARAMS, serializeUrlState } from '../../src/ui/search/url-state.ts';
 import * as v from 'valibot';
 
 /** A valid value other than the default, and one the setting refuses. */
