@@ -5,7 +5,7 @@
 import { evalBeirCommand } from './eval-beir.ts';
 import { CliError, nearest } from './args.ts';
 import { fsErrorLine } from './fs-errors.ts';
-import { redactSecrets } from '../src/lib/redact.ts';
+import { redactSecrets } from '../src/lib/util/redact.ts';
 
 export const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
   analyze: { run: (argv) => import('./analyze.ts').then((m) => m.analyzeCommand(argv)), help: 'Analyse a retrieval report: H1 (do query-difficulty predictors track NDCG@10?) and H2 (paired tests between modes)' },

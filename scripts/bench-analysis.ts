@@ -8,7 +8,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
+import { analyzeRetrievalReport } from '../src/lib/eval/analysis/analysis.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { multiModeReport, spread } from '../tests/helpers/retrieval-reports.ts';
 

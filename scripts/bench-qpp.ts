@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
-import { clarity, QPP_DEFAULTS, queryPredictors, type QueryLists } from '../src/lib/eval/qpp.ts';
+import { clarity, QPP_DEFAULTS, queryPredictors, type QueryLists } from '../src/lib/eval/analysis/qpp.ts';
 import { correlationCi, kendallTauB, pearson, pearsonR, spearman } from '../src/lib/stats/correlation.ts';
 import { ndcgAt } from '../src/lib/stats/ir-metrics.ts';
 import { mean, percentile } from '../src/lib/stats/summary.ts';

@@ -1,6 +1,6 @@
 /** The typed surface of workers/compare.worker.ts: Compare's statistics off the main thread. */
 import type { CompareOptions, CompareResult } from '../src/lib/reports/compare-types.ts';
-import type { AnalysisOptions, AnalysisOutcome } from '../src/lib/eval/analysis.ts';
+import type { AnalysisOptions, AnalysisOutcome } from '../src/lib/eval/analysis/analysis.ts';
 import type { Report } from '../src/lib/reports/format.ts';
 import type { Column, PairedCell, PairedOptions } from '../src/lib/stats/paired.ts';
 

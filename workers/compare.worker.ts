@@ -5,7 +5,7 @@
  * With a helper attached (a second compare worker), the randomization half of the table runs there at once.
  */
 import * as Comlink from 'comlink';
-import { analysisSession } from '../src/lib/eval/analysis-session.ts';
+import { analysisSession } from '../src/lib/eval/analysis/analysis-session.ts';
 import { compareSession } from '../src/lib/reports/compare-session.ts';
 import { pairedTable } from '../src/lib/stats/paired.ts';
 import type { CompareHelperApi, CompareWorkerApi } from './compare-api.ts';

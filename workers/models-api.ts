@@ -2,7 +2,7 @@
 import type { ModelDownload } from '../src/lib/models/download-size.ts';
 import type { CachedFile, GeneratorDownload, LoadedModel, ModelSettings, ParityReport } from '../src/lib/models/model-contract.ts';
 import type { ModelSession } from '../src/lib/models/model-session.ts';
-import type { AnswerScore, ScoreRequest } from '../src/lib/eval/score-answer.ts';
+import type { AnswerScore, ScoreRequest } from '../src/lib/eval/score/score-answer.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../src/lib/models/types.ts';
 
 export type { CachedFile, GeneratorDownload, LoadedModel, ModelSettings, ParityReport };

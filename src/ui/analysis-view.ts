@@ -6,8 +6,8 @@
  * settings line. Pure: strings only, so the component renders text. Numbers read
  * as Compare's do (src/lib/reports/compare-format.ts: "n/a" for null, "<0.001", signed Δ).
  */
-import { drawsSourceText, type H1Row, type H2Row, type RetrievalAnalysis } from '../lib/eval/analysis.ts';
-import { hypothesisVerdicts, VERDICT_LABEL, type H1Verdict, type H2Verdict, type Verdict } from '../lib/eval/verdicts.ts';
+import { drawsSourceText, type H1Row, type H2Row, type RetrievalAnalysis } from '../lib/eval/analysis/analysis.ts';
+import { hypothesisVerdicts, VERDICT_LABEL, type H1Verdict, type H2Verdict, type Verdict } from '../lib/eval/analysis/verdicts.ts';
 import { fmtCi, fmtP, fmtSigned, fmtValue, NA } from '../lib/reports/compare-format.ts';
 
 export { fmtP };

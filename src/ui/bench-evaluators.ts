@@ -5,9 +5,9 @@
  * tests/unit/bench-evaluators.test.ts). Also what the tab says about RAGAS with the models loaded and about pipeline
  * mode's judge, and the evaluator part of the run's BenchConfig (the chosen evaluator in either mode).
  */
-import type { BenchConfig } from '../lib/eval/bench-config.ts';
-import type { EvaluatorId } from '../lib/eval/evaluators.ts';
-import { nliModelKeys } from '../lib/eval/run-models.ts';
+import type { BenchConfig } from '../lib/eval/ragbench-run/ragbench-tab-config.ts';
+import type { EvaluatorId } from '../lib/eval/score/evaluators.ts';
+import { nliModelKeys } from '../lib/eval/score/run-models.ts';
 
 export interface EvaluatorChoice {
   label: string;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { COMMANDS } from '../../cli/run.ts';
-import { FLAG_RANGES } from '../../src/lib/eval/flag-ranges.ts';
+import { FLAG_RANGES } from '../../src/lib/eval/core/flag-ranges.ts';
 import { runCli } from '../helpers/cli.ts';
 
 /** Flags that take no number: paths, names, choices, URLs, switches. */

@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { BeirFileEntry } from '../../src/lib/data/beir-folder.ts';
-import { BenchRetrievalSession } from '../../src/lib/eval/bench-retrieval-session.ts';
-import type { RetrievalBenchConfig } from '../../src/lib/eval/bench-retrieval-config.ts';
-import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval-cache.ts';
+import { BenchRetrievalSession } from '../../src/lib/eval/retrieval/retrieval-tab-session.ts';
+import type { RetrievalBenchConfig } from '../../src/lib/eval/retrieval/retrieval-tab-config.ts';
+import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval/retrieval-cache.ts';
 import { MemoryLocalKbStore, missingMessage } from '../../src/lib/store/local-kb-store.ts';
 
 const entries = (files: Record<string, string>): BeirFileEntry[] => Object.entries(files).map(([path, text]) => ({ path, read: async () => text }));

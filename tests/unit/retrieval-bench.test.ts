@@ -8,17 +8,17 @@ import { describe, expect, test } from 'vitest';
 import type { BeirQuery, Qrels } from '../../src/lib/data/beir.ts';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { irScores, meanScores } from '../../src/lib/stats/ir-metrics.ts';
-import { queryPredictors } from '../../src/lib/eval/qpp.ts';
-import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
+import { queryPredictors } from '../../src/lib/eval/analysis/qpp.ts';
+import { sampleRows } from '../../src/lib/eval/ragbench/validate-mode.ts';
 import {
   endToEnd, InvalidCachedRow, LATENCY_STAGES, QUERY_MS, stageField, TOTAL_MS, retrievalReport, retrievalRowKey, runRetrievalBenchmark, type RetrievalBenchInput, type RetrievalProgress, type RetrievalRowCache,
-} from '../../src/lib/eval/retrieval-bench.ts';
+} from '../../src/lib/eval/retrieval/retrieval-bench.ts';
 import { parseReport, type ReportRow } from '../../src/lib/reports/format.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { NO_RERANKER } from '../../src/lib/retrieval/modes.ts';
 import { search } from '../../src/lib/retrieval/search.ts';
-import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval-cache.ts';
+import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval/retrieval-cache.ts';
 
 const TEXTS = [
   'river boat on the water', 'mountain climbing in winter', 'boat engine repair guide', 'winter river ice fishing',

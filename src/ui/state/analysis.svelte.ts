@@ -5,7 +5,7 @@
  * H1 row the scatter shows and the H2 filter. A new report while one is analysed terminates that worker and starts a
  * fresh one, so only the latest report's analysis is shown.
  */
-import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
+import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis/analysis.ts';
 import type { Report } from '../../lib/reports/format.ts';
 import { sha256Hex } from '../../lib/checksum.ts';
 import { h1RowId } from '../analysis-view.ts';

@@ -7,8 +7,8 @@
  * lacks).
  */
 import type { RagAnswer } from '../../lib/rag/answer.ts';
-import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
-import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
+import type { AnswerScore, ScoreRequest } from '../../lib/eval/score/score-answer.ts';
+import type { EvaluatorId } from '../../lib/eval/score/evaluators.ts';
 import { redactSecrets } from '../../lib/llm/redact.ts';
 import { kbIdOf } from '../../lib/data/kb-registry.ts';
 import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench-evaluators.ts';

@@ -8,7 +8,7 @@ import { startBenchWorker } from '../bench-client.ts';
 import { writeOwnedParams } from '../url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
-import type { EvaluatorId } from '../../lib/eval/evaluators.ts';
+import type { EvaluatorId } from '../../lib/eval/score/evaluators.ts';
 import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench-evaluators.ts';
 import type { ModelsState } from './models.svelte.ts';
 
