@@ -1,5 +1,5 @@
 /**
- * `rag-lab analyze --report FILE`: seed B's analysis of a retrieval report (src/lib/eval/analysis.ts, the code the
+ * `rag-lab analyze --report FILE`: seed B's analysis of a retrieval report (src/lib/eval/analysis/analysis.ts, the code the
  * Benchmark tab's analysis runs, and its text, analysis-text.ts): H1, every recorded predictor against per-query
  * NDCG@10 of the retriever it reads, and H2, every pair of modes with Compare's paired statistics.
  */

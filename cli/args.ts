@@ -11,7 +11,7 @@ export class CliError extends Error {
   }
 }
 
-/** The flags parsed (strict); a numeric flag over its range (`src/lib/eval/flag-ranges.ts`) is refused here, before the command runs. */
+/** The flags parsed (strict); a numeric flag over its range (`src/lib/eval/core/flag-ranges.ts`) is refused here, before the command runs. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = false) {
   let parsed;
   try {

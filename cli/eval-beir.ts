@@ -1,7 +1,7 @@
 /**
  * `rag-lab eval-beir`: IR metrics of retrieval modes on a BEIR folder (corpus.jsonl, queries.jsonl,
  * qrels/<split>.tsv), or on a built artifact (`--kb`) without rebuilding it: its own queries and qrels, or those of
- * `--data`, and its vectors for the dense modes. The run is `runRetrievalRun` (src/lib/eval/retrieval-run.ts, the
+ * `--data`, and its vectors for the dense modes. The run is `runRetrievalRun` (src/lib/eval/retrieval/retrieval-request.ts, the
  * Benchmark tab's session); here the flags, the files read with node:fs, the models and what is printed.
  */
 import { existsSync, readFileSync } from 'node:fs';

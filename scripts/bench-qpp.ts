@@ -1,5 +1,5 @@
 /**
- * `npm run bench:qpp`: what the query performance predictors cost per query (src/lib/eval/qpp.ts `queryPredictors`)
+ * `npm run bench:qpp`: what the query performance predictors cost per query (src/lib/eval/analysis/qpp.ts `queryPredictors`)
  * on BEIR SciFact (whole documents, titles indexed, BM25 corpus-CDF table as eval-beir builds it), over the judged
  * test queries. Lists are 1000 deep (QPP_DEFAULTS). Two settings: BM25 list only, and BM25 + a dense list from
  * seeded random unit vectors (384-d; cost only, the dense numbers mean nothing). Retrieval of the lists is not

@@ -6,7 +6,7 @@ import type { Column, PairedCell, PairedOptions } from '../src/lib/stats/paired.
 
 export interface CompareWorkerApi {
   compare(reports: Report[], opts: CompareOptions): Promise<CompareResult>;
-  /** Seed B's analysis (H1, H2) of a retrieval report (src/lib/eval/analysis.ts). */
+  /** Seed B's analysis (H1, H2) of a retrieval report (src/lib/eval/analysis/analysis.ts). */
   analyze(report: Report, opts: Partial<AnalysisOptions>): Promise<AnalysisOutcome>;
   /** A second compare worker to run the randomization half of the table on (a port served by its `serveAsHelper`). */
   attachHelper(port: MessagePort): void;

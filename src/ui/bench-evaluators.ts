@@ -1,5 +1,5 @@
 /**
- * The Benchmark tab's evaluator choices: every evaluator of the registry (src/lib/eval/evaluators.ts `EVALUATORS`,
+ * The Benchmark tab's evaluator choices: every evaluator of the registry (src/lib/eval/score/evaluators.ts `EVALUATORS`,
  * keyed alike, so a new evaluator is a compile error here until it has a choice), in the order the select lists
  * them, with its label and whether it calls an LLM judge with the user's key (the registry's `api`, checked equal in
  * tests/unit/bench-evaluators.test.ts). Also what the tab says about RAGAS with the models loaded and about pipeline

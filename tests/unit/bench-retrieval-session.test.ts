@@ -1,5 +1,5 @@
 /**
- * The Benchmark tab's retrieval benchmark session (bench-retrieval-session.ts) in Node: a picked BEIR folder read and
+ * The Benchmark tab's retrieval benchmark session (retrieval-tab-session.ts) in Node: a picked BEIR folder read and
  * counted, a BM25 run over it with its rows cached, the messages of a missing folder, split, knowledge base or dense
  * side, and the α simulator's need of a last run.
  */

@@ -1,6 +1,6 @@
 /**
  * A RAGBench run's report names only the models it used (issue 32: a lexical report named the loaded embedder): the
- * Benchmark tab's session (bench-session.ts) with a models service that holds an embedder, a cross-encoder and an NLI
+ * Benchmark tab's session (ragbench-tab-session.ts) with a models service that holds an embedder, a cross-encoder and an NLI
  * model.
  */
 import { readFileSync } from 'node:fs';

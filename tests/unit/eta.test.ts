@@ -1,4 +1,4 @@
-/** The one ETA rule (eta.ts) of the RAGBench and retrieval benchmark progress, on hand-computed values. */
+/** The one ETA rule (eval/core/eta.ts) of the RAGBench and retrieval benchmark progress, on hand-computed values. */
 import { describe, expect, it } from 'vitest';
 import { etaText, remainingMs } from '../../src/lib/eval/core/eta.ts';
 

@@ -1,4 +1,4 @@
-/** RAGAS metrics (src/lib/eval/ragas.ts, ragas-judge.ts): the formulas on hand-computed values, the replies' checks, one row end to end. */
+/** RAGAS metrics (src/lib/eval/metrics/ragas.ts, ragas-judge.ts): the formulas on hand-computed values, the replies' checks, one row end to end. */
 import { describe, expect, it } from 'vitest';
 import {
   answerRelevancyScore, contextPrecisionScore, contextRecallScore, cosine, faithfulnessScore, parseAttributed, parseQuestions, parseStatements,

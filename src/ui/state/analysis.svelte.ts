@@ -1,6 +1,6 @@
 /**
  * The one owner of a shown retrieval report's analysis (RetrievalAnalysis.svelte): seed B's H1 and H2
- * (src/lib/eval/analysis.ts) computed in a compare worker — never on the main thread: 10,000 bootstrap resamples
+ * (src/lib/eval/analysis/analysis.ts) computed in a compare worker — never on the main thread: 10,000 bootstrap resamples
  * per H1 row and per H2 pair, and 10,000 permutations — with its running flag, the result or an error in words, the
  * H1 row the scatter shows and the H2 filter. A new report while one is analysed terminates that worker and starts a
  * fresh one, so only the latest report's analysis is shown.

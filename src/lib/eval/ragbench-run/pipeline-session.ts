@@ -2,7 +2,7 @@
  * A RAGBench pipeline run from its rows to its result, for the bench worker and `eval-ragbench --mode pipeline`:
  * each subset's documents pooled into a knowledge base, dense vectors attached when the retrieval needs them (filed
  * under `ragbenchVectorKey`, by the shell's vector attacher), the token/cost estimate of the run before any call
- * (retrieval is local, so the prompts to be sent are known), then the benchmark session (session.ts) answering and
+ * (retrieval is local, so the prompts to be sent are known), then the benchmark session (ragbench-loops.ts) answering and
  * scoring N questions per subset.
  */
 import { buildRagbenchKb, ragbenchKbVectorKey, type RagbenchKb } from '../../data/ragbench-kb.ts';

@@ -123,7 +123,7 @@ export interface JudgeReport {
 /** Pipeline mode, per subset: how the RAG pipeline did on the sampled questions. */
 export interface PipelineView {
   subset: string;
-  /** The pipeline settings that ran, in words (ragbench-pipeline.ts `pipelineSettingsText`). */
+  /** The pipeline settings that ran, in words (pipeline-mode.ts `pipelineSettingsText`). */
   settings: string;
   n: number;
   k: number;
@@ -133,7 +133,7 @@ export interface PipelineView {
   recallAtK: number | null;
   relevantRecallAtK: number | null;
   gold: { n: number; relevance: number | null; utilization: number | null; completeness: number | null; adherence: number | null };
-  /** The predicted scores against the gold labels of the same questions (eval/pipeline-gold.ts), NaN → null. */
+  /** The predicted scores against the gold labels of the same questions (eval/ragbench/pipeline-gold.ts), NaN → null. */
   vsGold: {
     n: number; hallucinations: number; auroc: number | null; rmse_relevance: number | null; rmse_utilization: number | null; rmse_completeness: number | null;
     intervals: MetricIntervals | null; warnings: string[];

@@ -14,7 +14,7 @@
  * that throws (network, HTTP error after retries) is counted apart as a failed call; when every call of a row
  * throws, the first error is thrown (the row fails, as with one judge call). An abort is always rethrown.
  *
- * `repeatedJudgeRowEvaluator` is a `TraceEvaluator` (ragbench-validate.ts, bench-run.ts `runSubset`): its scores are
+ * `repeatedJudgeRowEvaluator` is a `TraceEvaluator` (validate-mode.ts, resumable-rows.ts `runSubset`): its scores are
  * the means; the spread, flip and parse information of each row reaches the caller through `onResult`.
  * `sampledJudgeEstimate` is what judging a validate run's sampled rows costs (the CLI's and the tab's estimate).
  */

@@ -2,7 +2,7 @@
  * How a pipeline run's scores track RAGBench's gold labels (seed A's benchmark path: "summary means + RMSE / AUROC
  * vs gold"): per subset, the evaluator's TRACe scores of our answers against the gold labels of the same RAGBench
  * question (the row the question was sampled as, the first of its id), with validate mode's formulas
- * (ragbench-validate.ts `traceMetrics`: hallucination AUROC of predicted adherence, RMSE of relevance, utilization
+ * (validate-mode.ts `traceMetrics`: hallucination AUROC of predicted adherence, RMSE of relevance, utilization
  * and completeness), its bootstrap intervals and small-sample warnings (bootstrap.ts). Questions without scores
  * (refused, failed) and labels that are null are left out, as NaN is in validate mode.
  *

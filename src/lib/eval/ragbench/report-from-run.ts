@@ -10,7 +10,7 @@
  *   both: the RAGAS evaluator's scores, when it ran, as `ragas_faithfulness`, `ragas_answer_relevancy`,
  *     `ragas_context_precision`, `ragas_context_recall` (null where absent) beside TRACe's (then null);
  *   retrieval: key `${mode}:${queryId}`, group = mode, scores = the per-query IR metrics, `total_ms` and its `ms.*` stages, `query_ms` and the query's
- *     `qpp.*` predictors, retrieved = the top 10 ids (eval/retrieval-bench.ts; older single-mode reports used key =
+ *     `qpp.*` predictors, retrieved = the top 10 ids (eval/retrieval/retrieval-bench.ts; older single-mode reports used key =
  *     query id, group = dataset, and stay readable).
  */
 import { ragbenchRowKey, type RagbenchRow } from '../../data/ragbench.ts';

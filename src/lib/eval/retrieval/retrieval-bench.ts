@@ -46,7 +46,7 @@ export interface RetrievalRowCache {
 }
 
 /**
- * `done` / `total` queries of `mode`; `etaMs`: the whole run's time left (eta.ts: the mean time of the queries
+ * `done` / `total` queries of `mode`; `etaMs`: the whole run's time left (eval/core/eta.ts: the mean time of the queries
  * computed so far × the queries left in this mode and the modes after it; null until one is computed).
  */
 export interface RetrievalProgress { mode: RetrievalMode; done: number; total: number; cached: number; etaMs: number | null }

@@ -1,5 +1,5 @@
 /**
- * The retrieval benchmark's row cache (eval/retrieval-bench.ts RetrievalRowCache): one record per (config hash, row
+ * The retrieval benchmark's row cache (eval/retrieval/retrieval-bench.ts RetrievalRowCache): one record per (config hash, row
  * key) in the IndexedDB store 'retrieval-rows', carrying a format version and a SHA-256 checksum over a canonical
  * serialisation of (version, hash, row key, row). A record of another version, of the wrong shape (valibot,
  * record-schemas.ts), of another key or with a wrong checksum is never used: `get` throws InvalidCachedRow with the

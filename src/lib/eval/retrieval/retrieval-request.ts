@@ -113,7 +113,7 @@ export async function attachRunDense(
 ): Promise<string[]> {
   const unit = data.kb.options.chunking === false ? 'documents' : 'chunks';
   const t0 = Date.now();
-  // The ETA from the embedding's own pace (eta.ts): the time so far over the items done.
+  // The ETA from the embedding's own pace (eval/core/eta.ts): the time so far over the items done.
   const progress = (done: number, total: number) => opts.onProgress?.({ phase: 'embed', done, total, unit, etaMs: remainingMs(Date.now() - t0, done, total - done) });
   if (data.shipped && !embedderMismatch(data.shipped, embedder)) {
     progress(0, 1);

@@ -1,5 +1,5 @@
 /**
- * The types of the Benchmark tab's retrieval benchmark (bench-retrieval-session.ts), shared by the bench worker's API
+ * The types of the Benchmark tab's retrieval benchmark (retrieval-tab-session.ts), shared by the bench worker's API
  * (workers/bench-api.ts) and the tab.
  */
 import type { KbSourceRef } from '../../data/kb-source.ts';
@@ -41,11 +41,11 @@ export type RetrievalBenchProgress =
   | EmbedProgress
   | ({ phase: 'run' } & RetrievalProgress);
 
-/** The knowledge base's items embedded: whole documents, or chunks (seed B's protocol); `etaMs` as eta.ts computes it. */
+/** The knowledge base's items embedded: whole documents, or chunks (seed B's protocol); `etaMs` as eval/core/eta.ts computes it. */
 export interface EmbedProgress { phase: 'embed'; done: number; total: number; unit?: 'documents' | 'chunks'; etaMs?: number | null }
 
 export interface RetrievalBenchResult {
-  /** The run as a multi-mode retrieval report (src/lib/eval/retrieval-bench.ts). */
+  /** The run as a multi-mode retrieval report (src/lib/eval/retrieval/retrieval-bench.ts). */
   report: Report;
   modes: RetrievalModeSummary[];
   skipped: Array<{ mode: RetrievalMode; reason: string }>;

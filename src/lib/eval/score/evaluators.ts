@@ -3,7 +3,7 @@
  * an LLM judge and the loaded embedder; ragas.ts). How each is built from its settings and models / provider, its row
  * evaluator (validate: a RAGBench row's own response over its own documents) and its pipeline evaluator (our answer
  * over the contexts the model saw), what part of its settings decides scores (the result cache's config hash), its
- * label and what a run should be told about it. The bench worker, the CLI and the benchmark session (session.ts) all
+ * label and what a run should be told about it. The bench worker, the CLI and the benchmark session (ragbench-loops.ts) all
  * choose an evaluator here, so they cannot drift.
  */
 import type { RagbenchRow } from '../../data/ragbench.ts';

@@ -1,6 +1,6 @@
 /**
  * One answer, scored (the Ask tab's "Score this answer"): the chosen evaluator of the registry (evaluators.ts) scores
- * the question, the answer and the contexts it was given, as a pipeline-mode answer is scored (ragbench-pipeline.ts
+ * the question, the answer and the contexts it was given, as a pipeline-mode answer is scored (pipeline-mode.ts
  * `PipelineEvalInput`): TRACe's four, and RAGAS's four when RAGAS is chosen, whose context precision and recall take
  * the reference answer when there is one (a RAGBench question's gold response). A judge reply that cannot be read,
  * or that lacks what TRACe is computed from (the relevant and utilized keys, a support verdict), is a failed score
