@@ -1,10 +1,10 @@
 /**
- * `rag-lab analyze --report FILE`: seed B's analysis of a retrieval report (src/lib/eval/analysis.ts, the code the
+ * `rag-lab analyze --report FILE`: seed B's analysis of a retrieval report (src/lib/eval/analysis/analysis.ts, the code the
  * Benchmark tab's analysis runs, and its text, analysis-text.ts): H1, every recorded predictor against per-query
  * NDCG@10 of the retriever it reads, and H2, every pair of modes with Compare's paired statistics.
  */
-import { ANALYSIS_DEFAULTS, analysisJson, analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
-import { analysisText } from '../src/lib/eval/analysis-text.ts';
+import { ANALYSIS_DEFAULTS, analysisJson, analyzeRetrievalReport } from '../src/lib/eval/analysis/analysis.ts';
+import { analysisText } from '../src/lib/eval/analysis/analysis-text.ts';
 import { CliError, parse } from './args.ts';
 import { drawFlags, readReport } from './compare.ts';
 

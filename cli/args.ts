@@ -1,9 +1,9 @@
 /** Argument parsing for the CLI (node:util parseArgs) with errors that exit with code 2; numeric flags bounded by FLAG_RANGES. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { nearest } from '../src/lib/edit-distance.ts';
-import { flagRangeProblem } from '../src/lib/eval/flag-ranges.ts';
+import { nearest } from '../src/lib/util/edit-distance.ts';
+import { flagRangeProblem } from '../src/lib/eval/core/flag-ranges.ts';
 
-export { editDistance, nearest } from '../src/lib/edit-distance.ts';
+export { editDistance, nearest } from '../src/lib/util/edit-distance.ts';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 2) {
@@ -11,7 +11,7 @@ export class CliError extends Error {
   }
 }
 
-/** The flags parsed (strict); a numeric flag over its range (`src/lib/eval/flag-ranges.ts`) is refused here, before the command runs. */
+/** The flags parsed (strict); a numeric flag over its range (`src/lib/eval/core/flag-ranges.ts`) is refused here, before the command runs. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = false) {
   let parsed;
   try {

@@ -1,18 +1,18 @@
 /**
  * `rag-lab eval-beir`: IR metrics of retrieval modes on a BEIR folder (corpus.jsonl, queries.jsonl,
  * qrels/<split>.tsv), or on a built artifact (`--kb`) without rebuilding it: its own queries and qrels, or those of
- * `--data`, and its vectors for the dense modes. The run is `runRetrievalRun` (src/lib/eval/retrieval-run.ts, the
+ * `--data`, and its vectors for the dense modes. The run is `runRetrievalRun` (src/lib/eval/retrieval/retrieval-request.ts, the
  * Benchmark tab's session); here the flags, the files read with node:fs, the models and what is printed.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import { beirEvalOutput, formatTable } from '../src/lib/eval/beir-eval.ts';
-import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval-data.ts';
-import { modesFlag, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval-flags.ts';
-import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/run-embedder.ts';
-import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval-run.ts';
-import { RunSettingsError } from '../src/lib/eval/retrieval-session.ts';
+import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval.ts';
+import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
+import { modesFlag, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
+import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/retrieval/run-embedder.ts';
+import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval/retrieval-request.ts';
+import { RunSettingsError } from '../src/lib/eval/retrieval/retrieval-session.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportFileText } from '../src/lib/reports/title.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';

@@ -15,7 +15,7 @@ import type { OpenArtifactOptions } from '../src/lib/artifact/read.ts';
 import { ArtifactError, type ArtifactDense, type FileSource } from '../src/lib/artifact/types.ts';
 import { DataError, parseCorpus, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import type { SourceDocument } from '../src/lib/retrieval/document.ts';
-import { redactSecrets } from '../src/lib/redact.ts';
+import { redactSecrets } from '../src/lib/util/redact.ts';
 import { KbSpecError, resolveKbSpec, type KbTarget, type PathProbe } from '../src/lib/data/kb-spec.ts';
 import { sotuDocuments } from '../src/lib/data/sotu.ts';
 import { hubSource } from '../src/lib/hub/hub-source.ts';

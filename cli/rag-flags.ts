@@ -3,7 +3,7 @@
  * the sentence window, reranking and the agentic loop (and how it grades). Each is checked here; the whole config by `parseRagConfig`.
  */
 import { cloneConfig, DEFAULT_RAG_CONFIG, parseRagConfig, TRANSFORMS, type QueryTransform, type RagConfig } from '../src/lib/rag/config.ts';
-import { pipelineModelNeeds } from '../src/lib/eval/pipeline-settings.ts';
+import { pipelineModelNeeds } from '../src/lib/eval/core/pipeline-settings.ts';
 import { PROVIDER_IDS } from '../src/lib/llm/registry.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { flagHelp, readFlags } from '../src/lib/settings/cli-flags.ts';

@@ -5,7 +5,7 @@
 import { evalBeirCommand } from './eval-beir.ts';
 import { CliError, nearest } from './args.ts';
 import { fsErrorLine } from './fs-errors.ts';
-import { redactSecrets } from '../src/lib/redact.ts';
+import { redactSecrets } from '../src/lib/util/redact.ts';
 import { CLI_SOURCES_TEXT } from '../src/lib/kb-build/build-sources.ts';
 
 export const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {

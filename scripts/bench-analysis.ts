@@ -1,5 +1,5 @@
 /**
- * `npm run bench:analysis`: how long analyzeRetrievalReport (src/lib/eval/analysis.ts) takes on a synthetic
+ * `npm run bench:analysis`: how long analyzeRetrievalReport (src/lib/eval/analysis/analysis.ts) takes on a synthetic
  * retrieval report of --queries queries (default 300) × the 7 modes with every predictor field (entropy of both
  * retrievers under the 4 calibrations, clarity, NQC, NQC without normaliser, WIG of both, α under the 4
  * calibrations: 20 H1 rows, 21 H2 pairs), at --iterations resamples and --permutations permutations (default
@@ -8,7 +8,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { analyzeRetrievalReport } from '../src/lib/eval/analysis.ts';
+import { analyzeRetrievalReport } from '../src/lib/eval/analysis/analysis.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { multiModeReport, spread } from '../tests/helpers/retrieval-reports.ts';
 

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import type { BeirQuery, Qrels } from '../src/lib/data/beir.ts';
 import { parseRagbenchJsonl, RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.ts';
 import { buildRagbenchKb, relevantDocs } from '../src/lib/data/ragbench-kb.ts';
-import { runRetrievalBenchmark } from '../src/lib/eval/retrieval-bench.ts';
+import { runRetrievalBenchmark } from '../src/lib/eval/retrieval/retrieval-bench.ts';
 import type { Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
 import { kbTrainingTexts } from '../src/lib/kb-build/train-embedder.ts';
 import { trainCorpusEmbedder } from '../src/lib/models/corpus-embedder/train.ts';

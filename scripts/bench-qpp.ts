@@ -1,5 +1,5 @@
 /**
- * `npm run bench:qpp`: what the query performance predictors cost per query (src/lib/eval/qpp.ts `queryPredictors`)
+ * `npm run bench:qpp`: what the query performance predictors cost per query (src/lib/eval/analysis/qpp.ts `queryPredictors`)
  * on BEIR SciFact (whole documents, titles indexed, BM25 corpus-CDF table as eval-beir builds it), over the judged
  * test queries. Lists are 1000 deep (QPP_DEFAULTS). Two settings: BM25 list only, and BM25 + a dense list from
  * seeded random unit vectors (384-d; cost only, the dense numbers mean nothing). Retrieval of the lists is not
@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
-import { clarity, QPP_DEFAULTS, queryPredictors, type QueryLists } from '../src/lib/eval/qpp.ts';
+import { clarity, QPP_DEFAULTS, queryPredictors, type QueryLists } from '../src/lib/eval/analysis/qpp.ts';
 import { correlationCi, kendallTauB, pearson, pearsonR, spearman } from '../src/lib/stats/correlation.ts';
 import { ndcgAt } from '../src/lib/stats/ir-metrics.ts';
 import { mean, percentile } from '../src/lib/stats/summary.ts';

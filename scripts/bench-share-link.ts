@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseRagbenchJsonl, RAGBENCH_SUBSETS, ragbenchRowKey, type RagbenchRow } from '../src/lib/data/ragbench.ts';
-import { lexicalRowEvaluator, sampleRows } from '../src/lib/eval/ragbench-validate.ts';
+import { lexicalRowEvaluator, sampleRows } from '../src/lib/eval/ragbench/validate-mode.ts';
 import { DEFAULT_RAG_CONFIG } from '../src/lib/rag/config.ts';
 import { buildReport } from '../src/lib/reports/build.ts';
 import type { JsonValue, Report, ReportKind, ReportRow } from '../src/lib/reports/format.ts';

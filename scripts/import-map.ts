@@ -15,9 +15,16 @@ export const FLOORS: Record<string, readonly string[]> = {
 
 /**
  * The floors inside src/lib, lowest first: a folder imports only from folders below it (and the root files, the
- * lowest floor). A new folder takes its place here; docs/architecture.md draws the same order.
+ * lowest floor). A folder of NESTED_FLOORS is no floor itself: each of its sub-folders is one (`eval/score`), and a
+ * file directly in it stands on no floor. A new folder takes its place here; docs/architecture.md draws the same order.
  */
-export const LIB_FLOORS = ['(root)', 'stats', 'hub', 'retrieval', 'settings', 'data', 'models', 'llm', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports', 'eval'] as const;
+export const LIB_FLOORS = [
+  '(root)', 'util', 'stats', 'hub', 'retrieval', 'settings', 'data', 'models', 'llm', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports',
+  'eval/metrics', 'eval/core', 'eval/ragbench', 'eval/score', 'eval/ragbench-run', 'eval/analysis', 'eval/retrieval',
+] as const;
+
+/** The folders of src/lib whose sub-folders are floors. */
+const NESTED_FLOORS = ['eval'];
 
 export const MAX_LINES = 400;
 const ROOTS = ['src', 'workers', 'cli', 'scripts'];
@@ -39,10 +46,14 @@ export function floorOf(path: string): string {
   return path.split('/')[0]!;
 }
 
-/** The unit circles are counted between: a folder of src/lib (its root files are one unit), else the floor. */
+/**
+ * The unit circles are counted between: a folder of src/lib (its root files are one unit; a sub-folder of a
+ * NESTED_FLOORS folder is a unit of its own), else the floor.
+ */
 export function unitOf(path: string): string {
   if (path.startsWith('src/lib/')) {
     const parts = path.split('/');
+    if (NESTED_FLOORS.includes(parts[2]!) && parts.length > 4) return `src/lib/${parts[2]}/${parts[3]}`;
     return parts.length > 3 ? `src/lib/${parts[2]}` : 'src/lib (root)';
   }
   return floorOf(path);

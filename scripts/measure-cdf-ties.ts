@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseCorpus, parseQrels, parseQueries } from '../src/lib/data/beir.ts';
-import { buildRunKb, runSettings } from '../src/lib/eval/retrieval-session.ts';
+import { buildRunKb, runSettings } from '../src/lib/eval/retrieval/retrieval-session.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { buildCdf, cdfCount, cdfRank, type CdfTable } from '../src/lib/retrieval/calibrate.ts';

@@ -1,17 +1,17 @@
-/** The typed surface of workers/bench.worker.ts (its run types are src/lib/eval/bench-config.ts and bench-retrieval-config.ts). */
-import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../src/lib/eval/bench-config.ts';
-import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult } from '../src/lib/eval/bench-retrieval-config.ts';
+/** The typed surface of workers/bench.worker.ts (its run types are src/lib/eval/ragbench-run/ragbench-tab-config.ts and retrieval-tab-config.ts). */
+import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../src/lib/eval/ragbench-run/ragbench-tab-config.ts';
+import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult } from '../src/lib/eval/retrieval/retrieval-tab-config.ts';
 import type { FusionCandidates } from '../src/lib/retrieval/alpha-sim.ts';
 
 export type {
   BenchConfig, BenchProgress, BenchResult, BenchRowView, BenchSubsetSummary, JudgeEstimate, JudgeReport, LocalFileReport, PipelineView, RestoredFiles,
-} from '../src/lib/eval/bench-config.ts';
-export type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../src/lib/eval/bench-retrieval-config.ts';
+} from '../src/lib/eval/ragbench-run/ragbench-tab-config.ts';
+export type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../src/lib/eval/retrieval/retrieval-tab-config.ts';
 
 export interface BenchWorkerApi {
   /** Runs the retrieval benchmark; `token` (an hf_ token, or null) goes only to `source.hubUrl`. */
   runRetrieval(config: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<RetrievalBenchResult>;
-  /** The texts a corpus embedder of the benchmark's dataset trains on (bench-retrieval-session.ts trainingTexts). */
+  /** The texts a corpus embedder of the benchmark's dataset trains on (retrieval-tab-session.ts trainingTexts). */
   retrievalTrainingTexts(config: RetrievalBenchConfig, token: string | null, onProgress: (p: RetrievalBenchProgress) => void): Promise<{ texts: string[]; dataset: string; kbId: string; unit: 'documents' | 'chunks' }>;
   /** Parses a picked BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv; paths relative to the folder). */
   loadBeirFiles(files: Array<{ path: string; file: File }>): Promise<BeirFilesReport>;

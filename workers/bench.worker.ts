@@ -1,22 +1,22 @@
 /// <reference lib="webworker" />
 /**
  * Benchmark worker: a thin shell over the Benchmark tab's sessions. RAGBench: the subsets from local files or the Hub
- * (src/lib/eval/ragbench-subsets.ts, picked files remembered in IndexedDB) and the run (src/lib/eval/bench-session.ts,
+ * (src/lib/eval/ragbench-run/ragbench-subsets.ts, picked files remembered in IndexedDB) and the run (src/lib/eval/ragbench-run/ragbench-tab-session.ts,
  * over the same sessions as the CLI's): validate mode with results cached per row in IndexedDB (a reload or crash
  * resumes), pipeline mode with the Ask tab's pipeline; each run comes back with its report v1. The retrieval
- * benchmark on BEIR datasets: src/lib/eval/bench-retrieval-session.ts. One run at a time (src/lib/eval/run-slot.ts).
+ * benchmark on BEIR datasets: src/lib/eval/retrieval/retrieval-tab-session.ts. One run at a time (src/lib/eval/core/run-slot.ts).
  */
 import * as Comlink from 'comlink';
-import { benchEstimate, benchValidateHash, runBenchSession } from '../src/lib/eval/bench-session.ts';
-import { BenchRetrievalSession } from '../src/lib/eval/bench-retrieval-session.ts';
-import { RagbenchSubsets } from '../src/lib/eval/ragbench-subsets.ts';
-import { indexedDbResultStore } from '../src/lib/eval/result-cache.ts';
-import { indexedDbRetrievalRowCache } from '../src/lib/eval/retrieval-cache.ts';
-import { RunSlot } from '../src/lib/eval/run-slot.ts';
+import { benchEstimate, benchValidateHash, runBenchSession } from '../src/lib/eval/ragbench-run/ragbench-tab-session.ts';
+import { BenchRetrievalSession } from '../src/lib/eval/retrieval/retrieval-tab-session.ts';
+import { RagbenchSubsets } from '../src/lib/eval/ragbench-run/ragbench-subsets.ts';
+import { indexedDbResultStore } from '../src/lib/eval/ragbench-run/result-cache.ts';
+import { indexedDbRetrievalRowCache } from '../src/lib/eval/retrieval/retrieval-cache.ts';
+import { RunSlot } from '../src/lib/eval/core/run-slot.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
-import type { ModelService } from '../src/lib/eval/retrieval-run.ts';
+import type { ModelService } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { BenchWorkerApi } from './bench-api.ts';

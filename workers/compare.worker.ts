@@ -1,11 +1,11 @@
 /// <reference lib="webworker" />
 /**
  * Compare worker: the Compare tab's statistics (src/lib/reports/compare-session.ts) and seed B's analysis
- * (src/lib/eval/analysis-session.ts) off the main thread. A thin shell: the reports arrive validated from the store.
+ * (src/lib/eval/analysis/analysis-session.ts) off the main thread. A thin shell: the reports arrive validated from the store.
  * With a helper attached (a second compare worker), the randomization half of the table runs there at once.
  */
 import * as Comlink from 'comlink';
-import { analysisSession } from '../src/lib/eval/analysis-session.ts';
+import { analysisSession } from '../src/lib/eval/analysis/analysis-session.ts';
 import { compareSession } from '../src/lib/reports/compare-session.ts';
 import { pairedTable } from '../src/lib/stats/paired.ts';
 import type { CompareHelperApi, CompareWorkerApi } from './compare-api.ts';

@@ -2,7 +2,7 @@
 import type { ModelDownload } from '../src/lib/models/download-size.ts';
 import type { CachedFile, GeneratorDownload, LoadedModel, ModelSettings, ParityReport } from '../src/lib/models/model-contract.ts';
 import type { ModelSession } from '../src/lib/models/model-session.ts';
-import type { AnswerScore, ScoreRequest } from '../src/lib/eval/score-answer.ts';
+import type { AnswerScore, ScoreRequest } from '../src/lib/eval/score/score-answer.ts';
 import type { FileProgress, ModelSpec, ModelTask } from '../src/lib/models/types.ts';
 
 export type { CachedFile, GeneratorDownload, LoadedModel, ModelSettings, ParityReport };
@@ -19,7 +19,7 @@ export interface ModelsWorkerApi extends Pick<ModelSession, 'loaded' | 'needsRes
   /** What the in-browser LLM `model` downloads on this device (the device and dtype it would load), before it starts. */
   generatorDownloadPlan(model: string): Promise<GeneratorDownload>;
   deleteCachedModel(modelId: string): Promise<number>;
-  /** Scores one answer with the loaded models or the judge (src/lib/eval/score-answer.ts); `apiKey` goes only to its endpoint. */
+  /** Scores one answer with the loaded models or the judge (src/lib/eval/score/score-answer.ts); `apiKey` goes only to its endpoint. */
   score(request: ScoreRequest, apiKey: string | null): Promise<AnswerScore>;
   /** Serves the same API on a port (the search worker calls embed/rerank directly, not through the page). */
   connect(port: MessagePort): void;

@@ -9,7 +9,7 @@ import { cachedDownloadPlan, cachedFiles, deleteCachedModel } from '../src/lib/m
 import { resolveGeneratorSpec } from '../src/lib/llm/browser-spec.ts';
 import { configureModels, modelsEnvironment } from '../src/lib/models/env.ts';
 import { ModelSession } from '../src/lib/models/model-session.ts';
-import { scoreRequest } from '../src/lib/eval/score-answer.ts';
+import { scoreRequest } from '../src/lib/eval/score/score-answer.ts';
 import { isTrainedModelId } from '../src/lib/models/trained-ids.ts';
 import { trainedDownloadPlan } from '../src/lib/models/trained-plan.ts';
 import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';

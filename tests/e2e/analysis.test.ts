@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
-import { analyzeRetrievalReport, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
+import { analyzeRetrievalReport, type RetrievalAnalysis } from '../../src/lib/eval/analysis/analysis.ts';
 import { sliderWeights } from '../../src/lib/retrieval/alpha-sim.ts';
 import { serializeReport, type Report } from '../../src/lib/reports/format.ts';
 import { verdictViews } from '../../src/ui/reports/analysis-view.ts';

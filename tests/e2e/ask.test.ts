@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { openaiCompletion, openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 import { serveHub } from '../helpers/hub-server.ts';
-import { formatBytes } from '../../src/lib/format-bytes.ts';
+import { formatBytes } from '../../src/lib/util/format-bytes.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCorpus, parseQrels, parseQueries } from '../../src/lib/data/beir.ts';
-import { buildRunKb, runSettings } from '../../src/lib/eval/retrieval-session.ts';
+import { buildRunKb, runSettings } from '../../src/lib/eval/retrieval/retrieval-session.ts';
 import { calibrate } from '../../src/lib/retrieval/calibrate.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { denseCdfTable, embedItems, type ItemEmbedder } from '../../src/lib/retrieval/dense-build.ts';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { evalRagbenchCommand } from '../../cli/eval-ragbench.ts';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
-import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
+import { sampleRows } from '../../src/lib/eval/ragbench/validate-mode.ts';
 import { parseReportText } from '../../src/lib/reports/format.ts';
 import { captureCommand, runCli as cli } from '../helpers/cli.ts';
 import { listenLocal } from '../helpers/listen.ts';

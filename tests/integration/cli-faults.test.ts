@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { evalRagbenchCommand } from '../../cli/eval-ragbench.ts';
-import { formatTable } from '../../src/lib/eval/beir-eval.ts';
+import { formatTable } from '../../src/lib/eval/retrieval/beir-eval.ts';
 import {
   CAN_DROP_PRIVILEGES, captureCommand, exitOf, HAS_SCRIPT, nobodyCannotRunCli, ROOT, runCli, runCliAsNobody, runCliInTerminal, spawnCli, type CliRun,
 } from '../helpers/cli.ts';

@@ -1,12 +1,12 @@
 /**
- * Every numeric flag of every command has an upper bound, declared once (src/lib/eval/flag-ranges.ts) and enforced by
+ * Every numeric flag of every command has an upper bound, declared once (src/lib/eval/core/flag-ranges.ts) and enforced by
  * the parser before the command runs: a huge value is one line and exit 2, never unbounded work
  * (`train-embedder --power-iterations 1e9`). Every flag a command's help names is either numeric (and bounded) or
  * listed here as not numeric, so a new numeric flag cannot be added without its range.
  */
 import { describe, expect, test } from 'vitest';
 import { COMMANDS } from '../../cli/run.ts';
-import { FLAG_RANGES } from '../../src/lib/eval/flag-ranges.ts';
+import { FLAG_RANGES } from '../../src/lib/eval/core/flag-ranges.ts';
 import { runCli } from '../helpers/cli.ts';
 
 /** Flags that take no number: paths, names, choices, URLs, switches. */
@@ -26,7 +26,7 @@ describe('numeric flags', () => {
       expect(help.stdout, command).toMatch(/^  --/m);
       const named = [...new Set([...help.stdout.matchAll(/^ {2}--([a-z0-9][a-z0-9-]*)/gm)].map((m) => m[1]!))];
       for (const flag of named) {
-        expect(flag in FLAG_RANGES || NOT_NUMERIC.has(flag), `${command} --${flag}: give it a range in src/lib/eval/flag-ranges.ts or list it here`).toBe(true);
+        expect(flag in FLAG_RANGES || NOT_NUMERIC.has(flag), `${command} --${flag}: give it a range in src/lib/eval/core/flag-ranges.ts or list it here`).toBe(true);
       }
       for (const [flag, range] of Object.entries(FLAG_RANGES)) {
         const r = await runCli([command, `--${flag}`, '1e12']);

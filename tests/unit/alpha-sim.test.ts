@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { fusionCandidates, simulateFusion, sliderWeights, type FusionCandidates } from '../../src/lib/retrieval/alpha-sim.ts';
 import { ndcgAt } from '../../src/lib/stats/ir-metrics.ts';
-import { queryPredictors } from '../../src/lib/eval/qpp.ts';
+import { queryPredictors } from '../../src/lib/eval/analysis/qpp.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { CALIBRATIONS, type Calibration } from '../../src/lib/retrieval/calibrate.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';

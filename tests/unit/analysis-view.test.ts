@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { H1Row, H2Row, RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
+import type { H1Row, H2Row, RetrievalAnalysis } from '../../src/lib/eval/analysis/analysis.ts';
 import { fmtP, h1RowId, h1ViewRows, h2Modes, h2ViewRows, settingsLine, signMet, verdictViews, withCi } from '../../src/ui/reports/analysis-view.ts';
 
 const h1 = (over: Partial<H1Row>): H1Row => ({

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { analysisJson, analyzeRetrievalReport, drawsSourceText, h1Points, type RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
+import { analysisJson, analyzeRetrievalReport, drawsSourceText, h1Points, type RetrievalAnalysis } from '../../src/lib/eval/analysis/analysis.ts';
 import { pearson } from '../../src/lib/stats/correlation.ts';
-import { analysisText } from '../../src/lib/eval/analysis-text.ts';
+import { analysisText } from '../../src/lib/eval/analysis/analysis-text.ts';
 import { generatedTitle } from '../../src/lib/reports/title.ts';
 import { compareReports } from '../../src/lib/reports/compare.ts';
-import { hypothesisVerdicts } from '../../src/lib/eval/verdicts.ts';
+import { hypothesisVerdicts } from '../../src/lib/eval/analysis/verdicts.ts';
 import type { Report } from '../../src/lib/reports/format.ts';
 import { testReport, validateRow } from '../helpers/reports.ts';
 import { multiModeReport, singleModeReport, spread } from '../helpers/retrieval-reports.ts';

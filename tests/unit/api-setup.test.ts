@@ -1,7 +1,7 @@
 /** api-setup.ts: an API run's provider behind the rate limiter, its limits, price and limits line, and its errors. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiSetupError, apiSetup } from '../../src/lib/eval/api-setup.ts';
-import { priceFor } from '../../src/lib/eval/cost.ts';
+import { ApiSetupError, apiSetup } from '../../src/lib/eval/core/api-setup.ts';
+import { priceFor } from '../../src/lib/eval/core/cost.ts';
 import { openaiCompletion, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 
 const KEY = 'sk-test-0123456789abcdefghij';

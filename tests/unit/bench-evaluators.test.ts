@@ -1,6 +1,6 @@
 /** The Benchmark tab's evaluator choices (src/ui/bench/bench-evaluators.ts) are the registry's evaluators, with its judge flag. */
 import { describe, expect, it } from 'vitest';
-import { EVALUATOR_IDS, EVALUATORS } from '../../src/lib/eval/evaluators.ts';
+import { EVALUATOR_IDS, EVALUATORS } from '../../src/lib/eval/score/evaluators.ts';
 import {
   EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice, loadedEmbedder, pipelineJudgeNote, ragasPipelineNote, ragasValidateNote,
 } from '../../src/ui/bench/bench-evaluators.ts';

@@ -1,13 +1,13 @@
 /**
- * The Benchmark tab's retrieval benchmark session (bench-retrieval-session.ts) in Node: a picked BEIR folder read and
+ * The Benchmark tab's retrieval benchmark session (retrieval-tab-session.ts) in Node: a picked BEIR folder read and
  * counted, a BM25 run over it with its rows cached, the messages of a missing folder, split, knowledge base or dense
  * side, and the α simulator's need of a last run.
  */
 import { describe, expect, test } from 'vitest';
 import type { BeirFileEntry } from '../../src/lib/data/beir-folder.ts';
-import { BenchRetrievalSession } from '../../src/lib/eval/bench-retrieval-session.ts';
-import type { RetrievalBenchConfig } from '../../src/lib/eval/bench-retrieval-config.ts';
-import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval-cache.ts';
+import { BenchRetrievalSession } from '../../src/lib/eval/retrieval/retrieval-tab-session.ts';
+import type { RetrievalBenchConfig } from '../../src/lib/eval/retrieval/retrieval-tab-config.ts';
+import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval/retrieval-cache.ts';
 import { MemoryLocalKbStore, missingMessage } from '../../src/lib/store/local-kb-store.ts';
 
 const entries = (files: Record<string, string>): BeirFileEntry[] => Object.entries(files).map(([path, text]) => ({ path, read: async () => text }));

@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseRagbenchJsonl, ragbenchRowKey, type RagbenchRow } from '../../src/lib/data/ragbench.ts';
-import { configHash, invalidCacheNote, MemoryResultStore, runSubset, type ScoringConfig } from '../../src/lib/eval/bench-run.ts';
-import { lexicalRowEvaluator, type TraceEvaluator } from '../../src/lib/eval/ragbench-validate.ts';
-import type { TraceScores } from '../../src/lib/eval/trace.ts';
-import { getRawResult, indexedDbResultStore, putRawResult, resultChecksum } from '../../src/lib/eval/result-cache.ts';
+import { configHash, invalidCacheNote, MemoryResultStore, runSubset, type ScoringConfig } from '../../src/lib/eval/ragbench-run/resumable-rows.ts';
+import { lexicalRowEvaluator, type TraceEvaluator } from '../../src/lib/eval/ragbench/validate-mode.ts';
+import type { TraceScores } from '../../src/lib/eval/metrics/trace.ts';
+import { getRawResult, indexedDbResultStore, putRawResult, resultChecksum } from '../../src/lib/eval/ragbench-run/result-cache.ts';
 import { sha256Hex } from '../../src/lib/checksum.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');

@@ -1,15 +1,15 @@
 /**
  * A RAGBench run's report names only the models it used (issue 32: a lexical report named the loaded embedder): the
- * Benchmark tab's session (bench-session.ts) with a models service that holds an embedder, a cross-encoder and an NLI
+ * Benchmark tab's session (ragbench-tab-session.ts) with a models service that holds an embedder, a cross-encoder and an NLI
  * model.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
-import type { BenchConfig } from '../../src/lib/eval/bench-config.ts';
-import { MemoryResultStore } from '../../src/lib/eval/bench-run.ts';
-import { runBenchSession, type BenchModels } from '../../src/lib/eval/bench-session.ts';
+import type { BenchConfig } from '../../src/lib/eval/ragbench-run/ragbench-tab-config.ts';
+import { MemoryResultStore } from '../../src/lib/eval/ragbench-run/resumable-rows.ts';
+import { runBenchSession, type BenchModels } from '../../src/lib/eval/ragbench-run/ragbench-tab-session.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 const rows = parseRagbenchJsonl(readFileSync(join(DATA, 'emanual.jsonl'), 'utf8'), 'emanual').rows.slice(0, 3);

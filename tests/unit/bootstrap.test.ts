@@ -1,10 +1,10 @@
 /** Bootstrap intervals of AUROC and RMSE, and small-sample warnings, on hand-built rows. */
 import { describe, expect, it } from 'vitest';
 import type { RagbenchRow } from '../../src/lib/data/ragbench.ts';
-import { metricIntervals, smallSampleWarnings } from '../../src/lib/eval/bootstrap.ts';
-import { hallucinationAuroc } from '../../src/lib/eval/ragbench-validate.ts';
+import { metricIntervals, smallSampleWarnings } from '../../src/lib/eval/ragbench/bootstrap.ts';
+import { hallucinationAuroc } from '../../src/lib/eval/ragbench/validate-mode.ts';
 import { auroc, percentile } from '../../src/lib/stats/summary.ts';
-import type { TraceScores } from '../../src/lib/eval/trace.ts';
+import type { TraceScores } from '../../src/lib/eval/metrics/trace.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 
 const row = (adherence: boolean | null, relevance: number | null = null): RagbenchRow =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   addEstimates, costOf, DEFAULT_JUDGE_OUTPUT_TOKENS, estimateJudgeRun, estimateRun, formatUsd, meteredProvider, priceFor, PRICES, sumUsage, UsageMeter,
-} from '../../src/lib/eval/cost.ts';
-import { judgeTrace, type JudgeInput } from '../../src/lib/eval/judge.ts';
+} from '../../src/lib/eval/core/cost.ts';
+import { judgeTrace, type JudgeInput } from '../../src/lib/eval/metrics/judge.ts';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../src/lib/llm/types.ts';
 
 describe('cost estimate', () => {

@@ -1,6 +1,6 @@
-/** The one ETA rule (eta.ts) of the RAGBench and retrieval benchmark progress, on hand-computed values. */
+/** The one ETA rule (eval/core/eta.ts) of the RAGBench and retrieval benchmark progress, on hand-computed values. */
 import { describe, expect, it } from 'vitest';
-import { etaText, remainingMs } from '../../src/lib/eta.ts';
+import { etaText, remainingMs } from '../../src/lib/eval/core/eta.ts';
 
 describe('remainingMs', () => {
   it('is the mean time of the computed items times the items left', () => {

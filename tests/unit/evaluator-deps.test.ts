@@ -1,6 +1,6 @@
 /** evaluator-deps.ts: the NLI evaluator's models from single-model loaders, and each evaluator's dependencies. */
 import { describe, expect, it } from 'vitest';
-import { buildEvaluatorDeps, nliModelLoader } from '../../src/lib/eval/evaluator-deps.ts';
+import { buildEvaluatorDeps, nliModelLoader } from '../../src/lib/eval/score/evaluator-deps.ts';
 import type { ChatProvider } from '../../src/lib/llm/types.ts';
 import { ModelLoadError } from '../../src/lib/models/errors.ts';
 import type { ModelSpec, NliClassifier, PairScorer } from '../../src/lib/models/types.ts';

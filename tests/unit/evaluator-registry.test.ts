@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
-import { MemoryResultStore } from '../../src/lib/eval/bench-run.ts';
-import { buildEvaluatorDeps } from '../../src/lib/eval/evaluator-deps.ts';
-import { EVALUATOR_IDS, EVALUATORS, evaluatorHelp, evaluatorsWith, isEvaluatorId, type EvaluatorDef, type EvaluatorId } from '../../src/lib/eval/evaluators.ts';
-import { ragbenchModelNeeds } from '../../src/lib/eval/run-models.ts';
-import { runValidateSession } from '../../src/lib/eval/session.ts';
-import type { NliTraceModels } from '../../src/lib/eval/nli-trace.ts';
+import { MemoryResultStore } from '../../src/lib/eval/ragbench-run/resumable-rows.ts';
+import { buildEvaluatorDeps } from '../../src/lib/eval/score/evaluator-deps.ts';
+import { EVALUATOR_IDS, EVALUATORS, evaluatorHelp, evaluatorsWith, isEvaluatorId, type EvaluatorDef, type EvaluatorId } from '../../src/lib/eval/score/evaluators.ts';
+import { ragbenchModelNeeds } from '../../src/lib/eval/score/run-models.ts';
+import { runValidateSession } from '../../src/lib/eval/ragbench-run/ragbench-loops.ts';
+import type { NliTraceModels } from '../../src/lib/eval/metrics/nli-trace.ts';
 import type { ChatProvider } from '../../src/lib/llm/types.ts';
 
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');

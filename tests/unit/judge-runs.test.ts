@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { RagbenchRow } from '../../src/lib/data/ragbench.ts';
 import { ragbenchRowKey } from '../../src/lib/data/ragbench.ts';
-import { MemoryResultStore, runSubset } from '../../src/lib/eval/bench-run.ts';
+import { MemoryResultStore, runSubset } from '../../src/lib/eval/ragbench-run/resumable-rows.ts';
 import {
   combineRepeats, judgeRepeated, repeatedJudgeRowEvaluator, RepeatTracker, spreadOf, type RepeatedJudgeResult,
-} from '../../src/lib/eval/judge-runs.ts';
+} from '../../src/lib/eval/ragbench/judge-runs.ts';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../src/lib/llm/types.ts';
 import { ProviderError } from '../../src/lib/llm/errors.ts';
 

@@ -8,7 +8,7 @@ import {
   parseJudgeReply,
   sentenceLetters,
   stripTrailingCommas,
-} from '../../src/lib/eval/judge.ts';
+} from '../../src/lib/eval/metrics/judge.ts';
 import type { ChatProvider, ChatRequest, ChatResult } from '../../src/lib/llm/types.ts';
 
 const FULL = {

@@ -55,8 +55,8 @@ describe('the import map itself', () => {
   const files = (edges: Record<string, string[]>): SourceFile[] => Object.entries(edges).map(([path, imports]) => ({ path, lines: 10, imports }));
 
   it('counts an import from a lower src/lib folder to a higher one as upward, and one downward as fine', () => {
-    const m = importMap(files({ 'src/lib/retrieval/x.ts': ['src/lib/eval/y.ts', 'src/lib/dict.ts'], 'src/lib/eval/y.ts': ['src/lib/stats/z.ts'], 'src/lib/dict.ts': [], 'src/lib/stats/z.ts': [] }));
-    expect(m.upward).toEqual(['src/lib/retrieval/x.ts → src/lib/eval/y.ts']);
+    const m = importMap(files({ 'src/lib/retrieval/x.ts': ['src/lib/eval/score/y.ts', 'src/lib/dict.ts'], 'src/lib/eval/score/y.ts': ['src/lib/stats/z.ts'], 'src/lib/dict.ts': [], 'src/lib/stats/z.ts': [] }));
+    expect(m.upward).toEqual(['src/lib/retrieval/x.ts → src/lib/eval/score/y.ts']);
     expect(m.circles).toEqual([]);
   });
 
@@ -67,6 +67,23 @@ describe('the import map itself', () => {
     expect(floorOf('workers/search.worker.ts')).toBe('workers');
     expect(unitOf('src/lib/retrieval/bm25.ts')).toBe('src/lib/retrieval');
     expect(unitOf('src/lib/dict.ts')).toBe('src/lib (root)');
+    expect(unitOf('src/lib/models/corpus-embedder/rsvd.ts')).toBe('src/lib/models');
+    expect(unitOf('src/lib/eval/score/evaluators.ts')).toBe('src/lib/eval/score');
+  });
+
+  it('takes each sub-folder of eval/ as a floor: an import from a lower one to a higher one is upward', () => {
+    const m = importMap(files({
+      'src/lib/eval/metrics/a.ts': ['src/lib/eval/score/b.ts'],
+      'src/lib/eval/score/b.ts': ['src/lib/eval/metrics/c.ts', 'src/lib/reports/d.ts'],
+      'src/lib/eval/metrics/c.ts': [],
+      'src/lib/reports/d.ts': [],
+    }));
+    expect(m.upward).toEqual(['src/lib/eval/metrics/a.ts → src/lib/eval/score/b.ts']);
+    expect(m.circles).toContainEqual(['src/lib/eval/metrics', 'src/lib/eval/score']);
+  });
+
+  it('puts a file directly in eval/ on no floor', () => {
+    expect(importMap(files({ 'src/lib/eval/x.ts': ['src/lib/stats/z.ts'], 'src/lib/stats/z.ts': [] })).upward).toEqual(['src/lib/eval/x.ts → src/lib/stats/z.ts (a folder not in LIB_FLOORS)']);
   });
 
   it('finds an upward import, a folder circle and a file circle', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LexicalEvaluator, lexicalTrace, stripMarkup } from '../../src/lib/eval/lexical.ts';
+import { LexicalEvaluator, lexicalTrace, stripMarkup } from '../../src/lib/eval/metrics/lexical.ts';
 
 const DOCS = ['Paris is the capital of France. The Seine flows through Paris.'];
 const Q = 'What is the capital of France?';

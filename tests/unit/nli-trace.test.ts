@@ -5,8 +5,8 @@ import { loadCrossEncoder, sigmoid, type CrossEncoder } from '../../src/lib/mode
 import { configureModels } from '../../src/lib/models/env.ts';
 import { loadNli, type WindowedNli } from '../../src/lib/models/nli.ts';
 import type { NliClassifier, NliProbabilities } from '../../src/lib/models/types.ts';
-import { nliTrace } from '../../src/lib/eval/nli-trace.ts';
-import { rougeLF1 } from '../../src/lib/eval/rouge.ts';
+import { nliTrace } from '../../src/lib/eval/metrics/nli-trace.ts';
+import { rougeLF1 } from '../../src/lib/eval/metrics/rouge.ts';
 import { splitSentences } from '../../src/lib/retrieval/chunk.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');

@@ -1,6 +1,6 @@
 /** What a pipeline config runs: effective mode, models needed, and the settings in words. */
 import { describe, expect, it } from 'vitest';
-import { effectiveMode, pipelineModelNeeds, pipelineSettingsJson, pipelineSettingsText } from '../../src/lib/eval/pipeline-settings.ts';
+import { effectiveMode, pipelineModelNeeds, pipelineSettingsJson, pipelineSettingsText } from '../../src/lib/eval/core/pipeline-settings.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 
 const config = (f: (c: ReturnType<typeof cloneConfig>) => void) => { const c = cloneConfig(DEFAULT_RAG_CONFIG); f(c); return c; };

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseIndexConfig } from '../../src/lib/artifact/format.ts';
 import { facetsOf } from '../../src/lib/data/kb-source.ts';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
-import { analyzeRetrievalReport } from '../../src/lib/eval/analysis.ts';
+import { analyzeRetrievalReport } from '../../src/lib/eval/analysis/analysis.ts';
 import { compareReports, configDiff } from '../../src/lib/reports/compare.ts';
 import type { CompareResult } from '../../src/lib/reports/compare-types.ts';
 import { parseReportText, serializeReport, type Report } from '../../src/lib/reports/format.ts';

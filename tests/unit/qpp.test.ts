@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import {
   candidateEntropy, clarity, entropyUnder, nqc, parsePredictorField, predictorField, QPP_DEFAULTS, queryPredictors, wig,
-} from '../../src/lib/eval/qpp.ts';
+} from '../../src/lib/eval/analysis/qpp.ts';
 import { seededRandom } from '../../src/lib/random.ts';
 import { buildCdf, CALIBRATIONS } from '../../src/lib/retrieval/calibrate.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';

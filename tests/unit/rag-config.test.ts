@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cloneConfig, DEFAULT_RAG_CONFIG, fromUrlParams, parseRagConfig, toUrlParams, type RagConfig,
 } from '../../src/lib/rag/config.ts';
-import { pipelineSettingsJson, pipelineSettingsText } from '../../src/lib/eval/pipeline-settings.ts';
+import { pipelineSettingsJson, pipelineSettingsText } from '../../src/lib/eval/core/pipeline-settings.ts';
 import { searchOptionsFor } from '../../src/lib/rag/retrieve.ts';
 import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import { DEFAULT_SEARCH } from '../../src/lib/retrieval/search.ts';

@@ -1,11 +1,11 @@
-/** RAGAS metrics (src/lib/eval/ragas.ts, ragas-judge.ts): the formulas on hand-computed values, the replies' checks, one row end to end. */
+/** RAGAS metrics (src/lib/eval/metrics/ragas.ts, ragas-judge.ts): the formulas on hand-computed values, the replies' checks, one row end to end. */
 import { describe, expect, it } from 'vitest';
 import {
   answerRelevancyScore, contextPrecisionScore, contextRecallScore, cosine, faithfulnessScore, parseAttributed, parseQuestions, parseStatements,
   parseVerdicts, RagasReplyError,
-} from '../../src/lib/eval/ragas.ts';
-import { ragasScores, type RagasEmbedder } from '../../src/lib/eval/ragas-judge.ts';
-import { EVALUATORS } from '../../src/lib/eval/evaluators.ts';
+} from '../../src/lib/eval/metrics/ragas.ts';
+import { ragasScores, type RagasEmbedder } from '../../src/lib/eval/score/ragas-judge.ts';
+import { EVALUATORS } from '../../src/lib/eval/score/evaluators.ts';
 import type { ChatProvider, ChatRequest } from '../../src/lib/llm/types.ts';
 import type { RagbenchRow } from '../../src/lib/data/ragbench.ts';
 

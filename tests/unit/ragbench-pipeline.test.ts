@@ -3,11 +3,11 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRagbenchJsonl, type RagbenchRow } from '../../src/lib/data/ragbench.ts';
 import { buildRagbenchKb, type RagbenchKb } from '../../src/lib/data/ragbench-kb.ts';
-import { RepeatTracker } from '../../src/lib/eval/judge-runs.ts';
+import { RepeatTracker } from '../../src/lib/eval/ragbench/judge-runs.ts';
 import {
   estimatePipelineRun, goldDocRecall, judgePipelineEvaluator, lexicalPipelineEvaluator, pipelineQuestions, pipelineSummary,
   runRagbenchPipeline, type PipelineSubsetResult,
-} from '../../src/lib/eval/ragbench-pipeline.ts';
+} from '../../src/lib/eval/ragbench/pipeline-mode.ts';
 import type { ChatProvider, ChatRequest, ChatResult, ChatStreamEvent } from '../../src/lib/llm/types.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 import { search } from '../../src/lib/retrieval/search.ts';

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RagbenchRow } from '../../src/lib/data/ragbench.ts';
-import type { BenchConfig } from '../../src/lib/eval/bench-config.ts';
-import { evaluatorSettings } from '../../src/lib/eval/bench-session.ts';
-import { ragbenchPlan } from '../../src/lib/eval/ragbench-plan.ts';
-import { ragbenchRunSettings, type RagbenchRunOptions } from '../../src/lib/eval/ragbench-run-settings.ts';
+import type { BenchConfig } from '../../src/lib/eval/ragbench-run/ragbench-tab-config.ts';
+import { evaluatorSettings } from '../../src/lib/eval/ragbench-run/ragbench-tab-session.ts';
+import { ragbenchPlan } from '../../src/lib/eval/ragbench-run/ragbench-plan.ts';
+import { ragbenchRunSettings, type RagbenchRunOptions } from '../../src/lib/eval/ragbench-run/ragbench-run-settings.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, type RagConfig } from '../../src/lib/rag/config.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `r${i}` }) as unknown as RagbenchRow);

@@ -1,7 +1,7 @@
 /** ragbench-run-settings.ts: a RAGBench run's evaluator settings, report config and session options from plain options. */
 import { describe, expect, it } from 'vitest';
 import type { RagbenchRow } from '../../src/lib/data/ragbench.ts';
-import { ragbenchRunSettings, type RagbenchRunOptions } from '../../src/lib/eval/ragbench-run-settings.ts';
+import { ragbenchRunSettings, type RagbenchRunOptions } from '../../src/lib/eval/ragbench-run/ragbench-run-settings.ts';
 import { DEFAULT_MODELS } from '../../src/lib/models/registry.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 

@@ -7,8 +7,8 @@ import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseRagbenchJsonl, type RagbenchRow } from '../../src/lib/data/ragbench.ts';
 import type { loadRagbenchSubset } from '../../src/lib/data/ragbench-hub.ts';
-import { RagbenchSubsets, type PickedRagbenchFile } from '../../src/lib/eval/ragbench-subsets.ts';
-import { CANCELLED_MESSAGE, RunSlot } from '../../src/lib/eval/run-slot.ts';
+import { RagbenchSubsets, type PickedRagbenchFile } from '../../src/lib/eval/ragbench-run/ragbench-subsets.ts';
+import { CANCELLED_MESSAGE, RunSlot } from '../../src/lib/eval/core/run-slot.ts';
 import { MemoryRagbenchFileStore, type RagbenchFileStore } from '../../src/lib/store/ragbench-file-store.ts';
 import { readJsonlRows } from '../helpers/ragbench-parquet.ts';
 

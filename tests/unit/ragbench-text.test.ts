@@ -4,12 +4,12 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRagbenchJsonl, ragbenchRowKey } from '../../src/lib/data/ragbench.ts';
 import { buildRagbenchKb } from '../../src/lib/data/ragbench-kb.ts';
-import { describeEstimate, type ApiAccount } from '../../src/lib/eval/api-usage.ts';
-import { estimateJudgeRun, type RunEstimate } from '../../src/lib/eval/cost.ts';
-import { judgeRepeated, RepeatTracker, rowJudgeInput, sampledJudgeEstimate } from '../../src/lib/eval/judge-runs.ts';
-import { rowLabels } from '../../src/lib/eval/ragbench-output.ts';
-import { formatPipelineTable, formatValidationTable, kbLine, pipelineEstimateLines, pipelineText, repeatLines, validateEstimateLines, validateText } from '../../src/lib/eval/ragbench-tables.ts';
-import { lexicalRowEvaluator, sampleRows, validateRagbench } from '../../src/lib/eval/ragbench-validate.ts';
+import { describeEstimate, type ApiAccount } from '../../src/lib/eval/core/api-usage.ts';
+import { estimateJudgeRun, type RunEstimate } from '../../src/lib/eval/core/cost.ts';
+import { judgeRepeated, RepeatTracker, rowJudgeInput, sampledJudgeEstimate } from '../../src/lib/eval/ragbench/judge-runs.ts';
+import { rowLabels } from '../../src/lib/eval/ragbench-run/ragbench-output.ts';
+import { formatPipelineTable, formatValidationTable, kbLine, pipelineEstimateLines, pipelineText, repeatLines, validateEstimateLines, validateText } from '../../src/lib/eval/ragbench-run/ragbench-tables.ts';
+import { lexicalRowEvaluator, sampleRows, validateRagbench } from '../../src/lib/eval/ragbench/validate-mode.ts';
 import type { ChatProvider } from '../../src/lib/llm/types.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 

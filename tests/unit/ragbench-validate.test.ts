@@ -3,15 +3,15 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRagbenchJsonl, RAGBENCH_SUBSETS, type RagbenchRow } from '../../src/lib/data/ragbench.ts';
-import { LexicalEvaluator } from '../../src/lib/eval/lexical.ts';
+import { LexicalEvaluator } from '../../src/lib/eval/metrics/lexical.ts';
 import {
   baselineScores,
   lexicalRowEvaluator,
   sampleRows,
   validateRagbench,
   validationSummary,
-} from '../../src/lib/eval/ragbench-validate.ts';
-import type { TraceScores } from '../../src/lib/eval/trace.ts';
+} from '../../src/lib/eval/ragbench/validate-mode.ts';
+import type { TraceScores } from '../../src/lib/eval/metrics/trace.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(ROOT, '../shared/data/ragbench/test');

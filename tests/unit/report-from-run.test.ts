@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
-import type { PipelineRowResult } from '../../src/lib/eval/ragbench-pipeline.ts';
-import { baselineEntries, finiteOrNull, pipelineReportRow, retrievalReportRow, validateReportRow } from '../../src/lib/eval/report-from-run.ts';
+import type { PipelineRowResult } from '../../src/lib/eval/ragbench/pipeline-mode.ts';
+import { baselineEntries, finiteOrNull, pipelineReportRow, retrievalReportRow, validateReportRow } from '../../src/lib/eval/ragbench/report-from-run.ts';
 import { ReportRowSchema } from '../../src/lib/reports/format.ts';
 import * as v from 'valibot';
 

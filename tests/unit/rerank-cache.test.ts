@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LruMap } from '../../src/lib/lru.ts';
+import { LruMap } from '../../src/lib/util/lru.ts';
 import { RerankCache } from '../../src/lib/retrieval/rerank-cache.ts';
 
 describe('LruMap', () => {

@@ -4,7 +4,7 @@ import type { LocalKbMeta } from '../../src/lib/data/local-kb-meta.ts';
 import { DEFAULT_KB, hubEntry, localEntry } from '../../src/lib/data/kb-registry.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
 import { cellText, groupLabelOf, modeLatency, rowColumns, summaryTable } from '../../src/ui/reports/report-view.ts';
-import { runSettings } from '../../src/lib/eval/retrieval-session.ts';
+import { runSettings } from '../../src/lib/eval/retrieval/retrieval-session.ts';
 import {
   benchTrainedText, changedFields, embedderChoices, kbChoices, modeChoices, runEmbedderText, parseMaxQueries, presetFields, progressText, PROTOCOL_CHOICES, runnableModes, runOverrides,
 } from '../../src/ui/bench/retrieval-bench-view.ts';

@@ -1,5 +1,5 @@
 /**
- * The retrieval benchmark session (src/lib/eval/retrieval-bench.ts) on a toy knowledge base: modes in MODE_IDS
+ * The retrieval benchmark session (src/lib/eval/retrieval/retrieval-bench.ts) on a toy knowledge base: modes in MODE_IDS
  * order, a mode that cannot run listed with its reason and no rows, unjudged queries counted, the row cache (a
  * second run takes every row from it, identical), cancel, the notes of a failing cache, one embedding per query,
  * and the multi-mode report (groups = modes, seed B's mode × metric table in the summary).
@@ -8,17 +8,17 @@ import { describe, expect, test } from 'vitest';
 import type { BeirQuery, Qrels } from '../../src/lib/data/beir.ts';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 import { irScores, meanScores } from '../../src/lib/stats/ir-metrics.ts';
-import { queryPredictors } from '../../src/lib/eval/qpp.ts';
-import { sampleRows } from '../../src/lib/eval/ragbench-validate.ts';
+import { queryPredictors } from '../../src/lib/eval/analysis/qpp.ts';
+import { sampleRows } from '../../src/lib/eval/ragbench/validate-mode.ts';
 import {
   endToEnd, InvalidCachedRow, LATENCY_STAGES, QUERY_MS, stageField, TOTAL_MS, retrievalReport, retrievalRowKey, runRetrievalBenchmark, type RetrievalBenchInput, type RetrievalProgress, type RetrievalRowCache,
-} from '../../src/lib/eval/retrieval-bench.ts';
+} from '../../src/lib/eval/retrieval/retrieval-bench.ts';
 import { parseReport, type ReportRow } from '../../src/lib/reports/format.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { NO_RERANKER } from '../../src/lib/retrieval/modes.ts';
 import { search } from '../../src/lib/retrieval/search.ts';
-import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval-cache.ts';
+import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval/retrieval-cache.ts';
 
 const TEXTS = [
   'river boat on the water', 'mountain climbing in winter', 'boat engine repair guide', 'winter river ice fishing',
@@ -168,7 +168,7 @@ describe('runRetrievalBenchmark', () => {
     expect(second.modes.map((m) => m.cached)).toEqual([4, 4, 4]);
     expect(second.modes.map((m) => m.means)).toEqual(first.modes.map((m) => m.means));
     expect(enc.calls.size).toBe(0);
-    // Nothing computed: no ETA (eta.ts) until the end.
+    // Nothing computed: no ETA (eval/core/eta.ts) until the end.
     expect(progress.filter((p) => p.mode === 'dense')).toEqual([1, 2, 3, 4].map((done) => ({ mode: 'dense', done, total: 4, cached: done, etaMs: null })));
     expect(progress.at(-1)!.etaMs).toBe(0);
     // Another config hash shares nothing.

@@ -5,13 +5,13 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, test } from 'vitest';
-import { InvalidCachedRow, runRetrievalBenchmark } from '../../src/lib/eval/retrieval-bench.ts';
+import { InvalidCachedRow, runRetrievalBenchmark } from '../../src/lib/eval/retrieval/retrieval-bench.ts';
 import type { ReportRow } from '../../src/lib/reports/format.ts';
-import { retrievalReportRow } from '../../src/lib/eval/report-from-run.ts';
+import { retrievalReportRow } from '../../src/lib/eval/ragbench/report-from-run.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import {
   getRawRetrievalRow, indexedDbRetrievalRowCache as idb, MemoryRetrievalRowCache, putRawRetrievalRow, RETRIEVAL_ROW_SCHEMA_VERSION, retrievalRowChecksum,
-} from '../../src/lib/eval/retrieval-cache.ts';
+} from '../../src/lib/eval/retrieval/retrieval-cache.ts';
 
 const SCORES = { 'ndcg@10': 0.5, 'mrr@10': 1, 'p@3': 1 / 3, 'p@5': 0.2, 'r@5': 0.5, 'r@100': 1 };
 const row = (mode = 'sparse', id = 'q1'): ReportRow =>

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BeirQuery, Qrels } from '../../src/lib/data/beir.ts';
-import { buildRunKb, retrievalRunConfig, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../../src/lib/eval/retrieval-session.ts';
+import { buildRunKb, retrievalRunConfig, runRetrievalSession, runSettings, type RetrievalRunSettings } from '../../src/lib/eval/retrieval/retrieval-session.ts';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
 
 const DOCS: SourceDocument[] = ['river boat on the water', 'boat engine repair guide', 'fishing boats and nets', 'river ice in winter', 'a boat on the river bank']

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceDocument } from '../../src/lib/retrieval/document.ts';
-import { analyzerOf, buildRunKb, retrievalRunConfig, runSettings, RunSettingsError } from '../../src/lib/eval/retrieval-session.ts';
+import { analyzerOf, buildRunKb, retrievalRunConfig, runSettings, RunSettingsError } from '../../src/lib/eval/retrieval/retrieval-session.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 
 const DOCS: SourceDocument[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lcsLength, rougeL, rougeLF1, rougeTokens } from '../../src/lib/eval/rouge.ts';
+import { lcsLength, rougeL, rougeLF1, rougeTokens } from '../../src/lib/eval/metrics/rouge.ts';
 
 describe('ROUGE-L', () => {
   it('tokenises into lower-cased words', () => {

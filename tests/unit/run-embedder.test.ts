@@ -7,12 +7,12 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { BeirFileEntry } from '../../src/lib/data/beir-folder.ts';
-import type { RetrievalBenchConfig } from '../../src/lib/eval/bench-retrieval-config.ts';
-import { BenchRetrievalSession } from '../../src/lib/eval/bench-retrieval-session.ts';
-import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval-cache.ts';
-import type { ModelService } from '../../src/lib/eval/retrieval-run.ts';
-import { chooseRunEmbedder, datasetCorpusHash, type TrainedRef } from '../../src/lib/eval/run-embedder.ts';
-import { buildRunKb, runSettings } from '../../src/lib/eval/retrieval-session.ts';
+import type { RetrievalBenchConfig } from '../../src/lib/eval/retrieval/retrieval-tab-config.ts';
+import { BenchRetrievalSession } from '../../src/lib/eval/retrieval/retrieval-tab-session.ts';
+import { MemoryRetrievalRowCache } from '../../src/lib/eval/retrieval/retrieval-cache.ts';
+import type { ModelService } from '../../src/lib/eval/retrieval/retrieval-request.ts';
+import { chooseRunEmbedder, datasetCorpusHash, type TrainedRef } from '../../src/lib/eval/retrieval/run-embedder.ts';
+import { buildRunKb, runSettings } from '../../src/lib/eval/retrieval/retrieval-session.ts';
 import { parseCorpus } from '../../src/lib/data/beir.ts';
 import { corpusHashOf } from '../../src/lib/models/corpus-embedder/corpus-hash.ts';
 import type { ModelSpec } from '../../src/lib/models/types.ts';

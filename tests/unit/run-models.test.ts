@@ -1,7 +1,7 @@
 /** run-models.ts: models as `id@dtype`, as a report's environment lists them, and which a RAGBench run needs. */
 import { describe, expect, it } from 'vitest';
-import { namedModels } from '../../src/lib/eval/retrieval-run.ts';
-import { modelKey, namedRunModels, nliModelKeys, ragbenchModelNeeds, runModelInfo } from '../../src/lib/eval/run-models.ts';
+import { namedModels } from '../../src/lib/eval/retrieval/retrieval-request.ts';
+import { modelKey, namedRunModels, nliModelKeys, ragbenchModelNeeds, runModelInfo } from '../../src/lib/eval/score/run-models.ts';
 import { DEFAULT_MODELS } from '../../src/lib/models/registry.ts';
 import { cloneConfig, DEFAULT_RAG_CONFIG, type RagConfig } from '../../src/lib/rag/config.ts';
 

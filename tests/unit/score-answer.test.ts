@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scoreAnswer, scoreRequest, ScoreError, type ScoreModels } from '../../src/lib/eval/score-answer.ts';
+import { scoreAnswer, scoreRequest, ScoreError, type ScoreModels } from '../../src/lib/eval/score/score-answer.ts';
 import type { ChatProvider, ChatRequest } from '../../src/lib/llm/types.ts';
 
 /** A provider that answers each call with the next scripted reply and records the requests. */

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseArgs } from 'node:util';
 import { searchCommand } from '../../cli/search.ts';
-import { FLAG_RANGES } from '../../src/lib/eval/flag-ranges.ts';
+import { FLAG_RANGES } from '../../src/lib/eval/core/flag-ranges.ts';
 import { DEFAULT_RAG_CONFIG, cloneConfig, fromUrlParams, parseRagConfig, toUrlParams } from '../../src/lib/rag/config.ts';
 import { DEFAULT_SEARCH } from '../../src/lib/retrieval/search-types.ts';
 import { flagHelp, flagOptions, flagRanges, readFlags } from '../../src/lib/settings/cli-flags.ts';

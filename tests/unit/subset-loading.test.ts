@@ -8,9 +8,9 @@ import { join, resolve } from 'node:path';
 import { openDB } from 'idb';
 import { describe, expect, test } from 'vitest';
 import { parseRagbenchJsonl } from '../../src/lib/data/ragbench.ts';
-import { MemoryResultStore } from '../../src/lib/eval/bench-run.ts';
-import { runValidateSession } from '../../src/lib/eval/session.ts';
-import { loadRunSubsets, SubsetBoard } from '../../src/lib/eval/subset-loading.ts';
+import { MemoryResultStore } from '../../src/lib/eval/ragbench-run/resumable-rows.ts';
+import { runValidateSession } from '../../src/lib/eval/ragbench-run/ragbench-loops.ts';
+import { loadRunSubsets, SubsetBoard } from '../../src/lib/eval/ragbench-run/subset-loading.ts';
 import { STORES } from '../../src/lib/store/db.ts';
 import { fitsLimit, IndexedDbRagbenchFileStore, RAGBENCH_FILES_STORE } from '../../src/lib/store/ragbench-file-store.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summariseList } from '../../src/lib/summarise-list.ts';
+import { summariseList } from '../../src/lib/util/summarise-list.ts';
 
 describe('summariseList', () => {
   it('lists a short list whole, a long one as its first items and a count, cutting long items', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip01, documentSentenceKeys, traceFromKeys } from '../../src/lib/eval/trace.ts';
+import { clip01, documentSentenceKeys, traceFromKeys } from '../../src/lib/eval/metrics/trace.ts';
 
 const KEYS = ['0a', '0b', '0c', '1a', '1b']; // |V| = 5
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trecRunLines } from '../../src/lib/eval/trec-run.ts';
+import { trecRunLines } from '../../src/lib/eval/retrieval/trec-run.ts';
 
 describe('trecRunLines', () => {
   it('writes `qid Q0 docid rank score tag`, rank 1-based in list order', () => {

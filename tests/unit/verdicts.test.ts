@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { H1Row, H2Row, RetrievalAnalysis } from '../../src/lib/eval/analysis.ts';
-import { h1Verdict, h2Verdict, hypothesisVerdicts, HYPOTHESES, verdictLabel } from '../../src/lib/eval/verdicts.ts';
+import type { H1Row, H2Row, RetrievalAnalysis } from '../../src/lib/eval/analysis/analysis.ts';
+import { h1Verdict, h2Verdict, hypothesisVerdicts, HYPOTHESES, verdictLabel } from '../../src/lib/eval/analysis/verdicts.ts';
 
 // Hand-made analysis results: only the figures the rules read.
 const ent = (retriever: string, calibration: string, r: number | null, p: number | null, over: Partial<H1Row> = {}): H1Row => ({

@@ -4,7 +4,7 @@
  * use it (the Atom reading is `arxiv-atom.ts`, in the build worker).
  */
 import * as v from 'valibot';
-import { plainEndpointProblem } from '../endpoint-url.ts';
+import { plainEndpointProblem } from './endpoint-url.ts';
 
 export const ARXIV_API = 'https://export.arxiv.org/api/query';
 /** Most results one build asks for (arXiv: at most 2,000 per request; refine larger queries). */

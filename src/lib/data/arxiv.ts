@@ -9,7 +9,7 @@
  * and returns arXiv's answer with `Access-Control-Allow-Origin`. Requests carry no credential, cookie or token.
  */
 import { parseRetryAfter, sleep } from '../wait.ts';
-import { redactUrlForDisplay } from '../redact.ts';
+import { redactUrlForDisplay } from '../util/redact.ts';
 import type { BuildProgress, OnBuildProgress, SkippedItem, SourceDocuments } from './source-documents.ts';
 import type { SourceDocument } from '../retrieval/document.ts';
 import type { MetaField } from './kb-source.ts';

@@ -4,7 +4,7 @@
  * caller's file system); and the index a `#index-id` picks from an artifact's index list. Errors are KbSpecError,
  * one line each.
  */
-import { summariseList } from '../summarise-list.ts';
+import { summariseList } from '../util/summarise-list.ts';
 
 export class KbSpecError extends Error {}
 

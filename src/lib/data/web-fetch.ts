@@ -13,7 +13,7 @@
 import { readBounded } from '../hub/bounded-read.ts';
 import { DownloadLimitError } from '../hub/download-limits.ts';
 import { hostOf, isNetworkError } from '../hub/hub-reach.ts';
-import { formatBytes } from '../format-bytes.ts';
+import { formatBytes } from '../util/format-bytes.ts';
 import { WEB_LIMITS, type WebLimits } from './web-urls.ts';
 
 /** What a page's body is read as: HTML (→ its visible text) or plain text (Markdown included). */

@@ -6,8 +6,8 @@
  * is `web-fetch.ts` and `web-search.ts`, in the build worker and the CLI).
  */
 import * as v from 'valibot';
-import { plainEndpointProblem } from '../endpoint-url.ts';
-import { redactUrlForDisplay } from '../redact.ts';
+import { plainEndpointProblem } from './endpoint-url.ts';
+import { redactUrlForDisplay } from '../util/redact.ts';
 
 /** How much a web build reads (docs/build.md "From web pages"); the CLI and the tab use the same ones. */
 export interface WebLimits {

@@ -3,7 +3,7 @@
  * document and its text are all in memory at the same time); the CLI uses the same ones so both give the same
  * documents. A file over a limit is skipped with a reason that names the limit; the others are used.
  */
-import { formatBytes } from '../format-bytes.ts';
+import { formatBytes } from '../util/format-bytes.ts';
 import type { FileFormat } from './formats.ts';
 
 export interface IngestLimits {

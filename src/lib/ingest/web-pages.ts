@@ -14,7 +14,7 @@ import { firstMarkdownHeading } from '../data/text-folder.ts';
 import { fetchPage, type FetchedPage, type PageFetchOptions } from '../data/web-fetch.ts';
 import { searchWeb } from '../data/web-search.ts';
 import { parseUrlList, validateWebRequest, WEB_LIMITS, WebSourceError, type WebLimits, type WebRequest } from '../data/web-urls.ts';
-import { redactSecrets, redactUrlForDisplay } from '../redact.ts';
+import { redactSecrets, redactUrlForDisplay } from '../util/redact.ts';
 import { BINARY_REASON, decodeText } from './decode.ts';
 import { htmlToText } from './html-text.ts';
 

@@ -5,7 +5,7 @@
  */
 import { ARXIV_MAX_RESULTS, type ArxivRequest } from '../data/arxiv.ts';
 import { searchEndpointProblem, WEB_LIMITS } from '../data/web-urls.ts';
-import { redactUrlForDisplay } from '../redact.ts';
+import { redactUrlForDisplay } from '../util/redact.ts';
 import type { WebFlags } from './collect-web.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { BuildError } from './build-kb.ts';

@@ -21,7 +21,7 @@ import { fileFormatOf } from '../ingest/formats.ts';
 import { sizeLimitReason } from '../ingest/limits.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import { summariseList } from '../summarise-list.ts';
+import { summariseList } from '../util/summarise-list.ts';
 import { BuildError } from './build-kb.ts';
 import type { TrainedModel, TrainOptions } from '../models/corpus-embedder/train.ts';
 import { kbTrainingTexts, trainOnTexts } from './train-embedder.ts';

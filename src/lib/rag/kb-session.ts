@@ -16,7 +16,7 @@ import type { FusionRequest, HitView, ModeAvailability, SearchRequest, SearchRes
 import { runSearch } from '../retrieval/search-run.ts';
 import { RerankCache } from '../retrieval/rerank-cache.ts';
 import { fusionCandidates, type FusionCandidates } from '../retrieval/alpha-sim.ts';
-import { LruMap } from '../lru.ts';
+import { LruMap } from '../util/lru.ts';
 import { kbTrainingTexts } from '../kb-build/train-embedder.ts';
 import { corpusHashOf } from '../models/corpus-embedder/corpus-hash.ts';
 import { createProvider } from '../llm/registry.ts';

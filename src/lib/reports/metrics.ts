@@ -3,12 +3,12 @@
  * is made), the Reports view and Compare (intervals, paired tests) all use, so a figure cannot differ between them.
  *
  *   ragbench-validate: hallucination AUROC (y = gold adherence false, score = 1 − predicted adherence) and the RMSE
- *     of predicted relevance / utilization / completeness against gold (ragbench-validate.ts);
+ *     of predicted relevance / utilization / completeness against gold (validate-mode.ts);
  *   ragbench-pipeline: means of the evaluator's TRACe scores over answered questions, gold-document recall@k,
  *     relevant-document recall@k, share answered; and, for reports whose rows carry the gold labels of their question
- *     (`onlyWithGold`), validate's AUROC and RMSEs of our scores against them (eval/pipeline-gold.ts says what they mean);
+ *     (`onlyWithGold`), validate's AUROC and RMSEs of our scores against them (eval/ragbench/pipeline-gold.ts says what they mean);
  *   retrieval: means of per-query nDCG@10, MRR@10, R@5, R@100, P@3, P@5 (ir-metrics.ts);
- *   both RAGBench kinds, when the RAGAS evaluator ran (eval/ragas.ts): means of `ragas_faithfulness`,
+ *   both RAGBench kinds, when the RAGAS evaluator ran (eval/metrics/ragas.ts): means of `ragas_faithfulness`,
  *     `ragas_answer_relevancy`, `ragas_context_precision`, `ragas_context_recall`, and in validate the hallucination
  *     AUROC of faithfulness (as the dataset's own `ragas` baseline). These are listed only for reports whose rows
  *     carry the field (`onlyWith`, `metricsFor`), so every other report keeps exactly its figures.

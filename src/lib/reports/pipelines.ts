@@ -4,7 +4,7 @@
  * view and Compare all derive from here, so no figure anywhere averages rows of different pipelines.
  *
  * A pipeline is what produced a row:
- *   retrieval: the mode. A multi-mode report (eval/retrieval-bench.ts) has rows keyed `${mode}:${queryId}` with
+ *   retrieval: the mode. A multi-mode report (eval/retrieval/retrieval-bench.ts) has rows keyed `${mode}:${queryId}` with
  *     group = mode, and its summary groups are its modes; a report written before that holds one mode (the
  *     evaluator), rows keyed by query id with group = the dataset.
  *   RAGBench (validate, pipeline): one evaluator over one pipeline; its groups are subsets of that one run, so the

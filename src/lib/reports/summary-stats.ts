@@ -1,7 +1,7 @@
 /**
  * A report's figures with their 95% percentile-bootstrap intervals, computed by the fast kernels of
  * stats/paired.ts (no resample materialises rows or sorts scores): the summary of every report (build.ts), the
- * Benchmark tab's and the CLI's per-subset intervals (eval/bootstrap.ts) and Compare all resample the same way,
+ * Benchmark tab's and the CLI's per-subset intervals (eval/ragbench/bootstrap.ts) and Compare all resample the same way,
  * so one run's interval is the same number wherever it is shown.
  */
 import type { ReportKind, ReportRow, ReportSummary } from './format.ts';

@@ -3,7 +3,7 @@
  * filters re-scores only the pairs not seen before. In memory only (an LRU of `capacity` pairs); the owner clears it
  * when the knowledge base changes, since chunk ids are only unique within one knowledge base.
  */
-import { LruMap } from '../lru.ts';
+import { LruMap } from '../util/lru.ts';
 
 /** Which model produced a score: scores of another model, dtype or device are never reused. */
 export interface RerankModelKey {

@@ -3,10 +3,10 @@
  * value (or why there is none: absent is not 0) and the RAGBench question's gold label beside it; and the gold
  * question a Benchmark row opens in Ask, checked on the way in.
  */
-import { EVALUATORS, type EvaluatorId } from '../../lib/eval/evaluators.ts';
-import type { AnswerScore } from '../../lib/eval/score-answer.ts';
-import { RAGAS_METRICS, type RagasMetric } from '../../lib/eval/ragas.ts';
-import type { TraceScores } from '../../lib/eval/trace.ts';
+import { EVALUATORS, type EvaluatorId } from '../../lib/eval/score/evaluators.ts';
+import type { AnswerScore } from '../../lib/eval/score/score-answer.ts';
+import { RAGAS_METRICS, type RagasMetric } from '../../lib/eval/metrics/ragas.ts';
+import type { TraceScores } from '../../lib/eval/metrics/trace.ts';
 import type { ReportRow } from '../../lib/reports/format.ts';
 import { MAX_GOLD_QUESTION_CHARS, type GoldQuestion } from '../../lib/data/ragbench-gold.ts';
 

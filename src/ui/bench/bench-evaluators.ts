@@ -4,11 +4,11 @@
  * `api`). Also what the tab says about an evaluator with the models loaded (its `modeNote`) and about pipeline mode's
  * judge, and the evaluator part of the run's BenchConfig (the chosen evaluator in either mode).
  */
-import type { BenchConfig } from '../../lib/eval/bench-config.ts';
-import { EVALUATORS, type EvaluatorId } from '../../lib/eval/evaluators.ts';
-import { nliModelKeys } from '../../lib/eval/run-models.ts';
+import type { BenchConfig } from '../../lib/eval/ragbench-run/ragbench-tab-config.ts';
+import { EVALUATORS, type EvaluatorId } from '../../lib/eval/score/evaluators.ts';
+import { nliModelKeys } from '../../lib/eval/score/run-models.ts';
 
-export { ragasPipelineNote, ragasValidateNote } from '../../lib/eval/evaluators.ts';
+export { ragasPipelineNote, ragasValidateNote } from '../../lib/eval/score/evaluators.ts';
 
 export interface EvaluatorChoice {
   label: string;

@@ -3,8 +3,8 @@
  * loading, queued, skipped with why), the current line ("Loading covidqa…", "covidqa: 12 done …") and the ETA, which
  * is shown only while the run is going.
  */
-import type { SkippedSubset, SubsetState, SubsetStatus } from '../../lib/eval/subset-loading.ts';
-import { initialStatuses } from '../../lib/eval/subset-loading.ts';
+import type { SkippedSubset, SubsetState, SubsetStatus } from '../../lib/eval/ragbench-run/subset-loading.ts';
+import { initialStatuses } from '../../lib/eval/ragbench-run/subset-loading.ts';
 import type { BenchProgress } from '../../../workers/bench-api.ts';
 
 /** The progress of a run that has just been started: the first subset loading, the rest queued. */

@@ -7,9 +7,9 @@
 import type { KbEntry } from '../../lib/data/kb-registry.ts';
 import type { LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
 import { MODE_IDS, MODES, type RetrievalMode } from '../../lib/retrieval/modes.ts';
-import { etaText } from '../../lib/eta.ts';
+import { etaText } from '../../lib/eval/core/eta.ts';
 import type { RetrievalBenchProgress } from '../../../workers/bench-api.ts';
-import { protocolDescription, runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../../lib/eval/retrieval-session.ts';
+import { protocolDescription, runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../../lib/eval/retrieval/retrieval-session.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../../lib/retrieval/chunk.ts';
 import type { EntropyBasis } from '../../lib/retrieval/entropy.ts';

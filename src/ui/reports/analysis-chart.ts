@@ -3,7 +3,7 @@
  * (analysis.ts `h1Points`), and the least-squares line through them, r in the title. Pure: a ChartSpec that
  * RetrievalAnalysis.svelte hands to Plotly through plotly.ts `drawChart`, as the report charts do.
  */
-import type { H1Row } from '../../lib/eval/analysis.ts';
+import type { H1Row } from '../../lib/eval/analysis/analysis.ts';
 import { fmtValue } from '../../lib/reports/compare-format.ts';
 import { MAX_POINTS, thinIndices, type ChartSpec, type ChartTrace } from './report-charts.ts';
 

@@ -1,13 +1,13 @@
 /**
- * What the analysis view (RetrievalAnalysis.svelte) shows of a retrieval report's analysis (src/lib/eval/analysis.ts):
+ * What the analysis view (RetrievalAnalysis.svelte) shows of a retrieval report's analysis (src/lib/eval/analysis/analysis.ts):
  * the H1 table (a predictor against per-query NDCG@10: r, p, Spearman, Kendall with their bootstrap intervals, the
  * expected sign met or not), the H2 table (pairs of modes: Δ with its interval, the two p-values, W/T/L) with its
- * "pairs with mode X" filter, each table's verdict on seed B's hypothesis (src/lib/eval/verdicts.ts), and the
+ * "pairs with mode X" filter, each table's verdict on seed B's hypothesis (src/lib/eval/analysis/verdicts.ts), and the
  * settings line. Pure: strings only, so the component renders text. Numbers read
  * as Compare's do (src/lib/reports/compare-format.ts: "n/a" for null, "<0.001", signed Δ).
  */
-import { drawsSourceText, type H1Row, type H2Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
-import { hypothesisVerdicts, VERDICT_LABEL, type H1Verdict, type H2Verdict, type Verdict } from '../../lib/eval/verdicts.ts';
+import { drawsSourceText, type H1Row, type H2Row, type RetrievalAnalysis } from '../../lib/eval/analysis/analysis.ts';
+import { hypothesisVerdicts, VERDICT_LABEL, type H1Verdict, type H2Verdict, type Verdict } from '../../lib/eval/analysis/verdicts.ts';
 import { fmtCi, fmtP, fmtSigned, fmtValue, NA } from '../../lib/reports/compare-format.ts';
 
 export { fmtP };

@@ -1,4 +1,4 @@
-export { formatBytes } from '../../lib/format-bytes.ts';
+export { formatBytes } from '../../lib/util/format-bytes.ts';
 
 /** Milliseconds as the telemetry shows them: "12.3 ms"; null (not measured yet) as "pending…". */
 export function formatMs(ms: number | null): string {

@@ -1,11 +1,11 @@
 /**
  * The one owner of a shown retrieval report's analysis (RetrievalAnalysis.svelte): seed B's H1 and H2
- * (src/lib/eval/analysis.ts) computed in a compare worker — never on the main thread: 10,000 bootstrap resamples
+ * (src/lib/eval/analysis/analysis.ts) computed in a compare worker — never on the main thread: 10,000 bootstrap resamples
  * per H1 row and per H2 pair, and 10,000 permutations — with its running flag, the result or an error in words, the
  * H1 row the scatter shows and the H2 filter. A new report while one is analysed terminates that worker and starts a
  * fresh one, so only the latest report's analysis is shown.
  */
-import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis.ts';
+import { h1Points, type AnalysisOptions, type H1Row, type RetrievalAnalysis } from '../../lib/eval/analysis/analysis.ts';
 import type { Report } from '../../lib/reports/format.ts';
 import { sha256Hex } from '../../lib/checksum.ts';
 import { h1RowId } from '../reports/analysis-view.ts';

@@ -1,14 +1,14 @@
 /**
  * "Score this answer" in the Ask tab: the chosen evaluator scores the answer over the sources it was given, in the
- * models worker (src/lib/eval/score-answer.ts); a judge is the Ask tab's own provider, endpoint and model, its key
+ * models worker (src/lib/eval/score/score-answer.ts); a judge is the Ask tab's own provider, endpoint and model, its key
  * got as asking gets it (AskState.requestKey). Also the RAGBench question shown beside the score while the question
  * field holds it: one a report row (Benchmark or Reports tab) opened here, or one of the open knowledge base's own
  * questions when that is a RAGBench subset (KbInfo.goldQuestions, which also fills in the response a pipeline row
  * lacks).
  */
 import type { RagAnswer } from '../../lib/rag/answer.ts';
-import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
-import { DEFAULT_EVALUATOR, type EvaluatorId } from '../../lib/eval/evaluators.ts';
+import type { AnswerScore, ScoreRequest } from '../../lib/eval/score/score-answer.ts';
+import { DEFAULT_EVALUATOR, type EvaluatorId } from '../../lib/eval/score/evaluators.ts';
 import { redactSecrets } from '../../lib/llm/redact.ts';
 import { kbIdOf } from '../../lib/data/kb-registry.ts';
 import { EVALUATOR_CHOICES, isEvaluatorChoice } from '../bench/bench-evaluators.ts';

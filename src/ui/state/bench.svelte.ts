@@ -8,7 +8,7 @@ import { startBenchWorker } from '../clients/bench-client.ts';
 import { writeOwnedParams } from '../app/url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
-import { DEFAULT_EVALUATOR, EVALUATORS, type EvaluatorDef, type EvaluatorId } from '../../lib/eval/evaluators.ts';
+import { DEFAULT_EVALUATOR, EVALUATORS, type EvaluatorDef, type EvaluatorId } from '../../lib/eval/score/evaluators.ts';
 import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
 import type { AppSettingsState } from './app-settings.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';

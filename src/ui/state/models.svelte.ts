@@ -15,7 +15,7 @@ import type { FileProgress, ModelSpec, ModelTask } from '../../lib/models/types.
 import type { CachedFile, GeneratorDownload, LoadedModel, ParityReport } from '../../../workers/models-api.ts';
 import type { DenseInfo, LoadProgress } from '../../../workers/search-api.ts';
 import { startModelsWorker, type ModelsClient } from '../clients/models-client.ts';
-import type { AnswerScore, ScoreRequest } from '../../lib/eval/score-answer.ts';
+import type { AnswerScore, ScoreRequest } from '../../lib/eval/score/score-answer.ts';
 import { threadCount, type Settings } from '../app/settings.ts';
 import { isTrainedModelId } from '../../lib/models/trained-ids.ts';
 import { DENSE_ON_KEY, KbEmbedderState } from './kb-embedder.svelte.ts';

@@ -11,7 +11,7 @@ import type { RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { BeirFilesReport, RetrievalBenchConfig, RetrievalBenchProgress, RetrievalBenchResult, RetrievalSource } from '../../../workers/bench-api.ts';
 import { startBenchWorker } from '../clients/bench-client.ts';
 import { pickedFromList } from '../build/build-files.ts';
-import type { RetrievalProtocol, RunOverrides } from '../../lib/eval/retrieval-session.ts';
+import type { RetrievalProtocol, RunOverrides } from '../../lib/eval/retrieval/retrieval-session.ts';
 import {
   changedFields, embedderChoices, kbChoices, modeChoices, parseMaxQueries, presetFields, runnableModes, runOverrides,
   type EmbedderChoice, type KbChoice, type ModeChoice, type RunField, type RunFields,
