@@ -10,7 +10,7 @@ import type { JsonValue } from '../../reports/format.ts';
 import type { RunLimits } from '../core/api-usage.ts';
 import { DEFAULT_MODELS } from '../../models/registry.ts';
 import { EVALUATORS, type EvaluatorId } from '../score/evaluators.ts';
-import { ragbenchPlan, type RagbenchRunConfig } from '../ragbench-plan.ts';
+import { ragbenchPlan, type RagbenchRunConfig } from './ragbench-plan.ts';
 import type { RunEnvironment } from '../ragbench/report-from-run.ts';
 import { modelKey, namedRunModels, ragbenchModelNeeds, type ModelIds, type ModelNeeds, type NamedModels } from '../score/run-models.ts';
 import type { ValidateSessionOptions } from './ragbench-loops.ts';

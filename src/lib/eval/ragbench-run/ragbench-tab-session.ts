@@ -18,7 +18,7 @@ import { buildEvaluatorDeps, type EvaluatorModelLoader } from '../score/evaluato
 import { EVALUATORS, type EvaluatorSettings } from '../score/evaluators.ts';
 import { effectiveMode, pipelineModelNeeds, pipelineSettingsText } from '../core/pipeline-settings.ts';
 import { runRagbenchPipelineSession } from './pipeline-session.ts';
-import { ragbenchPlan } from '../ragbench-plan.ts';
+import { ragbenchPlan } from './ragbench-plan.ts';
 import { nliModelKeys, ragbenchModelNeeds, runModelInfo, type ModelNeeds } from '../score/run-models.ts';
 import { runValidateSession, validateConfigHash, type JudgeStats } from './ragbench-loops.ts';
 import { mean } from '../../stats/summary.ts';
