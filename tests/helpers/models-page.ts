@@ -1,21 +1,38 @@
 /** A page of the built site that loads the fixture models from a local Hub (shared by the e2e files that need models). */
 import type { Page } from 'playwright-core';
+import { inject } from 'vitest';
 import type { Browser } from './browser.ts';
 
-/** Stored settings: fixture embedder and cross-encoder (q8, WASM) from `remoteHost`, loaded on start. */
-export function fixtureSettings(remoteHost: string): string {
+/** A Hub dataset repo holding the embedded corpus's vectors (Settings' "Dense vectors for the embedded corpus"). */
+export interface CorpusVectors {
+  hubUrl: string;
+  repo: string;
+}
+
+/**
+ * The run's vectors of the embedded corpus for the fixture embedder (tests/helpers/sotu-vectors-repo.ts, made once by
+ * the global setup): for files that need dense search on SOTU but do not test embedding in the tab.
+ */
+export const prebuiltVectors = (): CorpusVectors => ({ hubUrl: inject('vectorsHubUrl'), repo: inject('vectorsRepo') });
+
+/**
+ * Stored settings: fixture embedder and cross-encoder (q8, WASM) from `remoteHost`, loaded on start; with `vectors`,
+ * enabling dense search on the embedded corpus downloads them instead of embedding every chunk in the tab.
+ */
+export function fixtureSettings(remoteHost: string, vectors?: CorpusVectors): string {
   return JSON.stringify({
     remoteHost,
     embedder: { id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'wasm' },
     crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
     autoLoadModels: true,
+    ...(vectors ? { hubUrl: vectors.hubUrl, sotuVectors: vectors.repo } : {}),
   });
 }
 
 /** A new page whose every load starts with the fixture settings. */
-export async function openWithFixtureModels(browser: Browser, remoteHost: string): Promise<Page> {
+export async function openWithFixtureModels(browser: Browser, remoteHost: string, vectors?: CorpusVectors): Promise<Page> {
   const page = await browser.context.newPage();
-  await page.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), fixtureSettings(remoteHost));
+  await page.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), fixtureSettings(remoteHost, vectors));
   return page;
 }
 

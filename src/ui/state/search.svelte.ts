@@ -35,6 +35,8 @@ export class SearchState {
   /** The threshold searches use: the one typed or linked (`thr=`), else the mode's default. */
   readonly threshold = $derived(rejectThresholdFor(this.input.mode, this.input.rejectThreshold));
   private seq = 0;
+  /** The last run's request and the knowledge base it ran on: search as you type skips a request Enter already ran. */
+  private lastRun: { key: string; info: unknown } | null = null;
   /** The mode a link asked for, until the first search that can tell whether it runs here (see `run`). */
   private linkMode: RetrievalMode | null = null;
 
@@ -103,6 +105,13 @@ export class SearchState {
     return this.response?.telemetry?.pending.includes('rerank') ?? false;
   }
 
+  /** Search as you type: runs the current request unless this very request already ran on this knowledge base. */
+  runIfChanged(): void {
+    if (this.input.q.trim() === '') return;
+    if (this.lastRun && this.lastRun.info === this.kb.info && this.lastRun.key === JSON.stringify(this.request())) return;
+    void this.run();
+  }
+
   /**
    * Runs the current request; a newer search supersedes an older one still in flight, so neither its first nor its
    * reranked results replace the newer ones.
@@ -112,6 +121,7 @@ export class SearchState {
     const id = ++this.seq;
     this.running = true;
     const req = this.request();
+    this.lastRun = { key: JSON.stringify(req), info: this.kb.info };
     const show = (res: SearchResponse) => {
       if (id !== this.seq || res.status === 'superseded') return;
       this.response = res;
