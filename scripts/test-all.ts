@@ -1,6 +1,6 @@
 /**
  * `npm test`: the browser (e2e) project as one vitest run, and beside it the type checks followed by the Node projects
- * (unit, integration) as another. The e2e run is the long one: it runs two files at a time in one shared Chromium
+ * (unit, integration) as another. The e2e run is the long one: it runs one file at a time in one shared Chromium
  * (vitest.config.ts, tests/helpers/browser.ts), and its pages wait on workers and local servers much of the time, so
  * the Node projects (one worker on 2 cores) fill the gaps beside it. Each line is prefixed with its run's name; the
  * exit code is non-zero when either failed (a type error stops both). Arguments are passed to both vitest runs

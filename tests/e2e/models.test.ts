@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
-import { fixtureSettings, openWithFixtureModels, waitForDense } from '../helpers/models-page.ts';
+import { fixtureSettings, openWithFixtureModels, prebuiltVectors, waitForDense } from '../helpers/models-page.ts';
 
 const site = inject('siteUrl');
 
@@ -72,7 +72,7 @@ describe('a cross-origin-isolated site (COOP/COEP, as the Space serves it)', () 
   test('models run on threads; a new thread count restarts the runtime and loads the models again', async () => {
     const browser = await launchBrowser();
     try {
-      const page = await openWith(browser, inject('hubUrl'));
+      const page = await openWith(browser, inject('hubUrl'), prebuiltVectors());
       await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
       await waitForDense(page);
@@ -190,7 +190,7 @@ describe('WebGPU that cannot start a model', () => {
     try {
       const page = await browser.context.newPage();
       // fp16 on WebGPU cannot start here (SwiftShader has no shader-f16; the fixtures have no model_fp16.onnx); WASM q8 can.
-      const s = { ...JSON.parse(settings(inject('hubUrl'))), embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp16', device: 'webgpu' } };
+      const s = { ...JSON.parse(settings(inject('hubUrl'), prebuiltVectors())), embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp16', device: 'webgpu' } };
       await page.addInitScript((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
       await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
       await waitForDense(page);
@@ -211,7 +211,7 @@ describe('a browser without WebGPU, asked for WebGPU', () => {
     try {
       const page = await browser.context.newPage();
       expect(await page.evaluate(async () => ((navigator as Navigator & { gpu?: GPU }).gpu ? await navigator.gpu.requestAdapter() : null))).toBeNull();
-      const s = { ...JSON.parse(settings(inject('hubUrl'))), embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp32', device: 'webgpu' } };
+      const s = { ...JSON.parse(settings(inject('hubUrl'), prebuiltVectors())), embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp32', device: 'webgpu' } };
       await page.addInitScript((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
       await page.goto(`${site}?q=emancipation%20of%20slaves`);
       await waitForDense(page);
@@ -231,7 +231,7 @@ describe('a host without COOP/COEP headers, service workers allowed', () => {
     try {
       const page = await browser.context.newPage();
       // Settings only on the first visit: later loads must see what the Settings tab saved.
-      await page.addInitScript((s) => { if (!localStorage.getItem('rag-lab:settings')) localStorage.setItem('rag-lab:settings', s); }, settings(inject('hubUrl')));
+      await page.addInitScript((s) => { if (!localStorage.getItem('rag-lab:settings')) localStorage.setItem('rag-lab:settings', s); }, settings(inject('hubUrl'), prebuiltVectors()));
       await page.goto(`${site}?q=emancipation%20of%20slaves`);
       const isolated = () => page.evaluate(() => crossOriginIsolated).catch(() => null);
       await expect.poll(isolated, { timeout: 30_000 }).toBe(true);

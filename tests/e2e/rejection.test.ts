@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
-import { openWithFixtureModels, waitForDense } from '../helpers/models-page.ts';
+import { openWithFixtureModels, prebuiltVectors, waitForDense } from '../helpers/models-page.ts';
 import { MODE_IDS, type RetrievalMode } from '../../src/lib/retrieval/modes.ts';
 import { DEFAULT_REJECT_THRESHOLDS } from '../../src/lib/retrieval/rejection.ts';
 import { SOTU_JUNK_QUERY } from '../../scripts/bench/sotu-queries.ts';
@@ -18,7 +18,7 @@ let page: Page;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  page = await openWithFixtureModels(browser, inject('hubUrl'));
+  page = await openWithFixtureModels(browser, inject('hubUrl'), prebuiltVectors());
 });
 afterAll(async () => { await browser?.close(); });
 
@@ -54,9 +54,11 @@ async function searchIn(mode: RetrievalMode, query: string): Promise<string | nu
 }
 
 describe('rejection in every mode', () => {
-  test('the models load and every mode becomes available', async () => {
+  test('the models load, the vectors come from the Settings vectors repo, and every mode becomes available', async () => {
     await page.goto(`${site}?q=${encodeURIComponent(SOTU_JUNK_QUERY)}`);
-    await waitForDense(page);
+    // Settings' "Dense vectors for the embedded corpus" names the run's prebuilt repo: downloaded, not embedded here.
+    expect((await waitForDense(page)).source).toBe('artifact');
+    expect(await page.locator('[data-testid=dense-info]').innerText()).toMatch(/embeddings from the index artifact/);
     await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled(), { timeout: 60_000 }).toBe(false);
   });
 

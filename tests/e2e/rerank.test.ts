@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
+import { prebuiltVectors } from '../helpers/models-page.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { configureModels } from '../../src/lib/models/env.ts';
 import { logits } from '../helpers/fixture-math.ts';
@@ -104,6 +105,9 @@ describe('rerank without waiting', () => {
       embedder: { id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'wasm' },
       crossEncoder: { id: CE, dtype: 'fp32', device: 'wasm' },
       autoLoadModels: true,
+      // The run's prebuilt vectors of the embedded corpus: this file is about the rerank, not in-tab embedding.
+      hubUrl: prebuiltVectors().hubUrl,
+      sotuVectors: prebuiltVectors().repo,
     });
     await page.addInitScript((s) => localStorage.setItem('rag-lab:settings', s), settings);
     // top_k 5 over a rerank pool of candidate_k 5: the first results are the whole pool, in fused order.

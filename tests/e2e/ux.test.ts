@@ -7,6 +7,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
+import { prebuiltVectors, type CorpusVectors } from '../helpers/models-page.ts';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { serveHub, type HubServer } from '../helpers/hub-server.ts';
 import { formatBytes } from '../../src/ui/shared/format.ts';
@@ -22,11 +23,13 @@ beforeAll(async () => {
 });
 afterAll(async () => { await browser?.close(); });
 
-function settings(remoteHost: string, autoLoadModels: boolean) {
+/** The fixture models from `remoteHost`; with `vectors`, the run's prebuilt SOTU vectors instead of embedding in the tab. */
+function settings(remoteHost: string, autoLoadModels: boolean, vectors?: CorpusVectors) {
   return JSON.stringify({
     remoteHost, autoLoadModels,
     embedder: { id: 'rag-lab/tiny-embedder', dtype: 'q8', device: 'wasm' },
     crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'q8', device: 'wasm' },
+    ...(vectors ? { hubUrl: vectors.hubUrl, sotuVectors: vectors.repo } : {}),
   });
 }
 
@@ -138,7 +141,7 @@ describe('first open and keyboard', () => {
 
 describe('example chips and the α simulator', () => {
   test("the simulator opens before any search at seed B's defaults; a chip sets its mode; from the telemetry it opens at the query's H values, sliders move α, the weights and the re-fused list; 400 px does not scroll sideways", async () => {
-    const page = await open(site, settings(inject('hubUrl'), true));
+    const page = await open(site, settings(inject('hubUrl'), true, prebuiltVectors()));
     await page.locator('[data-testid=open-sim]').click();
     let sim = page.locator('[data-testid=alpha-sim][data-host=search]');
     expect(await sim.locator('[data-testid=sim-range]').innerText()).toMatch(/0 … log2\(20\) ≈ 4\.32.*Both start at seed B's default 4\.20\./);
@@ -205,7 +208,7 @@ describe('example chips and the α simulator', () => {
 
 describe('model banners belong to their feature', () => {
   test('a failing model shows in the Search tab and Settings only; it can be dismissed; a retry that works clears it', async () => {
-    const page = await open(site, settings(inject('brokenHubUrl'), true));
+    const page = await open(site, settings(inject('brokenHubUrl'), true, prebuiltVectors()));
     const errors = page.locator('[data-testid=model-error]');
     await expect.poll(() => errors.first().innerText().catch(() => ''), { timeout: 90_000 }).toMatch(/model_quantized\.onnx.*BM25 search keeps working/s);
     expect(await errors.count()).toBe(1);
