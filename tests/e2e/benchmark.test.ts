@@ -6,49 +6,30 @@
  * and reported, and offline in a fresh profile: nothing preselected, a picked file scored, remembered across a reload,
  * an unreachable subset named and skipped.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
-import { openaiCompletion, openaiStream, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
-import { serveViewer, type ViewerServer } from '../helpers/viewer-server.ts';
-import { serveDatasetHub, type DatasetHubServer } from '../helpers/dataset-hub-server.ts';
+import { startBenchServers, RAGBENCH_DATA as DATA, type BenchServers } from '../helpers/bench-servers.ts';
+import { openaiCompletion, openaiStream, type LlmServer } from '../helpers/llm-server.ts';
+import type { ViewerServer } from '../helpers/viewer-server.ts';
+import type { DatasetHubServer } from '../helpers/dataset-hub-server.ts';
 import { listenLocal } from '../helpers/listen.ts';
 import { ragbenchParquet, readJsonlRows } from '../helpers/ragbench-parquet.ts';
 
 const site = inject('siteUrl');
-const DATA = process.env.RAG_LAB_RAGBENCH ?? resolve(import.meta.dirname, '../../../shared/data/ragbench/test');
 let browser: Browser;
 let page: Page;
+let servers: BenchServers;
 let viewer: ViewerServer;
 let llm: LlmServer;
 let parquetHub: DatasetHubServer;
-let parquetDir: string;
 
 beforeAll(async () => {
-  // The Hub's parquet files, written now from ../shared (emanual in the repository layout, hotpotqa as converted).
-  parquetDir = mkdtempSync(join(tmpdir(), 'rag-lab-e2e-parquet-'));
-  for (const [path, subset] of [['main/emanual/test-00000-of-00001.parquet', 'emanual'], ['refs/convert/parquet/hotpotqa/test/0000.parquet', 'hotpotqa']] as const) {
-    mkdirSync(dirname(join(parquetDir, path)), { recursive: true });
-    writeFileSync(join(parquetDir, path), new Uint8Array(ragbenchParquet(readJsonlRows(DATA, subset))));
-  }
-  parquetHub = await serveDatasetHub(parquetDir);
-  viewer = await serveViewer(DATA);
-  llm = await startLlmServer();
-  // Every judge call answers after a delay with the same valid verdict.
-  llm.fallback = () => ({
-    delayMs: 250,
-    json: {
-      id: 'x', object: 'chat.completion', created: 1, model: 'judge',
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify({
-        overall_supported: true, all_relevant_sentence_keys: ['0a', '0b'], all_utilized_sentence_keys: ['0a'], sentence_support_information: [],
-      }) } }],
-      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-    },
-  });
+  servers = await startBenchServers();
+  ({ viewer, llm, parquetHub } = servers);
   browser = await launchBrowser();
   page = await browser.context.newPage();
   await page.addInitScript(([host, hub]) => {
@@ -58,10 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await viewer?.close();
-  await llm?.close();
-  await parquetHub?.close();
-  if (parquetDir) rmSync(parquetDir, { recursive: true, force: true });
+  await servers?.close();
 });
 
 async function summaryAuroc(p: Page): Promise<string> {
