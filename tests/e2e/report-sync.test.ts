@@ -111,10 +111,14 @@ describe('report sync', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=report-item]').length === 2, null, { timeout: 30_000 });
     const wrong = 'hf_wrongwrongwrong99';
     await setToken(page, wrong);
+    // The pull on start (no token yet) may already have failed with a 401: what is checked is the Refresh's own pull,
+    // the first request that carries a token, and the panel once that pull has ended.
+    const before = hub.requests.length;
     await page.locator('[data-testid=sync-refresh]').click();
+    await expect.poll(() => hub.requests.slice(before).some((r) => r.auth && r.method !== 'OPTIONS'), { timeout: 30_000 }).toBe(true);
+    await page.waitForFunction(() => /^Last synced/.test(document.querySelector('[data-testid=sync-status]')?.textContent?.trim() ?? ''), null, { timeout: 30_000 });
     const error = page.locator('[data-testid=sync-error]');
-    await error.waitFor({ timeout: 30_000 });
-    await page.waitForFunction(() => /HTTP 401/.test(document.querySelector('[data-testid=sync-error]')?.textContent ?? ''), null, { timeout: 30_000 });
+    expect(await error.innerText()).toMatch(/HTTP 401/);
     const text = await error.innerText();
     expect(text).toContain('the Hugging Face token is missing or wrong');
     expect(text).toContain('Local reports are unchanged');

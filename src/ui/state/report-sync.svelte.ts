@@ -16,6 +16,7 @@ export class ReportSyncState {
   enabled = $state(false);
   repo = $state('');
   busy = $state(false);
+  /** Local changes (saves, deletions) waiting to be pushed; a pull is not one. */
   pending = $state(0);
   lastCommit = $state<string | null>(null);
   lastSyncedAt = $state<string | null>(null);
@@ -24,6 +25,8 @@ export class ReportSyncState {
   notes = $state.raw<string[]>([]);
   private settings: SyncSettings = defaultSyncSettings();
   private queue: Promise<void> = Promise.resolve();
+  /** Tasks (pulls and pushes) queued or running. */
+  private tasks = 0;
 
   constructor(
     private readonly reports: ReportsState,
@@ -78,7 +81,7 @@ export class ReportSyncState {
       this.notes = out.notes;
       if (out.added.length || out.updated.length || out.removed.length) await this.reports.reload();
       for (const c of out.localAhead) void this.push(c);
-    });
+    }, false);
   }
 
   /** Where a synced report's file is on the Hub, at a commit (for share links); null when not synced here. */
@@ -99,13 +102,14 @@ export class ReportSyncState {
       this.setMemo(a.key, out.memo);
       this.notes = out.notes;
       if (out.renamed) await this.reports.reload();
-    });
+    }, true);
   }
 
-  private enqueue(task: () => Promise<void>): Promise<void> {
-    this.pending++;
+  private enqueue(task: () => Promise<void>, isChange: boolean): Promise<void> {
+    this.tasks++;
+    if (isChange) this.pending++;
+    this.busy = true;
     const run = async () => {
-      this.busy = true;
       try {
         await task();
         this.error = null;
@@ -113,8 +117,9 @@ export class ReportSyncState {
       } catch (e) {
         this.error = (e as Error).message || String(e);
       } finally {
-        this.pending--;
-        this.busy = this.pending > 0;
+        this.tasks--;
+        if (isChange) this.pending--;
+        this.busy = this.tasks > 0;
       }
     };
     this.queue = this.queue.then(run);
