@@ -20,7 +20,7 @@ import { parseRagbenchJsonl, RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.t
 import { buildRagbenchKb, relevantDocs } from '../src/lib/data/ragbench-kb.ts';
 import { runRetrievalBenchmark } from '../src/lib/eval/retrieval/retrieval-bench.ts';
 import type { Analysis } from '../src/lib/models/corpus-embedder/stem-analysis.ts';
-import { kbTrainingTexts } from '../src/lib/kb-build/train-embedder.ts';
+import { kbTrainingTexts } from '../src/lib/models/corpus-embedder/corpus-hash.ts';
 import { trainCorpusEmbedder } from '../src/lib/models/corpus-embedder/train.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
 import { configureModels } from '../src/lib/models/env.ts';

@@ -35,7 +35,7 @@ import { auroc, percentile } from '../src/lib/stats/summary.ts';
 import { configureModels } from '../src/lib/models/env.ts';
 import { loadCrossEncoder } from '../src/lib/models/cross-encoder.ts';
 import { loadEmbedder } from '../src/lib/models/embedder.ts';
-import { kbTrainingTexts } from '../src/lib/kb-build/train-embedder.ts';
+import { kbTrainingTexts } from '../src/lib/models/corpus-embedder/corpus-hash.ts';
 import { trainCorpusEmbedder } from '../src/lib/models/corpus-embedder/train.ts';
 import type { TextEmbedder } from '../src/lib/models/types.ts';
 import { ExactDenseIndex } from '../src/lib/retrieval/dense.ts';

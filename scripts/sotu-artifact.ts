@@ -36,7 +36,7 @@ export const SOTU_ARTIFACT_BASE = 'corpora';
  */
 const CODE_INPUTS = [
   'src/lib/artifact', 'src/lib/retrieval', 'src/lib/data/sotu.ts', 'src/lib/data/kb-source.ts',
-  'src/lib/random.ts', 'scripts/sotu-artifact.ts', 'cli/sotu-corpus.ts', 'node_modules/hyparquet-writer/package.json',
+  'src/lib/random.ts', 'src/lib/models/corpus-embedder/corpus-hash.ts', 'scripts/sotu-artifact.ts', 'cli/sotu-corpus.ts', 'node_modules/hyparquet-writer/package.json',
 ];
 
 export interface SotuArtifact {

@@ -14,7 +14,7 @@ import { searchCommand } from '../../cli/search.ts';
 import { trainEmbedderCommand } from '../../cli/train-embedder.ts';
 import { folderSource } from '../../cli/folder-source.ts';
 import { openArtifact } from '../../src/lib/artifact/read.ts';
-import { kbTrainingTexts } from '../../src/lib/kb-build/train-embedder.ts';
+import { kbTrainingTexts } from '../../src/lib/models/corpus-embedder/corpus-hash.ts';
 import { trainCorpusEmbedder } from '../../src/lib/models/corpus-embedder/train.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TOPICS, topicCorpus } from '../helpers/topic-corpus.ts';

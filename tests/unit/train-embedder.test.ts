@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildLocalKb } from '../../src/lib/kb-build/build-kb.ts';
-import { kbTrainingTexts, MAX_TRAIN_DIM, trainKbEmbedder, type TrainEmbedderProgress } from '../../src/lib/kb-build/train-embedder.ts';
+import { kbTrainingTexts } from '../../src/lib/models/corpus-embedder/corpus-hash.ts';
+import { MAX_TRAIN_DIM, trainKbEmbedder, type TrainEmbedderProgress } from '../../src/lib/kb-build/train-embedder.ts';
 import { DEFAULT_BM25 } from '../../src/lib/retrieval/bm25.ts';
 import { DEFAULT_CHUNKING } from '../../src/lib/retrieval/chunk.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';

@@ -97,6 +97,12 @@ export const MetaSchema = v.object({
   examples: v.array(StoredExampleSchema),
   placeholder: v.string(),
   embedder: v.nullable(EmbedderSchema),
+  /**
+   * The corpus hash of the items (models/corpus-embedder/corpus-hash.ts `kbCorpusHash`: what a corpus-trained model
+   * records as the corpus it belongs to), written so that readers need not hash every text again; absent in artifacts
+   * written before it, whose readers compute it. Any change to what `kbTrainingTexts` returns needs a new field name.
+   */
+  corpus_sha256: v.optional(sha256),
   /** Present when embeddings.int8/* ships: Int8IndexData's version, metric and centroid count. */
   int8: v.optional(v.nullable(v.object({ version: version, metric: v.picklist(['cosine', 'ip']), centroids: count(256) }))),
   /** Present when hnsw.bin ships. */

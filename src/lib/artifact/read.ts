@@ -228,7 +228,7 @@ export async function openArtifact(source: FileSource, path: string, opts: OpenA
   opts.signal?.throwIfAborted();
   const dense = await readDense(r, meta, opts, notes);
   const { queries, qrels } = await readQueries(r, meta);
-  return { id: meta.id, descriptor: descriptorOf(meta, source, notes), kb, dense, queries, qrels, notes, bytes: r.bytes };
+  return { id: meta.id, descriptor: descriptorOf(meta, source, notes), kb, dense, corpusHash: meta.corpus_sha256 ?? null, queries, qrels, notes, bytes: r.bytes };
 }
 
 async function readDense(r: VerifiedReader, meta: ArtifactMeta, opts: OpenArtifactOptions, notes: string[]): Promise<ArtifactDense | null> {

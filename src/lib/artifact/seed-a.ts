@@ -183,7 +183,7 @@ export async function openSeedA(source: FileSource, dir: string, json: Record<st
   return {
     id: entry.id,
     descriptor: { id: entry.id, title: entry.title, description: entry.description, fields: [], examples: [], placeholder: `Search ${entry.title}`, source: { kind: 'folder', path: source.label } },
-    kb, dense, queries: null, qrels: null, notes, bytes: r.bytes,
+    kb, dense, corpusHash: null, queries: null, qrels: null, notes, bytes: r.bytes,
   };
 }
 

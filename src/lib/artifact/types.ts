@@ -30,6 +30,8 @@ export interface OpenedArtifact {
   descriptor: KbDescriptor;
   kb: KnowledgeBase;
   dense: ArtifactDense | null;
+  /** meta.json's `corpus_sha256` (the items' corpus hash); null when it has none (older artifacts, seed A's). */
+  corpusHash: string | null;
   /** Carried by artifacts built from a BEIR folder. */
   queries: BeirQuery[] | null;
   qrels: Qrels | null;

@@ -12,6 +12,7 @@ import type { HnswIndexData } from '../retrieval/hnsw.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { Int8DenseIndex } from '../retrieval/quantized.ts';
 import { sha256Hex } from '../checksum.ts';
+import { kbCorpusHash } from '../models/corpus-embedder/corpus-hash.ts';
 import {
   ARTIFACT_FORMAT_VERSION, BM25_FILES, FILES, INT8_FILES, parseIndexConfig, parseMeta, safeRepoPath,
   type ArtifactMeta, type IndexConfig, type IndexEntry,
@@ -194,6 +195,7 @@ export async function writeArtifact(input: ArtifactInput): Promise<ArtifactFiles
     examples: input.examples ?? [],
     placeholder: input.placeholder ?? `Search ${input.title}`,
     embedder: dense ? dense.embedder : null,
+    corpus_sha256: await kbCorpusHash(kb),
     int8,
     hnsw,
     sparse_cdf: kb.sparseCdf ? { count: kb.sparseCdf.count, queries: kb.sparseCdf.queries } : null,

@@ -24,7 +24,8 @@ import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { summariseList } from '../util/summarise-list.ts';
 import { BuildError } from './build-kb.ts';
 import type { TrainedModel, TrainOptions } from '../models/corpus-embedder/train.ts';
-import { kbTrainingTexts, trainOnTexts } from './train-embedder.ts';
+import { kbTrainingTexts } from '../models/corpus-embedder/corpus-hash.ts';
+import { trainOnTexts } from './train-embedder.ts';
 
 import { DATA_KIND_NAMES, type DataKind } from './build-sources.ts';
 

@@ -9,6 +9,7 @@
 import { memorySource } from '../artifact/memory-source.ts';
 import { openArtifact } from '../artifact/read.ts';
 import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel, type TrainOptions, type TrainStage } from '../models/corpus-embedder/train.ts';
+import { kbTrainingTexts } from '../models/corpus-embedder/corpus-hash.ts';
 import { trainedModelId } from '../models/trained-ids.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { localKbId } from '../data/kb-registry.ts';
@@ -53,13 +54,6 @@ export const MIN_TRAIN_DIM = 16;
 /** A request the trainer refuses; the message is for the user. */
 export class TrainEmbedderError extends Error {
   override name = 'TrainEmbedderError';
-}
-
-/** The texts a knowledge base trains on: every chunk as the retrievers index it (title line and chunk text). */
-export function kbTrainingTexts(kb: KnowledgeBase): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < kb.size; i++) out.push(kb.indexedText(i));
-  return out;
 }
 
 /**

@@ -117,6 +117,7 @@ function fromArtifact(opened: OpenedArtifact, descriptor: KbDescriptor, id: stri
     corpusId: id, descriptor, facets: facetsOf(descriptor.fields, opened.kb.docs),
     documents: opened.kb.docs.length, items: opened.kb.size, source: 'artifact', cacheNote: null, buildMs: ms, revisionSha,
     dense: null, artifactEmbedder: dense ? { id: dense.embedder.id, dim: dense.embedder.dim } : null, notes: [...opened.notes],
+    ...(opened.corpusHash ? { corpusHash: opened.corpusHash } : {}),
   };
   let key: Promise<string> | null = null;
   const contentKey = async () => {

@@ -10,9 +10,9 @@
  *     browser trained on this dataset (loaded for the run); else none, the dense modes skipped with the reason;
  *   a model picked by id: that model, whatever it was trained on ("trained on <corpus>" in the tab and report).
  */
-import { corpusHashOf } from '../../models/corpus-embedder/corpus-hash.ts';
+import { corpusHashOf, kbTrainingTexts } from '../../models/corpus-embedder/corpus-hash.ts';
 import { TRAIN_DEFAULTS, type TrainOptions, type TrainSummary } from '../../models/corpus-embedder/train.ts';
-import { kbTrainingTexts, trainOnTexts } from '../../kb-build/train-embedder.ts';
+import { trainOnTexts } from '../../kb-build/train-embedder.ts';
 import { isTrainedModelId, trainedModelId } from '../../models/trained-ids.ts';
 import type { TrainedFileSource } from '../../models/trained-cache.ts';
 import type { KnowledgeBase } from '../../retrieval/knowledge-base.ts';

@@ -6,6 +6,7 @@
  * config.json and as `corpusHash` in the tab's trained-model list.
  */
 import { sha256Hex } from '../../checksum.ts';
+import type { KnowledgeBase } from '../../retrieval/knowledge-base.ts';
 
 export async function corpusHashOf(texts: readonly string[]): Promise<string> {
   // length-prefixed so that ['ab', 'c'] and ['a', 'bc'] differ
@@ -13,3 +14,13 @@ export async function corpusHashOf(texts: readonly string[]): Promise<string> {
   for (const t of texts) parts.push(`${t.length}:`, t);
   return sha256Hex(parts.join(''));
 }
+
+/** The texts a knowledge base trains on: every chunk as the retrievers index it (title line and chunk text). */
+export function kbTrainingTexts(kb: Pick<KnowledgeBase, 'size' | 'indexedText'>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < kb.size; i++) out.push(kb.indexedText(i));
+  return out;
+}
+
+/** A knowledge base's corpus hash: `corpusHashOf(kbTrainingTexts(kb))`. */
+export const kbCorpusHash = (kb: Pick<KnowledgeBase, 'size' | 'indexedText'>): Promise<string> => corpusHashOf(kbTrainingTexts(kb));
