@@ -142,3 +142,33 @@ describe('Hub dataset reads', () => {
     expect(served('data/train-0000.parquet')).toHaveLength(1);
   });
 });
+
+describe('sniffing a body for its magic bytes', () => {
+  /** A body of `n` chunks of `size` bytes starting with `head`, with no Content-Length. */
+  const body = (head: string, n: number, size: number) => new Response(new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let i = 0; i < n; i++) { const b = new Uint8Array(size); if (i === 0) b.set(new TextEncoder().encode(head)); c.enqueue(b); }
+      c.close();
+    },
+  }));
+
+  it('reads a parquet body in linear copies (the magic is checked on the first bytes, not on a copy of all so far)', async () => {
+    const set = Uint8Array.prototype.set;
+    let copied = 0;
+    Uint8Array.prototype.set = function (this: Uint8Array, src: ArrayLike<number>, at?: number) { copied += src.length; return set.call(this, src, at); };
+    try {
+      const bytes = await readBounded(body('PAR1', 1000, 4096), { file: 'kb/chunks.parquet', sniff: true });
+      expect(bytes.byteLength).toBe(1000 * 4096);
+    } finally {
+      Uint8Array.prototype.set = set;
+    }
+    // One copy into the result (plus the chunk the first check spans): a copy of the body so far per chunk was 2 GB here.
+    expect(copied).toBeLessThanOrEqual(2 * 1000 * 4096);
+  });
+
+  it('checks magic bytes split over the first chunks, and refuses a body that does not start with them', async () => {
+    const split = new Response(new ReadableStream<Uint8Array>({ start(c) { for (const s of ['PA', 'R', '1xyz']) c.enqueue(new TextEncoder().encode(s)); c.close(); } }));
+    expect(new TextDecoder().decode(await readBounded(split, { file: 'kb/chunks.parquet', sniff: true }))).toBe('PAR1xyz');
+    await expect(readBounded(body('<!doctype html>', 3, 64), { file: 'kb/chunks.parquet', sniff: true })).rejects.toThrow(/parquet/i);
+  });
+});

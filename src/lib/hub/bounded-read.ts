@@ -56,6 +56,16 @@ export class ByteSink {
     else this.chunks.push(chunk);
     this.length += chunk.byteLength;
   }
+  /** The first `n` bytes held (fewer while fewer are), without copying the rest. */
+  head(n: number): Uint8Array {
+    if (this.fixed) return this.fixed.subarray(0, Math.min(n, this.length));
+    const c0 = this.chunks[0];
+    if (!c0 || c0.byteLength >= n || this.chunks.length === 1) return (c0 ?? new Uint8Array(0)).subarray(0, n);
+    const out = new Uint8Array(Math.min(n, this.length));
+    let at = 0;
+    for (const c of this.chunks) { if (at >= out.length) break; const part = c.subarray(0, out.length - at); out.set(part, at); at += part.byteLength; }
+    return out;
+  }
   /** Starts over (a server that ignored a Range request sends the whole body again). */
   reset(): void { this.length = 0; this.chunks = []; }
   /** The bytes read (a body of known size: without a copy). */
@@ -111,7 +121,7 @@ export async function pumpBounded(
 
 /** Whether the sink's first bytes can still be `magic`'s (too few yet: true unless `final`); `final` throws on a mismatch. */
 function checkMagic(file: string, sink: ByteSink, magic: NonNullable<(typeof MAGIC)[DownloadKind]>, read: number, final: boolean): boolean {
-  const head = sink.bytes().subarray(0, magic.bytes.length);
+  const head = sink.head(magic.bytes.length);
   const ok = head.every((b, i) => b === magic.bytes[i]) && (head.length === magic.bytes.length || (!final && head.length < magic.bytes.length));
   if (!ok && final) throw new NotThatFileError(file, magic.name, read);
   return ok;
