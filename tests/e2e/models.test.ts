@@ -232,9 +232,19 @@ describe('a host without COOP/COEP headers, service workers allowed', () => {
       const page = await browser.context.newPage();
       // Settings only on the first visit: later loads must see what the Settings tab saved.
       await page.addInitScript((s) => { if (!localStorage.getItem('rag-lab:settings')) localStorage.setItem('rag-lab:settings', s); }, settings(inject('hubUrl'), prebuiltVectors()));
+      // The first visit reloads for the service worker; the app waits for that, so the knowledge base opens once (one
+      // search worker), even when registering takes longer than starting the app (as on a fast machine: delayed here).
+      await browser.context.route(/coi-serviceworker\.js$/, async (r) => {
+        if (r.request().serviceWorker()) await new Promise((ok) => setTimeout(ok, 2000));
+        await r.continue();
+      });
+      const searchWorkers: string[] = [];
+      page.on('worker', (w) => { if (/search\.worker/.test(w.url())) searchWorkers.push(w.url()); });
       await page.goto(`${site}?q=emancipation%20of%20slaves`);
       const isolated = () => page.evaluate(() => crossOriginIsolated).catch(() => null);
       await expect.poll(isolated, { timeout: 30_000 }).toBe(true);
+      await page.locator('[data-testid=kb-info]').waitFor({ timeout: 60_000 });
+      expect(searchWorkers).toHaveLength(1);
       expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/\/spaces\/rag-lab\/coi-serviceworker\.js$/);
       await waitForDense(page);
       await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
