@@ -9,7 +9,8 @@ import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval.ts';
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
-import { modesFlag, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
+import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
+import { DATASET_ONLY, RUN_SETTINGS } from '../src/lib/settings/retrieval-run.ts';
 import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/retrieval/run-embedder.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { RunSettingsError } from '../src/lib/eval/retrieval/retrieval-session.ts';
@@ -20,7 +21,6 @@ import { CliError, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
 import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
-import { SEPARATE_K_ARGS } from './rag-flags.ts';
 
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
        rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
@@ -76,20 +76,17 @@ const asCliError = (e: unknown, data?: string): never => {
 
 export async function evalBeirCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
-    data: { type: 'string' }, modes: { type: 'string', default: 'sparse' }, split: { type: 'string', default: 'test' },
-    k1: { type: 'string' }, b: { type: 'string' }, chunk: { type: 'boolean', default: false },
+    data: { type: 'string' }, modes: { type: 'string', default: 'sparse' },
     'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, analyze: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-    'no-predictors': { type: 'boolean', default: false }, index: { type: 'string' }, 'train-embedder': { type: 'boolean', default: false },
-    protocol: { type: 'string', default: 'default' }, 'candidate-k': { type: 'string' }, pool: { type: 'string' },
-    calibration: { type: 'string' }, 'entropy-basis': { type: 'string' }, resamples: { type: 'string' },
-    'chunk-size': { type: 'string' }, overlap: { type: 'string' }, analyzer: { type: 'string' }, 'max-queries': { type: 'string' }, seed: { type: 'string' },
-    ...SEPARATE_K_ARGS, ...KB_ARGS, ...MODEL_ARGS,
+    'train-embedder': { type: 'boolean', default: false },
+    ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
   if (values['train-embedder'] && (values.kb || values.embedder)) throw new CliError('--train-embedder trains the embedder on --data: give it without --kb and --embedder');
   if (values.kb) {
-    const fixed = (['chunk', 'k1', 'b', 'chunk-size', 'overlap', 'analyzer'] as const).filter((f) => values[f] !== undefined && values[f] !== false);
+    const given = values as Record<string, unknown>;
+    const fixed = DATASET_ONLY.map((k) => RUN_SETTINGS[k].flag!).filter((f) => given[f] !== undefined && given[f] !== false);
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
   }
   const [modes, settings] = (() => { try { return [modesFlag(values.modes), settingsFromFlags(values)] as const; } catch (e) { return asCliError(e); } })();

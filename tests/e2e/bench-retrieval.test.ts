@@ -234,7 +234,7 @@ describe('retrieval benchmark in the Benchmark tab', () => {
     expect(await page.locator('[data-testid=rb-protocol-info]').innerText()).toMatch(/candidate_k 20 per retriever with no pool growth/);
     // A bad value disables Run with the core's message; the edited field is marked; putting it back clears both.
     await page.locator('[data-testid=rb-candidate-k]').fill('0');
-    expect(await page.locator('[data-testid=rb-settings-error]').innerText()).toMatch(/candidate_k must be a whole number from 1 to 100000, got 0/);
+    expect(await page.locator('[data-testid=rb-settings-error]').innerText()).toMatch(/candidate_k must be an integer in \[1, 1000\], got "0"/);
     expect(await page.locator('[data-testid=rb-run]').isDisabled()).toBe(true);
     expect(await page.locator('[data-testid=rb-run-settings]').getAttribute('data-changed')).toBe('candidateK');
     await page.locator('[data-testid=rb-candidate-k]').fill('20');

@@ -88,16 +88,16 @@ describe('eval-beir settings and sources', () => {
   });
 
   test.each([
-    [['--protocol', 'seed-c'], /--protocol must be default, seed-b/],
-    [['--calibration', 'sigmoid'], /--calibration must be raw, minmax, zscore, cdf/],
-    [['--entropy-basis', 'scores'], /--entropy-basis must be calibrated, raw/],
-    [['--pool', 'big'], /--pool must be grow, fixed/],
-    [['--analyzer', 'porter'], /--analyzer must be english, plain/],
-    [['--resamples', '5'], /--resamples must be a whole number >= 100/],
-    [['--candidate-k', '0'], /--candidate-k must be a whole number >= 1/],
-    [['--dense-k', '0'], /--dense-k must be a whole number >= 1/],
+    [['--protocol', 'seed-c'], /^--protocol must be one of default, seed-b, got "seed-c"$/],
+    [['--calibration', 'sigmoid'], /^--calibration must be one of raw, minmax, zscore, cdf, got "sigmoid"$/],
+    [['--entropy-basis', 'scores'], /^--entropy-basis must be one of calibrated, raw, got "scores"$/],
+    [['--pool', 'big'], /^--pool must be one of grow, fixed, got "big"$/],
+    [['--analyzer', 'porter'], /^--analyzer must be one of english, plain, got "porter"$/],
+    [['--resamples', '5'], /^--resamples must be an integer in \[100, 100000\], got "5"$/],
+    [['--candidate-k', '0'], /^--candidate-k must be an integer in \[1, 1000\], got "0"$/],
+    [['--dense-k', '0'], /^--dense-k must be an integer in \[1, 1000\], got "0"$/],
     [['--chunk-size', '100', '--overlap', '100'], /chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size/],
-    [['--max-queries', '2.5'], /--max-queries must be a whole number >= 1/],
+    [['--max-queries', '2.5'], /^--max-queries must be an integer in \[1, 1000000\], got "2.5"$/],
   ])('%j is refused in one line', async (flags, message) => {
     const r = await captureCommand(evalBeirCommand, ['--data', small, '--modes', 'sparse', ...flags]);
     expect(r.error?.message).toMatch(message);

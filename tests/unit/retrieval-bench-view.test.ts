@@ -75,12 +75,12 @@ describe('run settings form', () => {
     expect(r.overrides).toMatchObject({ candidateK: null, resamples: null, growPool: true, calibration: 'zscore', bm25: { k1: 1.2, b: 0.5 }, chunking: { chunkSize: 400, overlap: 50 } });
     expect(runOverrides('seed-b', { ...presetFields('seed-b'), chunking: 'whole' }, true)).toMatchObject({ ok: true, overrides: { chunking: false } });
   });
-  it("seed A's separate k's: blank is candidate_k, a number an override, a bad one the core's message", () => {
+  it("seed A's separate k's: blank is candidate_k, a number an override, a bad one the setting's message (as eval-beir's flag)", () => {
     const r = runOverrides('seed-b', { ...presetFields('seed-b'), bm25K: '10', denseK: ' ', fusionTopK: '25' }, true);
     expect(r).toMatchObject({ ok: true, overrides: { bm25K: 10, denseK: null, fusionTopK: 25 } });
     expect(changedFields('seed-b', { ...presetFields('seed-b'), bm25K: '10' })).toEqual(['bm25K']);
-    expect(runOverrides('default', { ...presetFields('default'), denseK: '0' }, true)).toEqual({ ok: false, message: 'dense_k must be a whole number from 1 to 100000, got 0' });
-    expect(runOverrides('default', { ...presetFields('default'), fusionTopK: 'ten' }, true)).toEqual({ ok: false, message: 'fusion_top_k must be a number, got "ten"' });
+    expect(runOverrides('default', { ...presetFields('default'), denseK: '0' }, true)).toEqual({ ok: false, message: 'dense_k must be an integer in [1, 1000], got "0"' });
+    expect(runOverrides('default', { ...presetFields('default'), fusionTopK: 'ten' }, true)).toEqual({ ok: false, message: 'fusion_top_k must be an integer in [1, 1000], got "ten"' });
   });
   it('a knowledge-base source leaves chunking and BM25 out (its own), and does not check those fields', () => {
     const r = runOverrides('seed-b', { ...presetFields('seed-b'), k1: 'x', chunkSize: '0' }, false);
@@ -90,16 +90,17 @@ describe('run settings form', () => {
       expect(r.overrides).not.toHaveProperty('bm25');
     }
   });
-  it('a bad value gets the core\'s message naming the field', () => {
+  it('a bad value gets its setting\'s message naming the field (the range eval-beir\'s flag has), or the core\'s for the whole', () => {
     const bad = (p: Partial<ReturnType<typeof presetFields>>) => {
       const r = runOverrides('default', { ...presetFields('default'), chunking: 'chunks', ...p }, true);
       return r.ok ? null : r.message;
     };
-    expect(bad({ candidateK: '0' })).toBe('candidate_k must be a whole number from 1 to 100000, got 0');
-    expect(bad({ candidateK: '2.5' })).toMatch(/^candidate_k must be a whole number/);
-    expect(bad({ candidateK: 'ten' })).toBe('candidate_k must be a number, got "ten"');
-    expect(bad({ resamples: '50' })).toBe('resamples must be a whole number from 100 to 100000, got 50');
-    expect(bad({ b: '1.5' })).toBe('BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=0.9 b=1.5');
+    expect(bad({ candidateK: '0' })).toBe('candidate_k must be an integer in [1, 1000], got "0"');
+    expect(bad({ candidateK: '2.5' })).toBe('candidate_k must be an integer in [1, 1000], got "2.5"');
+    expect(bad({ candidateK: 'ten' })).toBe('candidate_k must be an integer in [1, 1000], got "ten"');
+    expect(bad({ resamples: '50' })).toBe('resamples must be an integer in [100, 100000], got "50"');
+    expect(bad({ b: '1.5' })).toBe('BM25 b must be a number in [0, 1], got "1.5"');
+    expect(bad({ k1: '11' })).toBe('BM25 k1 must be a number in [0, 10], got "11"');
     expect(bad({ k1: '' })).toBe('BM25 k1 is empty: type a number');
     expect(bad({ overlap: '800' })).toBe('chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size, got 800/800');
     expect(bad({ chunking: 'whole', overlap: '800' })).toBeNull();

@@ -44,7 +44,8 @@ export function flagHelp(schema: SettingsSchema, defaults: Readonly<Record<strin
     const head = `  --${s.flag}${s.type === 'boolean' ? '' : ` ${s.meta ?? META[s.type]}`}`;
     const d = key in defaults ? defaults[key] : s.default;
     const what = s.type === 'enum' ? `${s.describe}: ${s.choices!.join(' | ')}` : s.type === 'int' || s.type === 'number' ? `${s.describe}, in [${s.min}, ${s.max}]` : s.describe;
-    const line = `${what} (default ${d === null ? s.nullMeans : valueText(d)})`;
+    // A switch says what it does; it is off unless given.
+    const line = s.type === 'boolean' ? what : `${what} (default ${d === null ? s.nullMeans : valueText(d)})`;
     const body = wrap(line, 118 - 21).join(`\n${' '.repeat(21)}`);
     return head.length < 21 ? `${head.padEnd(21)}${body}` : `${head}\n${' '.repeat(21)}${body}`;
   }).join('\n');
@@ -59,7 +60,7 @@ export function readFlags<S extends SettingsSchema>(schema: S, values: Readonly<
   for (const [key, s] of flagged(schema)) {
     const raw = values[s.flag];
     if (raw === undefined) continue;
-    if (typeof raw === 'boolean') { if (s.type === 'boolean') out[key] = raw; continue; }
+    if (typeof raw === 'boolean') { if (s.type === 'boolean' && raw) out[key] = !s.negate; continue; }
     // A blank value is refused (never Number('') === 0).
     const x = String(raw).trim() === '' ? undefined : valueFromText(s, String(raw));
     if (x === undefined) throw fail(`--${s.flag} must be ${expected(s)}, got "${String(raw)}"`);

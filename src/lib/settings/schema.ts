@@ -23,6 +23,8 @@ export interface Setting<V = unknown> {
   url?: string;
   /** The `rag-lab` flag that sets it (without `--`); absent: no flag. */
   flag?: string;
+  /** A boolean whose flag turns it off (`--no-predictors`): given, the setting is false. */
+  negate?: boolean;
   /** The flag's value placeholder in the help ("N", "MODE"). */
   meta?: string;
   /** The name an enum's warnings use ("mode", "calibration"); defaults to the key. */

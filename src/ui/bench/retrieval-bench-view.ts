@@ -9,9 +9,11 @@ import type { LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
 import { MODE_IDS, MODES, type RetrievalMode } from '../../lib/retrieval/modes.ts';
 import { etaText } from '../../lib/eval/core/eta.ts';
 import type { RetrievalBenchProgress } from '../../../workers/bench-api.ts';
-import { protocolDescription, runSettings, RunSettingsError, type BmAnalyzer, type RetrievalProtocol, type RunOverrides } from '../../lib/eval/retrieval/retrieval-session.ts';
+import { protocolDescription, RunSettingsError, type RunOverrides } from '../../lib/eval/retrieval/retrieval-session.ts';
+import { presetFlat, runFromGiven } from '../../lib/eval/retrieval/run-settings-map.ts';
+import { DATASET_ONLY, RUN_SETTINGS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings, type RunFlat, type RunFlatKey } from '../../lib/settings/retrieval-run.ts';
+import { expected, valueFromText, type Setting } from '../../lib/settings/schema.ts';
 import type { Calibration } from '../../lib/retrieval/calibrate.ts';
-import { DEFAULT_CHUNKING } from '../../lib/retrieval/chunk.ts';
 import type { EntropyBasis } from '../../lib/retrieval/entropy.ts';
 
 export interface ModeChoice { mode: RetrievalMode; label: string; description: string; available: boolean; reason: string | null }
@@ -135,21 +137,23 @@ export interface RunFields {
   resamples: string;
 }
 export type RunField = keyof RunFields;
-export const RUN_FIELDS: readonly RunField[] = ['candidateK', 'bm25K', 'denseK', 'fusionTopK', 'pool', 'chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer', 'calibration', 'entropyBasis', 'resamples'];
+/** Each field's setting (settings/retrieval-run.ts RUN_SETTINGS: its type, bounds and choices) and its name in messages. */
+const FIELD_SETTINGS: Readonly<Record<RunField, { key: RunFlatKey; label: string }>> = {
+  candidateK: { key: 'candidateK', label: 'candidate_k' }, bm25K: { key: 'bm25K', label: 'bm25_k' }, denseK: { key: 'denseK', label: 'dense_k' },
+  fusionTopK: { key: 'fusionTopK', label: 'fusion_top_k' }, pool: { key: 'pool', label: 'candidate pool' }, chunking: { key: 'chunked', label: 'chunking' },
+  chunkSize: { key: 'chunkSize', label: 'chunk size' }, overlap: { key: 'overlap', label: 'overlap' }, k1: { key: 'k1', label: 'BM25 k1' }, b: { key: 'b', label: 'BM25 b' },
+  analyzer: { key: 'analyzer', label: 'BM25 analyzer' }, calibration: { key: 'calibration', label: 'calibration' },
+  entropyBasis: { key: 'entropyBasis', label: 'entropy basis' }, resamples: { key: 'resamples', label: 'resamples' },
+};
+export const RUN_FIELDS = Object.keys(FIELD_SETTINGS) as readonly RunField[];
 /** The fields a knowledge-base source fixes (the artifact was built with its chunking and BM25). */
-export const KB_FIXED_FIELDS: readonly RunField[] = ['chunking', 'chunkSize', 'overlap', 'k1', 'b', 'analyzer'];
+export const KB_FIXED_FIELDS: readonly RunField[] = RUN_FIELDS.filter((f) => DATASET_ONLY.includes(FIELD_SETTINGS[f].key));
 
 /** The form's fields as a protocol's preset fills them (chunk size and overlap: the preset's, else the default chunking's). */
 export function presetFields(protocol: RetrievalProtocol): RunFields {
-  const s = runSettings(protocol);
-  const chunks = s.chunking === false ? DEFAULT_CHUNKING : s.chunking;
-  return {
-    candidateK: s.candidateK === null ? '' : String(s.candidateK), pool: s.growPool ? 'grow' : 'fixed',
-    bm25K: s.bm25K === null ? '' : String(s.bm25K), denseK: s.denseK === null ? '' : String(s.denseK), fusionTopK: s.fusionTopK === null ? '' : String(s.fusionTopK),
-    chunking: s.chunking === false ? 'whole' : 'chunks', chunkSize: String(chunks.chunkSize), overlap: String(chunks.overlap),
-    k1: String(s.bm25.k1), b: String(s.bm25.b), analyzer: s.analyzer, calibration: s.calibration, entropyBasis: s.entropyBasis,
-    resamples: s.resamples === null ? '' : String(s.resamples),
-  };
+  const flat = presetFlat(protocol);
+  const text = (f: RunField) => { const x = flat[FIELD_SETTINGS[f].key]; return x === null ? '' : String(x); };
+  return { ...Object.fromEntries(RUN_FIELDS.map((f) => [f, text(f)])), chunking: flat.chunked ? 'chunks' : 'whole' } as RunFields;
 }
 
 const sameValue = (a: string, b: string): boolean => {
@@ -164,46 +168,40 @@ export function changedFields(protocol: RetrievalProtocol, fields: RunFields): R
   return RUN_FIELDS.filter((k) => !unused(k) && !sameValue(fields[k], preset[k]));
 }
 
-/** A number field: blank → null, a number, or NaN for text that is not one (the message names the field). */
-function numberField(label: string, text: string): { ok: true; value: number | null } | { ok: false; message: string } {
-  const t = text.trim();
-  if (t === '') return { ok: true, value: null };
-  const n = Number(t);
-  return Number.isFinite(n) ? { ok: true, value: n } : { ok: false, message: `${label} must be a number, got "${t.slice(0, 20)}"` };
-}
-
 /**
- * The form's fields as the run's overrides, checked by the core's `runSettings` (its messages, naming the field).
+ * The form's fields as the run's overrides: each field read as its setting reads a flag (its type and bounds), then
+ * the whole checked by the core's `runSettings` over the protocol's preset (overlap below the chunk size…).
  * `dataset`: the source is a dataset (Hub dataset, local BEIR folder), so chunking and BM25 apply; a knowledge
  * base keeps its own and those fields are left out.
  */
 export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset: boolean): { ok: true; overrides: RunOverrides } | { ok: false; message: string } {
-  const nums: Partial<Record<'candidateK' | 'bm25K' | 'denseK' | 'fusionTopK' | 'chunkSize' | 'overlap' | 'k1' | 'b' | 'resamples', number | null>> = {};
-  const labels = { candidateK: 'candidate_k', bm25K: 'bm25_k', denseK: 'dense_k', fusionTopK: 'fusion_top_k', chunkSize: 'chunk size', overlap: 'overlap', k1: 'BM25 k1', b: 'BM25 b', resamples: 'resamples' } as const;
-  for (const k of Object.keys(labels) as Array<keyof typeof labels>) {
-    if (!dataset && (KB_FIXED_FIELDS as readonly string[]).includes(k)) continue;
-    const r = numberField(labels[k], f[k]);
-    if (!r.ok) return r;
-    nums[k] = r.value;
+  const given: Partial<Record<RunFlatKey, unknown>> = { protocol, chunked: f.chunking === 'chunks' };
+  for (const field of RUN_FIELDS) {
+    const { key, label } = FIELD_SETTINGS[field];
+    if (field === 'chunking' || (!dataset && DATASET_ONLY.includes(key)) || (f.chunking === 'whole' && (field === 'chunkSize' || field === 'overlap'))) continue;
+    const s: Setting = RUN_SETTINGS[key];
+    const raw = f[field].trim();
+    if (raw === '') {
+      if (s.nullMeans === undefined) return { ok: false, message: `${label} is empty: type a number` };
+      given[key] = null;
+      continue;
+    }
+    const x = valueFromText(s, raw);
+    if (x === undefined) return { ok: false, message: `${label} must be ${expected(s)}, got "${raw.slice(0, 20)}"` };
+    given[key] = x;
   }
-  const blank = (k: 'chunkSize' | 'overlap' | 'k1' | 'b') => `${labels[k]} is empty: type a number`;
-  const overrides: RunOverrides = {
-    candidateK: nums.candidateK ?? null, bm25K: nums.bm25K ?? null, denseK: nums.denseK ?? null, fusionTopK: nums.fusionTopK ?? null, growPool: f.pool === 'grow', calibration: f.calibration, entropyBasis: f.entropyBasis, resamples: nums.resamples ?? null,
-  };
-  if (dataset) {
-    for (const k of ['k1', 'b'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };
-    overrides.bm25 = { k1: nums.k1!, b: nums.b! };
-    overrides.analyzer = f.analyzer;
-    if (f.chunking === 'chunks') {
-      for (const k of ['chunkSize', 'overlap'] as const) if (nums[k] === null) return { ok: false, message: blank(k) };
-      overrides.chunking = { ...DEFAULT_CHUNKING, chunkSize: nums.chunkSize!, overlap: nums.overlap! };
-    } else overrides.chunking = false;
-  }
+  if (!dataset) delete given.chunked;
+  let r: RetrievalRunSettings;
   try {
-    runSettings(protocol, overrides);
+    r = runFromGiven(given as Partial<RunFlat>);
   } catch (e) {
     if (e instanceof RunSettingsError) return { ok: false, message: e.message };
     throw e;
   }
+  const overrides: RunOverrides = {
+    candidateK: r.candidateK, bm25K: r.bm25K, denseK: r.denseK, fusionTopK: r.fusionTopK, growPool: r.growPool,
+    calibration: r.calibration, entropyBasis: r.entropyBasis, resamples: r.resamples,
+    ...(dataset ? { bm25: r.bm25, analyzer: r.analyzer, chunking: r.chunking } : {}),
+  };
   return { ok: true, overrides };
 }

@@ -13,6 +13,7 @@ import { WEB_LIMITS } from '../../data/web-urls.ts';
 import { MAX_DIM } from '../../artifact/format.ts';
 import { COMPARE_MAX_DRAWS } from '../../reports/compare.ts';
 import { flagRanges, type FlagRange } from '../../settings/cli-flags.ts';
+import { RUN_SETTINGS } from '../../settings/retrieval-run.ts';
 import { SEARCH_SETTINGS } from '../../settings/search.ts';
 
 export type { FlagRange } from '../../settings/cli-flags.ts';
@@ -25,14 +26,13 @@ export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
   // The search settings' flags (--top-k, --candidate-k, seed A's separate k's, --reject-threshold): their
   // declarations (src/lib/settings/search.ts); ask takes --top-k 1–50 (settings/rag.ts).
   ...flagRanges(SEARCH_SETTINGS),
+  // A retrieval run's (eval-beir --depth, --k1, --b, --chunk-size, --overlap, --max-queries…): their declarations
+  // (src/lib/settings/retrieval-run.ts); build-index takes the same --k1, --b and chunking. The lines after it widen
+  // two that other commands share.
+  ...flagRanges(RUN_SETTINGS),
   window: int(0, 10, 'neighbouring chunks added on each side'),
   rerank: int(1, K, 'candidates the cross-encoder reranks'),
-  k1: num(0, 10, 'BM25 k1'),
-  b: num(0, 1, 'BM25 b'),
-  'chunk-size': int(1, 1_000_000, 'characters of a chunk'),
-  overlap: int(0, 999_999, 'characters two chunks share'),
   resamples: int(100, COMPARE_MAX_DRAWS, 'bootstrap resamples and permutations of the analysis'),
-  'max-queries': int(1, 1_000_000, 'queries evaluated'),
   seed: int(-(2 ** 31), 2 ** 32 - 1, 'random seed (32 bits)'),
   iterations: int(0, COMPARE_MAX_DRAWS, 'bootstrap resamples'),
   permutations: int(0, COMPARE_MAX_DRAWS, 'randomization-test permutations'),

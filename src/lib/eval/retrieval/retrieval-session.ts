@@ -14,69 +14,27 @@
 import type { BeirQuery, Qrels } from '../../data/beir.ts';
 import type { SourceDocument } from '../../retrieval/document.ts';
 import type { JsonValue, Report } from '../../reports/format.ts';
-import { DEFAULT_BM25, type Bm25Options } from '../../retrieval/bm25.ts';
-import { CALIBRATIONS, type Calibration } from '../../retrieval/calibrate.ts';
-import { DEFAULT_CHUNKING, type ChunkOptions } from '../../retrieval/chunk.ts';
-import { DEFAULT_ENTROPY_BASIS, ENTROPY_BASES, type EntropyBasis } from '../../retrieval/entropy.ts';
+import { CALIBRATIONS } from '../../retrieval/calibrate.ts';
+import { DEFAULT_CHUNKING } from '../../retrieval/chunk.ts';
+import { ENTROPY_BASES } from '../../retrieval/entropy.ts';
 import { KnowledgeBase } from '../../retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../../retrieval/modes.ts';
 import type { SearchModels } from '../../retrieval/search.ts';
 import { sha256Hex } from '../../checksum.ts';
+import {
+  BM25_ANALYZERS, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOLS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings,
+} from '../../settings/retrieval-run.ts';
 import type { EmbedderCorpus } from './run-embedder.ts';
 import { QPP_DEFAULTS } from '../analysis/qpp.ts';
 import { retrievalReport, runRetrievalBenchmark, type RetrievalProgress, type RetrievalRowCache, type RetrievalRun } from './retrieval-bench.ts';
 
-export type RetrievalProtocol = 'default' | 'seed-b';
-export const PROTOCOLS: readonly RetrievalProtocol[] = ['default', 'seed-b'];
-export type VectorIndexKind = 'auto' | 'exact' | 'int8' | 'hnsw';
-export type BmAnalyzer = 'english' | 'plain';
-export const BM25_ANALYZERS: readonly BmAnalyzer[] = ['english', 'plain'];
+export { BM25_ANALYZERS, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOLS } from '../../settings/retrieval-run.ts';
+export type { BmAnalyzer, RetrievalProtocol, RetrievalRunSettings, VectorIndexKind } from '../../settings/retrieval-run.ts';
 /** The tokenizer options of each analyzer setting (tokenize.ts). */
 export const ANALYZER_OPTIONS: Readonly<Record<BmAnalyzer, Readonly<{ stem: boolean; removeStopWords: boolean }>>> = Object.freeze({
   english: Object.freeze({ stem: true, removeStopWords: true }),
   plain: Object.freeze({ stem: false, removeStopWords: false }),
 });
-export const INDEX_KINDS: readonly VectorIndexKind[] = ['auto', 'exact', 'int8', 'hnsw'];
-
-/** Every setting that changes a retrieval run's numbers. */
-export interface RetrievalRunSettings {
-  protocol: RetrievalProtocol;
-  /** Documents ranked per query. Default 100. */
-  depth: number;
-  /** Candidates per retriever; null = depth × 10 on chunked knowledge bases, depth on whole documents. */
-  candidateK: number | null;
-  /** Seed A's bm25_k, dense_k and fusion_top_k (search-types.ts); null = candidateK. Default null. */
-  bm25K: number | null;
-  denseK: number | null;
-  fusionTopK: number | null;
-  calibration: Calibration;
-  entropyBasis: EntropyBasis;
-  /** false: exactly candidateK candidates per retriever (seed B); true: the pool doubles while dedup leaves too few documents. */
-  growPool: boolean;
-  /** Chunking of a knowledge base built from documents (an artifact keeps its own). Default whole documents. */
-  chunking: ChunkOptions | false;
-  /** BM25 of a knowledge base built from documents (an artifact keeps its own). */
-  bm25: Bm25Options;
-  /**
-   * BM25's tokens for a knowledge base built from documents: 'english' (stop words dropped, Porter stems: the
-   * project's analyzer) or 'plain' (lower-cased words, nothing dropped or stemmed: seed B's BM25Okapi input).
-   */
-  analyzer: BmAnalyzer;
-  /** Bootstrap resamples (and permutations) the analysis uses; null = the analysis default. */
-  resamples: number | null;
-  predictors: boolean;
-  split: string;
-  /** A seeded sample of this many judged queries; null = all. */
-  maxQueries: number | null;
-  seed: number;
-  index: VectorIndexKind;
-}
-
-export const DEFAULT_RUN_SETTINGS: Readonly<RetrievalRunSettings> = Object.freeze({
-  protocol: 'default', depth: 100, candidateK: null, bm25K: null, denseK: null, fusionTopK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, growPool: true,
-  chunking: false, bm25: DEFAULT_BM25, analyzer: 'english', resamples: null, predictors: true, split: 'test', maxQueries: null, seed: 0, index: 'auto',
-});
-
 /** What each protocol sets (on top of the defaults); a field given explicitly wins over the preset. */
 export const PROTOCOL_PRESETS: Readonly<Record<RetrievalProtocol, Readonly<Partial<RetrievalRunSettings>>>> = Object.freeze({
   default: Object.freeze({}),
