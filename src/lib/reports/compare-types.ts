@@ -70,6 +70,8 @@ export interface ConfigDiffRow {
   /** Per report id: the value as short text ('—' when absent). */
   values: Record<string, string>;
   differs: boolean;
+  /** What the setting is, from its declaration (reports/config-settings.ts); absent for other paths. */
+  describe?: string;
 }
 
 export type CompareResult =

@@ -14,6 +14,7 @@ import { pairKey, rowPipeline } from './pipelines.ts';
 import { holm, pairedTable, winTieLoss, type Column, type PairedCell } from '../stats/paired.ts';
 import { metricColumn } from './summary-stats.ts';
 import { reportTitle } from './title.ts';
+import { settingOfPath } from './config-settings.ts';
 import { dict } from '../dict.ts';
 
 export const COMPARE_DEFAULTS = { iterations: 10_000, permutations: 10_000, seed: 0, alpha: 0.05, tieEpsilon: 1e-9 } as const;
@@ -79,7 +80,8 @@ export function configDiff(reports: readonly Report[]): ConfigDiffRow[] {
     const values = dict<string>();
     reports.forEach((r, i) => { values[r.id] = flats[i]!.get(path) ?? missingText(flats[i]!, path); });
     const texts = reports.map((r) => values[r.id]);
-    return { path, values, differs: texts.some((t) => t !== texts[0]) };
+    const describe = settingOfPath(path)?.describe;
+    return { path, values, differs: texts.some((t) => t !== texts[0]), ...(describe ? { describe } : {}) };
   });
 }
 
