@@ -100,8 +100,16 @@ function ortWasm(): Plugin {
  */
 function coiServiceWorker(): Plugin {
   const file = createRequire(import.meta.url).resolve('coi-serviceworker/coi-serviceworker.min.js');
-  return generatedAssets('rag-lab-coi-serviceworker', ['coi-serviceworker.js'], () => readFileSync(file));
+  return generatedAssets('rag-lab-coi-serviceworker', ['coi-serviceworker.js'], () => `${COI_PASSTHROUGH}\n${readFileSync(file, 'utf8')}`);
 }
+
+/**
+ * Runs before coi-serviceworker's fetch listener, in the service worker only: a `fetch()` in CORS mode (the artifact
+ * files, models, Hub and LLM calls) goes to the network as it would without a service worker. COEP lets a CORS
+ * response through as it is, so only documents, worker scripts and no-cors loads need the headers coi adds; streamed
+ * through the worker's JavaScript, the embedded corpus's 23 MB cost a first visit about 2 s more CPU on 2 cores.
+ */
+const COI_PASSTHROUGH = "if (typeof window === 'undefined') self.addEventListener('fetch', function (e) { if (e.request.mode === 'cors' && e.request.destination === '') e.stopImmediatePropagation(); });";
 
 /**
  * The built site's Content-Security-Policy, as a `<meta>` in index.html so it holds on every static host. Scripts

@@ -240,11 +240,18 @@ describe('a host without COOP/COEP headers, service workers allowed', () => {
       });
       const searchWorkers: string[] = [];
       page.on('worker', (w) => { if (/search\.worker/.test(w.url())) searchWorkers.push(w.url()); });
+      // The service worker adds the headers to the document; a fetch() in CORS mode (the artifact) passes it by.
+      const served: Array<{ url: string; viaWorker: boolean }> = [];
+      browser.context.on('response', (r) => served.push({ url: r.url(), viaWorker: r.fromServiceWorker() }));
       await page.goto(`${site}?q=emancipation%20of%20slaves`);
       const isolated = () => page.evaluate(() => crossOriginIsolated).catch(() => null);
       await expect.poll(isolated, { timeout: 30_000 }).toBe(true);
       await page.locator('[data-testid=kb-info]').waitFor({ timeout: 60_000 });
       expect(searchWorkers).toHaveLength(1);
+      expect(served.some((x) => /\/spaces\/rag-lab\/\?q=/.test(x.url) && x.viaWorker)).toBe(true);
+      const artifact = served.filter((x) => /\/corpora\//.test(x.url));
+      expect(artifact.length).toBeGreaterThan(0);
+      expect(artifact.filter((x) => x.viaWorker)).toEqual([]);
       expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/\/spaces\/rag-lab\/coi-serviceworker\.js$/);
       await waitForDense(page);
       await expect.poll(() => page.locator('[data-testid=mode] option[value=hybrid_calibrated_rerank]').isDisabled()).toBe(false);
