@@ -245,3 +245,27 @@ describe('Reports tab', () => {
     expect(browser.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });
+
+describe('a page opened on the Reports tab (as a shared report link opens)', () => {
+  test('reads no corpus and starts no search worker until a tab that shows the knowledge base is opened', async () => {
+    const b = await launchBrowser();
+    try {
+      const p = await b.context.newPage();
+      const corpus: string[] = [];
+      b.context.on('request', (r) => { if (/\/corpora\//.test(r.url())) corpus.push(r.url()); });
+      const searchWorkers = () => p.workers().filter((w) => /search\.worker/.test(w.url())).length;
+      await p.goto(`${site}?tab=reports`);
+      await p.locator('[data-testid=reports-drop][data-status=ready]').waitFor();
+      await p.locator('[data-testid=tab-compare]').click();
+      await p.waitForLoadState('networkidle');
+      expect(corpus).toEqual([]);
+      expect(searchWorkers()).toBe(0);
+      await p.locator('[data-testid=tab-search]').click();
+      await p.locator('[data-testid=kb-info]').waitFor({ timeout: 60_000 });
+      expect(corpus.length).toBeGreaterThan(0);
+      expect(searchWorkers()).toBe(1);
+    } finally {
+      await b.close();
+    }
+  });
+});

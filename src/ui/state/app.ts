@@ -74,10 +74,21 @@ export function createApp(search: string) {
   bench.loadFromUrl(search);
   retrievalBench.loadFromUrl(search);
 
-  /** Opens the link's knowledge base and starts Hub sync once what they need is read. */
+  /** Starts Hub sync once what it needs is read. */
   function start(): void {
     // Hub sync starts once the token and the saved list are read.
     void Promise.all([tokenLoaded, reports.reload()]).then(() => reportSync.start());
+  }
+
+  let kbStarted = false;
+  /**
+   * Opens the link's knowledge base, once: when a tab that shows it is first shown (App.svelte). A page opened on
+   * Reports or Compare (a shared report's link) does not download and index a corpus it may never search.
+   */
+  function openKb(): void {
+    // Once; and not when another knowledge base was opened meanwhile (Open in Search, a RAGBench question in Ask).
+    if (kbStarted || kb.status !== 'idle') return;
+    kbStarted = true;
     // A link's local:<name> can be checked only once the local list is read; a hub: one opens with the remembered token.
     const before = kb.entry.ref.kind === 'local' ? localKbs.ready : kb.entry.ref.kind === 'hub' ? tokenLoaded : Promise.resolve();
     void before.then(() => kb.open()).then(() => { if (kb.status === 'ready') void models.embedders.afterFirstOpen(); });
@@ -85,7 +96,7 @@ export function createApp(search: string) {
 
   return {
     settings, hubToken, notices, theme, keys, localKbs, trained, kb, search: searchState, models, corpusEmbedder, ask, askScore, bench,
-    retrievalBench, reports, reportSync, compare, build, sharedReport, start,
+    retrievalBench, reports, reportSync, compare, build, sharedReport, start, openKb,
   };
 }
 
