@@ -33,7 +33,7 @@ describe('max queries', () => {
   it('blank is all; a whole number ≥ 1 is kept; anything else says what to type', () => {
     expect(parseMaxQueries('  ')).toEqual({ ok: true, value: null });
     expect(parseMaxQueries('25')).toEqual({ ok: true, value: 25 });
-    for (const bad of ['0', '-3', '2.5', 'ten']) {
+    for (const bad of ['0', '-3', '2.5', 'ten', '1000001']) {
       const r = parseMaxQueries(bad);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.message).toContain(`got "${bad}"`);

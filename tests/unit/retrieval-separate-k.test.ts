@@ -44,7 +44,7 @@ describe("a retrieval run with bm25_k", () => {
   });
 
   it('refuses a k that is not a whole number ≥ 1, naming it', () => {
-    expect(() => runSettings('default', { denseK: 0 })).toThrow(/dense_k must be a whole number from 1 to 100000, got 0/);
-    expect(() => runSettings('default', { fusionTopK: 2.5 })).toThrow(/fusion_top_k must be a whole number/);
+    expect(() => runSettings('default', { denseK: 0 })).toThrow(/^dense-k must be unset or an integer in \[1, 1000\], got 0$/);
+    expect(() => runSettings('default', { fusionTopK: 2.5 })).toThrow(/^fusion-top-k must be unset or an integer in \[1, 1000\], got 2.5$/);
   });
 });

@@ -21,8 +21,10 @@ describe('retrieval run settings', () => {
 
   it('refuses values a form or a worker message could carry, naming the field', () => {
     const bad: Array<[Record<string, unknown>, RegExp]> = [
-      [{ analyzer: 'porter' }, /BM25 analyzer/], [{ growPool: 'yes' }, /candidate pool/], [{ predictors: 1 }, /predictors/],
-      [{ split: '../x' }, /split/], [{ candidateK: 0 }, /candidate_k/], [{ resamples: 50 }, /resamples/], [{ calibration: 'sigmoid' }, /calibration/],
+      [{ analyzer: 'porter' }, /^analyzer must be one of english, plain, got "porter"$/], [{ growPool: 'yes' }, /candidate pool/], [{ predictors: 1 }, /predictors/],
+      [{ split: '../x' }, /split/], [{ candidateK: 0 }, /^candidate-k must be unset or an integer in \[1, 1000\], got 0$/],
+      // The bound its flag and the form have (settings/retrieval-run.ts), not a wider one of its own.
+      [{ candidateK: 1001 }, /^candidate-k must be/], [{ bm25: { k1: 11, b: 0.4 } }, /^k1 must be a number in \[0, 10\], got 11$/], [{ resamples: 50 }, /resamples/], [{ calibration: 'sigmoid' }, /calibration/],
     ];
     for (const [o, m] of bad) expect(() => runSettings('default', o as never), JSON.stringify(o)).toThrow(m);
     expect(() => runSettings('seed-c' as never)).toThrow(RunSettingsError);

@@ -3,8 +3,8 @@
  * them: RetrievalRunSettings (what the session, eval/retrieval/retrieval-session.ts, runs with), its defaults, and
  * RUN_SETTINGS: each setting's type, default, bounds or choices, flag and one line. `eval-beir`'s flags, their help
  * and ranges (FLAG_RANGES) and the tab's form fields derive from RUN_SETTINGS. Its values are flat; the session's nest
- * chunking and BM25 and say `growPool` (eval/retrieval/run-settings-map.ts maps one to the other over a protocol's
- * preset). A new setting: its field in RetrievalRunSettings and DEFAULT_RUN_SETTINGS (and its use), one entry in
+ * chunking and BM25 and say `growPool` (`flatOfRun` below; eval/retrieval/run-settings-map.ts goes the other way over
+ * a protocol's preset). The session's `runSettings` checks every value against its entry here. A new setting: its field in RetrievalRunSettings and DEFAULT_RUN_SETTINGS (and its use), one entry in
  * RUN_SETTINGS, and a line in the map only when it is not a flat field of the session's settings.
  */
 import { DEFAULT_BM25, type Bm25Options } from '../retrieval/bm25.ts';
@@ -95,3 +95,12 @@ export const DATASET_ONLY: readonly RunFlatKey[] = ['chunked', 'chunkSize', 'ove
 
 /** The defaults (the default protocol's), as the help shows them. */
 export const RUN_DEFAULTS: Readonly<RunFlat> = Object.freeze(defaultsOf(RUN_SETTINGS));
+
+/** The session's settings as flat values (chunk size and overlap: the chunking's, else the default chunking's). */
+export function flatOfRun(s: RetrievalRunSettings): RunFlat {
+  const { chunking, bm25, growPool, ...same } = s;
+  const chunks = chunking === false ? DEFAULT_CHUNKING : chunking;
+  return {
+    ...same, pool: growPool ? 'grow' as const : 'fixed' as const, chunked: chunking !== false, chunkSize: chunks.chunkSize, overlap: chunks.overlap, k1: bm25.k1, b: bm25.b,
+  } satisfies Record<RunFlatKey, unknown>;
+}

@@ -74,8 +74,9 @@ export function runnableModes(chosen: readonly RetrievalMode[], choices: readonl
 export function parseMaxQueries(text: string): { ok: true; value: number | null } | { ok: false; message: string } {
   const t = text.trim();
   if (t === '') return { ok: true, value: null };
-  const n = Number(t);
-  if (!Number.isInteger(n) || n < 1) return { ok: false, message: `Max queries must be a whole number of at least 1, or blank for all (got "${t.slice(0, 20)}").` };
+  const s = RUN_SETTINGS.maxQueries;
+  const n = valueFromText(s, t);
+  if (typeof n !== 'number') return { ok: false, message: `Max queries must be ${expected(s)}, or blank for all (got "${t.slice(0, 20)}").` };
   return { ok: true, value: n };
 }
 
@@ -175,7 +176,7 @@ export function changedFields(protocol: RetrievalProtocol, fields: RunFields): R
  * base keeps its own and those fields are left out.
  */
 export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset: boolean): { ok: true; overrides: RunOverrides } | { ok: false; message: string } {
-  const given: Partial<Record<RunFlatKey, unknown>> = { protocol, chunked: f.chunking === 'chunks' };
+  const given: Partial<Record<RunFlatKey, unknown>> = { protocol, ...(dataset ? { chunked: f.chunking === 'chunks' } : {}) };
   for (const field of RUN_FIELDS) {
     const { key, label } = FIELD_SETTINGS[field];
     if (field === 'chunking' || (!dataset && DATASET_ONLY.includes(key)) || (f.chunking === 'whole' && (field === 'chunkSize' || field === 'overlap'))) continue;
@@ -190,7 +191,6 @@ export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset:
     if (x === undefined) return { ok: false, message: `${label} must be ${expected(s)}, got "${raw.slice(0, 20)}"` };
     given[key] = x;
   }
-  if (!dataset) delete given.chunked;
   let r: RetrievalRunSettings;
   try {
     r = runFromGiven(given as Partial<RunFlat>);

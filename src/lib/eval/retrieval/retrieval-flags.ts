@@ -1,7 +1,7 @@
 /**
  * A retrieval run's modes and settings from `rag-lab eval-beir`'s flags (as strings and booleans, by flag name): the
  * protocol's preset, then each flag given. The flags, their help and their ranges come from RUN_SETTINGS
- * (run-settings-schema.ts). A bad value is a `RunSettingsError` naming the flag.
+ * (settings/retrieval-run.ts). A bad value is a `RunSettingsError` naming the flag.
  */
 import { QPP_DEFAULTS } from '../analysis/qpp.ts';
 import { isMode, MODE_IDS, type RetrievalMode } from '../../retrieval/modes.ts';

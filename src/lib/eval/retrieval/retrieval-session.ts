@@ -14,16 +14,16 @@
 import type { BeirQuery, Qrels } from '../../data/beir.ts';
 import type { SourceDocument } from '../../retrieval/document.ts';
 import type { JsonValue, Report } from '../../reports/format.ts';
-import { CALIBRATIONS } from '../../retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING } from '../../retrieval/chunk.ts';
-import { ENTROPY_BASES } from '../../retrieval/entropy.ts';
 import { KnowledgeBase } from '../../retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../../retrieval/modes.ts';
 import type { SearchModels } from '../../retrieval/search.ts';
 import { sha256Hex } from '../../checksum.ts';
+import * as v from 'valibot';
 import {
-  BM25_ANALYZERS, DEFAULT_RUN_SETTINGS, INDEX_KINDS, PROTOCOLS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings,
+  BM25_ANALYZERS, DEFAULT_RUN_SETTINGS, flatOfRun, PROTOCOLS, RUN_SETTINGS, type BmAnalyzer, type RetrievalProtocol, type RetrievalRunSettings,
 } from '../../settings/retrieval-run.ts';
+import { expected, valueSchema } from '../../settings/schema.ts';
 import type { EmbedderCorpus } from './run-embedder.ts';
 import { QPP_DEFAULTS } from '../analysis/qpp.ts';
 import { retrievalReport, runRetrievalBenchmark, type RetrievalProgress, type RetrievalRowCache, type RetrievalRun } from './retrieval-bench.ts';
@@ -53,33 +53,22 @@ export class RunSettingsError extends Error {
   constructor(message: string) { super(message); this.name = 'RunSettingsError'; }
 }
 
-const isWhole = (n: unknown, lo: number, hi: number): n is number => typeof n === 'number' && Number.isInteger(n) && n >= lo && n <= hi;
-
 /** The protocol's preset, then `overrides` (undefined fields ignored); checked, with a message naming the field. */
 export function runSettings(protocol: RetrievalProtocol = 'default', overrides: Partial<RetrievalRunSettings> = {}): RetrievalRunSettings {
   if (!PROTOCOLS.includes(protocol)) throw new RunSettingsError(`unknown protocol "${String(protocol)}" (choose ${PROTOCOLS.join(' or ')})`);
   const given = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<RetrievalRunSettings>;
   const s: RetrievalRunSettings = { ...DEFAULT_RUN_SETTINGS, ...PROTOCOL_PRESETS[protocol], ...given, protocol };
   if (typeof s.growPool !== 'boolean') throw new RunSettingsError(`the candidate pool setting must be grow or fixed (a boolean), got ${JSON.stringify(s.growPool)}`);
-  if (typeof s.predictors !== 'boolean') throw new RunSettingsError(`predictors must be on or off (a boolean), got ${JSON.stringify(s.predictors)}`);
-  if (typeof s.split !== 'string' || !/^[\w.-]{1,64}$/.test(s.split)) throw new RunSettingsError(`split must be a name of letters, digits, '.', '-' or '_', got ${JSON.stringify(s.split)}`);
-  if (!isWhole(s.depth, 1, 10_000)) throw new RunSettingsError(`depth must be a whole number from 1 to 10000, got ${s.depth}`);
-  if (s.candidateK !== null && !isWhole(s.candidateK, 1, 100_000)) throw new RunSettingsError(`candidate_k must be a whole number from 1 to 100000, got ${s.candidateK}`);
-  for (const [k, label] of [['bm25K', 'bm25_k'], ['denseK', 'dense_k'], ['fusionTopK', 'fusion_top_k']] as const) {
-    const n = s[k];
-    if (n !== null && !isWhole(n, 1, 100_000)) throw new RunSettingsError(`${label} must be a whole number from 1 to 100000, got ${n}`);
+  if (typeof s.bm25 !== 'object' || s.bm25 === null) throw new RunSettingsError(`bm25 must be {k1, b}, got ${JSON.stringify(s.bm25)}`);
+  // Each setting as its declaration checks it (settings/retrieval-run.ts RUN_SETTINGS: the bounds the flags and the form have).
+  const flat = flatOfRun(s) as Record<string, unknown>;
+  for (const [key, setting] of Object.entries(RUN_SETTINGS)) {
+    if (!v.is(valueSchema(setting), flat[key])) throw new RunSettingsError(`${setting.flag ?? key} must be ${setting.nullMeans !== undefined ? 'unset or ' : ''}${expected(setting)}, got ${JSON.stringify(flat[key])}`);
   }
-  if (!CALIBRATIONS.includes(s.calibration)) throw new RunSettingsError(`calibration must be one of ${CALIBRATIONS.join(', ')}, got "${s.calibration}"`);
-  if (!ENTROPY_BASES.includes(s.entropyBasis)) throw new RunSettingsError(`entropy basis must be calibrated or raw, got "${s.entropyBasis}"`);
-  if (s.resamples !== null && !isWhole(s.resamples, 100, 100_000)) throw new RunSettingsError(`resamples must be a whole number from 100 to 100000, got ${s.resamples}`);
-  if (s.maxQueries !== null && !isWhole(s.maxQueries, 1, Number.MAX_SAFE_INTEGER)) throw new RunSettingsError(`max queries must be a whole number ≥ 1, got ${s.maxQueries}`);
-  if (!isWhole(s.seed, 0, 2 ** 31 - 1)) throw new RunSettingsError(`seed must be a whole number from 0 to 2147483647, got ${s.seed}`);
-  if (!(s.bm25.k1 >= 0) || !(s.bm25.b >= 0 && s.bm25.b <= 1)) throw new RunSettingsError(`BM25 needs k1 ≥ 0 and 0 ≤ b ≤ 1, got k1=${s.bm25.k1} b=${s.bm25.b}`);
-  if (s.chunking !== false && !(isWhole(s.chunking.chunkSize, 1, 1_000_000) && isWhole(s.chunking.overlap, 0, s.chunking.chunkSize - 1))) {
+  if (!/^[\w.-]{1,64}$/.test(s.split)) throw new RunSettingsError(`split must be a name of letters, digits, '.', '-' or '_', got ${JSON.stringify(s.split)}`);
+  if (s.chunking !== false && s.chunking.overlap >= s.chunking.chunkSize) {
     throw new RunSettingsError(`chunking needs a chunk size ≥ 1 and 0 ≤ overlap < chunk size, got ${s.chunking.chunkSize}/${s.chunking.overlap}`);
   }
-  if (!BM25_ANALYZERS.includes(s.analyzer)) throw new RunSettingsError(`the BM25 analyzer must be english or plain, got ${JSON.stringify(s.analyzer)}`);
-  if (!INDEX_KINDS.includes(s.index)) throw new RunSettingsError(`index must be one of ${INDEX_KINDS.join(', ')}, got "${s.index}"`);
   return s;
 }
 

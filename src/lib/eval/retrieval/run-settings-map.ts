@@ -1,20 +1,11 @@
 /**
  * A retrieval run's flat settings (settings/retrieval-run.ts RUN_SETTINGS: the flags, the tab's form) to the session's
  * RetrievalRunSettings and back, over a protocol's preset: chunking and BM25 are nested there and the pool is
- * `growPool`. Checked by `runSettings` (its messages name the setting).
+ * `growPool` (settings/retrieval-run.ts `flatOfRun` is the way back). Checked by `runSettings`.
  */
 import { DEFAULT_CHUNKING } from '../../retrieval/chunk.ts';
-import { RUN_DEFAULTS, type RetrievalProtocol, type RetrievalRunSettings, type RunFlat, type RunFlatKey } from '../../settings/retrieval-run.ts';
+import { flatOfRun, RUN_DEFAULTS, type RetrievalProtocol, type RetrievalRunSettings, type RunFlat, type RunFlatKey } from '../../settings/retrieval-run.ts';
 import { runSettings } from './retrieval-session.ts';
-
-/** The session's settings as flat values (chunk size and overlap: the chunking's, else the default chunking's). */
-export function flatOfRun(s: RetrievalRunSettings): RunFlat {
-  const { chunking, bm25, growPool, ...same } = s;
-  const chunks = chunking === false ? DEFAULT_CHUNKING : chunking;
-  return {
-    ...same, pool: growPool ? 'grow' as const : 'fixed' as const, chunked: chunking !== false, chunkSize: chunks.chunkSize, overlap: chunks.overlap, k1: bm25.k1, b: bm25.b,
-  } satisfies Record<RunFlatKey, unknown>;
-}
 
 /** Flat values as the session's settings, checked. */
 export function runOfFlat(f: RunFlat): RetrievalRunSettings {
