@@ -34,7 +34,7 @@ import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, writeText } from './fs-errors.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
-import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
+import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP, RAG_FLAG_NAMES } from './rag-flags.ts';
 import { chooseSubsets, readSubsets } from './ragbench-folder.ts';
 
 const MODES_CLI = ['validate', 'pipeline'] as const;
@@ -77,7 +77,6 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --retrieval-mode M  ${MODE_IDS.join(' | ')} (--retrieval is the same flag); dense and hybrid modes need
                       an embedder (--embedder, --models-dir as for eval-beir), rerank a cross-encoder (--reranker)
 ${RAG_FLAG_HELP}
-  --reject-threshold X  refuse to answer below this confidence (default ${DEFAULT_RAG_CONFIG.retrieval.rejectThreshold}; 0 = never)
 
   nli evaluator and dense retrieval models (same flags as eval-beir):
   --nli ID            NLI model (default ${DEFAULT_MODELS.nli})
@@ -98,7 +97,7 @@ const OPTIONS = {
   provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
   concurrency: { type: 'string' }, repeats: { type: 'string' }, temperature: { type: 'string' },
   rpm: { type: 'string' }, tpm: { type: 'string' }, limits: { type: 'string' }, 'price-in': { type: 'string' }, 'price-out': { type: 'string' },
-  retrieval: { type: 'string' }, 'retrieval-mode': { type: 'string' }, 'reject-threshold': { type: 'string' },
+  retrieval: { type: 'string' }, 'retrieval-mode': { type: 'string' },
   ...RAG_FLAG_ARGS, ...MODEL_ARGS,
 } as const;
 
@@ -171,10 +170,10 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
     if (values[f] !== undefined && !usesApi) throw new CliError(`--${f} applies to API runs (--evaluator llm or --mode pipeline)`);
   }
-  for (const f of ['retrieval', 'retrieval-mode', 'top-k', 'reject-threshold', 'transform', 'window', 'rerank'] as const) {
-    if (values[f] !== undefined && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
+  for (const f of ['retrieval', 'retrieval-mode', ...RAG_FLAG_NAMES]) {
+    const given = (values as Record<string, unknown>)[f];
+    if (given !== undefined && given !== false && mode !== 'pipeline') throw new CliError(`--${f} applies to --mode pipeline`);
   }
-  if (values.agentic && mode !== 'pipeline') throw new CliError('--agentic applies to --mode pipeline');
   // The report's path is checked before any work, so a typo does not cost the run.
   if (values['report-out']) checkOutputFile(values['report-out'], '--report-out');
   const dir = resolve(values.data);

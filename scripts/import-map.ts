@@ -19,7 +19,7 @@ export const FLOORS: Record<string, readonly string[]> = {
  * file directly in it stands on no floor. A new folder takes its place here; docs/architecture.md draws the same order.
  */
 export const LIB_FLOORS = [
-  '(root)', 'util', 'stats', 'hub', 'retrieval', 'settings', 'data', 'models', 'llm', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports',
+  '(root)', 'util', 'stats', 'hub', 'retrieval', 'data', 'models', 'llm', 'settings', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports',
   'eval/metrics', 'eval/core', 'eval/ragbench', 'eval/score', 'eval/ragbench-run', 'eval/analysis', 'eval/retrieval',
 ] as const;
 

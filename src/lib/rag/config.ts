@@ -4,17 +4,14 @@
  * elsewhere (the key store). `parseRagConfig` refuses key-like fields and base URLs carrying credentials.
  */
 import * as v from 'valibot';
-import { RAG_RETRIEVAL_DEFAULTS, RAG_RETRIEVAL_SETTINGS, type RagRetrievalSettings } from '../settings/rag.ts';
-import { objectSchema } from '../settings/schema.ts';
+import { RAG_BLOCKS, RAG_SETTINGS, ragBlock, setValueAt, valueAt, type QueryTransform, type RagRetrievalSettings } from '../settings/rag.ts';
+import { defaultsOf, objectSchema, valueSchema, valueText, type SettingsOf } from '../settings/schema.ts';
 import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
-import { ALL_PROVIDER_IDS, DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../llm/provider-meta.ts';
+import { DEFAULT_PROVIDER_MODEL } from '../llm/provider-meta.ts';
 import { blankWarning, isBlank, repeatedParamWarnings } from '../link-params.ts';
 
-/** Query transforms applied before retrieval (ignored when `agentic` is on: the agent writes its own queries). */
-export const TRANSFORMS = ['none', 'rewrite', 'multi_query', 'hyde', 'hyde_bm25'] as const;
-export type QueryTransform = (typeof TRANSFORMS)[number];
-
+export { TRANSFORMS, type QueryTransform } from '../settings/rag.ts';
 
 /**
  * The pipeline's retrieval settings, declared in src/lib/settings/rag.ts (the search settings with the pipeline's
@@ -24,6 +21,7 @@ export type QueryTransform = (typeof TRANSFORMS)[number];
  */
 export type RagRetrievalConfig = RagRetrievalSettings;
 
+/** Every field but `version` is declared in settings/rag.ts RAG_SETTINGS (type, default, bounds, link parameter, flag). */
 export interface RagConfig {
   version: 1;
   retrieval: RagRetrievalConfig;
@@ -44,99 +42,44 @@ export interface RagConfig {
   grading: { perDocument: boolean; model: string | null };
 }
 
+/** The type at a path of an object (`At<RagConfig, 'rerank.topN'>` is number). */
+type At<T, P extends string> = P extends `${infer A}.${infer B}` ? (A extends keyof T ? At<T[A], B> : never) : P extends keyof T ? T[P] : never;
+// Fails to compile when a declared setting's type drifts from the config's field at its path.
+const _sameAsConfig: { [P in keyof typeof RAG_SETTINGS]: At<RagConfig, P> } = {} as SettingsOf<typeof RAG_SETTINGS>;
+void _sameAsConfig;
+
 export const DEFAULT_MODEL = DEFAULT_PROVIDER_MODEL;
 
-export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({
-  version: 1,
-  retrieval: { ...RAG_RETRIEVAL_DEFAULTS },
-  transform: { kind: 'none', n: 3 },
-  rerank: { enabled: false, topN: 3 },
-  window: 1,
-  llm: { provider: DEFAULT_PROVIDER, baseUrl: null, model: DEFAULT_MODEL, temperature: 0, maxTokens: 1024 },
-  agentic: false,
-  grading: { perDocument: false, model: null },
-} satisfies RagConfig);
+/** The config of values by path, nested (`{ 'rerank.topN': 3 }` → `{ rerank: { topN: 3 } }`). */
+function nested(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [path, x] of Object.entries(values)) {
+    const block = path.split('.')[0]!;
+    if (block !== path) out[block] ??= {};
+    setValueAt(out, path, x);
+  }
+  return out;
+}
+
+export const DEFAULT_RAG_CONFIG: Readonly<RagConfig> = deepFreeze({ version: 1, ...nested(defaultsOf(RAG_SETTINGS)) } as RagConfig);
 
 /** Field names that look like secrets; a config holding one is refused, whatever its nesting. */
 const SECRET_KEY = /^(api[-_]?keys?|secret|client[-_]?secret|password|passwd|authorization|auth[-_]?token|access[-_]?token|bearer|x[-_]?api[-_]?key)$/i;
 
-const int = (lo: number, hi: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be a whole number'),
-    v.minValue(lo, `must be at least ${lo}`),
-    v.maxValue(hi, `must be at most ${hi}`),
-  );
-const num = (lo: number, hi: number) =>
-  v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.minValue(lo, `must be at least ${lo}`), v.maxValue(hi, `must be at most ${hi}`));
-const bool = () => v.boolean('must be true or false');
-const oneOf = <T extends string>(values: readonly T[]) => v.picklist(values, `must be one of ${values.join(', ')}`);
-
-const D = DEFAULT_RAG_CONFIG;
-
-const urlOf = (s: string): URL | null => {
-  try {
-    return new URL(s);
-  } catch {
-    return null;
-  }
-};
-
-/** An http(s) URL without credentials (no user:password, no key-like query parameter). */
-const BaseUrl = v.pipe(
-  v.string('must be a URL string or null'),
-  v.check((s) => ['https:', 'http:'].includes(urlOf(s)?.protocol ?? ''), 'must be an http(s) URL'),
-  v.check((s) => !urlOf(s)?.username && !urlOf(s)?.password, 'must not contain a user name or password (keys never go in the config)'),
-  v.check(
-    (s) => ![...(urlOf(s)?.searchParams.keys() ?? [])].some((k) => /key|token|secret|auth|sig/i.test(k)),
-    'must not carry a key or token in its query string (keys never go in the config)',
-  ),
-);
-
 const unknownKey = 'is not a setting';
 
-const modelName = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+/** Each block a strict object of its declared settings, each optional with its default; the top-level settings beside them. */
+const configEntries = RAG_BLOCKS.flatMap((block): Array<[string, v.GenericSchema]> => block === ''
+  ? Object.entries(ragBlock('')).map(([k, s]) => [k, v.optional(valueSchema(s), s.default as never)])
+  : [[block, v.optional(objectSchema(ragBlock(block), unknownKey), {})]]);
 
 export const RagConfigSchema = v.pipe(
-  v.strictObject({
-    version: v.optional(v.literal(1, 'must be 1'), 1),
-    retrieval: v.optional(objectSchema(RAG_RETRIEVAL_SETTINGS, unknownKey), {}),
-    transform: v.optional(
-      v.strictObject({
-        kind: v.optional(oneOf(TRANSFORMS), D.transform.kind),
-        n: v.optional(int(1, 10), D.transform.n),
-      }, unknownKey),
-      {},
-    ),
-    rerank: v.optional(
-      v.strictObject({
-        enabled: v.optional(bool(), D.rerank.enabled),
-        topN: v.optional(int(1, 50), D.rerank.topN),
-      }, unknownKey),
-      {},
-    ),
-    window: v.optional(int(0, 10), D.window),
-    llm: v.optional(
-      v.strictObject({
-        provider: v.optional(oneOf(ALL_PROVIDER_IDS), D.llm.provider),
-        baseUrl: v.optional(v.nullable(BaseUrl), D.llm.baseUrl),
-        model: v.optional(modelName, D.llm.model),
-        temperature: v.optional(num(0, 2), D.llm.temperature),
-        maxTokens: v.optional(int(1, 32_768), D.llm.maxTokens),
-      }, unknownKey),
-      {},
-    ),
-    agentic: v.optional(bool(), D.agentic),
-    grading: v.optional(
-      v.strictObject({
-        perDocument: v.optional(bool(), D.grading.perDocument),
-        model: v.optional(v.nullable(modelName), D.grading.model),
-      }, unknownKey),
-      {},
-    ),
-  }, unknownKey),
+  v.strictObject({ version: v.optional(v.literal(1, 'must be 1'), 1), ...Object.fromEntries(configEntries) }, unknownKey),
   v.check(
-    (c) => !c.rerank.enabled || c.rerank.topN <= (c.retrieval.topK as number),
+    (c) => {
+      const r = c as unknown as RagConfig;
+      return !r.rerank.enabled || r.rerank.topN <= r.retrieval.topK;
+    },
     'rerank.topN must not exceed retrieval.topK (the reranker reorders the top_k passages and keeps top_n)',
   ),
 );
@@ -194,32 +137,19 @@ function secretPaths(x: unknown, prefix = ''): string[] {
 /** `blankIsValue`: an empty value means something (`base=` is the provider's default endpoint), not "absent". */
 type Field = { param: string; get: (c: RagConfig) => string; set: (c: RagConfig, raw: string) => void; blankIsValue?: true };
 
-const str = (s: string | number | boolean | null) => (s === null ? '' : String(s));
 const toBool = (raw: string) => (raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : (raw as unknown as boolean));
-// Blank values never get here (fromUrlParams treats them as absent), so Number('') === 0 cannot slip through.
-const toNum = (raw: string) => Number(raw);
 
-const URL_FIELDS: readonly Field[] = [
-  // The retrieval settings' parameters, from their declarations (settings/rag.ts).
-  ...Object.entries(RAG_RETRIEVAL_SETTINGS).filter(([, d]) => d.url !== undefined).map(([key, d]): Field => ({
-    param: d.url!,
-    get: (c) => { const x = (c.retrieval as Record<string, string | number | boolean | null>)[key]!; return typeof x === 'boolean' ? (x ? '1' : '0') : str(x); },
-    set: (c, r) => { (c.retrieval as Record<string, unknown>)[key] = d.type === 'boolean' ? toBool(r) : d.type === 'int' || d.type === 'number' ? toNum(r) : r; },
-  })),
-  { param: 'tx', get: (c) => c.transform.kind, set: (c, r) => { c.transform.kind = r as QueryTransform; } },
-  { param: 'n', get: (c) => str(c.transform.n), set: (c, r) => { c.transform.n = toNum(r); } },
-  { param: 'rr', get: (c) => (c.rerank.enabled ? '1' : '0'), set: (c, r) => { c.rerank.enabled = toBool(r); } },
-  { param: 'rrn', get: (c) => str(c.rerank.topN), set: (c, r) => { c.rerank.topN = toNum(r); } },
-  { param: 'w', get: (c) => str(c.window), set: (c, r) => { c.window = toNum(r); } },
-  { param: 'prov', get: (c) => c.llm.provider, set: (c, r) => { c.llm.provider = r as ProviderId; } },
-  { param: 'base', get: (c) => str(c.llm.baseUrl), set: (c, r) => { c.llm.baseUrl = r === '' ? null : r; }, blankIsValue: true },
-  { param: 'model', get: (c) => c.llm.model, set: (c, r) => { c.llm.model = r; } },
-  { param: 'temp', get: (c) => str(c.llm.temperature), set: (c, r) => { c.llm.temperature = toNum(r); } },
-  { param: 'maxtok', get: (c) => str(c.llm.maxTokens), set: (c, r) => { c.llm.maxTokens = toNum(r); } },
-  { param: 'agent', get: (c) => (c.agentic ? '1' : '0'), set: (c, r) => { c.agentic = toBool(r); } },
-  { param: 'gdoc', get: (c) => (c.grading.perDocument ? '1' : '0'), set: (c, r) => { c.grading.perDocument = toBool(r); } },
-  { param: 'gmodel', get: (c) => str(c.grading.model), set: (c, r) => { c.grading.model = r; } },
-];
+/**
+ * Each declared setting with a link parameter (settings/rag.ts): null as blank, booleans as 1 / 0. A blank value of
+ * a text setting that may be unset means unset (`base=`: the provider's endpoint); other blanks never get to `set`
+ * (fromUrlParams treats them as absent), so Number('') === 0 cannot slip through. `parseRagConfig` checks the value.
+ */
+const URL_FIELDS: readonly Field[] = Object.entries(RAG_SETTINGS).filter(([, d]) => d.url !== undefined).map(([path, d]): Field => ({
+  param: d.url!,
+  get: (c) => { const x = valueAt(c, path); return x === null ? '' : valueText(x); },
+  set: (c, r) => setValueAt(c, path, d.type === 'boolean' ? toBool(r) : d.type === 'int' || d.type === 'number' ? Number(r) : r === '' && d.nullMeans !== undefined ? null : r),
+  ...(d.type === 'string' && d.nullMeans !== undefined ? { blankIsValue: true as const } : {}),
+}));
 
 /** The config as URL parameters (non-default values only). Never contains a key: the config has none. */
 export function toUrlParams(c: RagConfig): URLSearchParams {

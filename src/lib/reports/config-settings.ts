@@ -2,9 +2,10 @@
  * What a setting in a report's config is, from the settings' declarations (src/lib/settings/): the one line of its
  * schema entry, for Compare's config diff. A retrieval report records a run's settings under their names in
  * RUN_SETTINGS (the pool as `growPool`, chunk size and overlap under `chunking`); a pipeline report its retrieval
- * block (`rag.retrieval`) under the pipeline's (RAG_RETRIEVAL_SETTINGS). A setting declared there is described here with no other edit.
+ * config (`rag.retrieval.topK`, `rag.window`) under the pipeline's paths (RAG_SETTINGS). A setting declared there is
+ * described here with no other edit.
  */
-import { RAG_RETRIEVAL_SETTINGS } from '../settings/rag.ts';
+import { RAG_RETRIEVAL_SETTINGS, RAG_SETTINGS } from '../settings/rag.ts';
 import { RUN_SETTINGS } from '../settings/retrieval-run.ts';
 import type { Setting, SettingsSchema } from '../settings/schema.ts';
 
@@ -17,7 +18,8 @@ const lookup = (schema: SettingsSchema, key: string): Setting | undefined => (Ob
 export function settingOfPath(path: string): Setting | undefined {
   if (!path.startsWith('config.')) return undefined;
   const rest = path.slice('config.'.length);
-  const pipeline = /^(?:rag\.)?retrieval\.([^.]+)$/.exec(rest);
-  if (pipeline) return lookup(RAG_RETRIEVAL_SETTINGS, pipeline[1]!);
+  if (rest.startsWith('rag.')) return lookup(RAG_SETTINGS, rest.slice('rag.'.length));
+  const retrieval = /^retrieval\.([^.]+)$/.exec(rest);
+  if (retrieval) return lookup(RAG_RETRIEVAL_SETTINGS, retrieval[1]!);
   return lookup(RUN_SETTINGS, RECORDED_AS[rest] ?? rest);
 }

@@ -29,9 +29,9 @@ export function flagRanges(schema: SettingsSchema): Record<string, FlagRange> {
 
 const META: Record<string, string> = { int: 'N', number: 'X', enum: 'C', boolean: '', string: 'S' };
 
-/** `text` in lines of at most `width` characters. */
+/** `text` in lines of at most `width` characters (never inside a range's brackets). */
 function wrap(text: string, width: number): string[] {
-  return text.split(' ').reduce<string[]>((lines, w) => {
+  return text.split(/ (?![^[\]]*\])/).reduce<string[]>((lines, w) => {
     if (lines.length && `${lines.at(-1)!} ${w}`.length <= width) lines[lines.length - 1] += ` ${w}`;
     else lines.push(w);
     return lines;

@@ -33,6 +33,10 @@ export interface Setting<V = unknown> {
   describe: string;
   /** false: not part of the recorded config. */
   record?: boolean;
+  /** The value's own check where type and bounds do not say it all (a URL without credentials, a trimmed name). */
+  check?: v.GenericSchema;
+  /** What `check` accepts, for messages ("an http(s) URL without credentials"). */
+  expects?: string;
 }
 
 export type SettingsSchema = Readonly<Record<string, Setting>>;
@@ -55,7 +59,12 @@ export function num(d: Common & { default: number | null; min: number; max: numb
 }
 export const oneOf = <T extends string>(choices: readonly T[], d: Common & { default: T }): Setting<T> => ({ ...d, choices, type: 'enum' });
 export const bool = (d: Common & { default: boolean }): Setting<boolean> => ({ ...d, type: 'boolean' });
-export const text = (d: Common & { default: string }): Setting<string> => ({ ...d, type: 'string' });
+/** Text (`check` says what text); with `nullMeans`, null allowed (unset), and a blank value in a link means null. */
+export function text(d: Common & { default: string }): Setting<string>;
+export function text(d: Common & { default: string | null; nullMeans: string }): Setting<string | null>;
+export function text(d: Common & { default: string | null; nullMeans?: string }): Setting<string | null> {
+  return { ...d, type: 'string' };
+}
 
 /** Every setting's default. */
 export function defaultsOf<S extends SettingsSchema>(schema: S): SettingsOf<S> {
@@ -83,6 +92,7 @@ export function recordedConfig<S extends SettingsSchema>(schema: S, values: Sett
 
 /** "an integer in [1, 100]" / "a number in [0, 1]" / "one of a, b". */
 export function expected(s: Setting): string {
+  if (s.expects !== undefined) return s.expects;
   if (s.type === 'int') return `an integer in [${s.min}, ${s.max}]`;
   if (s.type === 'number') return `a number in [${s.min}, ${s.max}]`;
   if (s.type === 'enum') return `one of ${s.choices!.join(', ')}`;
@@ -98,7 +108,7 @@ function textSchema(s: Setting) {
     case 'number': return bounded(v.pipe(v.string(), v.transform(Number), v.number(), v.finite()));
     case 'enum': return v.picklist(s.choices!);
     case 'boolean': return v.pipe(v.picklist(['1', '0', 'true', 'false']), v.transform((x) => x === '1' || x === 'true'));
-    default: return v.string();
+    default: return s.check ?? v.string();
   }
 }
 
@@ -114,7 +124,7 @@ export const valueText = (x: unknown): string => (typeof x === 'boolean' ? (x ? 
 /** The valibot check of a setting's value in a config object (messages as `parseRagConfig` gives them). */
 export function valueSchema(s: Setting): v.GenericSchema {
   const lo = s.min!, hi = s.max!;
-  const one: v.GenericSchema = s.type === 'int'
+  const one: v.GenericSchema = s.check ? s.check : s.type === 'int'
     ? v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(lo, `must be at least ${lo}`), v.maxValue(hi, `must be at most ${hi}`))
     : s.type === 'number'
       ? v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.minValue(lo, `must be at least ${lo}`), v.maxValue(hi, `must be at most ${hi}`))

@@ -13,6 +13,7 @@ import { WEB_LIMITS } from '../../data/web-urls.ts';
 import { MAX_DIM } from '../../artifact/format.ts';
 import { COMPARE_MAX_DRAWS } from '../../reports/compare.ts';
 import { flagRanges, type FlagRange } from '../../settings/cli-flags.ts';
+import { RAG_SETTINGS } from '../../settings/rag.ts';
 import { RUN_SETTINGS } from '../../settings/retrieval-run.ts';
 import { SEARCH_SETTINGS } from '../../settings/search.ts';
 
@@ -23,15 +24,16 @@ const num = (min: number, max: number, what: string): FlagRange => ({ min, max, 
 const K = 1000;
 
 export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
+  // The RAG pipeline's (ask's and eval-ragbench's --variants, --window, --rerank…): their declarations
+  // (src/lib/settings/rag.ts); the search settings' over them, wider (ask takes --top-k 1–50, search 1–100).
+  ...flagRanges(RAG_SETTINGS),
   // The search settings' flags (--top-k, --candidate-k, seed A's separate k's, --reject-threshold): their
-  // declarations (src/lib/settings/search.ts); ask takes --top-k 1–50 (settings/rag.ts).
+  // declarations (src/lib/settings/search.ts).
   ...flagRanges(SEARCH_SETTINGS),
   // A retrieval run's (eval-beir --depth, --k1, --b, --chunk-size, --overlap, --max-queries…): their declarations
   // (src/lib/settings/retrieval-run.ts); build-index takes the same --k1, --b and chunking. The lines after it widen
-  // two that other commands share.
+  // one that other commands share.
   ...flagRanges(RUN_SETTINGS),
-  window: int(0, 10, 'neighbouring chunks added on each side'),
-  rerank: int(1, K, 'candidates the cross-encoder reranks'),
   resamples: int(100, COMPARE_MAX_DRAWS, 'bootstrap resamples and permutations of the analysis'),
   seed: int(-(2 ** 31), 2 ** 32 - 1, 'random seed (32 bits)'),
   iterations: int(0, COMPARE_MAX_DRAWS, 'bootstrap resamples'),
