@@ -10,14 +10,15 @@ import { RAGBENCH_SUBSETS } from '../src/lib/data/ragbench.ts';
 import { ApiSetupError, apiSetup, type ApiSetup } from '../src/lib/eval/core/api-setup.ts';
 import { usageLines } from '../src/lib/eval/core/api-usage.ts';
 import { MemoryResultStore, type RunProgress } from '../src/lib/eval/ragbench-run/resumable-rows.ts';
-import { BOOTSTRAP_ITERATIONS } from '../src/lib/eval/ragbench/bootstrap.ts';
 import { UsageMeter } from '../src/lib/eval/core/cost.ts';
 import { buildEvaluatorDeps, nliModelLoader } from '../src/lib/eval/score/evaluator-deps.ts';
-import { DEFAULT_EVALUATOR, EVALUATOR_IDS, EVALUATORS, evaluatorHelp, isEvaluatorId, judgeFlagProblem, runsOffline, type EvaluatorId } from '../src/lib/eval/score/evaluators.ts';
+import { EVALUATORS, judgeFlagProblem, runsOffline, type EvaluatorId } from '../src/lib/eval/score/evaluators.ts';
 import { sampledJudgeEstimate } from '../src/lib/eval/ragbench/judge-runs.ts';
 import { runRagbenchPipelineSession } from '../src/lib/eval/ragbench-run/pipeline-session.ts';
 import { pipelineJson, rowLabels, validateJson } from '../src/lib/eval/ragbench-run/ragbench-output.ts';
 import { ragbenchRunSettings, type RagbenchRunSettings } from '../src/lib/eval/ragbench-run/ragbench-run-settings.ts';
+import { RAGBENCH_RUN_DEFAULTS, RAGBENCH_RUN_SETTINGS as RUN_FLAGS } from '../src/lib/eval/ragbench-run/ragbench-run-schema.ts';
+import { flagHelp, flagOptions, readFlags } from '../src/lib/settings/cli-flags.ts';
 import { kbLine, pipelineEstimateLines, pipelineText, validateEstimateLines, validateText } from '../src/lib/eval/ragbench-run/ragbench-tables.ts';
 import { runValidateSession } from '../src/lib/eval/ragbench-run/ragbench-loops.ts';
 import { RATE_LIMIT_PRESETS } from '../src/lib/llm/rate-limit.ts';
@@ -37,22 +38,11 @@ import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.
 import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP, RAG_FLAG_NAMES } from './rag-flags.ts';
 import { chooseSubsets, readSubsets } from './ragbench-folder.ts';
 
-const MODES_CLI = ['validate', 'pipeline'] as const;
-
 const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
 
   --data DIR          folder of RAGBench test subsets, one <subset>.jsonl each (26 fields a row)
   --subsets LIST      comma-separated subsets (default: every <subset>.jsonl in DIR of ${RAGBENCH_SUBSETS.join(',')})
-  --mode M            validate (default): score RAGBench's own answers and compare with the gold labels and baselines
-                      pipeline: pool each subset's documents into a knowledge base, answer N sampled questions with
-                      RAG Lab's pipeline and an LLM (--provider, --model), score the answers, report gold-document recall and AUROC / RMSE vs the questions' gold labels
-  --evaluator NAME    ${evaluatorHelp()}
-  --n N               validate: score a seeded random sample of N rows per subset (default: all)
-                      pipeline: ask N seeded random questions per subset (default: all distinct questions)
-  --seed S            sample and bootstrap seed (default 0)
-  --bootstrap B       95% percentile-bootstrap intervals of our AUROC and RMSEs (pipeline: vs gold) from B resamples,
-                      seeded by --seed (default 1000; 0 = none). Figures resting on fewer than 10 rows in a class
-                      (AUROC) or in all (RMSE) are flagged as not meaningful
+${flagHelp(RUN_FLAGS)}
   --json              print one JSON object on the last line of stdout
   --report-out FILE   also write the run as a RAG Lab report (format v1, docs/reports.md): every scored row with its
                       gold labels, the summary with 95% bootstrap intervals and small-sample warnings, the settings
@@ -63,10 +53,6 @@ const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
   --model NAME        model name at the provider
   --base-url URL      endpoint (default: the provider's; e.g. http://localhost:11434/v1 for Ollama)
   --api-key KEY       API key (or set RAG_LAB_API_KEY; prefer the variable: command lines end up in shell history)
-  --concurrency C     rows (questions) at once (default 1)
-  --repeats R         llm evaluator: ask the judge R times per row; scores are the means; reports mean ± std,
-                      rows whose adherence verdict flips between repeats, and the parse-failure rate (default 1)
-  --temperature T     judge temperature (default 0; repeats show more spread above 0)
   --rpm N             client-side limit: at most N requests per minute (sliding window)
   --tpm N             client-side limit: at most N tokens per minute (chars/4 estimate, corrected by reported usage)
   --limits PRESET     published free-tier limits for --model: ${Object.keys(RATE_LIMIT_PRESETS).join(', ')} (--rpm/--tpm override)
@@ -91,11 +77,9 @@ ${MODEL_HELP}
 // ------------------------------------------------------------------------------------------------ flags and API
 
 const OPTIONS = {
-  data: { type: 'string' }, subsets: { type: 'string' }, evaluator: { type: 'string', default: DEFAULT_EVALUATOR },
-  mode: { type: 'string', default: 'validate' }, n: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' },
+  data: { type: 'string' }, subsets: { type: 'string' }, ...flagOptions(RUN_FLAGS),
   json: { type: 'boolean', default: false }, 'report-out': { type: 'string' }, help: { type: 'boolean', short: 'h' }, nli: { type: 'string' },
   provider: { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key': { type: 'string' },
-  concurrency: { type: 'string' }, repeats: { type: 'string' }, temperature: { type: 'string' },
   rpm: { type: 'string' }, tpm: { type: 'string' }, limits: { type: 'string' }, 'price-in': { type: 'string' }, 'price-out': { type: 'string' },
   retrieval: { type: 'string' }, 'retrieval-mode': { type: 'string' },
   ...RAG_FLAG_ARGS, ...MODEL_ARGS,
@@ -154,17 +138,9 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, OPTIONS);
   if (values.help) { console.log(HELP); return; }
   if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
-  if (!(MODES_CLI as readonly string[]).includes(values.mode)) throw new CliError(`--mode must be validate or pipeline, got "${values.mode}"`);
-  const mode = values.mode as (typeof MODES_CLI)[number];
-  if (!isEvaluatorId(values.evaluator)) throw new CliError(`--evaluator must be one of ${EVALUATOR_IDS.join(', ')}, got "${values.evaluator}"`);
-  const evaluator: EvaluatorId = values.evaluator;
-  const n = numberArg('n', values.n, (x) => Number.isInteger(x) && x > 0, 'a positive integer');
-  const seed = numberArg('seed', values.seed, Number.isInteger, 'an integer') ?? 0;
-  const concurrency = numberArg('concurrency', values.concurrency, (x) => Number.isInteger(x) && x > 0, 'a positive integer') ?? 1;
-  const bootstrap = numberArg('bootstrap', values.bootstrap, (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? BOOTSTRAP_ITERATIONS;
-  const repeats = numberArg('repeats', values.repeats, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1') ?? 1;
-  const temperature = numberArg('temperature', values.temperature, (x) => x >= 0 && x <= 2, 'a number in [0, 2]');
-  const judgeFlags = judgeFlagProblem(evaluator, repeats, temperature);
+  // The run's own settings, each checked against its declaration (eval/ragbench-run/ragbench-run-schema.ts).
+  const { mode, evaluator, n, seed, concurrency, bootstrap, repeats, temperature } = { ...RAGBENCH_RUN_DEFAULTS, ...readFlags(RUN_FLAGS, values, (m) => new CliError(m)) };
+  const judgeFlags = judgeFlagProblem(evaluator, repeats, temperature ?? undefined);
   if (judgeFlags) throw new CliError(judgeFlags);
   const usesApi = mode === 'pipeline' || EVALUATORS[evaluator].api;
   for (const f of ['rpm', 'tpm', 'limits', 'price-in', 'price-out'] as const) {
@@ -188,7 +164,7 @@ export async function evalRagbenchCommand(argv: string[]): Promise<void> {
     values, api, evaluator, repeats, log, labels: rowLabels(data.values()),
     // The models as the flags name them, the evaluator settings and the report's config and environment.
     ...ragbenchRunSettings({
-      mode, data, n, seed, evaluator, repeats, temperature, api, rag: config, modelIds: values, device: 'cpu', bootstrap, concurrency,
+      mode, data, n: n ?? undefined, seed, evaluator, repeats, temperature: temperature ?? undefined, api, rag: config, modelIds: values, device: 'cpu', bootstrap, concurrency,
       runtime: { runtime: 'node', agent: `node ${process.version} (${process.platform})` }, source: 'local',
       withReport: values['report-out'] !== undefined, redact: (m) => redactSecrets(m, [api?.apiKey]),
     }),

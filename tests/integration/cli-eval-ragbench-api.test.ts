@@ -238,7 +238,7 @@ describe('rag-lab eval-ragbench, API runs: pipeline mode, judge repeats, estimat
       [['--data', DATA, '--subsets', 'emanual', '--mode', 'pipeline', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--retrieval', 'magic'],
         /--retrieval must be one of/],
       [['--data', DATA, '--subsets', 'emanual', '--evaluator', 'llm', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--repeats', '0'],
-        /--repeats must be an integer >= 1/],
+        /--repeats must be an integer in \[1, 10\], got "0"/],
     ];
     for (const [args, message] of cases) {
       const r = await capture(args);

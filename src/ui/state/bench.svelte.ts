@@ -1,7 +1,7 @@
 /** The Benchmark tab: run settings (in the URL), progress with ETA and row counts, the result, cancel and resume. */
 import * as Comlink from 'comlink';
 import { RAGBENCH_SUBSETS } from '../../lib/data/ragbench.ts';
-import { dropOversized, rowCountParam, uniqueList } from '../../lib/link-params.ts';
+import { benchLink, readBenchLink } from '../bench/bench-link.ts';
 import type { BenchConfig, BenchProgress, BenchResult, JudgeEstimate, LocalFileReport, RestoredFiles } from '../../../workers/bench-api.ts';
 import { finishedProgress, startProgress } from '../bench/bench-progress.ts';
 import { startBenchWorker } from '../clients/bench-client.ts';
@@ -9,11 +9,10 @@ import { writeOwnedParams } from '../app/url.ts';
 import type { RagConfig } from '../../lib/rag/config.ts';
 import type { KeysState } from './keys.svelte.ts';
 import { DEFAULT_EVALUATOR, EVALUATORS, type EvaluatorDef, type EvaluatorId } from '../../lib/eval/score/evaluators.ts';
-import { EVALUATOR_CHOICES, evaluatorConfig, isEvaluatorChoice } from '../bench/bench-evaluators.ts';
+import { EVALUATOR_CHOICES, evaluatorConfig } from '../bench/bench-evaluators.ts';
 import type { AppSettingsState } from './app-settings.svelte.ts';
 import type { ModelsState } from './models.svelte.ts';
 import { DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../../lib/llm/provider-meta.ts';
-import { isRemoteProvider } from '../../lib/llm/key-binding.ts';
 
 export class BenchState {
   mode = $state<'validate' | 'pipeline'>('validate');
@@ -152,26 +151,15 @@ export class BenchState {
   }
 
   loadFromUrl(search: string): void {
-    const { params: p, warnings: sized } = dropOversized(new URLSearchParams(search), (k) => k.startsWith('b_'));
-    const subs = uniqueList((p.get('b_sub') ?? '').split(','), 'b_sub', RAGBENCH_SUBSETS);
-    this.linkWarnings = [...sized, ...subs.warnings];
-    if (subs.values.length) { this.subsets = subs.values; this.subsetsChosen = true; }
-    const n = rowCountParam(p.get('b_n'), 'b_n');
-    if (n.n !== undefined) this.n = n.n;
-    if (n.warning) this.linkWarnings = [...this.linkWarnings, n.warning];
-    const seed = p.get('b_seed');
-    if (seed && Number.isInteger(Number(seed))) this.seed = Number(seed);
-    const ev = p.get('b_eval');
-    if (isEvaluatorChoice(ev) && ev !== DEFAULT_EVALUATOR) this.evaluator = ev;
-    if (p.get('b_mode') === 'pipeline') this.mode = 'pipeline';
-    const prov = p.get('b_prov');
-    if (isRemoteProvider(prov)) this.judge.provider = prov;
-    const model = p.get('b_model');
-    if (model) this.judge.model = model.slice(0, 200);
-    const base = p.get('b_base');
-    if (base && /^https?:\/\/[^\s?#@]+$/.test(base)) this.judge.baseUrl = this.linkBaseUrl = base;
-    const reps = Number(p.get('b_rep'));
-    if (Number.isInteger(reps) && reps >= 1 && reps <= 10) this.judge.repeats = reps;
+    const link = readBenchLink(search);
+    this.linkWarnings = link.warnings;
+    if (link.subsets) { this.subsets = link.subsets; this.subsetsChosen = true; }
+    if (link.n !== undefined) this.n = link.n;
+    this.seed = link.seed ?? this.seed;
+    this.evaluator = link.evaluator ?? this.evaluator;
+    this.mode = link.mode ?? this.mode;
+    Object.assign(this.judge, link.judge);
+    if (link.judge.baseUrl) this.linkBaseUrl = link.judge.baseUrl;
   }
 
   /** The user typed a base URL: it is theirs now (a key still goes only where it was entered for, or after asking). */
@@ -186,15 +174,7 @@ export class BenchState {
   }
 
   writeUrl(): void {
-    const out = new URLSearchParams({ b_sub: this.subsets.join(','), b_n: this.n === null ? 'all' : String(this.n), b_seed: String(this.seed), b_eval: this.evaluator });
-    if (this.mode === 'pipeline') out.set('b_mode', 'pipeline');
-    if (this.judged) {
-      out.set('b_prov', this.judge.provider);
-      out.set('b_model', this.judge.model);
-      if (this.judge.baseUrl) out.set('b_base', this.judge.baseUrl);
-      if (this.judge.repeats > 1 && this.evaluatorDef.repeatable) out.set('b_rep', String(this.judge.repeats));
-    }
-    writeOwnedParams((k) => k.startsWith('b_'), out);
+    writeOwnedParams((k) => k.startsWith('b_'), benchLink(this, this.judged ? this.judge : null, this.evaluatorDef.repeatable));
   }
 
   config(): BenchConfig {
