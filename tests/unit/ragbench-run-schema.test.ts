@@ -54,13 +54,13 @@ describe("a RAGBench run's settings, declared once", () => {
       const link = benchLink(state, { ...judge, repeats: key === 'repeats' ? (good as number) : 1 }, true);
       expect(link.get(s.url!), key).toBe(valueText(good));
       const back = readBenchLink(`?${link}`);
-      expect(key === 'repeats' ? back.judge.repeats : back[key], key).toBe(good);
+      expect(key === 'repeats' ? back.judge.repeats : (back as unknown as Record<string, unknown>)[key], key).toBe(good);
       expect(back.warnings, key).toEqual([]);
       // The tab reads more rows than any subset holds as all rows; too few is refused.
       const refusedValue = key === 'n' ? '0' : bad;
       const refused = readBenchLink(`?${new URLSearchParams({ ...Object.fromEntries(link), [s.url!]: refusedValue })}`);
       expect(refused.warnings.join(' '), key).toContain(refusedValue);
-      expect(key === 'repeats' ? refused.judge.repeats : refused[key], key).toBeUndefined();
+      expect(key === 'repeats' ? refused.judge.repeats : (refused as unknown as Record<string, unknown>)[key], key).toBeUndefined();
     }
   });
 
