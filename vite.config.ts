@@ -45,10 +45,11 @@ function embeddedCorpus(): Plugin {
  * writes it are unchanged). With `vectors` (scripts/sotu-vectors.ts: RAG_LAB_SOTU_VECTORS, HF_ENDPOINT) the build
  * also embeds the chunks when the Hub can be reached and ships int8 vectors. `cacheDir` is for tests (null: no cache).
  */
-export function embeddedArtifact(opts: { cacheDir?: string | null; log?: (message: string) => void; vectors?: (command: 'build' | 'serve') => SotuVectorsPlan | null } = {}): Plugin {
+export function embeddedArtifact(opts: { cacheDir?: string | null; corpusJson?: string; log?: (message: string) => void; vectors?: (command: 'build' | 'serve') => SotuVectorsPlan | null } = {}): Plugin {
   let files: Promise<Map<string, Uint8Array>> | null = null;
   let command: 'build' | 'serve' = 'build';
-  const get = () => (files ??= loadSotuArtifact(opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir }).then(async (a) => {
+  const corpus = opts.corpusJson === undefined ? {} : { corpusJson: opts.corpusJson };
+  const get = () => (files ??= loadSotuArtifact({ ...(opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir }), ...corpus }).then(async (a) => {
     opts.log?.(`SOTU artifact: ${a.files.size} files ${a.source === 'cache' ? 'from the build cache' : 'built'} in ${(a.ms / 1000).toFixed(1)} s${a.note ? ` (${a.note})` : ''}`);
     const plan = opts.vectors?.(command) ?? null;
     if (!plan) {
@@ -57,7 +58,7 @@ export function embeddedArtifact(opts: { cacheDir?: string | null; log?: (messag
     }
     // A test's cache folder keeps its vectors beside it (the BM25 cache keeps only its own entry in its folder).
     const cacheDir = opts.cacheDir === undefined ? {} : { cacheDir: opts.cacheDir && `${opts.cacheDir}-vectors` };
-    const v = await sotuVectors(a, plan, { ...cacheDir, ...(opts.log ? { log: opts.log } : {}) });
+    const v = await sotuVectors(a, plan, { ...cacheDir, ...corpus, ...(opts.log ? { log: opts.log } : {}) });
     opts.log?.(v.line);
     return v.files ?? a.files;
   }));

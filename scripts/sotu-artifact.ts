@@ -142,12 +142,13 @@ export function writeCache(cacheDir: string, key: string, files: Map<string, Uin
 /**
  * The SOTU BM25 artifact repo: from the cache when a complete, checked copy exists for this corpus and code,
  * otherwise built and cached. `cacheDir: null` never reads or writes a cache. A cache that cannot be written only
- * costs the next build its time (`note` says why).
+ * costs the next build its time (`note` says why). `corpusJson`: another corpus of addresses in the same form (a
+ * test's few speeches); by default the embedded corpus.
  */
-export async function loadSotuArtifact(opts: { cacheDir?: string | null } = {}): Promise<SotuArtifact> {
+export async function loadSotuArtifact(opts: { cacheDir?: string | null; corpusJson?: string } = {}): Promise<SotuArtifact> {
   const t0 = performance.now();
   const cacheDir = opts.cacheDir === undefined ? ARTIFACT_CACHE_DIR : opts.cacheDir;
-  const json = sotuCorpusJson();
+  const json = opts.corpusJson ?? sotuCorpusJson();
   const key = sotuArtifactKey(json);
   let note: string | null = null;
   if (cacheDir) {

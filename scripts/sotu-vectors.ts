@@ -85,6 +85,8 @@ export interface SotuVectorsOptions {
   fetch?: typeof fetch;
   /** Progress while embedding (every few seconds). */
   log?: (line: string) => void;
+  /** The corpus `bm25` was made from, when not the embedded one (loadSotuArtifact's `corpusJson`). */
+  corpusJson?: string;
 }
 
 /** The vectors step after the BM25 artifact `bm25` is made: see the file's comment. */
@@ -120,7 +122,7 @@ export async function sotuVectors(bm25: Pick<SotuArtifact, 'key'>, plan: SotuVec
     mkdirSync(modelsCacheDir, { recursive: true });
     configureModels({ remoteHost: plan.hubUrl, cacheDir: modelsCacheDir, fetch: guarded });
     const embedder = await loadEmbedder({ id: plan.embedder, dtype: plan.dtype, device: 'cpu' });
-    const input = sotuArtifactInput();
+    const input = sotuArtifactInput(opts.corpusJson);
     chunks = input.kb.size;
     let last = performance.now();
     const bar = {
