@@ -69,3 +69,30 @@ export class HubDatasetError extends Error {
     this.name = 'HubDatasetError';
   }
 }
+
+/** The form's default row limit and the most it accepts. */
+export const DEFAULT_MAX_ROWS = 10_000;
+export const MAX_ROWS = 200_000;
+const DATASET_ID = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+
+/**
+ * `owner/name` from what a user typed: `owner/name`, `datasets/owner/name`, or a Hub page URL
+ * (`https://huggingface.co/datasets/owner/name[/tree/main/…|/viewer/…]`). Null when it is none of these.
+ */
+export function parseDatasetId(input: string): string | null {
+  let s = input.trim();
+  if (/^https?:\/\//i.test(s)) {
+    try {
+      s = new URL(s).pathname;
+    } catch {
+      return null;
+    }
+  }
+  s = s.replace(/^\/+/, '');
+  if (s.startsWith('datasets/')) s = s.slice('datasets/'.length);
+  else if (/^https?:/i.test(input.trim())) return null;
+  const parts = s.split('/').filter((p) => p !== '');
+  if (parts.length < 2) return null;
+  const id = `${parts[0]}/${parts[1]}`;
+  return DATASET_ID.test(id) && !id.includes('..') ? id : null;
+}

@@ -32,42 +32,16 @@ import { asText, columnsOf, guessColumns, metaValue, NUMERIC, SCALAR } from './h
 import { makeCtx } from './hub-dataset-http.ts';
 import { beirParts, configsOf, discover, list, partName, pickSplit } from './hub-dataset-layout.ts';
 import { fmt, lc, needColumns, openShards, readQrels, readQueries, readRows } from './hub-dataset-rows.ts';
-import { HubDatasetError, type HubDatasetInfo, type HubDatasetOptions, type HubDatasetRequest } from './hub-dataset-types.ts';
+import { HubDatasetError, MAX_ROWS, parseDatasetId, type HubDatasetInfo, type HubDatasetOptions, type HubDatasetRequest } from './hub-dataset-types.ts';
 import { dict } from '../dict.ts';
 import type { MetaField } from './kb-source.ts';
 
 export { guessColumns, typeInWords } from './hub-columns.ts';
-export { HubDatasetError } from './hub-dataset-types.ts';
+export { DEFAULT_MAX_ROWS, HubDatasetError, MAX_ROWS, parseDatasetId } from './hub-dataset-types.ts';
 export type { ColumnMapping, HubDatasetColumn, HubDatasetInfo, HubDatasetOptions, HubDatasetRequest } from './hub-dataset-types.ts';
 
-/** The form's default row limit and the most it accepts. */
-export const DEFAULT_MAX_ROWS = 10_000;
-export const MAX_ROWS = 200_000;
 /** Rows with empty text listed one by one in `skipped` (the rest are counted in a note). */
 const SKIPPED_LISTED = 20;
-const DATASET_ID = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
-
-/**
- * `owner/name` from what a user typed: `owner/name`, `datasets/owner/name`, or a Hub page URL
- * (`https://huggingface.co/datasets/owner/name[/tree/main/…|/viewer/…]`). Null when it is none of these.
- */
-export function parseDatasetId(input: string): string | null {
-  let s = input.trim();
-  if (/^https?:\/\//i.test(s)) {
-    try {
-      s = new URL(s).pathname;
-    } catch {
-      return null;
-    }
-  }
-  s = s.replace(/^\/+/, '');
-  if (s.startsWith('datasets/')) s = s.slice('datasets/'.length);
-  else if (/^https?:/i.test(input.trim())) return null;
-  const parts = s.split('/').filter((p) => p !== '');
-  if (parts.length < 2) return null;
-  const id = `${parts[0]}/${parts[1]}`;
-  return DATASET_ID.test(id) && !id.includes('..') ? id : null;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The two entry points

@@ -6,6 +6,9 @@ import type { Bm25Options } from '../retrieval/bm25.ts';
 import type { ChunkOptions } from '../retrieval/chunk.ts';
 import type { BuildOrigin, BuildStage, SkippedItem } from './source-documents.ts';
 
+/** The longest description a knowledge base keeps (characters). */
+export const MAX_DESCRIPTION = 1000;
+
 /** How documents become a knowledge base (the Build tab's form, `rag-lab build-index` flags). */
 export interface BuildSettings {
   /** Chunking (default 800/120), or false for whole documents. */

@@ -15,6 +15,9 @@ import { checkHubToken } from '../hub/download.ts';
 import { pushFiles } from '../hub/push.ts';
 import { type OnBuildProgress } from '../data/source-documents.ts';
 import { LOCAL_KB_NAME } from '../data/local-kb-meta.ts';
+import { checkPublishTarget } from './publish-target.ts';
+
+export { checkPublishTarget };
 
 export interface PublishOptions {
   repo: string;
@@ -44,17 +47,6 @@ export interface PublishedKb {
 }
 
 /** A Hub dataset repo id as a person types it: `owner/name`. */
-const REPO = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/;
-
-/** Checks what the form gives before anything is sent; the message says what to fix. */
-export function checkPublishTarget(repo: string, hubUrl: string): string | null {
-  if (!REPO.test(repo) || repo.includes('..')) return `"${repo}" is not a Hub dataset repo: give it as owner/name (letters, digits, ".", "_", "-")`;
-  let u: URL;
-  try { u = new URL(hubUrl); } catch { return 'the Hub URL in Settings is not a URL'; }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'the Hub URL in Settings must be http(s)';
-  return null;
-}
-
 export async function publishLocalKb(opts: PublishOptions): Promise<PublishedKb> {
   const { repo, name } = opts;
   const bad = checkPublishTarget(repo, opts.hubUrl);

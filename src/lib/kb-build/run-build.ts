@@ -14,7 +14,9 @@ import type { BuildStage, OnBuildProgress } from '../data/source-documents.ts';
 import type { BuildSummary, LocalKbMeta } from '../data/local-kb-meta.ts';
 
 export const NO_EMBEDDER = 'load an embedding model first (Search tab → models)';
-export const MAX_DESCRIPTION = 1000;
+import { MAX_DESCRIPTION } from '../data/local-kb-meta.ts';
+
+export { MAX_DESCRIPTION };
 const SOURCE_KINDS = new Set(['files', 'hub-dataset', 'arxiv', 'web', 'rebuild']);
 
 /** What the models worker offers the build (its Comlink API, or a stand-in in tests). */

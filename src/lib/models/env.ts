@@ -8,6 +8,10 @@ import { HUB_HOST } from '../hub/endpoint.ts';
 import { env } from '@huggingface/transformers';
 import { DEFAULT_MODELS, defaultDtype } from './registry.ts';
 import { trainedModelCache, type ModelFileCache, type TrainedFileSource } from './trained-cache.ts';
+
+import { IS_NODE, IS_WEB, defaultDevice } from './runtime.ts';
+
+export { autoThreads, defaultDevice, hasHardwareWebGPU, hasWebGPU, hasWebGPUFp16, IS_NODE, IS_WEB } from './runtime.ts';
 import type { Device, Dtype, ModelSpec, ModelTask } from './types.ts';
 
 export interface ModelsConfig {
@@ -40,15 +44,6 @@ export interface ModelsConfig {
 const GLOBAL_FETCH = typeof globalThis.fetch === 'function' ? globalThis.fetch.bind(globalThis) : undefined;
 
 export const DEFAULT_REMOTE_HOST = HUB_HOST;
-
-type NodeLikeProcess = { release?: { name?: string }; versions?: { node?: string } };
-const proc = (globalThis as { process?: NodeLikeProcess }).process;
-
-/** True under Node (and Node-compatible runtimes), where transformers.js uses onnxruntime-node. */
-export const IS_NODE: boolean = proc?.release?.name === 'node' && typeof proc.versions?.node === 'string';
-
-/** True in a browser page or a Web Worker (onnxruntime-web). */
-export const IS_WEB: boolean = !IS_NODE;
 
 let nodeThreads: number | undefined;
 let configured = false;
@@ -115,16 +110,6 @@ export function modelsEnvironment(): {
 }
 
 /**
- * CPU threads for the 'auto' setting: threads = isolated ? min(4, logical cores) : 1. ONNX Runtime Web's own default,
- * min(4, ⌈cores / 2⌉), leaves a 2-core machine single-threaded, where 2 threads rerank 20 pairs ~1.7× faster
- * (scripts/bench-models.ts). Without cross-origin isolation WebAssembly threads do not exist.
- */
-export function autoThreads(logicalCores: number, isolated: boolean): number {
-  if (!isolated) return 1;
-  return Math.min(4, Math.max(1, Math.floor(Number.isFinite(logicalCores) ? logicalCores : 1)));
-}
-
-/**
  * Threads the CPU backend runs with: in a browser ONNX Runtime Web's `numThreads` (what was asked for until it
  * starts, then what it got: 1 when threads are unavailable); under Node the configured `intraOpNumThreads`.
  * null when nothing was set (the runtime's default).
@@ -138,51 +123,6 @@ export function runtimeThreads(): number | null {
 /** ONNX Runtime session options implied by the configuration (thread count under Node). */
 export function sessionOptions(): Record<string, unknown> {
   return IS_NODE && nodeThreads !== undefined ? { intraOpNumThreads: nodeThreads } : {};
-}
-
-type AdapterLike = { features?: { has(f: string): boolean }; info?: { isFallbackAdapter?: boolean }; isFallbackAdapter?: boolean };
-type GpuLike = { requestAdapter(): Promise<AdapterLike | null> };
-interface WebGPUProbe { available: boolean; shaderF16: boolean; hardware: boolean }
-const NO_WEBGPU: WebGPUProbe = { available: false, shaderF16: false, hardware: false };
-let webgpuProbe: Promise<WebGPUProbe> | undefined;
-
-function probeWebGPU(): Promise<WebGPUProbe> {
-  webgpuProbe ??= (async () => {
-    if (IS_NODE) return NO_WEBGPU;
-    const gpu = (globalThis as { navigator?: { gpu?: GpuLike } }).navigator?.gpu;
-    if (!gpu || typeof gpu.requestAdapter !== 'function') return NO_WEBGPU;
-    try {
-      const adapter = await gpu.requestAdapter();
-      if (!adapter) return NO_WEBGPU;
-      // A fallback adapter is a CPU implementation (SwiftShader): slower than WASM for these models.
-      const fallback = adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false;
-      return { available: true, shaderF16: adapter.features?.has('shader-f16') ?? false, hardware: !fallback };
-    } catch {
-      return NO_WEBGPU;
-    }
-  })();
-  return webgpuProbe;
-}
-
-/** Whether WebGPU can be used: a browser/worker whose `navigator.gpu.requestAdapter()` returns an adapter. */
-export async function hasWebGPU(): Promise<boolean> {
-  return (await probeWebGPU()).available;
-}
-
-/** Whether the WebGPU adapter supports 16-bit floats in shaders (needed for fp16 models on WebGPU). */
-export async function hasWebGPUFp16(): Promise<boolean> {
-  return (await probeWebGPU()).shaderF16;
-}
-
-/** Whether the WebGPU adapter is a GPU (not a CPU fallback adapter such as SwiftShader). */
-export async function hasHardwareWebGPU(): Promise<boolean> {
-  return (await probeWebGPU()).hardware;
-}
-
-/** 'webgpu' where a browser has a GPU adapter (not a CPU fallback one), else 'wasm' in a browser, 'cpu' in Node. */
-export async function defaultDevice(): Promise<Device> {
-  if (IS_NODE) return 'cpu';
-  return (await hasHardwareWebGPU()) ? 'webgpu' : 'wasm';
 }
 
 /** The device transformers.js accepts here: 'wasm' and 'cpu' both mean "run on the CPU" and are swapped as needed. */

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { arxivProxyProblem } from '../../lib/data/arxiv-query.ts';
 import { parseHubId } from '../../lib/data/kb-registry.ts';
 import { DATASET_VIEWER } from '../../lib/data/ragbench.ts';
-import { autoThreads } from '../../lib/models/env.ts';
+import { autoThreads } from '../../lib/models/runtime.ts';
 import { DEFAULT_MODELS, defaultDtype } from '../../lib/models/registry.ts';
 import { DTYPES } from '../../lib/models/types.ts';
 

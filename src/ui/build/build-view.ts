@@ -5,8 +5,7 @@
  */
 import * as v from 'valibot';
 import { BUILD_STAGES, type BuildOrigin, type BuildProgress, type BuildStage } from '../../lib/data/source-documents.ts';
-import { LOCAL_KB_NAME, type BuildSettings, type BuildSummary, type LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
-import { MAX_DESCRIPTION } from '../../lib/kb-build/run-build.ts';
+import { LOCAL_KB_NAME, MAX_DESCRIPTION, type BuildSettings, type BuildSummary, type LocalKbMeta } from '../../lib/data/local-kb-meta.ts';
 import { DEFAULT_BM25 } from '../../lib/retrieval/bm25.ts';
 import { MAX_TITLE } from '../../lib/store/local-kb-store.ts';
 import { DEFAULT_CHUNKING } from '../../lib/retrieval/chunk.ts';

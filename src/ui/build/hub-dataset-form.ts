@@ -3,7 +3,7 @@
  * limit, the column mapping checked against the inspected schema (the same message the build would give), and the
  * request the build worker gets.
  */
-import { DEFAULT_MAX_ROWS, MAX_ROWS, parseDatasetId, type ColumnMapping, type HubDatasetInfo, type HubDatasetRequest } from '../../lib/data/hub-dataset.ts';
+import { DEFAULT_MAX_ROWS, MAX_ROWS, parseDatasetId, type ColumnMapping, type HubDatasetInfo, type HubDatasetRequest } from '../../lib/data/hub-dataset-types.ts';
 
 export { DEFAULT_MAX_ROWS, MAX_ROWS };
 

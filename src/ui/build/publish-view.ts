@@ -3,7 +3,7 @@
  * repo as typed (owner/name or its Hub page URL) checked, the link that opens a published knowledge base for anyone
  * (`?kb=hub:owner/name/<name>@<commit>`, pinned at the commit) and the lines around it.
  */
-import { checkPublishTarget } from '../../lib/kb-build/publish.ts';
+import { checkPublishTarget } from '../../lib/kb-build/publish-target.ts';
 import { hostOf } from '../../lib/hub/hub-reach.ts';
 import { repoFromInput } from '../../lib/data/kb-registry.ts';
 

@@ -4,7 +4,7 @@
  * falls back to its default, with a `warning`), saved back by `save`; states that act on a change (ModelsState
  * restarts its worker on a new thread count or host) subscribe with `onSave` in their constructors.
  */
-import { defaultDevice } from '../../lib/models/env.ts';
+import { defaultDevice } from '../../lib/models/runtime.ts';
 import { parseSettings, SETTINGS_KEY, sotuVectorsRepo, withDevice, type Settings } from '../app/settings.ts';
 
 export class AppSettingsState {

@@ -185,7 +185,3 @@ export function judgeFlagProblem(id: EvaluatorId, repeats: number, temperature: 
 
 /** Needs no model and no network (scores in a blink: no progress to show). */
 export const runsOffline = (id: EvaluatorId): boolean => !EVALUATORS[id].api && !EVALUATORS[id].usesNli && !EVALUATORS[id].usesEmbedder;
-
-/** `--evaluator`'s choices for the CLI's help: "lexical (offline, default) | nli (…) | …". */
-export const evaluatorHelp = (): string =>
-  EVALUATOR_IDS.map((id) => `${id} (${EVALUATORS[id].help}${id === DEFAULT_EVALUATOR ? ', default' : ''})`).join(' | ');
