@@ -60,7 +60,7 @@ async function importAndOpen(page: Page, report: Report): Promise<void> {
 describe('making a link in the Reports tab', () => {
   test('Copy share link on a saved report; the link opens read-only in a new page; Save keeps it (a copy when the id is saved)', async () => {
     const r = validateReport({ subsets: ['covidqa', 'delucionqa', 'emanual', 'expertqa', 'hagrid', 'hotpotqa', 'msmarco'], perSubset: 20, title: 'Seven subsets, lexical', id: 'sevenSubsets01' });
-    const { page } = await openPage('');
+    const { page } = await openPage('?tab=reports');
     await importAndOpen(page, r);
     await page.locator('[data-testid=share-copy]').click();
     const url = await page.locator('[data-testid=share-url]').inputValue();
@@ -106,7 +106,7 @@ describe('making a link in the Reports tab', () => {
     let x = 12345;
     const ids = Array.from({ length: 3000 }, () => { x = (x * 1103515245 + 12345) >>> 0; return x.toString(36); });
     const r = validateReport({ perSubset: 5, title: 'Huge config', id: 'hugeConfig001', config: { ids } });
-    const { page } = await openPage('');
+    const { page } = await openPage('?tab=reports');
     await importAndOpen(page, r);
     await page.locator('[data-testid=share-copy]').click();
     await expect(page.locator('[data-testid=share-too-large]').innerText()).resolves
