@@ -246,7 +246,7 @@ describe('Reports tab', () => {
   });
 });
 
-describe('a page opened on the Reports tab (as a shared report link opens)', () => {
+describe('a page opened on the Reports tab (as a shared report link opens), then Compare and Settings', () => {
   test('reads no corpus and starts no search worker until a tab that shows the knowledge base is opened', async () => {
     const b = await launchBrowser();
     try {
@@ -257,6 +257,9 @@ describe('a page opened on the Reports tab (as a shared report link opens)', () 
       await p.goto(`${site}?tab=reports`);
       await p.locator('[data-testid=reports-drop][data-status=ready]').waitFor();
       await p.locator('[data-testid=tab-compare]').click();
+      // Settings shows nothing of the knowledge base either.
+      await p.locator('[data-testid=tab-settings]').click();
+      await p.locator('[data-testid=hub-url]').waitFor();
       await p.waitForLoadState('networkidle');
       expect(corpus).toEqual([]);
       expect(searchWorkers()).toBe(0);

@@ -83,7 +83,7 @@ export function createApp(search: string) {
   let kbStarted = false;
   /**
    * Opens the link's knowledge base, once: when a tab that shows it is first shown (App.svelte). A page opened on
-   * Reports or Compare (a shared report's link) does not download and index a corpus it may never search.
+   * Reports or Compare (a shared report's link), or on Settings, does not download and index a corpus it may never search.
    */
   function openKb(): void {
     // Once; and not when another knowledge base was opened meanwhile (Open in Search, a RAGBench question in Ask).
