@@ -8,7 +8,6 @@ import { RAG_BLOCKS, RAG_SETTINGS, ragBlock, setValueAt, valueAt, type QueryTran
 import { defaultsOf, objectSchema, valueSchema, valueText, type SettingsOf } from '../settings/schema.ts';
 import { redactUrlForDisplay } from '../llm/redact.ts';
 import type { ProviderId } from '../llm/types.ts';
-import { DEFAULT_PROVIDER_MODEL } from '../llm/provider-meta.ts';
 import { blankWarning, isBlank, repeatedParamWarnings } from '../link-params.ts';
 
 export { TRANSFORMS, type QueryTransform } from '../settings/rag.ts';
@@ -47,8 +46,6 @@ type At<T, P extends string> = P extends `${infer A}.${infer B}` ? (A extends ke
 // Fails to compile when a declared setting's type drifts from the config's field at its path.
 const _sameAsConfig: { [P in keyof typeof RAG_SETTINGS]: At<RagConfig, P> } = {} as SettingsOf<typeof RAG_SETTINGS>;
 void _sameAsConfig;
-
-export const DEFAULT_MODEL = DEFAULT_PROVIDER_MODEL;
 
 /** The config of values by path, nested (`{ 'rerank.topN': 3 }` → `{ rerank: { topN: 3 } }`). */
 function nested(values: Record<string, unknown>): Record<string, unknown> {

@@ -11,7 +11,7 @@ import * as v from 'valibot';
 import { ALL_PROVIDER_IDS, DEFAULT_PROVIDER, DEFAULT_PROVIDER_MODEL } from '../llm/provider-meta.ts';
 import { DEFAULT_REJECT_THRESHOLDS } from '../retrieval/rejection.ts';
 import { DEFAULT_SEARCH } from '../retrieval/search-types.ts';
-import { bool, defaultsOf, int, num, oneOf, text, type Setting, type SettingsOf, type SettingsSchema } from './schema.ts';
+import { bool, int, num, oneOf, text, type Setting, type SettingsOf, type SettingsSchema } from './schema.ts';
 import { SEARCH_SETTINGS } from './search.ts';
 
 /** Query transforms applied before retrieval (ignored when `agentic` is on: the agent writes its own queries). */
@@ -29,7 +29,6 @@ export const RAG_RETRIEVAL_SETTINGS = Object.freeze({
 });
 
 export type RagRetrievalSettings = SettingsOf<typeof RAG_RETRIEVAL_SETTINGS>;
-export const RAG_RETRIEVAL_DEFAULTS: Readonly<RagRetrievalSettings> = Object.freeze(defaultsOf(RAG_RETRIEVAL_SETTINGS));
 
 const urlOf = (s: string): URL | null => {
   try {
@@ -81,7 +80,6 @@ const prefixed = <P extends string, S extends SettingsSchema>(prefix: P, schema:
 
 /** Every pipeline setting, by its path in RagConfig, in the order of the config (and of a link's parameters). */
 export const RAG_SETTINGS = Object.freeze({ ...prefixed('retrieval', RAG_RETRIEVAL_SETTINGS), ...PIPELINE_SETTINGS });
-export type RagSettingPath = keyof typeof RAG_SETTINGS;
 
 /** The settings of one block of the config (`rerank` → { enabled, topN }), or the top-level ones (''). */
 export function ragBlock(block: string): Record<string, Setting> {

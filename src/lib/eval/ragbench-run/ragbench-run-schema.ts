@@ -15,7 +15,7 @@ import { defaultsOf, int, num, oneOf, type SettingsOf } from '../../settings/sch
 /** A flag's range (min, max) from FLAG_RANGES. */
 const range = (flag: string): { min: number; max: number } => ({ min: FLAG_RANGES[flag]!.min, max: FLAG_RANGES[flag]!.max });
 
-export const RAGBENCH_MODES = ['validate', 'pipeline'] as const;
+const RAGBENCH_MODES = ['validate', 'pipeline'] as const;
 
 export const RAGBENCH_RUN_SETTINGS = Object.freeze({
   mode: oneOf(RAGBENCH_MODES, {
