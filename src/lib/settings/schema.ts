@@ -59,7 +59,7 @@ export function num(d: Common & { default: number | null; min: number; max: numb
 }
 export const oneOf = <T extends string>(choices: readonly T[], d: Common & { default: T }): Setting<T> => ({ ...d, choices, type: 'enum' });
 export const bool = (d: Common & { default: boolean }): Setting<boolean> => ({ ...d, type: 'boolean' });
-/** Text (`check` says what text); with `nullMeans`, null allowed (unset), and a blank value in a link means null. */
+/** Text (`check` says what text); with `nullMeans`, null allowed (unset; the pipeline's link reads a blank value as null: rag/config.ts). */
 export function text(d: Common & { default: string }): Setting<string>;
 export function text(d: Common & { default: string | null; nullMeans: string }): Setting<string | null>;
 export function text(d: Common & { default: string | null; nullMeans?: string }): Setting<string | null> {
