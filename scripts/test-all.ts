@@ -33,7 +33,7 @@ const started = Date.now();
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const e2e = run('e2e', process.execPath, vitestRun(['e2e']));
 const node = run('check', npm, ['run', '-s', 'check']).done.then((code) => {
-  if (code === 0) return run('node', process.execPath, vitestRun(['unit', 'integration'])).done;
+  if (code === 0) return run('node', process.execPath, vitestRun(['unit', 'unit-isolated', 'integration'])).done;
   e2e.child.kill('SIGTERM'); // a type error fails the suite now, not after the browser tests
   return code;
 });
