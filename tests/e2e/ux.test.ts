@@ -295,7 +295,8 @@ async function sizeEstimateCancel(fresh: Browser, hub: HubServer, release: () =>
   await page.waitForFunction(() => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === 'tariff');
   expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
 
-  // Again, downloads released: every estimate shown while embedding is recorded.
+  // Again, downloads released: every estimate shown while embedding is recorded, until it has been measured again
+  // on more chunks; then Cancel stops the embedding itself. (models.test.ts embeds the whole corpus in the tab.)
   release();
   await page.evaluate(() => {
     const seen: string[] = [];
@@ -306,17 +307,22 @@ async function sizeEstimateCancel(fresh: Browser, hub: HubServer, release: () =>
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
   await page.click('[data-testid=enable-models]');
-  await page.locator('[data-testid=dense-info]').waitFor({ timeout: 150_000 });
-  expect(await page.locator('[data-testid=notice]').count()).toBe(0);
-  const estimates = await page.evaluate(() => (window as unknown as { __estimates: string[] }).__estimates);
-  const measured = estimates.filter((e) => /passages\/s/.test(e));
-  const n = chunks.toLocaleString('en-US');
-  expect(measured[0]).toMatch(new RegExp(`^embedding ${n} chunks takes about \\d+ (s|min|h)( \\d+ min)? here at ~[\\d.,]+ passages/s \\(measured on the first 128\\); about \\d+ (s|min|h)`));
+  const measured = () => page.evaluate(() => (window as unknown as { __estimates: string[] }).__estimates.filter((e) => /passages\/s/.test(e)));
   // Updated from the measured rate as embedding goes on.
-  const on = new Set(measured.map((e) => /measured on the first ([\d,]+)/.exec(e)?.[1]));
-  expect(on.size).toBeGreaterThan(1);
-  await expect.poll(() => page.locator('[data-testid=mode] option[value=rrf]').isDisabled()).toBe(false);
-  await page.screenshot({ path: 'test-results/ux-models-enabled.png' });
+  const measuredOn = async () => new Set((await measured()).map((e) => /measured on the first ([\d,]+)/.exec(e)?.[1])).size;
+  await expect.poll(measuredOn, { timeout: 150_000 }).toBeGreaterThan(1);
+  const n = chunks.toLocaleString('en-US');
+  expect((await measured())[0]).toMatch(new RegExp(`^embedding ${n} chunks takes about \\d+ (s|min|h)( \\d+ min)? here at ~[\\d.,]+ passages/s \\(measured on the first 128\\); about \\d+ (s|min|h)`));
+  expect(await page.locator('[data-testid=dense-stage]').innerText()).toBe('Embedding chunks');
+  await page.screenshot({ path: 'test-results/ux-models-embedding.png' });
+  await page.click('[data-testid=cancel-models]');
+  await page.locator('[data-testid=enable-models]').waitFor();
+  expect(await page.locator('[data-testid=notice]').innerText()).toMatch(/cancelled\. BM25 search keeps working/);
+  expect(await page.locator('[data-testid=dense-info]').count()).toBe(0);
+  expect(await page.locator('[data-testid=mode] option[value=rrf]').isDisabled()).toBe(true);
+  await page.fill('[data-testid=query]', 'emancipation');
+  await page.waitForFunction(() => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === 'emancipation');
+  expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
 }
 
 describe('theme and narrow screens', () => {
