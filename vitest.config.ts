@@ -48,6 +48,7 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['tests/e2e/global-setup.ts'],
+          isolate: false, // one module graph: each file opens its own browser contexts and servers, and closes them
           testTimeout: 180_000,
           hookTimeout: 180_000,
           maxWorkers: e2eWorkers,
