@@ -286,14 +286,7 @@ async function sizeEstimateCancel(fresh: Browser, hub: HubServer, release: () =>
   await page.locator('[data-testid=cancel-models]').waitFor();
   expect(await page.locator('[data-testid=embed-estimate]').innerText()).toMatch(/^Downloads ~/);
   await expect.poll(() => hub.requests.includes('/hub/rag-lab/tiny-embedder/resolve/main/onnx/model_quantized.onnx')).toBe(true);
-  await page.click('[data-testid=cancel-models]');
-  await page.locator('[data-testid=enable-models]').waitFor();
-  expect(await page.locator('[data-testid=notice]').innerText()).toMatch(/cancelled\. BM25 search keeps working/);
-  expect(await page.locator('[data-testid=cancel-models]').count()).toBe(0);
-  expect(await page.locator('[data-testid=mode] option[value=rrf]').isDisabled()).toBe(true);
-  await page.fill('[data-testid=query]', 'tariff');
-  await page.waitForFunction(() => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === 'tariff');
-  expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
+  await cancelLeavesBm25(page, 'tariff');
 
   // Again, downloads released: every estimate shown while embedding is recorded, until it has been measured again
   // on more chunks; then Cancel stops the embedding itself. (models.test.ts embeds the whole corpus in the tab.)
@@ -315,13 +308,19 @@ async function sizeEstimateCancel(fresh: Browser, hub: HubServer, release: () =>
   expect((await measured())[0]).toMatch(new RegExp(`^embedding ${n} chunks takes about \\d+ (s|min|h)( \\d+ min)? here at ~[\\d.,]+ passages/s \\(measured on the first 128\\); about \\d+ (s|min|h)`));
   expect(await page.locator('[data-testid=dense-stage]').innerText()).toBe('Embedding chunks');
   await page.screenshot({ path: 'test-results/ux-models-embedding.png' });
+  await cancelLeavesBm25(page, 'emancipation');
+}
+
+/** Cancel: the models are not enabled, no dense mode is offered, and a BM25 search for `query` finds hits. */
+async function cancelLeavesBm25(page: Page, query: string) {
   await page.click('[data-testid=cancel-models]');
   await page.locator('[data-testid=enable-models]').waitFor();
   expect(await page.locator('[data-testid=notice]').innerText()).toMatch(/cancelled\. BM25 search keeps working/);
+  expect(await page.locator('[data-testid=cancel-models]').count()).toBe(0);
   expect(await page.locator('[data-testid=dense-info]').count()).toBe(0);
   expect(await page.locator('[data-testid=mode] option[value=rrf]').isDisabled()).toBe(true);
-  await page.fill('[data-testid=query]', 'emancipation');
-  await page.waitForFunction(() => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === 'emancipation');
+  await page.fill('[data-testid=query]', query);
+  await page.waitForFunction((q) => document.querySelector('[data-testid=results]')?.getAttribute('data-query') === q, query);
   expect(await page.locator('[data-testid=hit]').count()).toBeGreaterThan(0);
 }
 
