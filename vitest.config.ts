@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 // made each file about twice as slow on 2 cores and the run no shorter under `npm test`: docs/testing.md), or
 // RAG_LAB_E2E_WORKERS of them.
 /** Unit files that replace a module (`vi.mock`) or add a fixture entry to a registry other modules derive lists from at load. */
-const ISOLATED_UNIT = ['tests/unit/provider-registry.test.ts', 'tests/unit/evaluator-registry.test.ts', 'tests/unit/build-sources.test.ts'];
+export const ISOLATED_UNIT = ['tests/unit/provider-registry.test.ts', 'tests/unit/evaluator-registry.test.ts', 'tests/unit/build-sources.test.ts'];
 const e2eWorkers = Number(process.env.RAG_LAB_E2E_WORKERS) || 1;
 export default defineConfig({
   test: {
