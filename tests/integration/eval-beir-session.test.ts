@@ -73,6 +73,26 @@ describe('eval-beir settings and sources', () => {
     expect(rd.configHash).not.toBe(ra.configHash);
   });
 
+  test('--alpha weighs the fixed hybrid: α = 1 puts BM25\'s best first, α = 0 the dense side\'s; recorded, and in the hash only when not 0.5', async () => {
+    const run = async (extra: string[]) => {
+      const f = join(tmp, `alpha-${extra.join('') || 'default'}.json`);
+      const r = await captureCommand(evalBeirCommand, ['--data', small, '--modes', 'sparse,dense,hybrid_fixed', '--train-embedder', '--no-predictors', '--report-out', f, ...extra]);
+      expect(r.error).toBeNull();
+      const rep = reportOf(f);
+      const top = (mode: string) => rep.rows.filter((row) => row.group === mode).map((row) => row.retrieved?.[0]);
+      return { rep, top };
+    };
+    const dflt = await run([]), half = await run(['--alpha', '0.5']), one = await run(['--alpha', '1']), zero = await run(['--alpha', '0']);
+    expect(dflt.rep.config['alpha']).toBe(0.5);
+    expect(half.rep.configHash).toBe(dflt.rep.configHash);
+    expect(one.rep.config['alpha']).toBe(1);
+    expect(new Set([dflt.rep.configHash, one.rep.configHash, zero.rep.configHash]).size).toBe(3);
+    // α·minmax(BM25) + (1 − α)·minmax(dense): at α = 1 the top BM25 candidate scores 1 and nothing scores more; at 0 the top dense one.
+    expect(one.top('hybrid_fixed')).toEqual(one.top('sparse'));
+    expect(zero.top('hybrid_fixed')).toEqual(zero.top('dense'));
+    expect(one.top('hybrid_fixed')).not.toEqual(zero.top('hybrid_fixed'));
+  });
+
   test('--data hub:BeIR/scifact reads the Hub dataset and scores as the same data from a folder', async () => {
     process.env['HF_ENDPOINT'] = hub.url;
     const fromHub = await captureCommand(evalBeirCommand, ['--data', 'hub:BeIR/scifact', '--modes', 'sparse', '--max-queries', '25', '--json']);

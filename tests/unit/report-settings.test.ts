@@ -27,7 +27,7 @@ const DOCS: SourceDocument[] = [
 const ID = { dataKey: 'beir:0', dataset: 'toy', kb: null, embedder: 'e@q8', reranker: 'r@fp32' };
 
 const SETTINGS: Full<RetrievalRunSettings> = {
-  protocol: 'seed-b', depth: 50, candidateK: 30, bm25K: 12, denseK: 44, fusionTopK: 25, calibration: 'minmax', entropyBasis: 'raw', growPool: false,
+  protocol: 'seed-b', depth: 50, candidateK: 30, bm25K: 12, denseK: 44, fusionTopK: 25, calibration: 'minmax', entropyBasis: 'raw', alpha: 0.7, growPool: false,
   chunking: { chunkSize: 400, overlap: 40, separators: ['\n\n', ' '] }, bm25: { k1: 1.1, b: 0.6 }, analyzer: 'plain',
   resamples: 500, predictors: false, split: 'dev', maxQueries: 7, seed: 3, index: 'hnsw',
 };
@@ -36,7 +36,7 @@ const SETTINGS: Full<RetrievalRunSettings> = {
 const RECORDED: Record<keyof RetrievalRunSettings, Array<[string, string]>> = {
   protocol: [['protocol', 'seed-b']], depth: [['depth', '50']], candidateK: [['candidateK', '30']],
   bm25K: [['bm25K', '12']], denseK: [['denseK', '44']], fusionTopK: [['fusionTopK', '25']], calibration: [['calibration', 'minmax']],
-  entropyBasis: [['entropyBasis', 'raw']], growPool: [['growPool', 'false']], chunking: [['chunking.chunkSize', '400'], ['chunking.overlap', '40']],
+  entropyBasis: [['entropyBasis', 'raw']], alpha: [['alpha', '0.7']], growPool: [['growPool', 'false']], chunking: [['chunking.chunkSize', '400'], ['chunking.overlap', '40']],
   bm25: [['k1', '1.1'], ['b', '0.6']], analyzer: [['analyzer', 'plain']], resamples: [['resamples', '500']], predictors: [['predictors', 'false']],
   split: [['split', 'dev']], maxQueries: [['maxQueries', '7']], seed: [['seed', '3']], index: [['index', 'hnsw']],
 };

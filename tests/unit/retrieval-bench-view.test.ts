@@ -44,10 +44,10 @@ describe('max queries', () => {
 describe('run settings form', () => {
   it('fills every field from the protocol\'s preset', () => {
     expect(presetFields('default')).toEqual({
-      candidateK: '', bm25K: '', denseK: '', fusionTopK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', analyzer: 'english', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '',
+      candidateK: '', bm25K: '', denseK: '', fusionTopK: '', pool: 'grow', chunking: 'whole', chunkSize: '800', overlap: '120', k1: '0.9', b: '0.4', analyzer: 'english', calibration: 'cdf', entropyBasis: 'calibrated', alpha: '0.5', resamples: '',
     });
     expect(presetFields('seed-b')).toEqual({
-      candidateK: '20', bm25K: '', denseK: '', fusionTopK: '', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', analyzer: 'plain', calibration: 'cdf', entropyBasis: 'calibrated', resamples: '1000',
+      candidateK: '20', bm25K: '', denseK: '', fusionTopK: '', pool: 'fixed', chunking: 'chunks', chunkSize: '800', overlap: '120', k1: '1.5', b: '0.75', analyzer: 'plain', calibration: 'cdf', entropyBasis: 'calibrated', alpha: '0.5', resamples: '1000',
     });
   });
   it('describes each protocol from its preset', () => {
@@ -56,8 +56,9 @@ describe('run settings form', () => {
     expect(PROTOCOL_CHOICES[0]!.description).toMatch(/^whole documents, candidate_k auto .* with pool growth, .* BM25 k1 0\.9 b 0\.4 over English stems, the analysis' own resamples$/);
   });
   it('says which fields differ from the preset (the same number written otherwise does not; size and overlap only with chunks)', () => {
-    const f = { ...presetFields('seed-b'), k1: '1.50', b: '0.7', candidateK: '30', entropyBasis: 'raw' as const };
+    const f = { ...presetFields('seed-b'), k1: '1.50', b: '0.7', candidateK: '30', entropyBasis: 'raw' as const, alpha: '0.50' };
     expect(changedFields('seed-b', f)).toEqual(['candidateK', 'b', 'entropyBasis']);
+    expect(changedFields('seed-b', { ...f, alpha: '0.7' })).toEqual(['candidateK', 'b', 'entropyBasis', 'alpha']);
     expect(changedFields('default', { ...presetFields('default'), chunkSize: '500' })).toEqual([]);
     expect(changedFields('default', { ...presetFields('default'), chunking: 'chunks', chunkSize: '500' })).toEqual(['chunking', 'chunkSize']);
   });
@@ -69,10 +70,10 @@ describe('run settings form', () => {
     }
   });
   it('edited fields become overrides: blank candidate_k is auto, blank resamples the analysis default', () => {
-    const r = runOverrides('seed-b', { ...presetFields('seed-b'), candidateK: ' ', resamples: '', pool: 'grow', chunkSize: '400', overlap: '50', k1: '1.2', b: '0.5', calibration: 'zscore' }, true);
+    const r = runOverrides('seed-b', { ...presetFields('seed-b'), candidateK: ' ', resamples: '', pool: 'grow', chunkSize: '400', overlap: '50', k1: '1.2', b: '0.5', calibration: 'zscore', alpha: '0.7' }, true);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.overrides).toMatchObject({ candidateK: null, resamples: null, growPool: true, calibration: 'zscore', bm25: { k1: 1.2, b: 0.5 }, chunking: { chunkSize: 400, overlap: 50 } });
+    expect(r.overrides).toMatchObject({ candidateK: null, resamples: null, growPool: true, calibration: 'zscore', alpha: 0.7, bm25: { k1: 1.2, b: 0.5 }, chunking: { chunkSize: 400, overlap: 50 } });
     expect(runOverrides('seed-b', { ...presetFields('seed-b'), chunking: 'whole' }, true)).toMatchObject({ ok: true, overrides: { chunking: false } });
   });
   it("seed A's separate k's: blank is candidate_k, a number an override, a bad one the setting's message (as eval-beir's flag)", () => {

@@ -11,6 +11,7 @@ import { DEFAULT_BM25, type Bm25Options } from '../retrieval/bm25.ts';
 import { CALIBRATIONS, type Calibration } from '../retrieval/calibrate.ts';
 import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { DEFAULT_ENTROPY_BASIS, ENTROPY_BASES, type EntropyBasis } from '../retrieval/entropy.ts';
+import { FIXED_ALPHA } from '../retrieval/fusion.ts';
 import { bool, defaultsOf, int, num, oneOf, text, type SettingsOf } from './schema.ts';
 import { SEPARATE_K_SETTINGS } from './search.ts';
 
@@ -34,6 +35,8 @@ export interface RetrievalRunSettings {
   fusionTopK: number | null;
   calibration: Calibration;
   entropyBasis: EntropyBasis;
+  /** hybrid_fixed's sparse weight: α·minmax(BM25) + (1 − α)·minmax(dense). Default 0.5. */
+  alpha: number;
   /** false: exactly candidateK candidates per retriever (seed B); true: the pool doubles while dedup leaves too few documents. */
   growPool: boolean;
   /** Chunking of a knowledge base built from documents (an artifact keeps its own). Default whole documents. */
@@ -56,7 +59,7 @@ export interface RetrievalRunSettings {
 }
 
 export const DEFAULT_RUN_SETTINGS: Readonly<RetrievalRunSettings> = Object.freeze({
-  protocol: 'default', depth: 100, candidateK: null, bm25K: null, denseK: null, fusionTopK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, growPool: true,
+  protocol: 'default', depth: 100, candidateK: null, bm25K: null, denseK: null, fusionTopK: null, calibration: 'cdf', entropyBasis: DEFAULT_ENTROPY_BASIS, alpha: FIXED_ALPHA, growPool: true,
   chunking: false, bm25: DEFAULT_BM25, analyzer: 'english', resamples: null, predictors: true, split: 'test', maxQueries: null, seed: 0, index: 'auto',
 });
 
@@ -83,6 +86,7 @@ export const RUN_SETTINGS = Object.freeze({
   analyzer: oneOf(BM25_ANALYZERS, { default: D.analyzer, flag: 'analyzer', meta: 'A', describe: "BM25's tokens: english (stop words dropped, Porter stems) or plain (lower-cased words, nothing dropped: seed B's)" }),
   calibration: oneOf(CALIBRATIONS, { default: D.calibration, flag: 'calibration', describe: 'score calibration of the calibrated modes' }),
   entropyBasis: oneOf(ENTROPY_BASES, { default: D.entropyBasis, flag: 'entropy-basis', meta: 'B', describe: "entropy of the calibrated scores (seed B's definition) or of the raw scores" }),
+  alpha: num({ default: D.alpha, min: 0, max: 1, flag: 'alpha', meta: 'A', describe: "the fixed hybrid's BM25 weight α (hybrid_fixed modes: α·minmax(BM25) + (1 − α)·minmax(dense))" }),
   index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index' }),
   predictors: bool({ default: D.predictors, flag: 'no-predictors', negate: true, describe: 'skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC, WIG)' }),
   resamples: int({ default: D.resamples, nullMeans: "the analysis' own", min: 100, max: 100_000, flag: 'resamples', describe: 'bootstrap resamples and permutations of the analysis' }),

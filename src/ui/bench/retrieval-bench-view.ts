@@ -134,6 +134,8 @@ export interface RunFields {
   analyzer: BmAnalyzer;
   calibration: Calibration;
   entropyBasis: EntropyBasis;
+  /** The fixed hybrid's BM25 weight α. */
+  alpha: string;
   /** Blank: the analysis default. */
   resamples: string;
 }
@@ -144,7 +146,7 @@ const FIELD_SETTINGS: Readonly<Record<RunField, { key: RunFlatKey; label: string
   fusionTopK: { key: 'fusionTopK', label: 'fusion_top_k' }, pool: { key: 'pool', label: 'candidate pool' }, chunking: { key: 'chunked', label: 'chunking' },
   chunkSize: { key: 'chunkSize', label: 'chunk size' }, overlap: { key: 'overlap', label: 'overlap' }, k1: { key: 'k1', label: 'BM25 k1' }, b: { key: 'b', label: 'BM25 b' },
   analyzer: { key: 'analyzer', label: 'BM25 analyzer' }, calibration: { key: 'calibration', label: 'calibration' },
-  entropyBasis: { key: 'entropyBasis', label: 'entropy basis' }, resamples: { key: 'resamples', label: 'resamples' },
+  entropyBasis: { key: 'entropyBasis', label: 'entropy basis' }, alpha: { key: 'alpha', label: 'fixed α' }, resamples: { key: 'resamples', label: 'resamples' },
 };
 export const RUN_FIELDS = Object.keys(FIELD_SETTINGS) as readonly RunField[];
 /** The fields a knowledge-base source fixes (the artifact was built with its chunking and BM25). */
@@ -200,7 +202,7 @@ export function runOverrides(protocol: RetrievalProtocol, f: RunFields, dataset:
   }
   const overrides: RunOverrides = {
     candidateK: r.candidateK, bm25K: r.bm25K, denseK: r.denseK, fusionTopK: r.fusionTopK, growPool: r.growPool,
-    calibration: r.calibration, entropyBasis: r.entropyBasis, resamples: r.resamples,
+    calibration: r.calibration, entropyBasis: r.entropyBasis, alpha: r.alpha, resamples: r.resamples,
     ...(dataset ? { bm25: r.bm25, analyzer: r.analyzer, chunking: r.chunking } : {}),
   };
   return { ok: true, overrides };

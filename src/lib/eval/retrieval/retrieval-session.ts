@@ -15,6 +15,7 @@ import type { BeirQuery, Qrels } from '../../data/beir.ts';
 import type { SourceDocument } from '../../retrieval/document.ts';
 import type { JsonValue, Report } from '../../reports/format.ts';
 import { DEFAULT_CHUNKING } from '../../retrieval/chunk.ts';
+import { FIXED_ALPHA } from '../../retrieval/fusion.ts';
 import { KnowledgeBase } from '../../retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../../retrieval/modes.ts';
 import type { SearchModels } from '../../retrieval/search.ts';
@@ -86,7 +87,7 @@ export function protocolDescription(protocol: RetrievalProtocol): string {
 }
 
 /** The settings a form or a link may set over a protocol's preset (the query sample and split are set apart). */
-export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'bm25K' | 'denseK' | 'fusionTopK' | 'calibration' | 'entropyBasis' | 'growPool' | 'chunking' | 'bm25' | 'analyzer' | 'resamples' | 'depth'>>;
+export type RunOverrides = Partial<Pick<RetrievalRunSettings, 'candidateK' | 'bm25K' | 'denseK' | 'fusionTopK' | 'calibration' | 'entropyBasis' | 'alpha' | 'growPool' | 'chunking' | 'bm25' | 'analyzer' | 'resamples' | 'depth'>>;
 
 /** A knowledge base built from the run's documents with its chunking and BM25 (the CLI's --data and the tab's dataset sources). */
 export function buildRunKb(docs: readonly SourceDocument[], s: Pick<RetrievalRunSettings, 'chunking' | 'bm25' | 'analyzer'>): KnowledgeBase {
@@ -152,6 +153,8 @@ export async function retrievalRunConfig(
   const hashed = {
     kbOptions: JSON.parse(JSON.stringify(o)) as JsonValue, analyzer: analyzerOf(kb), depth: s.depth, candidateK, ...ks, calibration: s.calibration,
     entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true, split: s.split, index: s.index,
+    // α enters the hash only when it is not the default (a run at 0.5 keys its rows as before the setting existed).
+    ...(s.alpha !== FIXED_ALPHA ? { alpha: s.alpha } : {}),
     embedder: id.embedder, reranker: id.reranker, predictors: s.predictors, qpp,
     // A trained embedder's corpus enters the hash (a model retrained under the same id makes other rows); absent otherwise, so older hashes stay.
     ...(id.embedder && id.embedderCorpus ? { embedderCorpus: id.embedderCorpus.corpusHash } : {}),
@@ -161,7 +164,7 @@ export async function retrievalRunConfig(
     kind: 'retrieval', protocol: s.protocol, dataset: id.dataset, kb: id.kb, ...(extra.source !== undefined ? { source: extra.source } : {}),
     modes: [...extra.modes], split: s.split, maxQueries: s.maxQueries, seed: s.seed, depth: s.depth, candidateK,
     bm25K: s.bm25K, denseK: s.denseK, fusionTopK: s.fusionTopK,
-    calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool, dedup: true,
+    calibration: s.calibration, entropyBasis: s.entropyBasis, alpha: s.alpha, growPool: s.growPool, dedup: true,
     chunking: o.chunking === false ? null : { chunkSize: o.chunking.chunkSize, overlap: o.chunking.overlap },
     k1: o.bm25.k1, b: o.bm25.b, analyzer: analyzerOf(kb), index: s.index, embedder: id.embedder, reranker: id.reranker,
     ...(id.embedder && id.embedderCorpus ? { embedderTrainedOn: { title: id.embedderCorpus.title, corpusSha256: id.embedderCorpus.corpusHash, thisDataset: id.embedderCorpus.thisDataset } } : {}),
@@ -207,7 +210,7 @@ export async function runRetrievalSession(input: RetrievalSessionInput): Promise
   const run = await runRetrievalBenchmark({
     kb: input.kb, queries: input.queries, qrels: input.qrels, dataset: input.identity.dataset,
     modes: input.modes.filter((m) => !unavailable.has(m)), models: input.models, depth: s.depth,
-    search: { candidateK, ...separateKs(s), calibration: s.calibration, entropyBasis: s.entropyBasis, growPool: s.growPool },
+    search: { candidateK, ...separateKs(s), calibration: s.calibration, entropyBasis: s.entropyBasis, alpha: s.alpha, growPool: s.growPool },
     qpp: qppEntropyK(s, candidateK), predictors: s.predictors, maxQueries: s.maxQueries, seed: s.seed, configHash,
     ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(input.runLines ? { runLines: input.runLines } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}), ...(input.signal ? { signal: input.signal } : {}),

@@ -1,0 +1,15 @@
+import { resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serveStatic } from '../tests/helpers/static-server.ts';
+const site = await serveStatic(resolve(import.meta.dirname, '../dist'), '/spaces/rag-lab/');
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+const ctx = await browser.newContext();
+const page = await ctx.newPage();
+const t0 = Date.now();
+ctx.on('requestfinished', async (r) => { const s = await r.sizes().catch(() => null); console.log(((Date.now() - t0) / 1000).toFixed(2), r.url().replace(site.url, ''), s?.responseBodySize); });
+page.on('worker', (w) => console.log('worker', w.url().replace(site.url, '')));
+await page.goto(site.url);
+await page.locator('[data-testid=kb-info]').waitFor();
+console.log('ready', (Date.now() - t0) / 1000);
+await page.waitForTimeout(1500);
+await browser.close(); await site.close();
