@@ -8,19 +8,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval.ts';
-import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
+import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalData, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
-import { DATASET_ONLY, RUN_SETTINGS } from '../src/lib/settings/retrieval-run.ts';
+import { DATASET_ONLY, RUN_SETTINGS, type VectorIndexKind } from '../src/lib/settings/retrieval-run.ts';
 import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/retrieval/run-embedder.ts';
-import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes } from '../src/lib/eval/retrieval/retrieval-request.ts';
+import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes, type RunModels } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { RunSettingsError } from '../src/lib/eval/retrieval/retrieval-session.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportFileText } from '../src/lib/reports/title.ts';
-import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
+import { MODE_IDS, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { CliError, parse } from './args.ts';
 import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
 import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
-import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
+import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type ModelArgs } from './models.ts';
 
 const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
        rag-lab eval-beir --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
@@ -50,7 +50,7 @@ ${MODEL_HELP}
 `;
 
 /** A BEIR folder's files through node:fs; a missing one is a CliError saying what the folder holds. */
-const folderReader = (dir: string): BeirFileReader => ({
+export const folderReader = (dir: string): BeirFileReader => ({
   path: (rel) => join(dir, rel),
   read(rel) {
     const path = join(dir, rel);
@@ -60,15 +60,15 @@ const folderReader = (dir: string): BeirFileReader => ({
 });
 
 /** Exit 2 before any model loads when no query is judged; `where` completes "none of the N queries in …". */
-function checkJudged(queries: readonly BeirQuery[], qrels: Qrels, where: string): void {
+export function checkJudged(queries: readonly BeirQuery[], qrels: Qrels, where: string): void {
   if (!queries.some((q) => qrels.has(q.id))) throw new CliError(`nothing to evaluate: none of the ${queries.length} queries in ${where} (${qrels.size} judged query ids)`);
 }
-const judgedIn = (dir: string, split: string) => `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${split}.tsv`)}`;
+export const judgedIn = (dir: string, split: string) => `${join(dir, 'queries.jsonl')} is judged in ${join(dir, 'qrels', `${split}.tsv`)}`;
 
 const fail = (message: string): never => { throw new CliError(message); };
 
 /** Errors of the data and settings as the one-line CLI error (exit 2); others pass. */
-const asCliError = (e: unknown, data?: string): never => {
+export const asCliError = (e: unknown, data?: string): never => {
   if (e instanceof RetrievalDataError) throw new CliError(`--data ${data}: ${e.message}`);
   if (e instanceof DataError || e instanceof RunSettingsError) throw new CliError(e.message);
   throw e;
@@ -144,23 +144,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
       else if (p.phase === 'load' && p.stage === 'download' && p.done === p.total) log(`downloaded ${hubData!.dataset}: ${p.total} rows`);
       else if (p.phase === 'indexed') log(`indexed ${p.documents} documents as ${p.items} ${settings.chunking ? 'chunks' : 'documents'}${hubData ? '' : ` in ${p.ms.toFixed(0)} ms`}`);
     },
-    models: async (data) => {
-      if (data.kind === 'hub-dataset') for (const n of data.notes) log(n);
-      const kb: CliKb = artifact ?? { id: data.kind === 'hub-dataset' ? 'hub-dataset' : 'beir', label: data.dataset, kb: data.kb, dense: null, queries: null, qrels: null, hashText: '', notes: [] };
-      // --train-embedder: a corpus embedder trained here on the dataset's training texts (run-embedder.ts), loaded from memory.
-      const own = values['train-embedder'] && need.dense ? await trainDatasetEmbedder(data, { onProgress: (p) => { if (p.done === 0) log(`training the corpus embedder: ${p.stage}`); } }) : null;
-      if (own) log(`trained ${own.id} on ${own.summary.documents} ${data.kb.options.chunking ? 'chunks' : 'documents'} (${own.summary.dim}-d) in ${own.summary.seconds.toFixed(1)} s`);
-      const args = own ? { ...values, embedder: own.id } : modelArgsFor(values, kb, argv);
-      // A model that cannot load skips the modes that need it; the others still run.
-      const models = await loadCliModels(args, need, log, { skipFailed: true, ...(own ? { trained: own.files } : {}) });
-      // The key of a dataset's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
-      await attachKbDense(kb, models, { index: settings.index, ...(artifact ? {} : { kbKey: data.vectorKey }) }, log);
-      // What the embedder was trained on: this dataset (--train-embedder), or its folder's config.json (a corpus-trained model of --models-dir).
-      const config = args['models-dir'] && args.embedder ? join(args['models-dir'], args.embedder, 'config.json') : null;
-      const corpus = own?.corpus ?? (models.embedder && config && existsSync(config) ? corpusOfConfig(readFileSync(config, 'utf8'), await datasetCorpusHash(data.kb)) : null);
-      const notes = corpus && !corpus.thisDataset ? [`the dense modes use ${args.embedder}, trained on ${corpus.title}, another corpus than this dataset`] : [];
-      return { ...namedModels(args, need, 'cpu'), search: models.search, unavailable: unavailableModes(modes, models.failed), embedderCorpus: corpus, notes };
-    },
+    models: (data) => runModels(data, { values, argv, artifact, need, modes, index: settings.index, log }),
     ...(values['run-out'] ? { runLines } : {}),
   }).catch((e: unknown) => asCliError(e, values.data));
   for (const n of run.notes) log(n);
@@ -177,4 +161,33 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (out.analysis !== null) log(out.analysis);
   for (const line of out.stderr) process.stderr.write(`${line}\n`);
   if (out.error !== null) throw new CliError(out.error);
+}
+
+/** The flags that choose a run's models (eval-beir's and tune's). */
+export type ModelFlags = ModelArgs & { 'train-embedder'?: boolean | undefined };
+
+/**
+ * A run's models from the flags: a corpus embedder trained here on the dataset (--train-embedder), or the models
+ * --embedder / --reranker / --models-dir name (an artifact's own embedder by default); the dense side attached.
+ */
+export async function runModels(
+  data: RetrievalData,
+  o: { values: ModelFlags; argv: string[]; artifact: CliKb | null; need: { dense: boolean; reranker: boolean }; modes: readonly RetrievalMode[]; index: VectorIndexKind; log: (m: string) => void },
+): Promise<RunModels> {
+  const { values, argv, artifact, need, modes, log } = o;
+  if (data.kind === 'hub-dataset') for (const n of data.notes) log(n);
+  const kb: CliKb = artifact ?? { id: data.kind === 'hub-dataset' ? 'hub-dataset' : 'beir', label: data.dataset, kb: data.kb, dense: null, queries: null, qrels: null, hashText: '', notes: [] };
+  // --train-embedder: a corpus embedder trained here on the dataset's training texts (run-embedder.ts), loaded from memory.
+  const own = values['train-embedder'] && need.dense ? await trainDatasetEmbedder(data, { onProgress: (p) => { if (p.done === 0) log(`training the corpus embedder: ${p.stage}`); } }) : null;
+  if (own) log(`trained ${own.id} on ${own.summary.documents} ${data.kb.options.chunking ? 'chunks' : 'documents'} (${own.summary.dim}-d) in ${own.summary.seconds.toFixed(1)} s`);
+  const args = own ? { ...values, embedder: own.id } : modelArgsFor(values, kb, argv);
+  // A model that cannot load skips the modes that need it; the others still run.
+  const models = await loadCliModels(args, need, log, { skipFailed: true, ...(own ? { trained: own.files } : {}) });
+  // The key of a dataset's embeddings, as the tab's retrieval benchmark names them (caches stay valid).
+  await attachKbDense(kb, models, { index: o.index, ...(artifact ? {} : { kbKey: data.vectorKey }) }, log);
+  // What the embedder was trained on: this dataset (--train-embedder), or its folder's config.json (a corpus-trained model of --models-dir).
+  const config = args['models-dir'] && args.embedder ? join(args['models-dir'], args.embedder, 'config.json') : null;
+  const corpus = own?.corpus ?? (models.embedder && config && existsSync(config) ? corpusOfConfig(readFileSync(config, 'utf8'), await datasetCorpusHash(data.kb)) : null);
+  const notes = corpus && !corpus.thisDataset ? [`the dense modes use ${args.embedder}, trained on ${corpus.title}, another corpus than this dataset`] : [];
+  return { ...namedModels(args, need, 'cpu'), search: models.search, unavailable: unavailableModes(modes, models.failed), embedderCorpus: corpus, notes };
 }

@@ -20,7 +20,7 @@ export const FLOORS: Record<string, readonly string[]> = {
  */
 export const LIB_FLOORS = [
   '(root)', 'util', 'stats', 'hub', 'retrieval', 'data', 'models', 'llm', 'settings', 'artifact', 'store', 'ingest', 'kb-build', 'rag', 'reports',
-  'eval/metrics', 'eval/core', 'eval/ragbench', 'eval/score', 'eval/ragbench-run', 'eval/analysis', 'eval/retrieval',
+  'eval/metrics', 'eval/core', 'eval/ragbench', 'eval/score', 'eval/ragbench-run', 'eval/analysis', 'eval/retrieval', 'tune',
 ] as const;
 
 /** The folders of src/lib whose sub-folders are floors. */

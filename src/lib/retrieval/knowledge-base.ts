@@ -119,6 +119,25 @@ export class KnowledgeBase {
     return { chunkIndex: this.data.itemChunk[i]!, start: this.data.itemStart[i]!, end: this.data.itemEnd[i]! };
   }
 
+  /**
+   * The same items and postings under other BM25 parameters: the index is not rebuilt (k1 and b enter only at query
+   * time), the corpus-CDF table is made again from the same pseudo-queries, and the dense side (vectors, CDF, skips)
+   * is shared. What the tuner's BM25 trials run on (tune/); equal to a build with those parameters.
+   */
+  withBm25(params: Bm25Options): KnowledgeBase {
+    const { k1, b } = params;
+    if (!(k1 >= 0) || !(b >= 0 && b <= 1)) throw new Error(`withBm25: need k1 >= 0 and 0 <= b <= 1, got k1=${k1} b=${b}`);
+    const bm25 = Bm25Index.fromData({ ...this.data.bm25, params: { k1, b } });
+    const options: KbOptions = { ...this.data.options, bm25: { k1, b } };
+    const texts = Array.from({ length: this.size }, (_, i) => this.indexedText(i));
+    const sparseCdf = this.data.sparseCdf === null ? null : sparseCdfTable(bm25, texts, options.cdfQueries, options.seed);
+    const kb = new KnowledgeBase(this.docs, { ...this.data, options, bm25: bm25.toData(), sparseCdf }, bm25, this.texts, this.ids);
+    kb.dense = this.dense;
+    kb.denseCdf = this.denseCdf;
+    kb.denseSkip = this.denseSkip;
+    return kb;
+  }
+
   /** `analyzer` sets the BM25 tokenizer (default: the English analyzer: stop words, Porter stems). */
   static build(docs: readonly SourceDocument[], options: Partial<KbOptions> = {}, onProgress?: BuildProgress, analyzer?: Partial<AnalyzerOptions>): KnowledgeBase {
     const opts: KbOptions = { ...DEFAULT_KB_OPTIONS, ...options };

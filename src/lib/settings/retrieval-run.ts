@@ -65,6 +65,10 @@ export const DEFAULT_RUN_SETTINGS: Readonly<RetrievalRunSettings> = Object.freez
 
 const D = DEFAULT_RUN_SETTINGS;
 const POOLS = ['grow', 'fixed'] as const;
+/** The modes each tuned setting changes (the tuner's space, tune/space.ts). */
+const WITH_BM25 = ['sparse', 'rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'];
+const FUSED = ['rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'];
+const CALIBRATED = ['hybrid_calibrated', 'hybrid_calibrated_rerank'];
 
 export const RUN_SETTINGS = Object.freeze({
   protocol: oneOf(PROTOCOLS, { default: D.protocol, flag: 'protocol', meta: 'P', describe: "the preset the other settings start from (seed-b: seed B's evaluation protocol, below)" }),
@@ -72,7 +76,10 @@ export const RUN_SETTINGS = Object.freeze({
   maxQueries: int({ default: D.maxQueries, nullMeans: 'all', min: 1, max: 1_000_000, flag: 'max-queries', describe: 'a seeded sample of this many judged queries' }),
   seed: int({ default: D.seed, min: 0, max: 2 ** 31 - 1, flag: 'seed', meta: 'S', describe: 'seed of the query sample' }),
   depth: int({ default: D.depth, min: 1, max: 10_000, flag: 'depth', describe: 'documents ranked per query' }),
-  candidateK: int({ default: D.candidateK, nullMeans: 'depth, × 10 on chunks', min: 1, max: 1000, flag: 'candidate-k', describe: 'candidates from each retriever' }),
+  candidateK: int({
+    default: D.candidateK, nullMeans: 'depth, × 10 on chunks', min: 1, max: 1000, flag: 'candidate-k', describe: 'candidates from each retriever',
+    tune: { values: [20, 50, null], modes: FUSED },
+  }),
   ...SEPARATE_K_SETTINGS,
   pool: oneOf(POOLS, {
     default: D.growPool ? 'grow' : 'fixed', flag: 'pool', meta: 'P',
@@ -81,12 +88,18 @@ export const RUN_SETTINGS = Object.freeze({
   chunked: bool({ default: D.chunking !== false, flag: 'chunk', describe: 'index chunks and rank documents by their best chunk (of a dataset: an artifact keeps the settings it was built with)' }),
   chunkSize: int({ default: DEFAULT_CHUNKING.chunkSize, min: 1, max: 1_000_000, flag: 'chunk-size', describe: 'characters of a chunk (implies --chunk)' }),
   overlap: int({ default: DEFAULT_CHUNKING.overlap, min: 0, max: 999_999, flag: 'overlap', describe: 'characters two chunks share (implies --chunk)' }),
-  k1: num({ default: D.bm25.k1, min: 0, max: 10, flag: 'k1', meta: 'K', describe: 'BM25 k1' }),
-  b: num({ default: D.bm25.b, min: 0, max: 1, flag: 'b', meta: 'B', describe: 'BM25 b' }),
+  k1: num({ default: D.bm25.k1, min: 0, max: 10, flag: 'k1', meta: 'K', describe: 'BM25 k1', tune: { values: [0.6, 0.9, 1.2, 1.5, 2], modes: WITH_BM25 } }),
+  b: num({ default: D.bm25.b, min: 0, max: 1, flag: 'b', meta: 'B', describe: 'BM25 b', tune: { values: [0.2, 0.4, 0.75, 0.9], modes: WITH_BM25 } }),
   analyzer: oneOf(BM25_ANALYZERS, { default: D.analyzer, flag: 'analyzer', meta: 'A', describe: "BM25's tokens: english (stop words dropped, Porter stems) or plain (lower-cased words, nothing dropped: seed B's)" }),
-  calibration: oneOf(CALIBRATIONS, { default: D.calibration, flag: 'calibration', describe: 'score calibration of the calibrated modes' }),
-  entropyBasis: oneOf(ENTROPY_BASES, { default: D.entropyBasis, flag: 'entropy-basis', meta: 'B', describe: "entropy of the calibrated scores (seed B's definition) or of the raw scores" }),
-  alpha: num({ default: D.alpha, min: 0, max: 1, flag: 'alpha', meta: 'A', describe: "the fixed hybrid's BM25 weight α (hybrid_fixed modes: α·minmax(BM25) + (1 − α)·minmax(dense))" }),
+  calibration: oneOf(CALIBRATIONS, { default: D.calibration, flag: 'calibration', describe: 'score calibration of the calibrated modes', tune: { values: CALIBRATIONS, modes: CALIBRATED } }),
+  entropyBasis: oneOf(ENTROPY_BASES, {
+    default: D.entropyBasis, flag: 'entropy-basis', meta: 'B', describe: "entropy of the calibrated scores (seed B's definition) or of the raw scores",
+    tune: { values: ENTROPY_BASES, modes: CALIBRATED },
+  }),
+  alpha: num({
+    default: D.alpha, min: 0, max: 1, flag: 'alpha', meta: 'A', describe: "the fixed hybrid's BM25 weight α (hybrid_fixed modes: α·minmax(BM25) + (1 − α)·minmax(dense))",
+    tune: { values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] },
+  }),
   index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index' }),
   predictors: bool({ default: D.predictors, flag: 'no-predictors', negate: true, describe: 'skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC, WIG)' }),
   resamples: int({ default: D.resamples, nullMeans: "the analysis' own", min: 100, max: 100_000, flag: 'resamples', describe: 'bootstrap resamples and permutations of the analysis' }),

@@ -37,6 +37,11 @@ export interface Setting<V = unknown> {
   check?: v.GenericSchema;
   /** What `check` accepts, for messages ("an http(s) URL without credentials"). */
   expects?: string;
+  /**
+   * The values the tuner tries by default (tune/space.ts: a setting with `tune` is a dimension of the search space),
+   * and the retrieval modes it changes anything in (absent: every mode).
+   */
+  tune?: { values: readonly (number | string | null)[]; modes?: readonly string[] };
 }
 
 export type SettingsSchema = Readonly<Record<string, Setting>>;

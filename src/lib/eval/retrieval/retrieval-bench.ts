@@ -126,8 +126,8 @@ class Trouble {
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The encoder with each query text embedded once (the predictors and every dense mode share the vector), and how long that one embedding took. */
-interface SharedEncoder extends QueryEncoder { msOf(text: string): number | undefined }
-function sharedEncoder(encoder: QueryEncoder | null | undefined): SharedEncoder | null {
+export interface SharedEncoder extends QueryEncoder { msOf(text: string): number | undefined }
+export function sharedEncoder(encoder: QueryEncoder | null | undefined): SharedEncoder | null {
   if (!encoder) return null;
   const vectors = new Map<string, Promise<Float32Array>>();
   const ms = new Map<string, number>();

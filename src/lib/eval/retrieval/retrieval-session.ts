@@ -18,7 +18,7 @@ import { DEFAULT_CHUNKING } from '../../retrieval/chunk.ts';
 import { FIXED_ALPHA } from '../../retrieval/fusion.ts';
 import { KnowledgeBase } from '../../retrieval/knowledge-base.ts';
 import type { RetrievalMode } from '../../retrieval/modes.ts';
-import type { SearchModels } from '../../retrieval/search.ts';
+import type { SearchModels, SearchOptions } from '../../retrieval/search.ts';
 import { sha256Hex } from '../../checksum.ts';
 import * as v from 'valibot';
 import {
@@ -131,6 +131,11 @@ function separateKs(s: Pick<RetrievalRunSettings, 'bm25K' | 'denseK' | 'fusionTo
   };
 }
 
+/** The search options a run's settings give every query (the candidates per retriever resolved: `runCandidateK`). */
+export function runSearchOptions(s: RetrievalRunSettings, candidateK: number): Partial<SearchOptions> {
+  return { candidateK, ...separateKs(s), calibration: s.calibration, entropyBasis: s.entropyBasis, alpha: s.alpha, growPool: s.growPool };
+}
+
 /** The predictors' entropy depths: each retriever's own k, as hybrid_calibrated's entropies take them. */
 function qppEntropyK(s: Pick<RetrievalRunSettings, 'bm25K' | 'denseK'>, candidateK: number): { entropyK: number; entropyKDense?: number } {
   const sparse = s.bm25K ?? candidateK, dense = s.denseK ?? candidateK;
@@ -210,7 +215,7 @@ export async function runRetrievalSession(input: RetrievalSessionInput): Promise
   const run = await runRetrievalBenchmark({
     kb: input.kb, queries: input.queries, qrels: input.qrels, dataset: input.identity.dataset,
     modes: input.modes.filter((m) => !unavailable.has(m)), models: input.models, depth: s.depth,
-    search: { candidateK, ...separateKs(s), calibration: s.calibration, entropyBasis: s.entropyBasis, alpha: s.alpha, growPool: s.growPool },
+    search: runSearchOptions(s, candidateK),
     qpp: qppEntropyK(s, candidateK), predictors: s.predictors, maxQueries: s.maxQueries, seed: s.seed, configHash,
     ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(input.runLines ? { runLines: input.runLines } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}), ...(input.signal ? { signal: input.signal } : {}),

@@ -1,0 +1,123 @@
+/**
+ * `rag-lab tune`: retrieval settings searched on a BEIR dataset's judged queries (src/lib/tune/tune-session.ts): a
+ * seeded tuning / held-out split, successive halving over the space the run settings declare, the Pareto front of the
+ * objective against p95 latency, and the winner measured on the held-out queries against the current settings. Here
+ * the flags, the data and models as eval-beir opens them, and what is printed.
+ */
+import { resolve } from 'node:path';
+import { RetrievalDataError, hubDatasetRef, openRetrievalData, readBeirFolderRef, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
+import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
+import { modelsNeeded } from '../src/lib/eval/retrieval/retrieval-request.ts';
+import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
+import { RUN_SETTINGS, type RunFlatKey } from '../src/lib/settings/retrieval-run.ts';
+import { valueFromText, type Setting } from '../src/lib/settings/schema.ts';
+import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
+import { SpaceError, type TuneValue } from '../src/lib/tune/space.ts';
+import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
+import { tuneTable } from '../src/lib/tune/tune-text.ts';
+import { CliError, parse } from './args.ts';
+import { asCliError, checkJudged, folderReader, judgedIn, runModels } from './eval-beir.ts';
+import { checkInputDir, checkOutputFile, writeText } from './fs-errors.ts';
+import { hubUrl, tokenFromEnv } from './kb-arg.ts';
+import { MODEL_ARGS, MODEL_HELP } from './models.ts';
+
+const TUNED = (Object.entries(RUN_SETTINGS) as Array<[RunFlatKey, Setting]>).filter(([, s]) => s.tune);
+const DEFAULT_MODES = MODE_IDS.filter((m) => !MODES[m].needsReranker);
+
+const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision]> [options]
+
+  --data DIR        a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) or a BEIR dataset on the Hub, as eval-beir reads it
+  --token-env VAR   for --data hub:…, the environment variable holding the hf_ token
+  --modes LIST      the modes the space may use (default: ${DEFAULT_MODES.join(', ')}; the ones the models allow)
+  --mode MODE       the current mode, which the winner is compared with (default sparse, the Search tab's)
+  --budget N        trials: settings sampled from the space, each mode's current one first (default 40, at most 10000)
+  --held-out F      the fraction of the judged queries held out from tuning, in (0, 1) (default 0.3)
+  --metric M        the objective: ${IR_METRIC_IDS.join(', ')} (default ndcg@10); the front's other axis is p95 latency
+  --space K=V,V     narrow a dimension to these values (repeatable; "auto" for an unset k). The dimensions and their
+                    default values: ${TUNED.map(([k, s]) => `${s.flag} (${s.tune!.values.map((x) => (x === null ? 'auto' : String(x))).join(', ')})`).join('; ')}
+  --json            print the result as one JSON object on the last line of stdout
+  --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings)
+  --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
+  The current settings (--seed also seeds the split, the sample and the query order):
+${RUN_FLAGS_HELP}
+${MODEL_HELP}
+`;
+
+function numberFlag(raw: string | undefined, name: string, fallback: number, ok: (x: number) => boolean, what: string): number {
+  if (raw === undefined) return fallback;
+  const x = Number(raw);
+  if (raw.trim() === '' || !ok(x)) throw new CliError(`--${name} must be ${what}, got "${raw}"`);
+  return x;
+}
+
+/** `--space k1=0.9,1.2`: each value read as its setting reads a flag ("auto" = unset). */
+export function spaceFlags(given: readonly string[]): Partial<Record<RunFlatKey, TuneValue[]>> {
+  const out: Partial<Record<RunFlatKey, TuneValue[]>> = {};
+  for (const g of given) {
+    const m = /^([\w-]+)=(.+)$/.exec(g.trim());
+    const entry = m ? TUNED.find(([k, s]) => s.flag === m[1] || k === m[1]) : undefined;
+    if (!m || !entry) throw new CliError(`--space ${g}: give a dimension and its values, e.g. --space alpha=0.3,0.5,0.7 (dimensions: ${TUNED.map(([, s]) => s.flag).join(', ')})`);
+    const [key, s] = entry;
+    out[key] = m[2]!.split(',').map((raw) => {
+      const text = raw.trim();
+      if (text === 'auto' && s.nullMeans !== undefined) return null;
+      const x = valueFromText(s, text);
+      if (x === undefined) throw new CliError(`--space ${s.flag}: "${text}" is not a value of ${s.flag}`);
+      return x as TuneValue;
+    });
+  }
+  return out;
+}
+
+export async function tuneCommand(argv: string[]): Promise<void> {
+  const { values } = parse(argv, {
+    data: { type: 'string' }, 'token-env': { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
+    'held-out': { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
+    'config-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    ...RUN_FLAG_OPTIONS, ...MODEL_ARGS,
+  });
+  if (values.help) { console.log(HELP); return; }
+  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  const [settings, modes] = (() => { try { return [settingsFromFlags({ ...values, space: undefined }), values.modes ? modesFlag(values.modes) : DEFAULT_MODES] as const; } catch (e) { return asCliError(e); } })();
+  const current = values.mode ?? 'sparse';
+  if (!isMode(current)) throw new CliError(`--mode: unknown mode "${current}" (choose from ${MODE_IDS.join(', ')})`);
+  const budget = numberFlag(values.budget, 'budget', 40, (x) => Number.isInteger(x) && x >= 1 && x <= 10_000, 'a whole number of trials from 1 to 10000');
+  const heldOut = numberFlag(values['held-out'], 'held-out', 0.3, (x) => x > 0 && x < 1, 'a fraction between 0 and 1 (exclusive)');
+  const metric = (values.metric ?? 'ndcg@10') as IrMetricId;
+  if (!IR_METRIC_IDS.includes(metric)) throw new CliError(`--metric must be one of ${IR_METRIC_IDS.join(', ')}, got "${metric}"`);
+  const narrow = spaceFlags(values.space ?? []);
+  if (values['config-out']) checkOutputFile(values['config-out'], '--config-out');
+  const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
+
+  let ref: RetrievalDataRef;
+  const hub = values.data.startsWith('hub:') ? hubDatasetRef(values.data) : null;
+  if (values.data.startsWith('hub:')) {
+    if (!hub) throw new CliError(`--data ${values.data}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`);
+    ref = { kind: 'hub-dataset', ...hub, hubUrl: hubUrl(), token: tokenFromEnv(values['token-env'], `--data ${values.data}`) ?? null };
+  } else {
+    const dir = resolve(values.data);
+    checkInputDir(dir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
+    try { ref = await readBeirFolderRef(folderReader(dir), dir.split(/[\\/]/).pop()!, settings.split); } catch (e) { return asCliError(e, values.data); }
+    checkJudged(ref.queries, ref.qrels, judgedIn(dir, settings.split));
+  }
+  const data = await openRetrievalData(ref, settings, {
+    check: (o) => { if (o.kind === 'hub-dataset') checkJudged(o.queries, o.qrels, `${o.dataset} is judged in its qrels`); },
+  }).catch((e: unknown) => (e instanceof RetrievalDataError ? asCliError(e, values.data) : asCliError(e)));
+  log(`${data.dataset}: ${data.kb.size} ${data.kb.options.chunking ? 'chunks' : 'documents'}, ${data.queries.filter((q) => data.qrels.has(q.id)).length} judged queries`);
+  const need = modelsNeeded([...modes, current]);
+  const models = await runModels(data, { values, argv, artifact: null, need, modes: [...modes, current], index: settings.index, log });
+  const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
+  let lastRung = -1;
+  const result = await runTuneSession({
+    kb: data.kb, queries: data.queries, qrels: data.qrels, base: settings, current, models: models.search,
+    identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
+    modes: modes.filter((m) => !unavailable.has(m)), budget, seed: settings.seed, heldOut, objective: metric, space: { narrow },
+    onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
+  }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
+  for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);
+  if (values['config-out']) {
+    writeText(values['config-out'], JSON.stringify(result.winnerSettings, null, 2) + '\n');
+    process.stderr.write(`the winner's settings written to ${values['config-out']}\n`);
+  }
+  console.log(values.json ? JSON.stringify({ dataset: data.dataset, embedder: models.embedder, ...result }) : tuneTable(result, data.dataset));
+}

@@ -1,0 +1,109 @@
+/**
+ * The tuner's search space, derived from the run settings' declarations (settings/retrieval-run.ts RUN_SETTINGS):
+ * every setting declared with `tune` is a dimension over its values, in the modes it changes; the mode is one more
+ * (the modes that can run with the models there). A setting the knowledge base fixes (an artifact's chunking and
+ * BM25) or the caller fixes is left out, and the caller may narrow a dimension to some of its values. A new setting
+ * joins the space by its declaration.
+ *
+ * A candidate is a mode and the values of its dimensions (every other setting is the base run's). Each mode's base
+ * candidate (the base run's values) is always tried, first; the rest of the budget is a seeded sample without
+ * replacement spread evenly over the modes (round robin), so a mode with many dimensions does not take the budget.
+ */
+import { seededRandom } from '../random.ts';
+import type { RetrievalMode } from '../retrieval/modes.ts';
+import { RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
+import type { Setting, SettingsSchema } from '../settings/schema.ts';
+
+export type TuneValue = number | string | null;
+
+export interface TuneDimension { key: RunFlatKey; values: readonly TuneValue[]; modes: readonly string[] | null }
+
+export interface TuneCandidate {
+  mode: RetrievalMode;
+  /** The tuned settings' values (the dimensions of this mode), in RUN_SETTINGS order. */
+  values: Partial<Record<RunFlatKey, TuneValue>>;
+}
+
+export interface SpaceOptions {
+  /** Settings kept at the base run's value (e.g. an artifact's chunking and BM25). */
+  fixed?: readonly RunFlatKey[];
+  /** A dimension narrowed to these values (each must be valid for its setting). */
+  narrow?: Partial<Record<RunFlatKey, readonly TuneValue[]>>;
+}
+
+export class SpaceError extends Error {
+  constructor(message: string) { super(message); this.name = 'SpaceError'; }
+}
+
+/** The dimensions: each setting of the schema (the run settings') with `tune`, not fixed, with its values (or the narrowed ones). */
+export function tuneDimensions(o: SpaceOptions = {}, schema: SettingsSchema = RUN_SETTINGS): TuneDimension[] {
+  const out: TuneDimension[] = [];
+  for (const [key, s] of Object.entries(schema) as Array<[RunFlatKey, Setting]>) {
+    if (!s.tune || o.fixed?.includes(key)) continue;
+    const narrowed = o.narrow?.[key];
+    if (narrowed) {
+      if (narrowed.length === 0) throw new SpaceError(`${s.flag ?? key}: no value left to try`);
+      for (const x of narrowed) if (!validValue(s, x)) throw new SpaceError(`${s.flag ?? key}: ${JSON.stringify(x)} is not a value of this setting`);
+    }
+    out.push({ key, values: [...new Set(narrowed ?? s.tune.values)], modes: s.tune.modes ?? null });
+  }
+  for (const key of Object.keys(o.narrow ?? {})) {
+    if (!out.some((d) => d.key === key)) throw new SpaceError(`${key} is not a setting the tuner varies (${out.map((d) => d.key).join(', ')})`);
+  }
+  return out;
+}
+
+function validValue(s: Setting, x: TuneValue): boolean {
+  if (x === null) return s.nullMeans !== undefined;
+  if (s.type === 'enum') return s.choices!.includes(String(x));
+  if (s.type === 'int' || s.type === 'number') return typeof x === 'number' && x >= s.min! && x <= s.max! && (s.type === 'number' || Number.isInteger(x));
+  return false;
+}
+
+const applies = (d: TuneDimension, mode: RetrievalMode) => d.modes === null || d.modes.includes(mode);
+
+/** A candidate's identity: its mode and values. */
+export const candidateKey = (c: TuneCandidate) => `${c.mode}|${Object.entries(c.values).map(([k, x]) => `${k}=${String(x)}`).join(',')}`;
+
+/** Every candidate of a mode (the product of its dimensions), the base run's values first. */
+export function modeCandidates(mode: RetrievalMode, dims: readonly TuneDimension[], base: RunFlat): TuneCandidate[] {
+  const mine = dims.filter((d) => applies(d, mode));
+  const baseValues = Object.fromEntries(mine.map((d) => [d.key, base[d.key] as TuneValue]));
+  let all: Array<Partial<Record<RunFlatKey, TuneValue>>> = [{}];
+  for (const d of mine) all = all.flatMap((v) => d.values.map((x) => ({ ...v, [d.key]: x })));
+  const first: TuneCandidate = { mode, values: baseValues };
+  const seen = new Set([candidateKey(first)]);
+  const out = [first];
+  for (const values of all) {
+    const c = { mode, values };
+    if (!seen.has(candidateKey(c))) { seen.add(candidateKey(c)); out.push(c); }
+  }
+  return out;
+}
+
+/** The space's size: candidates over every mode. */
+export const spaceSize = (modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat) =>
+  modes.reduce((n, m) => n + modeCandidates(m, dims, base).length, 0);
+
+/**
+ * `budget` candidates: each mode's base candidate, then a seeded sample of the rest, round robin over the modes (in
+ * the order given) until the budget or the space runs out.
+ */
+export function sampleCandidates(modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat, budget: number, seed: number): TuneCandidate[] {
+  if (modes.length === 0) throw new SpaceError('no mode can run: the space is empty');
+  if (!(Number.isInteger(budget) && budget >= 1)) throw new SpaceError(`the budget must be a whole number of trials ≥ 1, got ${budget}`);
+  const rand = seededRandom(seed);
+  const pools = modes.map((m) => {
+    const [first, ...rest] = modeCandidates(m, dims, base);
+    for (let i = rest.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [rest[i], rest[j]] = [rest[j]!, rest[i]!];
+    }
+    return [first!, ...rest];
+  });
+  const out: TuneCandidate[] = [];
+  for (let round = 0; out.length < budget && pools.some((p) => p.length > round); round++) {
+    for (const p of pools) if (round < p.length && out.length < budget) out.push(p[round]!);
+  }
+  return out;
+}

@@ -1,0 +1,220 @@
+/**
+ * A tune: retrieval settings searched on a test set of one knowledge base (`rag-lab tune`; the Tune panel next).
+ * The judged queries split into tuning and held-out parts (split.ts); candidates are sampled from the space of the
+ * declared settings (space.ts); successive halving runs them over the tuning queries (halving.ts). Every trial is a
+ * retrieval run of its settings: its config and config hash as eval-beir and the Benchmark tab make them
+ * (`retrievalRunConfig`), its rows through the row cache (a repeated tune computes nothing). The finalists' Pareto
+ * front of the objective against p95 end-to-end latency (pareto.ts); the winner is the best finalist on the tuning
+ * queries, and it and the front are measured on the held-out queries against the current settings (held-out.ts).
+ * BM25 trials share the knowledge base's postings (`KnowledgeBase.withBm25`); each query is embedded once.
+ */
+import type { BeirQuery, Qrels } from '../data/beir.ts';
+import type { ReportRow } from '../reports/format.ts';
+import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { MODES, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
+import { capabilitiesOf, type SearchModels } from '../retrieval/search.ts';
+import { percentile, mean } from '../stats/summary.ts';
+import type { IR_METRIC_IDS } from '../stats/ir-metrics.ts';
+
+export type IrMetricId = (typeof IR_METRIC_IDS)[number];
+import { runRetrievalBenchmark, sharedEncoder, type RetrievalRowCache } from '../eval/retrieval/retrieval-bench.ts';
+import { retrievalRunConfig, runSearchOptions, type RetrievalRunSettings, type RunIdentity } from '../eval/retrieval/retrieval-session.ts';
+import { runFromGiven } from '../eval/retrieval/run-settings-map.ts';
+import { flatOfRun, RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
+import { HALVING_DEFAULTS, halvingRungs, successiveHalving, type HalvingOptions, type Rung } from './halving.ts';
+import { heldOutFigures, verdictSentence, type HeldOutFigure } from './held-out.ts';
+import { paretoFront } from './pareto.ts';
+import { sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
+import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
+
+export interface TuneSessionInput {
+  kb: KnowledgeBase;
+  queries: readonly BeirQuery[];
+  qrels: Qrels;
+  /** The current settings: the base of every candidate, and what the winner is compared with. */
+  base: RetrievalRunSettings;
+  /** The current mode. Default 'sparse' (the Search tab's default). */
+  current?: RetrievalMode;
+  identity: RunIdentity;
+  models: SearchModels;
+  /** The modes the space may use (those that cannot run with these models are left out, with a note). */
+  modes: readonly RetrievalMode[];
+  /** Trials (candidates sampled). */
+  budget: number;
+  seed?: number;
+  heldOut?: number;
+  objective?: IrMetricId;
+  halving?: Partial<HalvingOptions>;
+  space?: SpaceOptions;
+  cache?: RetrievalRowCache | null;
+  onProgress?: (p: TuneProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Rung `rung` of `rungs`: trial `done` of `total` in it, on `queries` tuning queries. */
+export interface TuneProgress { rung: number; rungs: number; done: number; total: number; queries: number }
+
+export interface TuneTrial {
+  id: number;
+  mode: RetrievalMode;
+  /** The tuned settings' values (its dimensions). */
+  values: TuneCandidate['values'];
+  /** `rag-lab eval-beir` flags that run it: the mode and each value that differs from the current settings. */
+  label: string;
+  configHash: string;
+  /** The last rung it ran in, on how many tuning queries, and its mean objective there. */
+  rung: number;
+  queries: number;
+  score: number;
+  /** End-to-end latency over those queries (ms). */
+  meanMs: number | null;
+  p95Ms: number | null;
+  finalist: boolean;
+}
+
+export interface TuneResult {
+  objective: IrMetricId;
+  split: { seed: number; heldOutFraction: number; tuning: number; heldOut: number };
+  space: { dimensions: TuneDimension[]; modes: RetrievalMode[]; size: number };
+  rungs: Rung[];
+  trials: TuneTrial[];
+  /** Trial ids on the Pareto front of the finalists (objective up, p95 latency down), cheapest first. */
+  front: number[];
+  winner: number;
+  /** The winner's settings in full (flat, as eval-beir's flags and the run config name them) and its mode. */
+  winnerSettings: { mode: RetrievalMode; settings: RunFlat };
+  heldOut: { current: HeldOutFigure; figures: HeldOutFigure[] };
+  verdict: string;
+  notes: string[];
+}
+
+/** The flags of the values that differ from the current settings, after the mode. */
+function labelOf(c: TuneCandidate, base: RunFlat): string {
+  const parts = Object.entries(c.values).filter(([k, x]) => x !== base[k as RunFlatKey])
+    .map(([k, x]) => `--${RUN_SETTINGS[k as RunFlatKey].flag} ${x === null ? 'auto' : String(x)}`);
+  return [c.mode, ...parts].join(' ');
+}
+
+export class TuneError extends Error {
+  constructor(message: string) { super(message); this.name = 'TuneError'; }
+}
+
+export async function runTuneSession(input: TuneSessionInput): Promise<TuneResult> {
+  const { qrels, signal } = input;
+  const objective = input.objective ?? 'ndcg@10';
+  const seed = input.seed ?? 0;
+  const baseFlat = flatOfRun(input.base);
+  const current = input.current ?? 'sparse';
+  // Each query text embedded once for every trial; a trial's row is charged the time that one embedding took.
+  const once = sharedEncoder(input.models.encoder);
+  const models: SearchModels = { ...input.models, encoder: once };
+  const caps = capabilitiesOf(input.kb, models);
+  const notes: string[] = [];
+  const modes = input.modes.filter((m) => {
+    const a = modeAvailability(m, caps);
+    if (!a.available) notes.push(`${m} is not in the space: ${a.reason}`);
+    return a.available;
+  });
+  if (modeAvailability(current, caps).available === false) throw new TuneError(`the current mode ${current} cannot run here: ${(modeAvailability(current, caps) as { reason: string }).reason}`);
+  const dims = tuneDimensions(input.space);
+  const candidates = sampleCandidates(modes, dims, baseFlat, input.budget, seed);
+  const size = spaceSize(modes, dims, baseFlat);
+  if (input.budget > candidates.length) notes.push(`the budget of ${input.budget} trials is more than the space holds: ${candidates.length} trials ran`);
+
+  const judged = input.queries.filter((q) => qrels.has(q.id));
+  if (judged.length < 2) throw new TuneError(`a tune needs at least 2 judged queries, the test set has ${judged.length}`);
+  const split = tuneSplit(judged.map((q) => q.id), seed, input.heldOut ?? DEFAULT_HELD_OUT);
+  if (split.tuning.length === 0 || split.heldOut.length === 0) throw new TuneError(`${judged.length} judged queries cannot be split into tuning and held-out parts`);
+  const byId = new Map(judged.map((q) => [q.id, q]));
+  const tuning = split.tuning.map((id) => byId.get(id)!);
+  const heldOut = split.heldOut.map((id) => byId.get(id)!);
+
+  // The knowledge base of each BM25 (k1, b): the base's postings under other parameters.
+  const kbs = new Map<string, KnowledgeBase>([[`${input.base.bm25.k1},${input.base.bm25.b}`, input.kb]]);
+  const kbOf = (s: RetrievalRunSettings) => {
+    const key = `${s.bm25.k1},${s.bm25.b}`;
+    let kb = kbs.get(key);
+    if (!kb) { kb = input.kb.withBm25(s.bm25); kbs.set(key, kb); }
+    return kb;
+  };
+  interface Prepared { c: TuneCandidate; s: RetrievalRunSettings; kb: KnowledgeBase; configHash: string; candidateK: number; rows: Map<string, { score: number; ms: number }> }
+  const prepare = async (c: TuneCandidate): Promise<Prepared> => {
+    const s = runFromGiven({ ...baseFlat, ...c.values } as Partial<RunFlat>);
+    const kb = kbOf(s);
+    // The models its mode uses, as a run of that mode alone names them (eval-beir --modes <mode> gets the same hash).
+    const m = MODES[c.mode], id = input.identity;
+    const identity: RunIdentity = { ...id, embedder: m.needsDense ? id.embedder : null, embedderCorpus: m.needsDense ? id.embedderCorpus ?? null : null, reranker: m.needsReranker ? id.reranker : null };
+    const { configHash, candidateK } = await retrievalRunConfig({ ...s, predictors: false }, kb, identity, { modes: [c.mode] });
+    return { c, s, kb, configHash, candidateK, rows: new Map() };
+  };
+  const currentCandidate: TuneCandidate = { mode: current, values: {} };
+  const prepared = await Promise.all(candidates.map(prepare));
+  const currentPrepared = await prepare(currentCandidate);
+  const prefix = (mode: string) => `${mode}:`;
+  const latencyOf = (mode: RetrievalMode, row: ReportRow, q: BeirQuery): number => {
+    const total = row.scores['total_ms'] ?? NaN;
+    return MODES[mode].needsDense ? total - (row.scores['ms.embed'] ?? 0) + (once?.msOf(q.text) ?? 0) : total;
+  };
+  /** The trial's rows of these queries (computed when missing), in their order. */
+  const rowsOf = async (t: Prepared, qs: readonly BeirQuery[]) => {
+    const missing = qs.filter((q) => !t.rows.has(q.id));
+    if (missing.length) {
+      const run = await runRetrievalBenchmark({
+        kb: t.kb, queries: missing, qrels, dataset: input.identity.dataset, modes: [t.c.mode], models, depth: t.s.depth,
+        search: runSearchOptions(t.s, t.candidateK), predictors: false, configHash: t.configHash,
+        ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
+      });
+      const texts = new Map(missing.map((q) => [q.id, q]));
+      for (const row of run.rows) {
+        const id = row.key.slice(prefix(t.c.mode).length);
+        t.rows.set(id, { score: row.scores[objective] ?? NaN, ms: latencyOf(t.c.mode, row, texts.get(id)!) });
+      }
+    }
+    return qs.map((q) => t.rows.get(q.id) ?? { score: NaN, ms: NaN });
+  };
+
+  const h: HalvingOptions = { ...HALVING_DEFAULTS, ...input.halving };
+  const rungCount = halvingRungs(prepared.length, tuning.length, h).length;
+  let done = 0, rungTotal = 0, rungIndex = 0, rungQueries = 0;
+  const result = await successiveHalving(prepared.length, tuning.length, async (i, q) => {
+    signal?.throwIfAborted();
+    const rows = await rowsOf(prepared[i]!, tuning.slice(0, q));
+    input.onProgress?.({ rung: rungIndex, rungs: rungCount, done: ++done, total: rungTotal, queries: rungQueries });
+    return mean(rows.map((r) => r.score));
+  }, h, (r, rung) => { rungIndex = r; rungTotal = rung.candidates; rungQueries = rung.queries; done = 0; });
+
+  const lastRung = result.rungs.length - 1;
+  const trials: TuneTrial[] = prepared.map((t, id) => {
+    const reached = result.reached[id]!;
+    const seen = reached.rung >= 0 ? tuning.slice(0, result.rungs[reached.rung]!.queries) : [];
+    const rows = seen.map((q) => t.rows.get(q.id)?.ms ?? NaN).filter(Number.isFinite);
+    return {
+      id, mode: t.c.mode, values: t.c.values, label: labelOf(t.c, baseFlat), configHash: t.configHash, rung: reached.rung,
+      queries: reached.rung >= 0 ? result.rungs[reached.rung]!.queries : 0, score: reached.score,
+      meanMs: rows.length ? mean(rows) : null, p95Ms: rows.length ? percentile(rows, 95) : null, finalist: reached.rung === lastRung,
+    };
+  });
+  const finalists = result.finalists;
+  const front = paretoFront(finalists.map((i) => ({ quality: trials[i]!.score, cost: trials[i]!.p95Ms ?? NaN }))).map((k) => finalists[k]!);
+  const winner = finalists[0]!;
+
+  // The held-out figures: the current settings, the winner and the front.
+  signal?.throwIfAborted();
+  const shown = [...new Set([winner, ...front])];
+  const currentScores = (await rowsOf(currentPrepared, heldOut)).map((r) => r.score);
+  const others = [];
+  for (const i of shown) others.push({ label: trials[i]!.label, trial: i, scores: (await rowsOf(prepared[i]!, heldOut)).map((r) => r.score), inFront: front.includes(i) });
+  const figures = heldOutFigures({ label: labelOf(currentCandidate, baseFlat), scores: currentScores }, others, { seed });
+  const winnerIsCurrent = prepared[winner]!.configHash === currentPrepared.configHash && trials[winner]!.mode === current;
+  const winnerFigure = figures.others.find((f) => f.trial === winner) ?? null;
+  return {
+    objective,
+    split: { seed, heldOutFraction: split.heldOutFraction, tuning: tuning.length, heldOut: heldOut.length },
+    space: { dimensions: dims.filter((d) => d.modes === null || modes.some((m) => d.modes!.includes(m))), modes: [...modes], size },
+    rungs: result.rungs, trials, front, winner,
+    winnerSettings: { mode: trials[winner]!.mode, settings: flatOfRun(prepared[winner]!.s) },
+    heldOut: { current: figures.current, figures: figures.others },
+    verdict: verdictSentence(winnerIsCurrent ? null : winnerFigure, figures.current, heldOut.length, objective),
+    notes,
+  };
+}

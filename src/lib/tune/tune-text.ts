@@ -1,0 +1,27 @@
+/** A tune's result as the text `rag-lab tune` prints: the space and split, the finalists, the front, the held-out figures and the verdict. */
+import type { TuneResult } from './tune-session.ts';
+
+const f4 = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(4));
+const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(2));
+const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`);
+
+export function tuneTable(r: TuneResult, dataset: string): string {
+  const m = r.objective;
+  const rungs = r.rungs.map((g) => `${g.candidates} on ${g.queries}`).join(' → ');
+  const lines = [
+    `tuned ${dataset}: ${r.trials.length} trials of ${r.space.size.toLocaleString('en')} settings (modes ${r.space.modes.join(', ')}; ${r.space.dimensions.map((d) => d.key).join(', ')})`,
+    `split (seed ${r.split.seed}): ${r.split.tuning} tuning, ${r.split.heldOut} held-out queries; successive halving: ${rungs} queries`,
+    '',
+    `finalists on the ${r.rungs.at(-1)?.queries ?? 0} tuning queries (* on the front of ${m} against p95 latency):`,
+    `  ${'#'.padStart(3)}  ${m.padStart(8)}  ${'p95_ms'.padStart(8)}  setting`,
+    ...r.trials.filter((t) => t.finalist).sort((a, b) => b.score - a.score || a.id - b.id)
+      .map((t) => `${r.front.includes(t.id) ? '*' : ' '} ${String(t.id).padStart(3)}  ${f4(t.score).padStart(8)}  ${ms(t.p95Ms).padStart(8)}  ${t.label}${t.id === r.winner ? '   (winner)' : ''}`),
+    '',
+    `held out (${r.split.heldOut} queries), against the current settings (${r.heldOut.current.label}: ${m} ${f4(r.heldOut.current.score)}):`,
+    ...r.heldOut.figures.map((f) => `  #${f.trial} ${f.label}: ${f4(f.score)}, Δ ${signed(f.delta)}${f.deltaCi ? ` [${signed(f.deltaCi[0])}, ${signed(f.deltaCi[1])}]` : ''}, Holm p ${f.pHolm === null ? 'n/a' : f.pHolm.toFixed(3)}, W/T/L ${f.wins}/${f.ties}/${f.losses}`),
+    '',
+    r.verdict,
+    ...r.notes.map((n) => `note: ${n}`),
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,89 @@
+/**
+ * `rag-lab tune` in-process on a SciFact subset with a corpus-trained embedder: the split, the rungs, every trial's
+ * config hash (the same as eval-beir's report gives that setting: a trial is a retrieval run), the front among the
+ * finalists, the held-out figures and the verdict; the same winner on a second run; --config-out; the flags' errors.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { evalBeirCommand } from '../../cli/eval-beir.ts';
+import { tuneCommand } from '../../cli/tune.ts';
+import { parseReportText } from '../../src/lib/reports/format.ts';
+import { RUN_SETTINGS, type RunFlatKey } from '../../src/lib/settings/retrieval-run.ts';
+import { scifactSubset } from '../helpers/beir-subset.ts';
+import { captureCommand } from '../helpers/cli.ts';
+
+let tmp: string;
+let small: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'rag-lab-tune-'));
+  small = scifactSubset({ queries: 30, others: 60, parent: tmp });
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const lastJson = (out: string) => JSON.parse(out.trim().split('\n').at(-1)!);
+
+describe('rag-lab tune', () => {
+  test('a seeded tune: split, rungs, trials with config hashes, front, held-out figures; the same winner again; the winner as eval-beir runs it', async () => {
+    const cfg = join(tmp, 'best.json');
+    const args = ['--data', small, '--train-embedder', '--budget', '12', '--json'];
+    const r1 = await captureCommand(tuneCommand, [...args, '--config-out', cfg]);
+    expect(r1.error).toBeNull();
+    const t = lastJson(r1.out);
+    expect(t.split).toEqual({ seed: 0, heldOutFraction: 0.3, tuning: 21, heldOut: 9 });
+    // 12 trials, 8 finalists: ⌈log3(12/8)⌉ = 1 rung after the first; 20 then all 21 tuning queries
+    expect(t.rungs).toEqual([{ candidates: 12, queries: 20 }, { candidates: 8, queries: 21 }]);
+    expect(t.trials).toHaveLength(12);
+    expect(new Set(t.trials.map((x: { mode: string }) => x.mode))).toEqual(new Set(['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated']));
+    for (const x of t.trials) expect(x.configHash).toMatch(/^[0-9a-f]{24}$/);
+    expect(new Set(t.trials.map((x: { configHash: string; mode: string }) => `${x.mode}:${x.configHash}`)).size).toBe(12);
+    const finalists = t.trials.filter((x: { finalist: boolean }) => x.finalist).map((x: { id: number }) => x.id);
+    expect(finalists).toHaveLength(8);
+    for (const id of t.front) expect(finalists).toContain(id);
+    expect(finalists).toContain(t.winner);
+    // the winner is the best finalist on the tuning queries
+    const best = Math.max(...t.trials.filter((x: { finalist: boolean }) => x.finalist).map((x: { score: number }) => x.score));
+    expect(t.trials[t.winner].score).toBe(best);
+    expect(t.heldOut.current.label).toBe('sparse');
+    expect(t.heldOut.figures.map((f: { trial: number }) => f.trial)).toContain(t.winner);
+    expect(t.verdict).toMatch(/held-out queries|nothing to adopt/);
+    expect(JSON.parse(readFileSync(cfg, 'utf8'))).toEqual(t.winnerSettings);
+
+    const t2 = lastJson((await captureCommand(tuneCommand, args)).out);
+    expect(t2.winner).toBe(t.winner);
+    expect(t2.trials.map((x: { configHash: string; score: number }) => [x.configHash, x.score])).toEqual(t.trials.map((x: { configHash: string; score: number }) => [x.configHash, x.score]));
+
+    // A trial is a retrieval run: eval-beir with its settings records the same config hash.
+    const w = t.trials[t.winner] as { mode: string; values: Record<string, string | number | null>; configHash: string };
+    const flags = Object.entries(w.values).flatMap(([k, x]) => (x === null ? [] : [`--${RUN_SETTINGS[k as RunFlatKey].flag}`, String(x)]));
+    const report = join(tmp, 'winner.json');
+    const e = await captureCommand(evalBeirCommand, ['--data', small, '--train-embedder', '--no-predictors', '--modes', w.mode, ...flags, '--report-out', report]);
+    expect(e.error).toBeNull();
+    const parsed = parseReportText(readFileSync(report, 'utf8'));
+    expect(parsed.ok && parsed.report.configHash).toBe(w.configHash);
+  });
+
+  test('the printed table names the split, the finalists, the winner and the verdict', async () => {
+    const r = await captureCommand(tuneCommand, ['--data', small, '--budget', '6', '--modes', 'sparse', '--space', 'k1=0.6,1.2', '--space', 'b=0.4,0.9']);
+    expect(r.error).toBeNull();
+    expect(r.out).toMatch(/tuned scifact-subset: 5 trials of 5 settings \(modes sparse; k1, b\)/);
+    expect(r.out).toMatch(/split \(seed 0\): 21 tuning, 9 held-out queries/);
+    expect(r.out).toMatch(/\(winner\)/);
+    expect(r.out).toMatch(/^note: the budget of 6 trials is more than the space holds: 5 trials ran$/m);
+  });
+
+  test.each([
+    [['--budget', '0'], /--budget must be a whole number of trials from 1 to 10000, got "0"/],
+    [['--budget', '1000000000'], /--budget must be a whole number/],
+    [['--held-out', '1'], /--held-out must be a fraction between 0 and 1/],
+    [['--metric', 'bleu'], /--metric must be one of ndcg@10/],
+    [['--mode', 'fastest'], /--mode: unknown mode "fastest"/],
+    [['--space', 'alpha=2'], /--space alpha: "2" is not a value of alpha/],
+    [['--space', 'depth=10'], /--space depth=10: give a dimension and its values/],
+    [['--modes', 'dense'], /no mode can run: the space is empty/],
+  ])('%s: one clear line', async (extra, message) => {
+    const r = await captureCommand(tuneCommand, ['--data', small, ...extra]);
+    expect(r.error?.message).toMatch(message);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * The tuner's space comes from the run settings' declarations: each setting declared with `tune` is a dimension in
+ * the modes it changes (a fixture schema's new setting joins with no other edit); candidates per mode are the product
+ * of their dimensions with the base values first; the sample spreads the budget over the modes, seeded. And BM25
+ * trials share the postings: `withBm25` ranks as a knowledge base built with those parameters.
+ */
+import { describe, expect, it } from 'vitest';
+import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
+import { RUN_DEFAULTS, RUN_SETTINGS } from '../../src/lib/settings/retrieval-run.ts';
+import { num } from '../../src/lib/settings/schema.ts';
+import { candidateKey, modeCandidates, sampleCandidates, spaceSize, SpaceError, tuneDimensions } from '../../src/lib/tune/space.ts';
+
+describe('the search space', () => {
+  it('has a dimension for each run setting declared with tune values, in the modes it changes', () => {
+    const dims = tuneDimensions();
+    const declared = Object.entries(RUN_SETTINGS).filter(([, s]) => 'tune' in s && s.tune).map(([k]) => k);
+    expect(dims.map((d) => d.key)).toEqual(declared);
+    expect(declared).toEqual(expect.arrayContaining(['alpha', 'k1', 'b', 'calibration', 'entropyBasis', 'candidateK']));
+    expect(dims.find((d) => d.key === 'alpha')).toMatchObject({ values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] });
+    // a fixture schema: its new tuned setting is a dimension by its declaration alone
+    const fixture = { ...RUN_SETTINGS, rrfK: num({ default: 60, min: 1, max: 1000, flag: 'rrf-k', describe: 'RRF constant', tune: { values: [10, 60], modes: ['rrf'] } }) };
+    expect(tuneDimensions({}, fixture).at(-1)).toEqual({ key: 'rrfK', values: [10, 60], modes: ['rrf'] });
+  });
+  it('leaves out fixed settings and narrows a dimension; refuses a value the setting does not take', () => {
+    const dims = tuneDimensions({ fixed: ['k1', 'b'], narrow: { alpha: [0.3, 0.7], candidateK: [null, 20] } });
+    expect(dims.map((d) => d.key)).not.toContain('k1');
+    expect(dims.find((d) => d.key === 'alpha')!.values).toEqual([0.3, 0.7]);
+    expect(() => tuneDimensions({ narrow: { alpha: [1.5] } })).toThrow(SpaceError);
+    expect(() => tuneDimensions({ narrow: { calibration: ['bogus'] } })).toThrow(/bogus/);
+    expect(() => tuneDimensions({ narrow: { alpha: [] } })).toThrow(/no value/);
+    expect(() => tuneDimensions({ narrow: { depth: [10] } })).toThrow(/not a setting the tuner varies/);
+  });
+  it('a mode\'s candidates: the product of its dimensions, the base values first, each once', () => {
+    const dims = tuneDimensions();
+    const sparse = modeCandidates('sparse', dims, RUN_DEFAULTS);
+    expect(sparse).toHaveLength(5 * 4); // k1 × b
+    expect(sparse[0]).toEqual({ mode: 'sparse', values: { k1: RUN_DEFAULTS.k1, b: RUN_DEFAULTS.b } });
+    expect(new Set(sparse.map(candidateKey)).size).toBe(sparse.length);
+    expect(modeCandidates('dense', dims, RUN_DEFAULTS)).toEqual([{ mode: 'dense', values: {} }]);
+    expect(modeCandidates('hybrid_fixed', dims, RUN_DEFAULTS)).toHaveLength(3 * 5 * 4 * 9); // candidate_k × k1 × b × α
+    // a base value outside the listed ones is a candidate of its own, first
+    const odd = modeCandidates('sparse', dims, { ...RUN_DEFAULTS, k1: 1.1 });
+    expect(odd).toHaveLength(21);
+    expect(odd[0]!.values).toMatchObject({ k1: 1.1 });
+    expect(spaceSize(['sparse', 'dense'], dims, RUN_DEFAULTS)).toBe(21);
+  });
+  it('the sample: each mode\'s base first, then round robin over the modes; seeded; never more than the space', () => {
+    const dims = tuneDimensions();
+    const modes = ['sparse', 'dense', 'hybrid_fixed'] as const;
+    const a = sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 3);
+    expect(a.slice(0, 3).map((c) => c.mode)).toEqual(['sparse', 'dense', 'hybrid_fixed']);
+    expect(a[0]!.values).toEqual({ k1: RUN_DEFAULTS.k1, b: RUN_DEFAULTS.b });
+    // dense has one candidate: after its base the others share the budget
+    expect(a.filter((c) => c.mode === 'dense')).toHaveLength(1);
+    expect(a.filter((c) => c.mode === 'sparse')).toHaveLength(5);
+    expect(sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 3)).toEqual(a);
+    expect(sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 4)).not.toEqual(a);
+    expect(sampleCandidates(['sparse', 'dense'], dims, RUN_DEFAULTS, 1e6, 0)).toHaveLength(21);
+    expect(() => sampleCandidates(modes, dims, RUN_DEFAULTS, 0, 0)).toThrow(/budget/);
+    expect(() => sampleCandidates([], dims, RUN_DEFAULTS, 5, 0)).toThrow(/no mode/);
+  });
+});
+
+describe('KnowledgeBase.withBm25', () => {
+  const docs = Array.from({ length: 30 }, (_, i) => ({
+    id: `d${i}`, title: i % 3 ? '' : `Title ${i}`,
+    text: `${'alpha '.repeat(1 + (i % 4))}${'beta gamma '.repeat(1 + (i % 5))}delta epsilon ${i % 2 ? 'zeta eta theta iota kappa lambda '.repeat(i % 7) : ''}`,
+  }));
+  it('scores, ranks and calibrates as a knowledge base built with those parameters, sharing the dense side', () => {
+    const base = KnowledgeBase.build(docs, { chunking: false, bm25: { k1: 0.9, b: 0.4 } });
+    const fake = {} as NonNullable<KnowledgeBase['dense']>;
+    base.dense = fake;
+    const tuned = base.withBm25({ k1: 1.5, b: 0.75 });
+    const built = KnowledgeBase.build(docs, { chunking: false, bm25: { k1: 1.5, b: 0.75 } });
+    for (const q of ['alpha beta', 'zeta kappa', 'title epsilon']) {
+      expect(Array.from(tuned.bm25.scoreAll(q))).toEqual(Array.from(built.bm25.scoreAll(q)));
+      expect(Array.from(tuned.bm25.scoreAll(q))).not.toEqual(Array.from(base.bm25.scoreAll(q)));
+    }
+    expect(tuned.sparseCdf).toEqual(built.sparseCdf);
+    expect(tuned.options.bm25).toEqual({ k1: 1.5, b: 0.75 });
+    expect(tuned.dense).toBe(fake);
+    expect(base.options.bm25).toEqual({ k1: 0.9, b: 0.4 }); // the base is unchanged
+    expect(() => base.withBm25({ k1: 1, b: 2 })).toThrow(/0 <= b <= 1/);
+  });
+});
