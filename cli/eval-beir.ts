@@ -11,6 +11,7 @@ import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalData, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { DATASET_ONLY, RUN_SETTINGS, type VectorIndexKind } from '../src/lib/settings/retrieval-run.ts';
+import { MAX_RUN_CONFIG_BYTES, parseRunConfigFile } from '../src/lib/settings/run-config-file.ts';
 import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/retrieval/run-embedder.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes, type RunModels } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { RunSettingsError } from '../src/lib/eval/retrieval/retrieval-session.ts';
@@ -18,7 +19,7 @@ import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportFileText } from '../src/lib/reports/title.ts';
 import { MODE_IDS, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { CliError, parse } from './args.ts';
-import { checkInputDir, checkOutputFile, readText, writeText } from './fs-errors.ts';
+import { checkInputDir, checkOutputFile, readSmallText, readText, writeText } from './fs-errors.ts';
 import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type ModelArgs } from './models.ts';
 
@@ -32,6 +33,8 @@ const HELP = `Usage: rag-lab eval-beir --data <BEIR folder> [options]
                     the RAG explorer RAG Lab grew from); the dense modes use its
                     vectors with the query embedder it names (--embedder must match; --models-dir as below)
   --token-env VAR   for a private hub: repo or dataset, the environment variable holding the hf_ token
+  --config FILE     settings from a file (rag-lab tune --config-out: { "mode", "settings" }); its mode is the default
+                    of --modes, and a flag given wins over the file's value
   --modes LIST      comma-separated modes, or "all" (default: sparse)
                     ${MODE_IDS.join(', ')}
 ${RUN_FLAGS_HELP}
@@ -76,7 +79,7 @@ export const asCliError = (e: unknown, data?: string): never => {
 
 export async function evalBeirCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
-    data: { type: 'string' }, modes: { type: 'string', default: 'sparse' },
+    data: { type: 'string' }, modes: { type: 'string' }, config: { type: 'string' },
     'run-out': { type: 'string' }, 'report-out': { type: 'string' }, json: { type: 'boolean', default: false }, analyze: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     'train-embedder': { type: 'boolean', default: false },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
@@ -89,7 +92,9 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     const fixed = DATASET_ONLY.map((k) => RUN_SETTINGS[k].flag!).filter((f) => given[f] !== undefined && given[f] !== false);
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
   }
-  const [modes, settings] = (() => { try { return [modesFlag(values.modes), settingsFromFlags(values)] as const; } catch (e) { return asCliError(e); } })();
+  const text = values.config ? readSmallText(values.config, MAX_RUN_CONFIG_BYTES, 'a settings file') : null;
+  const file = text === null ? null : (() => { try { return parseRunConfigFile(text); } catch (e) { throw new CliError(`--config ${values.config}: ${(e as Error).message}`); } })();
+  const [modes, settings] = (() => { try { return [modesFlag(values.modes ?? file?.mode ?? 'sparse'), settingsFromFlags(values, file?.settings)] as const; } catch (e) { return asCliError(e); } })();
   const need = modelsNeeded(modes);
   // Output paths are checked before any work, so a typo does not cost the run.
   if (values['run-out']) checkOutputFile(values['run-out'], '--run-out');

@@ -58,6 +58,11 @@ export function readText(path: string): string {
   return withFile(path, () => stripBom(readFileSync(path, 'utf8')));
 }
 
+/** A UTF-8 text file of at most `maxBytes` (larger: a CliError naming `what`), BOM removed. */
+export function readSmallText(path: string, maxBytes: number, what: string): string {
+  return withFile(path, () => { if (statSync(path).size > maxBytes) throw new CliError(`${path}: over ${Math.round(maxBytes / 1024)} kB, too large for ${what}`); return stripBom(readFileSync(path, 'utf8')); });
+}
+
 export function writeText(path: string, text: string): void {
   withFile(path, () => writeFileSync(path, text));
 }

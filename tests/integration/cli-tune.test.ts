@@ -3,7 +3,7 @@
  * config hash (the same as eval-beir's report gives that setting: a trial is a retrieval run), the front among the
  * finalists, the held-out figures and the verdict; the same winner on a second run; --config-out; the flags' errors.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -54,14 +54,36 @@ describe('rag-lab tune', () => {
     expect(t2.winner).toBe(t.winner);
     expect(t2.trials.map((x: { configHash: string; score: number }) => [x.configHash, x.score])).toEqual(t.trials.map((x: { configHash: string; score: number }) => [x.configHash, x.score]));
 
-    // A trial is a retrieval run: eval-beir with its settings records the same config hash.
+    // A trial is a retrieval run: eval-beir with its settings, as flags or as the --config-out file, records the same config hash.
     const w = t.trials[t.winner] as { mode: string; values: Record<string, string | number | null>; configHash: string };
     const flags = Object.entries(w.values).flatMap(([k, x]) => (x === null ? [] : [`--${RUN_SETTINGS[k as RunFlatKey].flag}`, String(x)]));
-    const report = join(tmp, 'winner.json');
-    const e = await captureCommand(evalBeirCommand, ['--data', small, '--train-embedder', '--no-predictors', '--modes', w.mode, ...flags, '--report-out', report]);
-    expect(e.error).toBeNull();
-    const parsed = parseReportText(readFileSync(report, 'utf8'));
-    expect(parsed.ok && parsed.report.configHash).toBe(w.configHash);
+    const hashOf = async (extra: string[]) => {
+      const report = join(tmp, 'winner.json');
+      const e = await captureCommand(evalBeirCommand, ['--data', small, '--train-embedder', '--no-predictors', ...extra, '--report-out', report]);
+      expect(e.error).toBeNull();
+      const parsed = parseReportText(readFileSync(report, 'utf8'));
+      if (!parsed.ok) throw new Error(parsed.message);
+      return { hash: parsed.report.configHash, modes: parsed.report.config['modes'] };
+    };
+    expect(await hashOf(['--modes', w.mode, ...flags])).toEqual({ hash: w.configHash, modes: [w.mode] });
+    expect(await hashOf(['--config', cfg])).toEqual({ hash: w.configHash, modes: [w.mode] });
+    // a flag given wins over the file's value
+    expect((await hashOf(['--config', cfg, '--depth', '50'])).hash).not.toBe(w.configHash);
+  });
+
+  test('eval-beir --config: a file that is not a tune\'s settings says what is wrong', async () => {
+    const bad = join(tmp, 'bad.json');
+    for (const [text, message] of [
+      ['{"mode":"sparse","settings":{"alpha":2}}', /--config .*bad\.json: settings\.alpha: must be at most 1/],
+      ['{"mode":"fastest","settings":{}}', /mode: mode must be one of sparse/],
+      ['{"mode":"sparse","settings":{"bogus":1}}', /unknown setting "bogus"/],
+      ['not json', /is not JSON/],
+      [' '.repeat(70 * 1024), /over 64 kB, too large for a settings file/],
+    ] as const) {
+      writeFileSync(bad, text);
+      const r = await captureCommand(evalBeirCommand, ['--data', small, '--config', bad]);
+      expect(r.error?.message).toMatch(message);
+    }
   });
 
   test('the printed table names the split, the finalists, the winner and the verdict', async () => {

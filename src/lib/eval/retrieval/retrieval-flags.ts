@@ -7,7 +7,7 @@ import { QPP_DEFAULTS } from '../analysis/qpp.ts';
 import { isMode, MODE_IDS, type RetrievalMode } from '../../retrieval/modes.ts';
 import { flagHelp, flagOptions, readFlags } from '../../settings/cli-flags.ts';
 import { protocolDescription, RunSettingsError, type RetrievalRunSettings } from './retrieval-session.ts';
-import { RUN_DEFAULTS, RUN_SETTINGS } from '../../settings/retrieval-run.ts';
+import { RUN_DEFAULTS, RUN_SETTINGS, type RunFlat } from '../../settings/retrieval-run.ts';
 import { runFromGiven } from './run-settings-map.ts';
 
 export type RunFlags = Record<string, string | boolean | undefined>;
@@ -25,9 +25,9 @@ export function modesFlag(value: string): RetrievalMode[] {
   return modes;
 }
 
-/** The run's settings from the flags: the protocol's preset, then each flag given. */
-export function settingsFromFlags(v: RunFlags): RetrievalRunSettings {
-  return runFromGiven(readFlags(RUN_SETTINGS, v, (m) => new RunSettingsError(m)));
+/** The run's settings from the flags: the protocol's preset, then `base` (a settings file's), then each flag given. */
+export function settingsFromFlags(v: RunFlags, base: Partial<RunFlat> = {}): RetrievalRunSettings {
+  return runFromGiven({ ...base, ...readFlags(RUN_SETTINGS, v, (m) => new RunSettingsError(m)) });
 }
 
 /** `text` in lines of at most `width` characters, the lines after the first indented by `indent`. */
