@@ -49,6 +49,10 @@ describe('rag-lab tune', () => {
     expect(t.heldOut.figures.map((f: { trial: number }) => f.trial)).toContain(t.winner);
     expect(t.verdict).toMatch(/held-out queries|nothing to adopt/);
     expect(JSON.parse(readFileSync(cfg, 'utf8'))).toEqual(t.winnerSettings);
+    // the learned per-query α, fitted on the tuning queries, against the best fixed α and RRF on the held-out ones
+    expect(t.learnedAlpha.fitted + t.learnedAlpha.flat).toBe(21);
+    expect(t.learnedAlpha.against.map((a: { label: string }) => a.label)).toEqual([`the best fixed α (${t.learnedAlpha.bestFixedAlpha})`, 'RRF']);
+    expect(t.learnedAlpha.verdict).toMatch(/^Learned per-query α .*: on the 9 held-out queries ndcg@10 \d\.\d{4}; it /);
 
     const t2 = lastJson((await captureCommand(tuneCommand, args)).out);
     expect(t2.winner).toBe(t.winner);
@@ -93,6 +97,7 @@ describe('rag-lab tune', () => {
     expect(r.out).toMatch(/split \(seed 0\): 21 tuning, 9 held-out queries/);
     expect(r.out).toMatch(/\(winner\)/);
     expect(r.out).toMatch(/^note: the budget of 6 trials is more than the space holds: 5 trials ran$/m);
+    expect(r.out).toMatch(/^note: the learned per-query α was not fitted: it needs the fixed hybrid and RRF/m);
   });
 
   test.each([

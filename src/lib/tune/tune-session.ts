@@ -23,6 +23,7 @@ import { runFromGiven } from '../eval/retrieval/run-settings-map.ts';
 import { flatOfRun, RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
 import { HALVING_DEFAULTS, halvingRungs, successiveHalving, type HalvingOptions, type Rung } from './halving.ts';
 import { heldOutFigures, verdictSentence, type HeldOutFigure } from './held-out.ts';
+import { ALPHA_GRID, learnedAlpha, type LearnedAlphaResult } from './learned-alpha.ts';
 import { paretoFront } from './pareto.ts';
 import { sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
 import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
@@ -46,6 +47,8 @@ export interface TuneSessionInput {
   objective?: IrMetricId;
   halving?: Partial<HalvingOptions>;
   space?: SpaceOptions;
+  /** Fit and measure the learned per-query α (learned-alpha.ts) when the fixed hybrid can run. Default true. */
+  learnedAlpha?: boolean;
   cache?: RetrievalRowCache | null;
   onProgress?: (p: TuneProgress) => void;
   signal?: AbortSignal;
@@ -85,6 +88,8 @@ export interface TuneResult {
   winnerSettings: { mode: RetrievalMode; settings: RunFlat };
   heldOut: { current: HeldOutFigure; figures: HeldOutFigure[] };
   verdict: string;
+  /** The learned per-query α against the best fixed α and RRF on the held-out queries; null when the fixed hybrid cannot run. */
+  learnedAlpha: LearnedAlphaResult | null;
   notes: string[];
 }
 
@@ -207,6 +212,23 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const figures = heldOutFigures({ label: labelOf(currentCandidate, baseFlat), scores: currentScores }, others, { seed });
   const winnerIsCurrent = prepared[winner]!.configHash === currentPrepared.configHash && trials[winner]!.mode === current;
   const winnerFigure = figures.others.find((f) => f.trial === winner) ?? null;
+  const learned = input.learnedAlpha === false || !modes.includes('hybrid_fixed') || !modeAvailability('rrf', caps).available ? null : await (async () => {
+    signal?.throwIfAborted();
+    const all = [...tuning, ...heldOut];
+    const scoresOf = async (c: TuneCandidate) => new Map((await rowsOf(await prepare(c), all)).map((r, i) => [all[i]!.id, r.score]));
+    const atAlpha = [];
+    for (const alpha of ALPHA_GRID) atAlpha.push(await scoresOf({ mode: 'hybrid_fixed', values: { alpha } }));
+    // The predictors of each query, from one run that computes them (its rows are keyed apart: predictors enter the hash).
+    const withPredictors = { ...input.base, predictors: true };
+    const { configHash, candidateK } = await retrievalRunConfig(withPredictors, input.kb, input.identity, { modes: ['hybrid_fixed'] });
+    const run = await runRetrievalBenchmark({
+      kb: input.kb, queries: all, qrels, dataset: input.identity.dataset, modes: ['hybrid_fixed'], models, depth: input.base.depth,
+      search: runSearchOptions(input.base, candidateK), predictors: true, configHash, ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
+    });
+    const predictors = new Map(run.rows.map((row) => [row.key.slice(prefix('hybrid_fixed').length), Object.fromEntries(Object.entries(row.scores).filter(([k]) => k.startsWith('qpp.')))]));
+    return learnedAlpha({ tuning: split.tuning, heldOut: split.heldOut, atAlpha, rrf: await scoresOf({ mode: 'rrf', values: {} }), predictors, metric: objective, seed });
+  })();
+  if (!learned && input.learnedAlpha !== false) notes.push('the learned per-query α was not fitted: it needs the fixed hybrid and RRF (a dense side) in the space');
   return {
     objective,
     split: { seed, heldOutFraction: split.heldOutFraction, tuning: tuning.length, heldOut: heldOut.length },
@@ -215,6 +237,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     winnerSettings: { mode: trials[winner]!.mode, settings: flatOfRun(prepared[winner]!.s) },
     heldOut: { current: figures.current, figures: figures.others },
     verdict: verdictSentence(winnerIsCurrent ? null : winnerFigure, figures.current, heldOut.length, objective),
+    learnedAlpha: learned,
     notes,
   };
 }

@@ -21,6 +21,7 @@ export function tuneTable(r: TuneResult, dataset: string): string {
     ...r.heldOut.figures.map((f) => `  #${f.trial} ${f.label}: ${f4(f.score)}, Δ ${signed(f.delta)}${f.deltaCi ? ` [${signed(f.deltaCi[0])}, ${signed(f.deltaCi[1])}]` : ''}, Holm p ${f.pHolm === null ? 'n/a' : f.pHolm.toFixed(3)}, W/T/L ${f.wins}/${f.ties}/${f.losses}`),
     '',
     r.verdict,
+    ...(r.learnedAlpha ? ['', r.learnedAlpha.verdict] : []),
     ...r.notes.map((n) => `note: ${n}`),
   ];
   return lines.join('\n');
