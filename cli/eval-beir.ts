@@ -14,7 +14,7 @@ import { DATASET_ONLY, RUN_SETTINGS, type VectorIndexKind } from '../src/lib/set
 import { MAX_RUN_CONFIG_BYTES, parseRunConfigFile } from '../src/lib/settings/run-config-file.ts';
 import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/retrieval/run-embedder.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes, type RunModels } from '../src/lib/eval/retrieval/retrieval-request.ts';
-import { RunSettingsError } from '../src/lib/eval/retrieval/retrieval-session.ts';
+import { RunSettingsError, type RetrievalRunSettings } from '../src/lib/eval/retrieval/retrieval-session.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { reportFileText } from '../src/lib/reports/title.ts';
 import { MODE_IDS, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
@@ -102,40 +102,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   if (reportFile) checkOutputFile(reportFile, '--report-out');
   checkModelArgs(values, need);
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
-  const hubData = values.data?.startsWith('hub:') ? hubDatasetRef(values.data) ?? fail(`--data ${values.data}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`) : null;
-  if (hubData && values.kb) throw new CliError('--data hub:… reads a whole BEIR dataset: give it without --kb');
-  if (!hubData && values['token-env'] !== undefined && !values.kb?.startsWith('hub:')) throw new CliError('--token-env is for a hub: knowledge base or --data hub:dataset');
-  const dataDir = values.data && !hubData ? resolve(values.data) : null;
-  if (dataDir) checkInputDir(dataDir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
-
-  let ref: RetrievalDataRef, artifact: CliKb | null = null;
-  if (hubData) {
-    ref = { kind: 'hub-dataset', ...hubData, hubUrl: hubUrl(), token: tokenFromEnv(values['token-env'], `--data ${values.data}`) ?? null };
-  } else if (values.kb) {
-    const source = artifact = await openKb(values, {
-      log,
-      // The vectors --index asks for: exact scans need float32; hnsw uses a shipped graph when there is one.
-      dense: !need.dense ? 'none' : settings.index === 'exact' ? 'float32' : 'auto', hnsw: need.dense && settings.index === 'hnsw',
-    });
-    let judged: { queries: BeirQuery[]; qrels: Qrels };
-    if (dataDir) {
-      try { judged = readBeirJudgements(folderReader(dataDir), settings.split); } catch (e) { return asCliError(e); }
-      checkJudged(judged.queries, judged.qrels, judgedIn(dataDir, settings.split));
-      log(`queries and qrels from ${dataDir}`);
-    } else if (source.queries && source.qrels) {
-      judged = { queries: source.queries, qrels: source.qrels };
-      checkJudged(judged.queries, judged.qrels, `${source.label} is judged in its qrels`);
-    } else {
-      throw new CliError(`nothing to evaluate: ${source.label} carries no queries and qrels; give --data <BEIR folder> with queries.jsonl and qrels/${settings.split}.tsv`);
-    }
-    ref = {
-      kind: 'artifact', id: source.id, dataset: source.label.split('#').pop()!, kb: source.kb, shipped: source.dense, ...judged, meta: source.hashText,
-      revision: /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null, source: values.kb.startsWith('hub:') ? 'hub' : 'local', notes: source.notes,
-    };
-  } else {
-    try { ref = await readBeirFolderRef(folderReader(dataDir!), basename(dataDir!), settings.split); } catch (e) { return asCliError(e); }
-    checkJudged(ref.queries, ref.qrels, judgedIn(dataDir!, settings.split));
-  }
+  const { ref, artifact, hubData } = await openDataRef(values, settings, need, log);
   const runLines: string[] = [];
   const { run, report } = await runRetrievalRun({
     data: ref, settings, modes,
@@ -195,4 +162,46 @@ export async function runModels(
   const corpus = own?.corpus ?? (models.embedder && config && existsSync(config) ? corpusOfConfig(readFileSync(config, 'utf8'), await datasetCorpusHash(data.kb)) : null);
   const notes = corpus && !corpus.thisDataset ? [`the dense modes use ${args.embedder}, trained on ${corpus.title}, another corpus than this dataset`] : [];
   return { ...namedModels(args, need, 'cpu'), search: models.search, unavailable: unavailableModes(modes, models.failed), embedderCorpus: corpus, notes };
+}
+
+/** What `--data` / `--kb` name, opened (eval-beir's and tune's): a Hub dataset, an artifact with its or --data's judgements, or a BEIR folder. */
+export async function openDataRef(
+  values: { data?: string | undefined; kb?: string | undefined; 'token-env'?: string | undefined },
+  settings: RetrievalRunSettings, need: { dense: boolean }, log: (m: string) => void,
+): Promise<{ ref: RetrievalDataRef; artifact: CliKb | null; hubData: { dataset: string; revision: string | null } | null }> {
+  const hubData = values.data?.startsWith('hub:') ? hubDatasetRef(values.data) ?? fail(`--data ${values.data}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`) : null;
+  if (hubData && values.kb) throw new CliError('--data hub:… reads a whole BEIR dataset: give it without --kb');
+  if (!hubData && values['token-env'] !== undefined && !values.kb?.startsWith('hub:')) throw new CliError('--token-env is for a hub: knowledge base or --data hub:dataset');
+  const dataDir = values.data && !hubData ? resolve(values.data) : null;
+  if (dataDir) checkInputDir(dataDir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
+
+  let ref: RetrievalDataRef, artifact: CliKb | null = null;
+  if (hubData) {
+    ref = { kind: 'hub-dataset', ...hubData, hubUrl: hubUrl(), token: tokenFromEnv(values['token-env'], `--data ${values.data}`) ?? null };
+  } else if (values.kb) {
+    const source = artifact = await openKb(values, {
+      log,
+      // The vectors --index asks for: exact scans need float32; hnsw uses a shipped graph when there is one.
+      dense: !need.dense ? 'none' : settings.index === 'exact' ? 'float32' : 'auto', hnsw: need.dense && settings.index === 'hnsw',
+    });
+    let judged: { queries: BeirQuery[]; qrels: Qrels };
+    if (dataDir) {
+      try { judged = readBeirJudgements(folderReader(dataDir), settings.split); } catch (e) { return asCliError(e); }
+      checkJudged(judged.queries, judged.qrels, judgedIn(dataDir, settings.split));
+      log(`queries and qrels from ${dataDir}`);
+    } else if (source.queries && source.qrels) {
+      judged = { queries: source.queries, qrels: source.qrels };
+      checkJudged(judged.queries, judged.qrels, `${source.label} is judged in its qrels`);
+    } else {
+      throw new CliError(`nothing to evaluate: ${source.label} carries no queries and qrels; give --data <BEIR folder> with queries.jsonl and qrels/${settings.split}.tsv`);
+    }
+    ref = {
+      kind: 'artifact', id: source.id, dataset: source.label.split('#').pop()!, kb: source.kb, shipped: source.dense, ...judged, meta: source.hashText,
+      revision: /@([0-9a-f]{7,40})/.exec(source.label)?.[1] ?? null, source: values.kb.startsWith('hub:') ? 'hub' : 'local', notes: source.notes,
+    };
+  } else {
+    try { ref = await readBeirFolderRef(folderReader(dataDir!), basename(dataDir!), settings.split); } catch (e) { return asCliError(e); }
+    checkJudged(ref.queries, ref.qrels, judgedIn(dataDir!, settings.split));
+  }
+  return { ref, artifact, hubData };
 }

@@ -4,30 +4,30 @@
  * objective against p95 latency, and the winner measured on the held-out queries against the current settings. Here
  * the flags, the data and models as eval-beir opens them, and what is printed.
  */
-import { resolve } from 'node:path';
-import { RetrievalDataError, hubDatasetRef, openRetrievalData, readBeirFolderRef, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
+import { openRetrievalData, RetrievalDataError } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { modelsNeeded } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
-import { RUN_SETTINGS, type RunFlatKey } from '../src/lib/settings/retrieval-run.ts';
-import { valueFromText, type Setting } from '../src/lib/settings/schema.ts';
+import { DATASET_ONLY } from '../src/lib/settings/retrieval-run.ts';
 import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
-import { SpaceError, type TuneValue } from '../src/lib/tune/space.ts';
+import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
 import { CliError, parse } from './args.ts';
-import { asCliError, checkJudged, folderReader, judgedIn, runModels } from './eval-beir.ts';
-import { checkInputDir, checkOutputFile, writeText } from './fs-errors.ts';
-import { hubUrl, tokenFromEnv } from './kb-arg.ts';
+import { asCliError, checkJudged, openDataRef, runModels } from './eval-beir.ts';
+import { checkOutputFile, writeText } from './fs-errors.ts';
+import { KB_ARGS } from './kb-arg.ts';
 import { MODEL_ARGS, MODEL_HELP } from './models.ts';
 
-const TUNED = (Object.entries(RUN_SETTINGS) as Array<[RunFlatKey, Setting]>).filter(([, s]) => s.tune);
 const DEFAULT_MODES = MODE_IDS.filter((m) => !MODES[m].needsReranker);
 
 const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision]> [options]
+       rag-lab tune --kb <artifact folder | hub:owner/repo>[#index-id] [--data <BEIR folder>] [options]
 
   --data DIR        a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) or a BEIR dataset on the Hub, as eval-beir reads it
-  --token-env VAR   for --data hub:…, the environment variable holding the hf_ token
+  --kb KB           an artifact with its own queries and qrels, or --data's (a test set imported as BEIR files), as eval-beir
+                    reads it; its chunking and BM25 are kept (not tuned)
+  --token-env VAR   for a hub: artifact or dataset, the environment variable holding the hf_ token
   --modes LIST      the modes the space may use (default: ${DEFAULT_MODES.join(', ')}; the ones the models allow)
   --mode MODE       the current mode, which the winner is compared with (default sparse, the Search tab's)
   --budget N        trials: settings sampled from the space, each mode's current one first (default 40, at most 10000)
@@ -50,34 +50,16 @@ function numberFlag(raw: string | undefined, name: string, fallback: number, ok:
   return x;
 }
 
-/** `--space k1=0.9,1.2`: each value read as its setting reads a flag ("auto" = unset). */
-export function spaceFlags(given: readonly string[]): Partial<Record<RunFlatKey, TuneValue[]>> {
-  const out: Partial<Record<RunFlatKey, TuneValue[]>> = {};
-  for (const g of given) {
-    const m = /^([\w-]+)=(.+)$/.exec(g.trim());
-    const entry = m ? TUNED.find(([k, s]) => s.flag === m[1] || k === m[1]) : undefined;
-    if (!m || !entry) throw new CliError(`--space ${g}: give a dimension and its values, e.g. --space alpha=0.3,0.5,0.7 (dimensions: ${TUNED.map(([, s]) => s.flag).join(', ')})`);
-    const [key, s] = entry;
-    out[key] = m[2]!.split(',').map((raw) => {
-      const text = raw.trim();
-      if (text === 'auto' && s.nullMeans !== undefined) return null;
-      const x = valueFromText(s, text);
-      if (x === undefined) throw new CliError(`--space ${s.flag}: "${text}" is not a value of ${s.flag}`);
-      return x as TuneValue;
-    });
-  }
-  return out;
-}
-
 export async function tuneCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
-    data: { type: 'string' }, 'token-env': { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
+    data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
     'held-out': { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
     'config-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-    ...RUN_FLAG_OPTIONS, ...MODEL_ARGS,
+    ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
-  if (!values.data) throw new CliError(`--data is required\n\n${HELP}`);
+  if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
+  if (values['train-embedder'] && values.kb) throw new CliError('--train-embedder trains the embedder on --data: give it without --kb');
   const [settings, modes] = (() => { try { return [settingsFromFlags({ ...values, space: undefined }), values.modes ? modesFlag(values.modes) : DEFAULT_MODES] as const; } catch (e) { return asCliError(e); } })();
   const current = values.mode ?? 'sparse';
   if (!isMode(current)) throw new CliError(`--mode: unknown mode "${current}" (choose from ${MODE_IDS.join(', ')})`);
@@ -85,33 +67,24 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const heldOut = numberFlag(values['held-out'], 'held-out', 0.3, (x) => x > 0 && x < 1, 'a fraction between 0 and 1 (exclusive)');
   const metric = (values.metric ?? 'ndcg@10') as IrMetricId;
   if (!IR_METRIC_IDS.includes(metric)) throw new CliError(`--metric must be one of ${IR_METRIC_IDS.join(', ')}, got "${metric}"`);
-  const narrow = spaceFlags(values.space ?? []);
+  const narrow = (() => { try { return spaceFromFlags(values.space ?? []); } catch (e) { throw new CliError((e as Error).message); } })();
   if (values['config-out']) checkOutputFile(values['config-out'], '--config-out');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
 
-  let ref: RetrievalDataRef;
-  const hub = values.data.startsWith('hub:') ? hubDatasetRef(values.data) : null;
-  if (values.data.startsWith('hub:')) {
-    if (!hub) throw new CliError(`--data ${values.data}: give hub:owner/name or hub:owner/name@revision (e.g. hub:BeIR/scifact)`);
-    ref = { kind: 'hub-dataset', ...hub, hubUrl: hubUrl(), token: tokenFromEnv(values['token-env'], `--data ${values.data}`) ?? null };
-  } else {
-    const dir = resolve(values.data);
-    checkInputDir(dir, '--data', 'a BEIR folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv');
-    try { ref = await readBeirFolderRef(folderReader(dir), dir.split(/[\\/]/).pop()!, settings.split); } catch (e) { return asCliError(e, values.data); }
-    checkJudged(ref.queries, ref.qrels, judgedIn(dir, settings.split));
-  }
+  const need = modelsNeeded([...modes, current]);
+  const { ref, artifact } = await openDataRef(values, settings, need, log);
   const data = await openRetrievalData(ref, settings, {
     check: (o) => { if (o.kind === 'hub-dataset') checkJudged(o.queries, o.qrels, `${o.dataset} is judged in its qrels`); },
   }).catch((e: unknown) => (e instanceof RetrievalDataError ? asCliError(e, values.data) : asCliError(e)));
   log(`${data.dataset}: ${data.kb.size} ${data.kb.options.chunking ? 'chunks' : 'documents'}, ${data.queries.filter((q) => data.qrels.has(q.id)).length} judged queries`);
-  const need = modelsNeeded([...modes, current]);
-  const models = await runModels(data, { values, argv, artifact: null, need, modes: [...modes, current], index: settings.index, log });
+  const models = await runModels(data, { values, argv, artifact, need, modes: [...modes, current], index: settings.index, log });
   const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
   let lastRung = -1;
   const result = await runTuneSession({
     kb: data.kb, queries: data.queries, qrels: data.qrels, base: settings, current, models: models.search,
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
-    modes: modes.filter((m) => !unavailable.has(m)), budget, seed: settings.seed, heldOut, objective: metric, space: { narrow },
+    // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
+    modes: modes.filter((m) => !unavailable.has(m)), budget, seed: settings.seed, heldOut, objective: metric, space: { narrow, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);

@@ -100,6 +100,20 @@ describe('rag-lab tune', () => {
     expect(r.out).toMatch(/^note: the learned per-query α was not fitted: it needs the fixed hybrid and RRF/m);
   });
 
+  test('--kb: an artifact tuned on its own queries and qrels, or on a test set imported as BEIR files; its chunking and BM25 are kept', async () => {
+    const out = join(tmp, 'kb');
+    const { buildIndexCommand } = await import('../../cli/build-index.ts');
+    expect((await captureCommand(buildIndexCommand, ['--data', small, '--out', out])).error).toBeNull();
+    const own = lastJson((await captureCommand(tuneCommand, ['--kb', out, '--budget', '4', '--json'])).out);
+    expect(own.space).toMatchObject({ modes: ['sparse'], dimensions: [], size: 1 });
+    expect(own.split).toMatchObject({ tuning: 21, heldOut: 9 });
+    expect(own.notes.join('\n')).toMatch(/dense is not in the space|dense.*not in the space/);
+    const imported = lastJson((await captureCommand(tuneCommand, ['--kb', out, '--data', small, '--budget', '4', '--json'])).out);
+    expect(imported.trials[0].configHash).toBe(own.trials[0].configHash);
+    const r = await captureCommand(tuneCommand, ['--kb', out, '--train-embedder']);
+    expect(r.error?.message).toMatch(/--train-embedder trains the embedder on --data/);
+  });
+
   test.each([
     [['--budget', '0'], /--budget must be a whole number of trials from 1 to 10000, got "0"/],
     [['--budget', '1000000000'], /--budget must be a whole number/],

@@ -12,7 +12,7 @@
 import { seededRandom } from '../random.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import { RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
-import type { Setting, SettingsSchema } from '../settings/schema.ts';
+import { valueFromText, type Setting, type SettingsSchema } from '../settings/schema.ts';
 
 export type TuneValue = number | string | null;
 
@@ -30,6 +30,9 @@ export interface SpaceOptions {
   /** A dimension narrowed to these values (each must be valid for its setting). */
   narrow?: Partial<Record<RunFlatKey, readonly TuneValue[]>>;
 }
+
+/** The run settings that are dimensions of the space (declared with `tune`). */
+export const TUNED = (Object.entries(RUN_SETTINGS) as Array<[RunFlatKey, Setting]>).filter(([, s]) => s.tune);
 
 export class SpaceError extends Error {
   constructor(message: string) { super(message); this.name = 'SpaceError'; }
@@ -104,6 +107,25 @@ export function sampleCandidates(modes: readonly RetrievalMode[], dims: readonly
   const out: TuneCandidate[] = [];
   for (let round = 0; out.length < budget && pools.some((p) => p.length > round); round++) {
     for (const p of pools) if (round < p.length && out.length < budget) out.push(p[round]!);
+  }
+  return out;
+}
+
+/** `--space k1=0.9,1.2`: each value read as its setting reads a flag ("auto" = unset). */
+export function spaceFromFlags(given: readonly string[]): Partial<Record<RunFlatKey, TuneValue[]>> {
+  const out: Partial<Record<RunFlatKey, TuneValue[]>> = {};
+  for (const g of given) {
+    const m = /^([\w-]+)=(.+)$/.exec(g.trim());
+    const entry = m ? TUNED.find(([k, s]) => s.flag === m[1] || k === m[1]) : undefined;
+    if (!m || !entry) throw new SpaceError(`--space ${g}: give a dimension and its values, e.g. --space alpha=0.3,0.5,0.7 (dimensions: ${TUNED.map(([, s]) => s.flag).join(', ')})`);
+    const [key, s] = entry;
+    out[key] = m[2]!.split(',').map((raw) => {
+      const text = raw.trim();
+      if (text === 'auto' && s.nullMeans !== undefined) return null;
+      const x = valueFromText(s, text);
+      if (x === undefined) throw new SpaceError(`--space ${s.flag}: "${text}" is not a value of ${s.flag}`);
+      return x as TuneValue;
+    });
   }
   return out;
 }

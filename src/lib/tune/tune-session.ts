@@ -108,7 +108,9 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const { qrels, signal } = input;
   const objective = input.objective ?? 'ndcg@10';
   const seed = input.seed ?? 0;
-  const baseFlat = flatOfRun(input.base);
+  // The knowledge base's own BM25 (an artifact's may differ from the flags' defaults) is the current one.
+  const base: RetrievalRunSettings = { ...input.base, bm25: { ...input.kb.options.bm25 } };
+  const baseFlat = flatOfRun(base);
   const current = input.current ?? 'sparse';
   // Each query text embedded once for every trial; a trial's row is charged the time that one embedding took.
   const once = sharedEncoder(input.models.encoder);
@@ -135,7 +137,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const heldOut = split.heldOut.map((id) => byId.get(id)!);
 
   // The knowledge base of each BM25 (k1, b): the base's postings under other parameters.
-  const kbs = new Map<string, KnowledgeBase>([[`${input.base.bm25.k1},${input.base.bm25.b}`, input.kb]]);
+  const kbs = new Map<string, KnowledgeBase>([[`${base.bm25.k1},${base.bm25.b}`, input.kb]]);
   const kbOf = (s: RetrievalRunSettings) => {
     const key = `${s.bm25.k1},${s.bm25.b}`;
     let kb = kbs.get(key);
@@ -219,11 +221,11 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     const atAlpha = [];
     for (const alpha of ALPHA_GRID) atAlpha.push(await scoresOf({ mode: 'hybrid_fixed', values: { alpha } }));
     // The predictors of each query, from one run that computes them (its rows are keyed apart: predictors enter the hash).
-    const withPredictors = { ...input.base, predictors: true };
+    const withPredictors = { ...base, predictors: true };
     const { configHash, candidateK } = await retrievalRunConfig(withPredictors, input.kb, input.identity, { modes: ['hybrid_fixed'] });
     const run = await runRetrievalBenchmark({
-      kb: input.kb, queries: all, qrels, dataset: input.identity.dataset, modes: ['hybrid_fixed'], models, depth: input.base.depth,
-      search: runSearchOptions(input.base, candidateK), predictors: true, configHash, ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
+      kb: input.kb, queries: all, qrels, dataset: input.identity.dataset, modes: ['hybrid_fixed'], models, depth: base.depth,
+      search: runSearchOptions(base, candidateK), predictors: true, configHash, ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
     });
     const predictors = new Map(run.rows.map((row) => [row.key.slice(prefix('hybrid_fixed').length), Object.fromEntries(Object.entries(row.scores).filter(([k]) => k.startsWith('qpp.')))]));
     return learnedAlpha({ tuning: split.tuning, heldOut: split.heldOut, atAlpha, rrf: await scoresOf({ mode: 'rrf', values: {} }), predictors, metric: objective, seed });

@@ -53,6 +53,8 @@ export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
   'max-vocab': int(1, 1_000_000, 'terms kept'),
   'power-iterations': int(0, 20, 'power iterations of the randomized SVD'),
   'idf-power': num(0, 8, 'the exponent B of idf^B'),
+  budget: int(1, 10_000, 'tune trials'),
+  'held-out': num(0, 1, 'the fraction of the judged queries held out from tuning (0 and 1 excluded)'),
 });
 
 /** "a whole number from 0 to 20" / "a number from 0 to 1". */
