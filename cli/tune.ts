@@ -4,17 +4,19 @@
  * objective against p95 latency, and the winner measured on the held-out queries against the current settings. Here
  * the flags, the data and models as eval-beir opens them, and what is printed.
  */
-import { openRetrievalData, RetrievalDataError } from '../src/lib/eval/retrieval/retrieval-data.ts';
+import { resolve } from 'node:path';
+import { openRetrievalData, readBeirJudgements, RetrievalDataError } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { modelsNeeded } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { DATASET_ONLY } from '../src/lib/settings/retrieval-run.ts';
 import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
 import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
+import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
 import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
 import { CliError, parse } from './args.ts';
-import { asCliError, checkJudged, openDataRef, runModels } from './eval-beir.ts';
+import { asCliError, checkJudged, folderReader, openDataRef, runModels } from './eval-beir.ts';
 import { checkOutputFile, writeText } from './fs-errors.ts';
 import { KB_ARGS } from './kb-arg.ts';
 import { MODEL_ARGS, MODEL_HELP } from './models.ts';
@@ -38,6 +40,10 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
   --json            print the result as one JSON object on the last line of stdout
   --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings)
   --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
+  --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
+                    lexical matching, so the winner is not adopted unless --agree-with labelled queries agrees)
+  --agree-with T    a second test set of the same documents (a BEIR folder's queries.jsonl and qrels, or pseudo:N): every
+                    trial scored on both, Kendall τ of the rankings and the regret of its top setting (passes: τ ≥ 0.9, ≤ 0.01)
   The current settings (--seed also seeds the split, the sample and the query order):
 ${RUN_FLAGS_HELP}
 ${MODEL_HELP}
@@ -55,6 +61,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
     'held-out': { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
     'config-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    pseudo: { type: 'string' }, 'agree-with': { type: 'string' },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
@@ -77,20 +84,27 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     check: (o) => { if (o.kind === 'hub-dataset') checkJudged(o.queries, o.qrels, `${o.dataset} is judged in its qrels`); },
   }).catch((e: unknown) => (e instanceof RetrievalDataError ? asCliError(e, values.data) : asCliError(e)));
   log(`${data.dataset}: ${data.kb.size} ${data.kb.options.chunking ? 'chunks' : 'documents'}, ${data.queries.filter((q) => data.qrels.has(q.id)).length} judged queries`);
+  // The test set: the data's judged queries, or pseudo-queries made from its documents (labelled: a smoke test).
+  const pseudoOf = (n: number) => pseudoQueries(data.kb.docs, n, settings.seed);
+  const test = values.pseudo ? pseudoOf(numberFlag(values.pseudo, 'pseudo', 0, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')) : data;
+  const agree = values['agree-with'];
+  const other = !agree ? undefined : /^pseudo:\d+$/.test(agree) ? { label: agree, pseudo: true, ...pseudoOf(Number(agree.slice(7))) }
+    : { label: agree, ...(() => { try { return readBeirJudgements(folderReader(resolve(agree)), settings.split); } catch (e) { return asCliError(e, agree); } })() };
   const models = await runModels(data, { values, argv, artifact, need, modes: [...modes, current], index: settings.index, log });
   const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
   let lastRung = -1;
   const result = await runTuneSession({
-    kb: data.kb, queries: data.queries, qrels: data.qrels, base: settings, current, models: models.search,
+    kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, pseudo: !!values.pseudo, ...(other ? { agreeWith: other } : {}),
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
     modes: modes.filter((m) => !unavailable.has(m)), budget, seed: settings.seed, heldOut, objective: metric, space: { narrow, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);
-  if (values['config-out']) {
+  if (values['config-out'] && result.adoptable) {
     writeText(values['config-out'], JSON.stringify(result.winnerSettings, null, 2) + '\n');
     process.stderr.write(`the winner's settings written to ${values['config-out']}\n`);
   }
   console.log(values.json ? JSON.stringify({ dataset: data.dataset, embedder: models.embedder, ...result }) : tuneTable(result, data.dataset));
+  if (values['config-out'] && !result.adoptable) throw new CliError(`--config-out ${values['config-out']}: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes the agreement check`);
 }

@@ -114,6 +114,24 @@ describe('rag-lab tune', () => {
     expect(r.error?.message).toMatch(/--train-embedder trains the embedder on --data/);
   });
 
+  test('--pseudo: labelled, checked against labelled queries (--agree-with), and not adopted unless the check passes', async () => {
+    const cfg = join(tmp, 'pseudo-best.json');
+    const r = await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--budget', '8', '--pseudo', '20', '--agree-with', small, '--config-out', cfg, '--json']);
+    const t = lastJson(r.out);
+    expect(t.testSetLabel).toBe('pseudo-queries: biased toward lexical matching');
+    expect(t.split.tuning + t.split.heldOut).toBe(20);
+    expect(t.agreement).toMatchObject({ settings: 8, reference: small, other: 'pseudo-queries: biased toward lexical matching' });
+    expect(typeof t.agreement.regret).toBe('number');
+    expect(t.adoptable).toBe(t.agreement.passes);
+    if (!t.adoptable) {
+      expect(r.error?.message).toMatch(/--config-out .*: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes/);
+      expect(() => readFileSync(cfg)).toThrow();
+    }
+    // labelled queries checked against pseudo-queries: the labelled set is the reference, the winner adoptable
+    const l = lastJson((await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--budget', '8', '--agree-with', 'pseudo:15', '--json'])).out);
+    expect(l).toMatchObject({ testSetLabel: null, adoptable: true, agreement: { reference: 'this test set', other: 'pseudo:15 (pseudo-queries: biased toward lexical matching)' } });
+  });
+
   test.each([
     [['--budget', '0'], /--budget must be a whole number of trials from 1 to 10000, got "0"/],
     [['--budget', '1000000000'], /--budget must be a whole number/],

@@ -24,7 +24,9 @@ import { flatOfRun, RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../setti
 import { HALVING_DEFAULTS, halvingRungs, successiveHalving, type HalvingOptions, type Rung } from './halving.ts';
 import { heldOutFigures, verdictSentence, type HeldOutFigure } from './held-out.ts';
 import { ALPHA_GRID, learnedAlpha, type LearnedAlphaResult } from './learned-alpha.ts';
+import { agreementOf, type Agreement } from './agreement.ts';
 import { paretoFront } from './pareto.ts';
+import { PSEUDO_LABEL } from './pseudo-queries.ts';
 import { sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
 import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
 
@@ -47,6 +49,10 @@ export interface TuneSessionInput {
   objective?: IrMetricId;
   halving?: Partial<HalvingOptions>;
   space?: SpaceOptions;
+  /** The test set is pseudo-queries (pseudo-queries.ts): the result is labelled, and adoptable only when `agreeWith` agrees. */
+  pseudo?: boolean;
+  /** A second test set of the same knowledge base: every trial is scored on both and their rankings compared (agreement.ts). */
+  agreeWith?: { label: string; queries: readonly BeirQuery[]; qrels: Qrels; pseudo?: boolean };
   /** Fit and measure the learned per-query α (learned-alpha.ts) when the fixed hybrid can run. Default true. */
   learnedAlpha?: boolean;
   cache?: RetrievalRowCache | null;
@@ -90,6 +96,12 @@ export interface TuneResult {
   verdict: string;
   /** The learned per-query α against the best fixed α and RRF on the held-out queries; null when the fixed hybrid cannot run. */
   learnedAlpha: LearnedAlphaResult | null;
+  /** The test set's label when it is not labelled queries (PSEUDO_LABEL), else null. */
+  testSetLabel: string | null;
+  /** Every trial scored on all queries of both test sets; the reference is the labelled one. Null without `agreeWith`. */
+  agreement: (Agreement & { reference: string; other: string; topReferenceLabel: string; topOtherLabel: string }) | null;
+  /** Whether the winner may be adopted: always on labelled queries; on pseudo-queries only when the agreement check passes. */
+  adoptable: boolean;
   notes: string[];
 }
 
@@ -230,6 +242,34 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     const predictors = new Map(run.rows.map((row) => [row.key.slice(prefix('hybrid_fixed').length), Object.fromEntries(Object.entries(row.scores).filter(([k]) => k.startsWith('qpp.')))]));
     return learnedAlpha({ tuning: split.tuning, heldOut: split.heldOut, atAlpha, rrf: await scoresOf({ mode: 'rrf', values: {} }), predictors, metric: objective, seed });
   })();
+  // The agreement check: every trial on all judged queries of both test sets (rows kept apart per set).
+  const agreement = !input.agreeWith ? null : await (async () => {
+    const other = input.agreeWith!;
+    const otherJudged = other.queries.filter((q) => other.qrels.has(q.id));
+    if (otherJudged.length === 0) throw new TuneError(`the test set ${other.label} has no judged query`);
+    const scoreAll = async (qs: readonly BeirQuery[], judgements: Qrels) => {
+      const out: number[] = [];
+      for (const t of prepared) {
+        signal?.throwIfAborted();
+        const fresh: Prepared = { ...t, rows: new Map() };
+        const run = await runRetrievalBenchmark({
+          kb: fresh.kb, queries: qs, qrels: judgements, dataset: input.identity.dataset, modes: [t.c.mode], models, depth: t.s.depth,
+          search: runSearchOptions(t.s, t.candidateK), predictors: false, configHash: t.configHash, ...(signal ? { signal } : {}),
+        });
+        out.push(mean(run.rows.map((row) => row.scores[objective] ?? NaN)));
+      }
+      return out;
+    };
+    const mine: number[] = [];
+    for (const t of prepared) mine.push(mean((await rowsOf(t, judged)).map((r) => r.score)));
+    const theirs = await scoreAll(otherJudged, other.qrels);
+    // The labelled set is the reference (a tune on pseudo-queries is checked against the labelled one).
+    const flip = input.pseudo === true && other.pseudo !== true;
+    const a = flip ? agreementOf(theirs, mine) : agreementOf(mine, theirs);
+    const mineLabel = input.pseudo ? PSEUDO_LABEL : 'this test set', otherLabel = other.pseudo ? `${other.label} (${PSEUDO_LABEL})` : other.label;
+    return { ...a, reference: flip ? otherLabel : mineLabel, other: flip ? mineLabel : otherLabel, topReferenceLabel: trials[a.topReference]!.label, topOtherLabel: trials[a.topOther]!.label };
+  })();
+  if (input.pseudo) notes.push(`${PSEUDO_LABEL}: the winner is ${agreement?.passes ? 'adoptable (the agreement check with labelled queries passes)' : 'not for adopting unless the agreement check with labelled queries passes (--agree-with)'}`);
   if (!learned && input.learnedAlpha !== false) notes.push('the learned per-query α was not fitted: it needs the fixed hybrid and RRF (a dense side) in the space');
   return {
     objective,
@@ -240,6 +280,9 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     heldOut: { current: figures.current, figures: figures.others },
     verdict: verdictSentence(winnerIsCurrent ? null : winnerFigure, figures.current, heldOut.length, objective),
     learnedAlpha: learned,
+    testSetLabel: input.pseudo ? PSEUDO_LABEL : null,
+    agreement,
+    adoptable: !input.pseudo || agreement?.passes === true,
     notes,
   };
 }

@@ -8,7 +8,9 @@ const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' 
 export function tuneTable(r: TuneResult, dataset: string): string {
   const m = r.objective;
   const rungs = r.rungs.map((g) => `${g.candidates} on ${g.queries}`).join(' → ');
+  const a = r.agreement;
   const lines = [
+    ...(r.testSetLabel ? [`test set: ${r.testSetLabel}`] : []),
     `tuned ${dataset}: ${r.trials.length} trials of ${r.space.size.toLocaleString('en')} settings (modes ${r.space.modes.join(', ')}; ${r.space.dimensions.map((d) => d.key).join(', ')})`,
     `split (seed ${r.split.seed}): ${r.split.tuning} tuning, ${r.split.heldOut} held-out queries; successive halving: ${rungs} queries`,
     '',
@@ -22,6 +24,8 @@ export function tuneTable(r: TuneResult, dataset: string): string {
     '',
     r.verdict,
     ...(r.learnedAlpha ? ['', r.learnedAlpha.verdict] : []),
+    ...(a ? ['', `agreement of ${a.other} with ${a.reference} over the ${a.settings} trials: Kendall τ ${a.tau === null ? 'n/a' : a.tau.toFixed(2)}, regret ${a.regret.toFixed(4)} (its top: ${a.topOtherLabel}; the reference's: ${a.topReferenceLabel}): ${a.passes ? 'passes' : 'does not pass'} (τ ≥ 0.9 and regret ≤ 0.01)`] : []),
+    ...(r.adoptable ? [] : ['', 'The winner is not for adopting: the test set is pseudo-queries and no agreement check with labelled queries passed.']),
     ...r.notes.map((n) => `note: ${n}`),
   ];
   return lines.join('\n');

@@ -54,6 +54,7 @@ export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
   'power-iterations': int(0, 20, 'power iterations of the randomized SVD'),
   'idf-power': num(0, 8, 'the exponent B of idf^B'),
   budget: int(1, 10_000, 'tune trials'),
+  pseudo: int(1, 100_000, 'pseudo-queries'),
   'held-out': num(0, 1, 'the fraction of the judged queries held out from tuning (0 and 1 excluded)'),
 });
 

@@ -1,0 +1,45 @@
+/**
+ * Test sets for the tuner without people: pseudo-queries (a seeded sentence of a sampled document, that document the
+ * answer; labelled as biased), and the agreement check of two test sets on hand-computed τ and regret.
+ */
+import { describe, expect, it } from 'vitest';
+import { AGREEMENT_BAR, agreementOf } from '../../src/lib/tune/agreement.ts';
+import { PSEUDO_LABEL, pseudoQueries } from '../../src/lib/tune/pseudo-queries.ts';
+
+describe('pseudo-queries', () => {
+  const docs = [
+    { id: 'a', title: 'A', text: 'Short. The heart pumps blood through the body every day. It never rests at all while we live.' },
+    { id: 'b', title: 'B', text: 'one two three' },
+    { id: 'c', title: 'C', text: '' },
+    { id: 'd', title: 'D', text: 'Cells divide by mitosis in most tissues of the body. Meiosis makes the gametes.' },
+  ];
+  it('a sentence of 5–40 words of each sampled document (its first words when none fits), the document its answer; seeded', () => {
+    const { queries, qrels } = pseudoQueries(docs, 10, 1);
+    // c has no text: three queries at most
+    expect(queries.map((q) => q.id).sort()).toEqual(['pseudo:a', 'pseudo:b', 'pseudo:d']);
+    const text = Object.fromEntries(queries.map((q) => [q.id, q.text]));
+    expect(['The heart pumps blood through the body every day.', 'It never rests at all while we live.']).toContain(text['pseudo:a']);
+    expect(text['pseudo:b']).toBe('one two three');
+    expect(text['pseudo:d']).toBe('Cells divide by mitosis in most tissues of the body.'); // "Meiosis makes the gametes." has 4 words
+    expect(qrels.get('pseudo:a')).toEqual(new Map([['a', 1]]));
+    expect(pseudoQueries(docs, 10, 1)).toEqual({ queries, qrels });
+    expect(pseudoQueries(docs, 2, 1).queries).toHaveLength(2);
+    expect(() => pseudoQueries(docs, 0, 1)).toThrow(/at least 1/);
+    expect(PSEUDO_LABEL).toBe('pseudo-queries: biased toward lexical matching');
+  });
+});
+
+describe('the agreement of two test sets', () => {
+  it('Kendall τ-b of the settings\' scores and the regret of the other set\'s top setting on the reference', () => {
+    // reference 0.70, 0.68, 0.60, 0.65; other 0.80, 0.90, 0.50, 0.60: pairs (0,1) discordant, the other five concordant
+    // → τ = (5 − 1) / 6 = 0.667; the other's top is setting 1: regret = 0.70 − 0.68 = 0.02
+    const a = agreementOf([0.70, 0.68, 0.60, 0.65], [0.80, 0.90, 0.50, 0.60]);
+    expect(a.tau).toBeCloseTo(4 / 6, 12);
+    expect(a).toMatchObject({ settings: 4, topReference: 0, topOther: 1, passes: false });
+    expect(a.regret).toBeCloseTo(0.02, 12);
+    const same = agreementOf([0.7, 0.6, 0.5], [0.9, 0.8, 0.1]);
+    expect(same).toMatchObject({ tau: 1, regret: 0, passes: true });
+    expect(AGREEMENT_BAR).toEqual({ tau: 0.9, regret: 0.01 });
+    expect(() => agreementOf([1], [1])).toThrow(/two or more/);
+  });
+});
