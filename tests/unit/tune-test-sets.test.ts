@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { AGREEMENT_BAR, agreementOf } from '../../src/lib/tune/agreement.ts';
 import { PSEUDO_LABEL, pseudoQueries } from '../../src/lib/tune/pseudo-queries.ts';
+import { testSetQueries, TuneError } from '../../src/lib/tune/tune-session.ts';
+import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 
 describe('pseudo-queries', () => {
   const docs = [
@@ -41,5 +43,25 @@ describe('the agreement of two test sets', () => {
     expect(same).toMatchObject({ tau: 1, regret: 0, passes: true });
     expect(AGREEMENT_BAR).toEqual({ tau: 0.9, regret: 0.01 });
     expect(() => agreementOf([1], [1])).toThrow(/two or more/);
+  });
+});
+
+describe('a test set checked against its knowledge base', () => {
+  const kb = KnowledgeBase.build([{ id: 'a', title: '', text: 'alpha beta' }, { id: 'b', title: '', text: 'gamma delta' }], { chunking: false });
+  const judge = (pairs: Array<[string, string]>) => new Map(pairs.map(([q, d]) => [q, new Map([[d, 1]])]));
+  it('counts an id given twice once, leaves empty queries out, notes judged documents it does not hold', () => {
+    const notes: string[] = [];
+    const qs = [{ id: 'q1', text: 'alpha' }, { id: 'q1', text: 'alpha again' }, { id: 'q2', text: '  ' }, { id: 'q3', text: 'gamma' }, { id: 'q4', text: 'zeta' }, { id: 'q5', text: 'unjudged' }];
+    const out = testSetQueries(qs, judge([['q1', 'a'], ['q2', 'a'], ['q3', 'b'], ['q4', 'z']]), kb, notes);
+    expect(out.map((q) => q.id)).toEqual(['q1', 'q3', 'q4']);
+    expect(notes).toEqual([
+      "1 of the test set's 3 judged documents are not in the knowledge base: those judgements can never be met",
+      '1 query id was given again: each counted once',
+      '1 empty query was left out',
+    ]);
+  });
+  it('refuses a test set of other documents, and one with fewer than 2 judged queries', () => {
+    expect(() => testSetQueries([{ id: 'q', text: 'x' }, { id: 'r', text: 'y' }], judge([['q', 'x1'], ['r', 'x2']]), kb, [])).toThrow(/none of the test set's 2 judged documents is in the knowledge base \(2 documents\)/);
+    expect(() => testSetQueries([{ id: 'q', text: 'x' }], judge([['q', 'a']]), kb, [])).toThrow(TuneError);
   });
 });

@@ -116,6 +116,32 @@ export class TuneError extends Error {
   constructor(message: string) { super(message); this.name = 'TuneError'; }
 }
 
+/**
+ * The judged queries a tune runs on, checked against the knowledge base: a query id given twice counts once, an empty
+ * query is left out, and judged documents the knowledge base does not hold are counted in a note (all of them missing:
+ * the test set belongs to other documents, an error). At least 2 must remain.
+ */
+export function testSetQueries(queries: readonly BeirQuery[], qrels: Qrels, kb: KnowledgeBase, notes: string[]): BeirQuery[] {
+  const seen = new Set<string>();
+  let empty = 0, twice = 0;
+  const judged = queries.filter((q) => {
+    if (!qrels.has(q.id)) return false;
+    if (seen.has(q.id)) { twice++; return false; }
+    seen.add(q.id);
+    if (q.text.trim() === '') { empty++; return false; }
+    return true;
+  });
+  const ids = new Set(kb.docs.map((d) => d.id));
+  let docs = 0, missing = 0;
+  for (const q of judged) for (const [doc, rel] of qrels.get(q.id)!) if (rel > 0) { docs++; if (!ids.has(doc)) missing++; }
+  if (docs > 0 && missing === docs) throw new TuneError(`none of the test set's ${docs} judged documents is in the knowledge base (${kb.docs.length} documents): the test set belongs to other documents`);
+  if (missing) notes.push(`${missing} of the test set's ${docs} judged documents are not in the knowledge base: those judgements can never be met`);
+  if (twice) notes.push(`${twice} quer${twice === 1 ? 'y id was' : 'y ids were'} given again: each counted once`);
+  if (empty) notes.push(`${empty} empty quer${empty === 1 ? 'y was' : 'ies were'} left out`);
+  if (judged.length < 2) throw new TuneError(`a tune needs at least 2 judged queries, the test set has ${judged.length}`);
+  return judged;
+}
+
 export async function runTuneSession(input: TuneSessionInput): Promise<TuneResult> {
   const { qrels, signal } = input;
   const objective = input.objective ?? 'ndcg@10';
@@ -140,8 +166,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const size = spaceSize(modes, dims, baseFlat);
   if (input.budget > candidates.length) notes.push(`the budget of ${input.budget} trials is more than the space holds: ${candidates.length} trials ran`);
 
-  const judged = input.queries.filter((q) => qrels.has(q.id));
-  if (judged.length < 2) throw new TuneError(`a tune needs at least 2 judged queries, the test set has ${judged.length}`);
+  const judged = testSetQueries(input.queries, qrels, input.kb, notes);
   const split = tuneSplit(judged.map((q) => q.id), seed, input.heldOut ?? DEFAULT_HELD_OUT);
   if (split.tuning.length === 0 || split.heldOut.length === 0) throw new TuneError(`${judged.length} judged queries cannot be split into tuning and held-out parts`);
   const byId = new Map(judged.map((q) => [q.id, q]));
