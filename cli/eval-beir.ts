@@ -11,7 +11,7 @@ import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalData, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { DATASET_ONLY, RUN_SETTINGS, type VectorIndexKind } from '../src/lib/settings/retrieval-run.ts';
-import { MAX_RUN_CONFIG_BYTES, parseRunConfigFile } from '../src/lib/settings/run-config-file.ts';
+import { MAX_RUN_CONFIG_BYTES, parseRunConfigFile, type RunConfigFile } from '../src/lib/settings/run-config-file.ts';
 import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/lib/eval/retrieval/run-embedder.ts';
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes, type RunModels } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { RunSettingsError, type RetrievalRunSettings } from '../src/lib/eval/retrieval/retrieval-session.ts';
@@ -92,8 +92,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     const fixed = DATASET_ONLY.map((k) => RUN_SETTINGS[k].flag!).filter((f) => given[f] !== undefined && given[f] !== false);
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
   }
-  const text = values.config ? readSmallText(values.config, MAX_RUN_CONFIG_BYTES, 'a settings file') : null;
-  const file = text === null ? null : (() => { try { return parseRunConfigFile(text); } catch (e) { throw new CliError(`--config ${values.config}: ${(e as Error).message}`); } })();
+  const file = values.config ? readRunConfig(values.config) : null;
   const [modes, settings] = (() => { try { return [modesFlag(values.modes ?? file?.mode ?? 'sparse'), settingsFromFlags(values, file?.settings)] as const; } catch (e) { return asCliError(e); } })();
   const need = modelsNeeded(modes);
   // Output paths are checked before any work, so a typo does not cost the run.
@@ -204,4 +203,10 @@ export async function openDataRef(
     checkJudged(ref.queries, ref.qrels, judgedIn(dataDir!, settings.split));
   }
   return { ref, artifact, hubData };
+}
+
+/** `--config FILE`: a tune's settings file (rag-lab tune --config-out), read within its bound and checked. */
+export function readRunConfig(path: string): RunConfigFile {
+  const text = readSmallText(path, MAX_RUN_CONFIG_BYTES, 'a settings file');
+  try { return parseRunConfigFile(text); } catch (e) { throw new CliError(`--config ${path}: ${(e as Error).message}`); }
 }

@@ -12,6 +12,8 @@ import { recordedConfig } from '../src/lib/settings/schema.ts';
 import { SEARCH_DEFAULTS, SEARCH_SETTINGS } from '../src/lib/settings/search.ts';
 import { CliError, parse } from './args.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
+import { readRunConfig } from './eval-beir.ts';
+import { searchOfRunConfig } from '../src/lib/settings/run-config-file.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
 
 // The search settings' flags and help lines come from their declarations (src/lib/settings/search.ts).
@@ -20,6 +22,7 @@ const HELP = `Usage: rag-lab search [--kb KB] [options] "query" ["query" …]
 ${KB_HELP}
 ${flagHelp(SEARCH_SETTINGS)}
   --json             print one JSON object: {kb, mode, results: [{query, status, hits: [{id, docId, score, …}]}]}
+  --config FILE      a tune's winner (rag-lab tune --config-out): its mode, search settings and BM25; a flag given wins
 ${MODEL_HELP}
 `;
 
@@ -32,25 +35,29 @@ export interface SearchJsonHit {
 
 export async function searchCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
-    ...KB_ARGS, ...flagOptions(SEARCH_SETTINGS), json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' }, ...MODEL_ARGS,
+    ...KB_ARGS, ...flagOptions(SEARCH_SETTINGS), json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' }, config: { type: 'string' }, ...MODEL_ARGS,
   }, true);
   if (values.help) { console.log(HELP); return; }
   const queries = positionals.map((q) => q.trim()).filter(Boolean);
   if (queries.length === 0) throw new CliError(`a query is required\n\n${HELP}`);
-  const settings = { ...SEARCH_DEFAULTS, ...readFlags(SEARCH_SETTINGS, values, (m) => new CliError(m)) };
+  // A tune's winner (--config best.json): its mode and search settings, its entropy basis and BM25; a flag given wins.
+  const tuned = values.config ? searchOfRunConfig(readRunConfig(values.config)) : null;
+  const settings = { ...SEARCH_DEFAULTS, ...tuned?.search, ...readFlags(SEARCH_SETTINGS, values, (m) => new CliError(m)) };
   const mode = settings.mode;
   const need = { dense: MODES[mode].needsDense, reranker: MODES[mode].needsReranker };
   checkModelArgs(values, need);
   const log = (m: string) => process.stderr.write(`${m}\n`);
 
   const opened = await openKb(values, { log, dense: need.dense ? 'auto' : 'none' });
+  const bm25 = tuned?.bm25, own = opened.kb.options.bm25;
+  if (bm25 && (bm25.k1 !== own.k1 || bm25.b !== own.b)) { opened.kb = opened.kb.withBm25(bm25); log(`BM25 k1 ${bm25.k1}, b ${bm25.b} (the settings file's; the index was built with ${own.k1}, ${own.b})`); }
   const models = await loadCliModels(modelArgsFor(values, opened, argv), need, log);
   await attachKbDense(opened, models, {}, log);
 
   const results: { query: string; status: SearchOutcome['status']; reason?: string; confidence: number | null; hits: SearchJsonHit[] }[] = [];
   for (const query of queries) {
     // The request the Search tab sends its session (SearchRequest), field by field.
-    const request: SearchRequest = { query, ...settings, filters: [] };
+    const request: SearchRequest = { query, ...settings, ...(tuned?.entropyBasis ? { entropyBasis: tuned.entropyBasis } : {}), filters: [] };
     const out = (await runSearch(opened.kb, request, models.search))!;
     if (out.status === 'unavailable') throw new CliError(`${mode}: ${out.reason}`);
     const hits = out.hits.map((h): SearchJsonHit => {

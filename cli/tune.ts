@@ -15,7 +15,7 @@ import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
 import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
-import { CliError, parse } from './args.ts';
+import { CliError, numberArg, parse } from './args.ts';
 import { asCliError, checkJudged, folderReader, openDataRef, runModels } from './eval-beir.ts';
 import { checkOutputFile, writeText } from './fs-errors.ts';
 import { KB_ARGS } from './kb-arg.ts';
@@ -49,13 +49,6 @@ ${RUN_FLAGS_HELP}
 ${MODEL_HELP}
 `;
 
-function numberFlag(raw: string | undefined, name: string, fallback: number, ok: (x: number) => boolean, what: string): number {
-  if (raw === undefined) return fallback;
-  const x = Number(raw);
-  if (raw.trim() === '' || !ok(x)) throw new CliError(`--${name} must be ${what}, got "${raw}"`);
-  return x;
-}
-
 export async function tuneCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
@@ -70,8 +63,8 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const [settings, modes] = (() => { try { return [settingsFromFlags({ ...values, space: undefined }), values.modes ? modesFlag(values.modes) : DEFAULT_MODES] as const; } catch (e) { return asCliError(e); } })();
   const current = values.mode ?? 'sparse';
   if (!isMode(current)) throw new CliError(`--mode: unknown mode "${current}" (choose from ${MODE_IDS.join(', ')})`);
-  const budget = numberFlag(values.budget, 'budget', 40, (x) => Number.isInteger(x) && x >= 1 && x <= 10_000, 'a whole number of trials from 1 to 10000');
-  const heldOut = numberFlag(values['held-out'], 'held-out', 0.3, (x) => x > 0 && x < 1, 'a fraction between 0 and 1 (exclusive)');
+  const budget = numberArg('budget', values.budget, (x) => Number.isInteger(x) && x >= 1, 'a whole number of trials') ?? 40;
+  const heldOut = numberArg('held-out', values['held-out'], (x) => x > 0 && x < 1, 'a fraction between 0 and 1 (exclusive)') ?? 0.3;
   const metric = (values.metric ?? 'ndcg@10') as IrMetricId;
   if (!IR_METRIC_IDS.includes(metric)) throw new CliError(`--metric must be one of ${IR_METRIC_IDS.join(', ')}, got "${metric}"`);
   const narrow = (() => { try { return spaceFromFlags(values.space ?? []); } catch (e) { throw new CliError((e as Error).message); } })();
@@ -86,7 +79,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   log(`${data.dataset}: ${data.kb.size} ${data.kb.options.chunking ? 'chunks' : 'documents'}, ${data.queries.filter((q) => data.qrels.has(q.id)).length} judged queries`);
   // The test set: the data's judged queries, or pseudo-queries made from its documents (labelled: a smoke test).
   const pseudoOf = (n: number) => pseudoQueries(data.kb.docs, n, settings.seed);
-  const test = values.pseudo ? pseudoOf(numberFlag(values.pseudo, 'pseudo', 0, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')) : data;
+  const test = values.pseudo ? pseudoOf(numberArg('pseudo', values.pseudo, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')!) : data;
   const agree = values['agree-with'];
   const other = !agree ? undefined : /^pseudo:\d+$/.test(agree) ? { label: agree, pseudo: true, ...pseudoOf(Number(agree.slice(7))) }
     : { label: agree, ...(() => { try { return readBeirJudgements(folderReader(resolve(agree)), settings.split); } catch (e) { return asCliError(e, agree); } })() };

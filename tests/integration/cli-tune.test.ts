@@ -132,8 +132,26 @@ describe('rag-lab tune', () => {
     expect(l).toMatchObject({ testSetLabel: null, adoptable: true, agreement: { reference: 'this test set', other: 'pseudo:15 (pseudo-queries: biased toward lexical matching)' } });
   });
 
+  test('search --config: the settings file\'s mode, search settings and BM25 (the index re-weighted: KnowledgeBase.withBm25); a flag wins', async () => {
+    const { buildIndexCommand } = await import('../../cli/build-index.ts');
+    const { searchCommand } = await import('../../cli/search.ts');
+    const kb = join(tmp, 'kb-plain'), cfg = join(tmp, 'sparse.json');
+    expect((await captureCommand(buildIndexCommand, ['--data', small, '--out', kb])).error).toBeNull();
+    writeFileSync(cfg, JSON.stringify({ mode: 'sparse', settings: { k1: 1.5, b: 0.9, alpha: 0.3, candidateK: null, calibration: 'zscore' } }));
+    const q = 'cancer risk in smokers';
+    const viaFile = await captureCommand(searchCommand, ['--kb', kb, '--config', cfg, '--json', q]);
+    expect(viaFile.error).toBeNull();
+    expect(viaFile.err).toMatch(/BM25 k1 1\.5, b 0\.9 \(the settings file's; the index was built with 0\.9, 0\.4\)/);
+    const a = lastJson(viaFile.out), plain = lastJson((await captureCommand(searchCommand, ['--kb', kb, '--alpha', '0.3', '--calibration', 'zscore', '--json', q])).out);
+    expect(a).toMatchObject({ mode: 'sparse', alpha: 0.3, calibration: 'zscore' });
+    expect(plain).toMatchObject({ mode: 'sparse', alpha: 0.3, calibration: 'zscore' });
+    // the same settings but BM25's k1 and b: other scores
+    expect(a.results[0].hits.map((h: { score: number }) => h.score)).not.toEqual(plain.results[0].hits.map((h: { score: number }) => h.score));
+    expect(lastJson((await captureCommand(searchCommand, ['--kb', kb, '--config', cfg, '--alpha', '0.9', '--json', q])).out).alpha).toBe(0.9);
+  });
+
   test.each([
-    [['--budget', '0'], /--budget must be a whole number of trials from 1 to 10000, got "0"/],
+    [['--budget', '0'], /--budget must be a whole number of trials, got "0"/],
     [['--budget', '1000000000'], /--budget must be a whole number/],
     [['--held-out', '1'], /--held-out must be a fraction between 0 and 1/],
     [['--metric', 'bleu'], /--metric must be one of ndcg@10/],

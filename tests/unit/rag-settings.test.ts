@@ -20,7 +20,9 @@ function samples(path: string, s: Setting): { good: string | number | boolean; b
   if (s.type === 'enum') return { good: s.choices!.find((x) => x !== s.default)!, bad: 'bogus' };
   if (s.type === 'boolean') return { good: !s.default, bad: 'maybe' };
   if (s.type === 'string') return path === 'llm.baseUrl' ? { good: 'http://127.0.0.1:9/v1', bad: 'ftp://h.example/v1' } : { good: 'model-x', bad: 'x'.repeat(201) };
-  return { good: s.type === 'int' ? s.max! : (s.min! + s.max!) / 2, bad: s.max! + 1 };
+  // the middle of the range, or three quarters up when the middle is the default (α's 0.5)
+  const mid = (s.min! + s.max!) / 2;
+  return { good: s.type === 'int' ? s.max! : mid === s.default ? (s.min! + 3 * s.max!) / 4 : mid, bad: s.max! + 1 };
 }
 
 /** Every leaf of a config, by path (`rerank.topN`). */

@@ -23,7 +23,7 @@ function samples(s: Setting): { good: unknown; args: string[]; bad: string | nul
   if (s.type === 'boolean') return { good: !s.default, args: [`--${s.flag}`], bad: null };
   if (s.type === 'string') return { good: 'dev', args: [`--${s.flag}`, 'dev'], bad: null };
   // Within every protocol's other settings: a chunk size above the preset's overlap, an overlap below its chunk size.
-  const x = s.type === 'int' ? Math.min(s.max!, Math.max(s.min!, s.default === DEFAULT_CHUNKING.overlap ? 100 : 900)) : (s.min! + s.max!) / 2;
+  const x = s.type === 'int' ? Math.min(s.max!, Math.max(s.min!, s.default === DEFAULT_CHUNKING.overlap ? 100 : 900)) : (s.min! + s.max!) / 2 === s.default ? (s.min! + 3 * s.max!) / 4 : (s.min! + s.max!) / 2;
   return { good: x, args: [`--${s.flag}`, String(x)], bad: String(s.max! + 1) };
 }
 const entries = Object.entries(RUN_SETTINGS) as Array<[RunFlatKey, Setting]>;

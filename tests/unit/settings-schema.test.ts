@@ -13,7 +13,7 @@ import { DEFAULT_SEARCH } from '../../src/lib/retrieval/search-types.ts';
 import { flagHelp, flagOptions, flagRanges, readFlags } from '../../src/lib/settings/cli-flags.ts';
 import { RAG_RETRIEVAL_SETTINGS } from '../../src/lib/settings/rag.ts';
 import { defaultsOf, int, objectSchema, recordedConfig, type Setting, type SettingsSchema } from '../../src/lib/settings/schema.ts';
-import { SEARCH_DEFAULTS, SEARCH_SETTINGS } from '../../src/lib/settings/search.ts';
+import { SEARCH_DEFAULTS, SEARCH_SETTINGS, searchSettingsOf } from '../../src/lib/settings/search.ts';
 import { urlCodec } from '../../src/lib/settings/url-codec.ts';
 import { DEFAULT_URL_STATE, parseUrlState, SEARCH_PARAMS, serializeUrlState } from '../../src/ui/search/url-state.ts';
 import * as v from 'valibot';
@@ -22,7 +22,8 @@ import * as v from 'valibot';
 function samples(s: Setting): { good: string | number | boolean; text: string; bad: string } {
   if (s.type === 'enum') { const c = s.choices!.find((x) => x !== s.default)!; return { good: c, text: c, bad: 'bogus' }; }
   if (s.type === 'boolean') return { good: !s.default, text: s.default ? '0' : '1', bad: 'maybe' };
-  const x = s.type === 'int' ? s.max! : (s.min! + s.max!) / 2;
+  // the middle of the range, or three quarters up when the middle is the default (α's 0.5)
+  const x = s.type === 'int' ? s.max! : (s.min! + s.max!) / 2 === s.default ? (s.min! + 3 * s.max!) / 4 : (s.min! + s.max!) / 2;
   return { good: x, text: String(x), bad: String(s.max! + 1) };
 }
 
@@ -81,6 +82,15 @@ describe('every search setting, declared once', () => {
       expect(toUrlParams(c).has(s.url!), key).toBe(true);
       expect(fromUrlParams(toUrlParams(c)).config.retrieval[key], key).toBe(good);
     }
+  });
+});
+
+describe('the settings a search is sent with', () => {
+  it('are the declared ones only; a value its declaration refuses (blank, out of range) is the default', () => {
+    const form = { ...SEARCH_DEFAULTS, alpha: 0.7, candidateK: 50, extra: 'kept out' } as typeof SEARCH_DEFAULTS;
+    expect(searchSettingsOf(form)).toEqual({ ...SEARCH_DEFAULTS, alpha: 0.7, candidateK: 50 });
+    const bad = { ...SEARCH_DEFAULTS, alpha: 1.5, candidateK: null as unknown as number, topK: 0, bm25K: null };
+    expect(searchSettingsOf(bad)).toEqual(SEARCH_DEFAULTS);
   });
 });
 

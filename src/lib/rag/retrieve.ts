@@ -7,6 +7,7 @@ import { reciprocalRankFusion, RRF_K } from '../retrieval/fusion.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODES, NO_RERANKER, type RetrievalMode } from '../retrieval/modes.ts';
 import { search, type SearchHit, type SearchModels, type SearchOptions, type SearchOutcome } from '../retrieval/search.ts';
+import { searchSettingsOf } from '../settings/search.ts';
 import type { RagConfig } from './config.ts';
 import type { TransformOutput } from './transforms.ts';
 
@@ -49,10 +50,8 @@ export const NO_RELEVANT_ANSWER = 'None of the passages I found is relevant to t
 /** Search options for the configured retrieval (`mode` as given, or as the transform requires). */
 export function searchOptionsFor(config: RagConfig, mode: RetrievalMode = config.retrieval.mode): Partial<SearchOptions> {
   const r = config.retrieval;
-  return {
-    mode, topK: r.topK, candidateK: r.candidateK, bm25K: r.bm25K, denseK: r.denseK, fusionTopK: r.fusionTopK,
-    calibration: r.calibration, rejectThreshold: r.rejectThreshold, dedup: r.dedup,
-  };
+  // Every search setting the declarations hold (settings/search.ts), so a new one reaches the pipeline's searches too.
+  return { ...searchSettingsOf(r), mode, dedup: r.dedup };
 }
 
 const toHit = (h: SearchHit): RetrievedHit => ({ item: h.item, id: h.id, docId: h.docId, score: h.score, rerank: h.rerank });

@@ -21,7 +21,7 @@ export const MODES: Readonly<Record<RetrievalMode, ModeMeta>> = Object.freeze({
   sparse: { label: 'BM25', description: 'BM25 over the chunks', needsSparse: true, needsDense: false, needsReranker: false },
   dense: { label: 'Dense', description: 'Embedding similarity', needsSparse: false, needsDense: true, needsReranker: false },
   rrf: { label: 'Hybrid RRF', description: 'Reciprocal rank fusion of BM25 and dense (k = 60)', needsSparse: true, needsDense: true, needsReranker: false },
-  hybrid_fixed: { label: 'Hybrid fixed α', description: 'α·minmax(BM25) + (1 − α)·minmax(dense), α = 0.5', needsSparse: true, needsDense: true, needsReranker: false },
+  hybrid_fixed: { label: 'Hybrid fixed α', description: 'α·minmax(BM25) + (1 − α)·minmax(dense), α = 0.5 unless set', needsSparse: true, needsDense: true, needsReranker: false },
   hybrid_calibrated: { label: 'Hybrid calibrated', description: 'Calibrated scores, entropy-weighted α', needsSparse: true, needsDense: true, needsReranker: false },
   hybrid_fixed_rerank: { label: 'Hybrid fixed + rerank', description: 'Fixed-α fusion, then cross-encoder rerank', needsSparse: true, needsDense: true, needsReranker: true },
   hybrid_calibrated_rerank: { label: 'Hybrid calibrated + rerank', description: 'Calibrated fusion, then cross-encoder rerank', needsSparse: true, needsDense: true, needsReranker: true },

@@ -7,7 +7,8 @@
 import { CALIBRATIONS } from '../retrieval/calibrate.ts';
 import { MODE_IDS } from '../retrieval/modes.ts';
 import { DEFAULT_SEARCH, type SearchOptions } from '../retrieval/search-types.ts';
-import { defaultsOf, int, num, oneOf, pickSettings, type SettingsOf } from './schema.ts';
+import * as v from 'valibot';
+import { defaultsOf, int, num, oneOf, pickSettings, valueSchema, type Setting, type SettingsOf } from './schema.ts';
 
 const D = DEFAULT_SEARCH;
 /** Seed A's separate k's: unset, each is candidate_k. */
@@ -24,6 +25,7 @@ export const SEARCH_SETTINGS = Object.freeze({
     describe: "fused candidates passed on: the cross-encoder's pool in rerank modes (unset: candidate_k), or what top-k is taken from (unset: all) (seed A's fusion_top_k)",
   }),
   calibration: oneOf(CALIBRATIONS, { default: D.calibration, url: 'cal', flag: 'calibration', label: 'calibration', describe: 'score calibration of the calibrated modes' }),
+  alpha: num({ default: D.alpha, min: 0, max: 1, url: 'a', flag: 'alpha', meta: 'A', describe: "the fixed hybrid's BM25 weight α: α·minmax(BM25) + (1 − α)·minmax(dense)" }),
   rejectThreshold: num({
     default: D.rejectThreshold, nullMeans: "the mode's default", min: 0, max: 1, url: 'thr', flag: 'reject-threshold', meta: 'X',
     describe: 'reject below this confidence (0 never rejects)',
@@ -37,8 +39,15 @@ void _sameAsCore;
 
 export const SEARCH_DEFAULTS: Readonly<SearchSettings> = Object.freeze(defaultsOf(SEARCH_SETTINGS));
 
-/** The search settings of a form or a request (nothing else it holds). */
-export const searchSettingsOf = (values: SearchSettings): SearchSettings => pickSettings(SEARCH_SETTINGS, values);
+/**
+ * The search settings of a form or a request (nothing else it holds); a value its declaration refuses (a field left
+ * blank, α = 1.5) is the setting's default, so no search runs on it.
+ */
+export function searchSettingsOf(values: SearchSettings): SearchSettings {
+  const picked = pickSettings(SEARCH_SETTINGS, values) as Record<string, unknown>;
+  for (const [k, s] of Object.entries(SEARCH_SETTINGS) as Array<[string, Setting]>) if (!v.is(valueSchema(s), picked[k])) picked[k] = s.default;
+  return picked as SearchSettings;
+}
 
 /** Seed A's separate k's (bm25_k, dense_k, fusion_top_k): `rag-lab search`'s, the pipeline's and eval-beir's flags. */
 export const SEPARATE_K_SETTINGS = Object.freeze({ bm25K: SEARCH_SETTINGS.bm25K, denseK: SEARCH_SETTINGS.denseK, fusionTopK: SEARCH_SETTINGS.fusionTopK });
