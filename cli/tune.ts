@@ -1,8 +1,6 @@
 /**
- * `rag-lab tune`: retrieval settings searched on a BEIR dataset's judged queries (src/lib/tune/tune-session.ts): a
- * seeded tuning / held-out split, successive halving over the space the run settings declare, the Pareto front of the
- * objective against p95 latency, and the winner measured on the held-out queries against the current settings. Here
- * the flags, the data and models as eval-beir opens them, and what is printed.
+ * `rag-lab tune`: retrieval settings searched on a test set (the session: src/lib/tune/tune-session.ts, docs/tuning.md).
+ * Here the flags, the data and models as eval-beir opens them, the test set, and what is printed.
  */
 import { resolve } from 'node:path';
 import { openRetrievalData, readBeirJudgements, RetrievalDataError } from '../src/lib/eval/retrieval/retrieval-data.ts';
@@ -13,11 +11,12 @@ import { DATASET_ONLY } from '../src/lib/settings/retrieval-run.ts';
 import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
 import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
+import { parseTestSetFile, TEST_SET_LIMITS } from '../src/lib/tune/test-set-file.ts';
 import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { asCliError, checkJudged, folderReader, openDataRef, runModels } from './eval-beir.ts';
-import { checkOutputFile, writeText } from './fs-errors.ts';
+import { checkOutputFile, readSmallText, writeText } from './fs-errors.ts';
 import { KB_ARGS } from './kb-arg.ts';
 import { MODEL_ARGS, MODEL_HELP } from './models.ts';
 
@@ -42,6 +41,8 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
   --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
   --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
                     lexical matching, so the winner is not adopted unless --agree-with labelled queries agrees)
+  --testset FILE    a test set written by hand, .csv (a header row) or .jsonl: a question per row and its doc_id, chunk_id
+                    or answer text (docs/tuning.md); instead of --data's or the artifact's queries and qrels
   --agree-with T    a second test set of the same documents (a BEIR folder's queries.jsonl and qrels, or pseudo:N): every
                     trial scored on both, Kendall τ of the rankings and the regret of its top setting (passes: τ ≥ 0.9, ≤ 0.01)
   The current settings (--seed also seeds the split, the sample and the query order):
@@ -54,7 +55,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
     'held-out': { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
     'config-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-    pseudo: { type: 'string' }, 'agree-with': { type: 'string' },
+    pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
@@ -79,7 +80,9 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   log(`${data.dataset}: ${data.kb.size} ${data.kb.options.chunking ? 'chunks' : 'documents'}, ${data.queries.filter((q) => data.qrels.has(q.id)).length} judged queries`);
   // The test set: the data's judged queries, or pseudo-queries made from its documents (labelled: a smoke test).
   const pseudoOf = (n: number) => pseudoQueries(data.kb.docs, n, settings.seed);
-  const test = values.pseudo ? pseudoOf(numberArg('pseudo', values.pseudo, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')!) : data;
+  const file = values.testset, format = file?.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl';
+  const test = values.pseudo ? pseudoOf(numberArg('pseudo', values.pseudo, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')!)
+    : file ? (() => { try { return parseTestSetFile(readSmallText(file, TEST_SET_LIMITS.bytes, 'a test set'), format, data.kb); } catch (e) { throw new CliError(`--testset ${file}: ${(e as Error).message}`); } })() : data;
   const agree = values['agree-with'];
   const other = !agree ? undefined : /^pseudo:\d+$/.test(agree) ? { label: agree, pseudo: true, ...pseudoOf(Number(agree.slice(7))) }
     : { label: agree, ...(() => { try { return readBeirJudgements(folderReader(resolve(agree)), settings.split); } catch (e) { return asCliError(e, agree); } })() };
@@ -94,6 +97,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);
+  if (file || values.pseudo) result.notes.unshift(...test.notes.map((n) => `${file ? '--testset' : '--pseudo'}: ${n}`));
   if (values['config-out'] && result.adoptable) {
     writeText(values['config-out'], JSON.stringify(result.winnerSettings, null, 2) + '\n');
     process.stderr.write(`the winner's settings written to ${values['config-out']}\n`);

@@ -15,7 +15,7 @@ const NOT_NUMERIC = new Set([
   'calibration', 'chunk', 'config', 'config-out', 'data', 'description', 'dtype', 'embedder', 'entropy-basis', 'evaluator', 'grade-each', 'grader-model', 'hnsw',
   'id', 'index', 'int8', 'json', 'kb', 'limits', 'metric', 'mode', 'model', 'model-host', 'models-dir', 'modes', 'nli', 'no-cache',
   'no-chunk', 'no-predictors', 'out', 'pool', 'protocol', 'provider', 'push', 'report', 'report-out', 'reranker', 'retrieval',
-  'retrieval-mode', 'run-out', 'search', 'search-endpoint', 'space', 'split', 'subsets', 'title', 'token-env', 'train-embedder', 'transform', 'urls',
+  'retrieval-mode', 'run-out', 'search', 'search-endpoint', 'space', 'split', 'subsets', 'testset', 'title', 'token-env', 'train-embedder', 'transform', 'urls',
 ]);
 
 describe('numeric flags', () => {

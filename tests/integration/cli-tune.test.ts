@@ -150,6 +150,21 @@ describe('rag-lab tune', () => {
     expect(lastJson((await captureCommand(searchCommand, ['--kb', kb, '--config', cfg, '--alpha', '0.9', '--json', q])).out).alpha).toBe(0.9);
   });
 
+  test('--testset: questions written by hand as CSV, judged by document id or answer text; what is left out is noted', async () => {
+    const lines = readFileSync(join(small, 'corpus.jsonl'), 'utf8').trim().split('\n').slice(0, 12).map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
+    const csv = ['question,doc_id,answer', ...lines.map((d, i) => (i % 2 ? `"${d.title.replace(/"/g, '')}",${d._id},` : `"${d.title.replace(/"/g, '')}",,"${d.text.split(' ').slice(2, 8).join(' ').replace(/"/g, '')}"`)), 'a question of nothing,no-such-id,'].join('\n');
+    const file = join(tmp, 'mine.csv');
+    writeFileSync(file, csv);
+    const r = await captureCommand(tuneCommand, ['--data', small, '--testset', file, '--modes', 'sparse', '--budget', '4', '--json']);
+    expect(r.error).toBeNull();
+    const t = lastJson(r.out);
+    expect(t.split.tuning + t.split.heldOut).toBe(12);
+    expect(t.notes).toContain('--testset: 1 row judged nothing in the knowledge base (unknown ids, or an answer no item holds): left out');
+    const bad = join(tmp, 'bad.jsonl');
+    writeFileSync(bad, '{"question": "x", "doc_id": \n');
+    expect((await captureCommand(tuneCommand, ['--data', small, '--testset', bad])).error?.message).toMatch(/--testset .*bad\.jsonl: line 1 is not JSON/);
+  });
+
   test.each([
     [['--budget', '0'], /--budget must be a whole number of trials, got "0"/],
     [['--budget', '1000000000'], /--budget must be a whole number/],

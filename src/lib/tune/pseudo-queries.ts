@@ -17,7 +17,7 @@ export const PSEUDO_PREFIX = 'pseudo:';
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 
-export function pseudoQueries(docs: readonly SourceDocument[], n: number, seed: number): { queries: BeirQuery[]; qrels: Qrels } {
+export function pseudoQueries(docs: readonly SourceDocument[], n: number, seed: number): { queries: BeirQuery[]; qrels: Qrels; notes: string[] } {
   if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`pseudo-queries: ask for at least 1, got ${n}`);
   const rand = seededRandom(seed);
   const order = docs.map((_, i) => i);
@@ -37,5 +37,5 @@ export function pseudoQueries(docs: readonly SourceDocument[], n: number, seed: 
     queries.push({ id, text: chosen.join(' ') });
     qrels.set(id, new Map([[doc.id, 1]]));
   }
-  return { queries, qrels };
+  return { queries, qrels, notes: queries.length < n ? [`${queries.length} pseudo-queries: the documents with text are fewer than ${n}`] : [] };
 }
