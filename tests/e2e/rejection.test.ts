@@ -1,7 +1,7 @@
 /**
  * Rejection in the app, every mode (fixture models from a local Hub): seed B's junk query is rejected at each mode's
  * default threshold (the banner quoting the confidence the top card shows) and a real query is answered; the threshold field shows the mode's default, and a link's thr=
- * overrides it.
+ * overrides it. The fixed hybrid's α field (its modes only) runs the value typed and puts it in the link.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -84,6 +84,18 @@ describe('rejection in every mode', () => {
       expect(await searchIn(mode, REAL_QUERY), mode).toBe('ok');
       expect(await page.locator('[data-testid=rejection]').count(), mode).toBe(0);
     }
+  });
+
+  test("the fixed hybrid's α: a field in its modes only; the value typed runs (telemetry) and goes in the link", async () => {
+    expect(await searchIn('sparse', REAL_QUERY)).toBe('ok');
+    expect(await page.locator('[data-testid=alpha]').count()).toBe(0);
+    expect(await searchIn('hybrid_fixed', REAL_QUERY)).toBe('ok');
+    expect(await page.locator('[data-testid=alpha]').inputValue()).toBe('0.5');
+    await expect.poll(() => page.locator('[data-testid=telemetry-alpha]').innerText()).toMatch(/^0\.50*\b/);
+    await page.locator('[data-testid=alpha]').fill('0.8');
+    await expect.poll(() => page.locator('[data-testid=telemetry-alpha]').innerText()).toMatch(/^0\.80*\b/);
+    expect(await statusIn('hybrid_fixed', REAL_QUERY)).toBe('ok');
+    await expect.poll(() => new URL(page.url()).searchParams.get('a')).toBe('0.8');
   });
 
   test('a threshold set in the link (thr=0) wins over the mode default', async () => {
