@@ -84,7 +84,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const test = values.pseudo ? pseudoOf(numberArg('pseudo', values.pseudo, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')!)
     : file ? (() => { try { return parseTestSetFile(readSmallText(file, TEST_SET_LIMITS.bytes, 'a test set'), format, data.kb); } catch (e) { throw new CliError(`--testset ${file}: ${(e as Error).message}`); } })() : data;
   const agree = values['agree-with'];
-  const other = !agree ? undefined : /^pseudo:\d+$/.test(agree) ? { label: agree, pseudo: true, ...pseudoOf(Number(agree.slice(7))) }
+  const other = !agree ? undefined : /^pseudo:[1-9]\d*$/.test(agree) ? { label: agree, pseudo: true, ...pseudoOf(Number(agree.slice(7))) }
     : { label: agree, ...(() => { try { return readBeirJudgements(folderReader(resolve(agree)), settings.split); } catch (e) { return asCliError(e, agree); } })() };
   const models = await runModels(data, { values, argv, artifact, need, modes: [...modes, current], index: settings.index, log });
   const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
@@ -102,6 +102,6 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     writeText(values['config-out'], JSON.stringify(result.winnerSettings, null, 2) + '\n');
     process.stderr.write(`the winner's settings written to ${values['config-out']}\n`);
   }
-  console.log(values.json ? JSON.stringify({ dataset: data.dataset, embedder: models.embedder, ...result }) : tuneTable(result, data.dataset));
+  console.log(values.json ? JSON.stringify(result) : tuneTable(result));
   if (values['config-out'] && !result.adoptable) throw new CliError(`--config-out ${values['config-out']}: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes the agreement check`);
 }

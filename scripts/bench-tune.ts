@@ -30,7 +30,7 @@ const first = run(), second = run();
 const r = first.result;
 const label = (id: number) => r.trials[id].label;
 console.log(JSON.stringify({
-  command: `rag-lab ${args.join(' ')}`, cpus: cpus().length, seconds: [first.seconds, second.seconds],
+  command: `rag-lab ${args.join(' ')}`, identity: r.identity, cpus: cpus().length, seconds: [first.seconds, second.seconds],
   sameWinner: second.result.winner === r.winner && second.result.trials[r.winner].configHash === r.trials[r.winner].configHash,
   split: r.split, rungs: r.rungs, spaceSize: r.space.size,
   winner: { trial: r.winner, label: label(r.winner), tuning: r.trials[r.winner].score },

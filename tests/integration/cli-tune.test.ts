@@ -31,6 +31,8 @@ describe('rag-lab tune', () => {
     const r1 = await captureCommand(tuneCommand, [...args, '--config-out', cfg]);
     expect(r1.error).toBeNull();
     const t = lastJson(r1.out);
+    // what every figure was measured on: the data and the embedder trained on it
+    expect(t.identity).toMatchObject({ dataset: 'scifact-subset', kb: null, reranker: null, embedder: expect.stringMatching(/^corpus\/.*lsi256@/), embedderCorpus: { thisDataset: true } });
     expect(t.split).toEqual({ seed: 0, heldOutFraction: 0.3, tuning: 21, heldOut: 9 });
     // 12 trials, 8 finalists: ⌈log3(12/8)⌉ = 1 rung after the first; 20 then all 21 tuning queries
     expect(t.rungs).toEqual([{ candidates: 12, queries: 20 }, { candidates: 8, queries: 21 }]);
@@ -93,7 +95,7 @@ describe('rag-lab tune', () => {
   test('the printed table names the split, the finalists, the winner and the verdict', async () => {
     const r = await captureCommand(tuneCommand, ['--data', small, '--budget', '6', '--modes', 'sparse', '--space', 'k1=0.6,1.2', '--space', 'b=0.4,0.9']);
     expect(r.error).toBeNull();
-    expect(r.out).toMatch(/tuned scifact-subset: 5 trials of 5 settings \(modes sparse; k1, b\)/);
+    expect(r.out).toMatch(/tuned scifact-subset \(no embedder\): 5 trials of 5 settings \(modes sparse; k1, b\)/);
     expect(r.out).toMatch(/split \(seed 0\): 21 tuning, 9 held-out queries/);
     expect(r.out).toMatch(/\(winner\)/);
     expect(r.out).toMatch(/^note: the budget of 6 trials is more than the space holds: 5 trials ran$/m);
@@ -115,18 +117,19 @@ describe('rag-lab tune', () => {
   });
 
   test('--pseudo: labelled, checked against labelled queries (--agree-with), and not adopted unless the check passes', async () => {
+    // without the check, a winner on pseudo-queries is never written
     const cfg = join(tmp, 'pseudo-best.json');
-    const r = await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--budget', '8', '--pseudo', '20', '--agree-with', small, '--config-out', cfg, '--json']);
+    const alone = await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--budget', '8', '--pseudo', '20', '--config-out', cfg, '--json']);
+    expect(lastJson(alone.out)).toMatchObject({ testSetLabel: 'pseudo-queries: biased toward lexical matching', agreement: null, adoptable: false });
+    expect(alone.error?.message).toMatch(/--config-out .*: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes/);
+    expect(() => readFileSync(cfg)).toThrow();
+    const r = await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--budget', '8', '--pseudo', '20', '--agree-with', small, '--json']);
     const t = lastJson(r.out);
     expect(t.testSetLabel).toBe('pseudo-queries: biased toward lexical matching');
     expect(t.split.tuning + t.split.heldOut).toBe(20);
     expect(t.agreement).toMatchObject({ settings: 8, reference: small, other: 'pseudo-queries: biased toward lexical matching' });
     expect(typeof t.agreement.regret).toBe('number');
     expect(t.adoptable).toBe(t.agreement.passes);
-    if (!t.adoptable) {
-      expect(r.error?.message).toMatch(/--config-out .*: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes/);
-      expect(() => readFileSync(cfg)).toThrow();
-    }
     // labelled queries checked against pseudo-queries: the labelled set is the reference, the winner adoptable
     const l = lastJson((await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--budget', '8', '--agree-with', 'pseudo:15', '--json'])).out);
     expect(l).toMatchObject({ testSetLabel: null, adoptable: true, agreement: { reference: 'this test set', other: 'pseudo:15 (pseudo-queries: biased toward lexical matching)' } });

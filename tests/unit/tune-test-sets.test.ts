@@ -57,13 +57,13 @@ describe('a test set checked against its knowledge base', () => {
     const out = testSetQueries(qs, judge([['q1', 'a'], ['q2', 'a'], ['q3', 'b'], ['q4', 'z']]), kb, notes);
     expect(out.map((q) => q.id)).toEqual(['q1', 'q3', 'q4']);
     expect(notes).toEqual([
-      "1 of the test set's 3 judged documents are not in the knowledge base: those judgements can never be met",
+      "1 of the test set's 3 relevant (query, document) judgements name documents the knowledge base does not hold: they can never be met",
       '1 query id was given again: each counted once',
       '1 empty query was left out',
     ]);
   });
   it('refuses a test set of other documents, and one with fewer than 2 judged queries', () => {
-    expect(() => testSetQueries([{ id: 'q', text: 'x' }, { id: 'r', text: 'y' }], judge([['q', 'x1'], ['r', 'x2']]), kb, [])).toThrow(/none of the test set's 2 judged documents is in the knowledge base \(2 documents\)/);
+    expect(() => testSetQueries([{ id: 'q', text: 'x' }, { id: 'r', text: 'y' }], judge([['q', 'x1'], ['r', 'x2']]), kb, [])).toThrow(/none of the test set's 2 relevant \(query, document\) judgements names a document of the knowledge base \(2 documents\)/);
     expect(() => testSetQueries([{ id: 'q', text: 'x' }], judge([['q', 'a']]), kb, [])).toThrow(TuneError);
   });
 });

@@ -13,7 +13,7 @@ import { DEFAULT_CHUNKING, type ChunkOptions } from '../retrieval/chunk.ts';
 import { DEFAULT_ENTROPY_BASIS, ENTROPY_BASES, type EntropyBasis } from '../retrieval/entropy.ts';
 import { FIXED_ALPHA } from '../retrieval/fusion.ts';
 import { bool, defaultsOf, int, num, oneOf, text, type SettingsOf } from './schema.ts';
-import { SEPARATE_K_SETTINGS } from './search.ts';
+import { SEARCH_SETTINGS, SEPARATE_K_SETTINGS } from './search.ts';
 
 export type RetrievalProtocol = 'default' | 'seed-b';
 export const PROTOCOLS: readonly RetrievalProtocol[] = ['default', 'seed-b'];
@@ -96,10 +96,8 @@ export const RUN_SETTINGS = Object.freeze({
     default: D.entropyBasis, flag: 'entropy-basis', meta: 'B', describe: "entropy of the calibrated scores (seed B's definition) or of the raw scores",
     tune: { values: ENTROPY_BASES, modes: CALIBRATED },
   }),
-  alpha: num({
-    default: D.alpha, min: 0, max: 1, flag: 'alpha', meta: 'A', describe: "the fixed hybrid's BM25 weight α (hybrid_fixed modes: α·minmax(BM25) + (1 − α)·minmax(dense))",
-    tune: { values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] },
-  }),
+  // The search setting's declaration (settings/search.ts), with the tuner's values.
+  alpha: { ...SEARCH_SETTINGS.alpha, tune: { values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] } },
   index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index' }),
   predictors: bool({ default: D.predictors, flag: 'no-predictors', negate: true, describe: 'skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC, WIG)' }),
   resamples: int({ default: D.resamples, nullMeans: "the analysis' own", min: 100, max: 100_000, flag: 'resamples', describe: 'bootstrap resamples and permutations of the analysis' }),

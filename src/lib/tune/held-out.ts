@@ -33,7 +33,7 @@ export function heldOutFigures(
   others: ReadonlyArray<{ label: string; trial: number; scores: readonly number[]; inFront: boolean }>,
   o: { iterations?: number; seed?: number } = {},
 ): { current: HeldOutFigure; others: HeldOutFigure[] } {
-  const table = pairedTable([current, ...others].map((c) => [column(c.scores)]), 0, { iterations: o.iterations ?? 10_000, permutations: 1, seed: o.seed ?? 0 });
+  const table = pairedTable([current, ...others].map((c) => [column(c.scores)]), 0, { iterations: o.iterations ?? 10_000, permutations: 0, seed: o.seed ?? 0 });
   const ps = others.map((x, i) => (x.inFront ? table[i + 1]![0]!.pBootstrap : null));
   const adjusted = holm(ps);
   const cell = (i: number) => table[i]![0]!;
@@ -51,15 +51,16 @@ export function heldOutFigures(
   };
 }
 
-const f4 = (x: number) => x.toFixed(4);
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
-const pText = (p: number | null) => (p === null ? 'p n/a' : p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
+/** A figure to 4 places, a signed Δ, a p ("n/a" where there is none): the tune's texts (tune-text.ts, learned-alpha.ts). */
+export const f4 = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(4));
+export const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`);
+export const pText = (p: number | null) => (p === null ? 'p n/a' : p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
 /** One sentence: whether the held-out queries tell the winner from the current settings. */
 export function verdictSentence(winner: HeldOutFigure | null, current: HeldOutFigure, n: number, metric: string, level = 0.05): string {
   if (!winner) return `The current settings (${current.label}) won on the tuning queries: nothing to adopt (held-out ${metric} ${f4(current.score)} on ${n} queries).`;
   const ci = winner.deltaCi ? `, 95% CI [${signed(winner.deltaCi[0])}, ${signed(winner.deltaCi[1])}]` : '';
-  const stats = `Δ ${signed(winner.delta ?? NaN)}${ci}, ${pText(winner.pHolm)} (Holm over the front); ${winner.wins} wins, ${winner.ties} ties, ${winner.losses} losses`;
+  const stats = `Δ ${signed(winner.delta)}${ci}, ${pText(winner.pHolm)} (Holm over the front); ${winner.wins} wins, ${winner.ties} ties, ${winner.losses} losses`;
   const figures = `${metric} ${f4(winner.score)} against ${f4(current.score)} for the current settings`;
   if (winner.pHolm !== null && winner.pHolm < level && (winner.delta ?? 0) > 0) return `On the ${n} held-out queries the tuned setting is better: ${figures} (${stats}).`;
   if (winner.pHolm !== null && winner.pHolm < level && (winner.delta ?? 0) < 0) return `On the ${n} held-out queries the tuned setting is worse: ${figures} (${stats}); keep the current settings.`;

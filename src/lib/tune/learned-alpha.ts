@@ -9,7 +9,7 @@
  * and with RRF, by the paired bootstrap with Holm over the two comparisons.
  */
 import { fitRidge, predictRidge } from '../stats/ridge.ts';
-import { heldOutFigures, type HeldOutFigure } from './held-out.ts';
+import { f4, heldOutFigures, pText, signed, type HeldOutFigure } from './held-out.ts';
 
 export const ALPHA_GRID: readonly number[] = Object.freeze(Array.from({ length: 11 }, (_, i) => i / 10));
 
@@ -77,13 +77,13 @@ export function learnedAlpha(input: LearnedAlphaInput): LearnedAlphaResult {
   }));
   const said = against.map((a) => {
     const sign = a.pHolm !== null && a.pHolm < 0.05 ? ((a.delta ?? 0) > 0 ? 'beats' : 'loses to') : 'cannot be told apart from';
-    return `${sign} ${a.label} (${a.score.toFixed(4)}; Δ ${(a.delta ?? NaN) >= 0 ? '+' : '−'}${Math.abs(a.delta ?? NaN).toFixed(4)}, Holm p ${a.pHolm === null ? 'n/a' : a.pHolm < 0.001 ? '< 0.001' : a.pHolm.toFixed(3)})`;
+    return `${sign} ${a.label} (${f4(a.score)}; Δ ${signed(a.delta)}, Holm ${pText(a.pHolm)})`;
   });
   const fit = model ? `ridge on ${model.features.length} predictors, fitted on ${x.length} tuning queries (${flat} scored alike at every α left out)` : `no fit (${x.length ? 'no predictor varies' : 'every tuning query scored alike at every α'}): the best fixed α throughout`;
   return {
     predictors: model ? model.features.map((j) => names[j]!) : [], fitted: x.length, flat, bestFixedAlpha: ALPHA_GRID[bestIndex]!,
     meanAlpha: predicted.reduce((a, b) => a + b, 0) / Math.max(1, predicted.length) / 10,
     learned: { score: f.current.score, ci: f.current.ci }, against,
-    verdict: `Learned per-query α (${fit}): on the ${heldOut.length} held-out queries ${input.metric} ${f.current.score.toFixed(4)}; it ${said.join(', and ')}.`,
+    verdict: `Learned per-query α (${fit}): on the ${heldOut.length} held-out queries ${input.metric} ${f4(f.current.score)}; it ${said.join(', and ')}.`,
   };
 }

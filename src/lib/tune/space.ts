@@ -12,7 +12,8 @@
 import { seededRandom } from '../random.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import { RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
-import { valueFromText, type Setting, type SettingsSchema } from '../settings/schema.ts';
+import * as v from 'valibot';
+import { valueFromText, valueSchema, type Setting, type SettingsSchema } from '../settings/schema.ts';
 
 export type TuneValue = number | string | null;
 
@@ -46,7 +47,7 @@ export function tuneDimensions(o: SpaceOptions = {}, schema: SettingsSchema = RU
     const narrowed = o.narrow?.[key];
     if (narrowed) {
       if (narrowed.length === 0) throw new SpaceError(`${s.flag ?? key}: no value left to try`);
-      for (const x of narrowed) if (!validValue(s, x)) throw new SpaceError(`${s.flag ?? key}: ${JSON.stringify(x)} is not a value of this setting`);
+      for (const x of narrowed) if (!v.is(valueSchema(s), x)) throw new SpaceError(`${s.flag ?? key}: ${JSON.stringify(x)} is not a value of this setting`);
     }
     out.push({ key, values: [...new Set(narrowed ?? s.tune.values)], modes: s.tune.modes ?? null });
   }
@@ -54,13 +55,6 @@ export function tuneDimensions(o: SpaceOptions = {}, schema: SettingsSchema = RU
     if (!out.some((d) => d.key === key)) throw new SpaceError(`${key} is not a setting the tuner varies (${out.map((d) => d.key).join(', ')})`);
   }
   return out;
-}
-
-function validValue(s: Setting, x: TuneValue): boolean {
-  if (x === null) return s.nullMeans !== undefined;
-  if (s.type === 'enum') return s.choices!.includes(String(x));
-  if (s.type === 'int' || s.type === 'number') return typeof x === 'number' && x >= s.min! && x <= s.max! && (s.type === 'number' || Number.isInteger(x));
-  return false;
 }
 
 const applies = (d: TuneDimension, mode: RetrievalMode) => d.modes === null || d.modes.includes(mode);

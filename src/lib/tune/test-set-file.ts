@@ -44,9 +44,11 @@ export function parseTestSetFile(text: string, format: 'csv' | 'jsonl', kb: Know
   if (rows.length && !rows.some((r) => question(r))) throw new TestSetFileError('no row has a question (a "question" column or key)');
   const docIds = new Set(kb.docs.map((d) => d.id));
   const itemDoc = new Map(Array.from({ length: kb.size }, (_, i) => [kb.itemId(i), kb.docOf(i).id]));
+  let folded: string[] | null = null; // the items' texts folded, once, when a row first judges by answer text
   const answerDocs = (answer: string) => {
     const a = fold(answer), out = new Set<string>();
-    if (a) for (let i = 0; i < kb.size; i++) if (fold(kb.itemText(i)).includes(a)) out.add(kb.docOf(i).id);
+    folded ??= Array.from({ length: kb.size }, (_, i) => fold(kb.itemText(i)));
+    if (a) folded.forEach((t, i) => { if (t.includes(a)) out.add(kb.docOf(i).id); });
     return out;
   };
   const queries: BeirQuery[] = [], qrels: Qrels = new Map();

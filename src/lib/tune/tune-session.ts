@@ -82,6 +82,8 @@ export interface TuneTrial {
 }
 
 export interface TuneResult {
+  /** What every figure here was measured on: the data (its content key, dataset, knowledge base) and the models. */
+  identity: RunIdentity;
   objective: IrMetricId;
   split: { seed: number; heldOutFraction: number; tuning: number; heldOut: number };
   space: { dimensions: TuneDimension[]; modes: RetrievalMode[]; size: number };
@@ -132,10 +134,10 @@ export function testSetQueries(queries: readonly BeirQuery[], qrels: Qrels, kb: 
     return true;
   });
   const ids = new Set(kb.docs.map((d) => d.id));
-  let docs = 0, missing = 0;
-  for (const q of judged) for (const [doc, rel] of qrels.get(q.id)!) if (rel > 0) { docs++; if (!ids.has(doc)) missing++; }
-  if (docs > 0 && missing === docs) throw new TuneError(`none of the test set's ${docs} judged documents is in the knowledge base (${kb.docs.length} documents): the test set belongs to other documents`);
-  if (missing) notes.push(`${missing} of the test set's ${docs} judged documents are not in the knowledge base: those judgements can never be met`);
+  let pairs = 0, missing = 0;
+  for (const q of judged) for (const [doc, rel] of qrels.get(q.id)!) if (rel > 0) { pairs++; if (!ids.has(doc)) missing++; }
+  if (pairs > 0 && missing === pairs) throw new TuneError(`none of the test set's ${pairs} relevant (query, document) judgements names a document of the knowledge base (${kb.docs.length} documents): the test set belongs to other documents`);
+  if (missing) notes.push(`${missing} of the test set's ${pairs} relevant (query, document) judgements name documents the knowledge base does not hold: they can never be met`);
   if (twice) notes.push(`${twice} quer${twice === 1 ? 'y id was' : 'y ids were'} given again: each counted once`);
   if (empty) notes.push(`${empty} empty quer${empty === 1 ? 'y was' : 'ies were'} left out`);
   if (judged.length < 2) throw new TuneError(`a tune needs at least 2 judged queries, the test set has ${judged.length}`);
@@ -160,7 +162,8 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     if (!a.available) notes.push(`${m} is not in the space: ${a.reason}`);
     return a.available;
   });
-  if (modeAvailability(current, caps).available === false) throw new TuneError(`the current mode ${current} cannot run here: ${(modeAvailability(current, caps) as { reason: string }).reason}`);
+  const currentAvailability = modeAvailability(current, caps);
+  if (!currentAvailability.available) throw new TuneError(`the current mode ${current} cannot run here: ${currentAvailability.reason}`);
   const dims = tuneDimensions(input.space);
   const candidates = sampleCandidates(modes, dims, baseFlat, input.budget, seed);
   const size = spaceSize(modes, dims, baseFlat);
@@ -182,6 +185,9 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     return kb;
   };
   interface Prepared { c: TuneCandidate; s: RetrievalRunSettings; kb: KnowledgeBase; configHash: string; candidateK: number; rows: Map<string, { score: number; ms: number }> }
+  // One run per (mode, config hash): two candidates that come to the same settings (the current one, α 0.5 of the
+  // learned α's grid) share their rows.
+  const byConfig = new Map<string, Prepared>();
   const prepare = async (c: TuneCandidate): Promise<Prepared> => {
     const s = runFromGiven({ ...baseFlat, ...c.values } as Partial<RunFlat>);
     const kb = kbOf(s);
@@ -189,32 +195,39 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     const m = MODES[c.mode], id = input.identity;
     const identity: RunIdentity = { ...id, embedder: m.needsDense ? id.embedder : null, embedderCorpus: m.needsDense ? id.embedderCorpus ?? null : null, reranker: m.needsReranker ? id.reranker : null };
     const { configHash, candidateK } = await retrievalRunConfig({ ...s, predictors: false }, kb, identity, { modes: [c.mode] });
-    return { c, s, kb, configHash, candidateK, rows: new Map() };
+    const key = `${c.mode}:${configHash}`;
+    if (!byConfig.has(key)) byConfig.set(key, { c, s, kb, configHash, candidateK, rows: new Map() });
+    return byConfig.get(key)!;
   };
   const currentCandidate: TuneCandidate = { mode: current, values: {} };
-  const prepared = await Promise.all(candidates.map(prepare));
+  const prepared: Prepared[] = [];
+  for (const c of candidates) prepared.push(await prepare(c));
   const currentPrepared = await prepare(currentCandidate);
   const prefix = (mode: string) => `${mode}:`;
   const latencyOf = (mode: RetrievalMode, row: ReportRow, q: BeirQuery): number => {
     const total = row.scores['total_ms'] ?? NaN;
     return MODES[mode].needsDense ? total - (row.scores['ms.embed'] ?? 0) + (once?.msOf(q.text) ?? 0) : total;
   };
-  /** The trial's rows of these queries (computed when missing), in their order. */
-  const rowsOf = async (t: Prepared, qs: readonly BeirQuery[]) => {
-    const missing = qs.filter((q) => !t.rows.has(q.id));
+  /**
+   * The trial's rows of these queries (computed when missing), in their order. Another test set (the agreement
+   * check's) gives its judgements and a row store of its own, and no row cache: its query ids may be this one's.
+   */
+  const rowsOf = async (t: Prepared, qs: readonly BeirQuery[], other?: { qrels: Qrels; rows: Prepared['rows'] }) => {
+    const rows = other?.rows ?? t.rows;
+    const missing = qs.filter((q) => !rows.has(q.id));
     if (missing.length) {
       const run = await runRetrievalBenchmark({
-        kb: t.kb, queries: missing, qrels, dataset: input.identity.dataset, modes: [t.c.mode], models, depth: t.s.depth,
+        kb: t.kb, queries: missing, qrels: other?.qrels ?? qrels, dataset: input.identity.dataset, modes: [t.c.mode], models, depth: t.s.depth,
         search: runSearchOptions(t.s, t.candidateK), predictors: false, configHash: t.configHash,
-        ...(input.cache !== undefined ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
+        ...(input.cache !== undefined && !other ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
       });
       const texts = new Map(missing.map((q) => [q.id, q]));
       for (const row of run.rows) {
         const id = row.key.slice(prefix(t.c.mode).length);
-        t.rows.set(id, { score: row.scores[objective] ?? NaN, ms: latencyOf(t.c.mode, row, texts.get(id)!) });
+        rows.set(id, { score: row.scores[objective] ?? NaN, ms: latencyOf(t.c.mode, row, texts.get(id)!) });
       }
     }
-    return qs.map((q) => t.rows.get(q.id) ?? { score: NaN, ms: NaN });
+    return qs.map((q) => rows.get(q.id) ?? { score: NaN, ms: NaN });
   };
 
   const h: HalvingOptions = { ...HALVING_DEFAULTS, ...input.halving };
@@ -229,11 +242,12 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
 
   const lastRung = result.rungs.length - 1;
   const trials: TuneTrial[] = prepared.map((t, id) => {
-    const reached = result.reached[id]!;
+    // The candidate's own values (a run shared with another candidate of the same settings keeps the first's).
+    const c = candidates[id]!, reached = result.reached[id]!;
     const seen = reached.rung >= 0 ? tuning.slice(0, result.rungs[reached.rung]!.queries) : [];
     const rows = seen.map((q) => t.rows.get(q.id)?.ms ?? NaN).filter(Number.isFinite);
     return {
-      id, mode: t.c.mode, values: t.c.values, label: labelOf(t.c, baseFlat), configHash: t.configHash, rung: reached.rung,
+      id, mode: c.mode, values: c.values, label: labelOf(c, baseFlat), configHash: t.configHash, rung: reached.rung,
       queries: reached.rung >= 0 ? result.rungs[reached.rung]!.queries : 0, score: reached.score,
       meanMs: rows.length ? mean(rows) : null, p95Ms: rows.length ? percentile(rows, 95) : null, finalist: reached.rung === lastRung,
     };
@@ -270,24 +284,17 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   // The agreement check: every trial on all judged queries of both test sets (rows kept apart per set).
   const agreement = !input.agreeWith ? null : await (async () => {
     const other = input.agreeWith!;
-    const otherJudged = other.queries.filter((q) => other.qrels.has(q.id));
-    if (otherJudged.length === 0) throw new TuneError(`the test set ${other.label} has no judged query`);
-    const scoreAll = async (qs: readonly BeirQuery[], judgements: Qrels) => {
-      const out: number[] = [];
-      for (const t of prepared) {
-        signal?.throwIfAborted();
-        const fresh: Prepared = { ...t, rows: new Map() };
-        const run = await runRetrievalBenchmark({
-          kb: fresh.kb, queries: qs, qrels: judgements, dataset: input.identity.dataset, modes: [t.c.mode], models, depth: t.s.depth,
-          search: runSearchOptions(t.s, t.candidateK), predictors: false, configHash: t.configHash, ...(signal ? { signal } : {}),
-        });
-        out.push(mean(run.rows.map((row) => row.scores[objective] ?? NaN)));
-      }
-      return out;
-    };
-    const mine: number[] = [];
-    for (const t of prepared) mine.push(mean((await rowsOf(t, judged)).map((r) => r.score)));
-    const theirs = await scoreAll(otherJudged, other.qrels);
+    // Checked as this test set is; its notes named after it.
+    const otherNotes: string[] = [];
+    const otherJudged = testSetQueries(other.queries, other.qrels, input.kb, otherNotes);
+    notes.push(...otherNotes.map((n) => `${other.label}: ${n}`));
+    const mine: number[] = [], theirs: number[] = [], otherRows = new Map<Prepared, Prepared['rows']>();
+    for (const t of prepared) {
+      signal?.throwIfAborted();
+      if (!otherRows.has(t)) otherRows.set(t, new Map());
+      mine.push(mean((await rowsOf(t, judged)).map((r) => r.score)));
+      theirs.push(mean((await rowsOf(t, otherJudged, { qrels: other.qrels, rows: otherRows.get(t)! })).map((r) => r.score)));
+    }
     // The labelled set is the reference (a tune on pseudo-queries is checked against the labelled one).
     const flip = input.pseudo === true && other.pseudo !== true;
     const a = flip ? agreementOf(theirs, mine) : agreementOf(mine, theirs);
@@ -297,6 +304,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   if (input.pseudo) notes.push(`${PSEUDO_LABEL}: the winner is ${agreement?.passes ? 'adoptable (the agreement check with labelled queries passes)' : 'not for adopting unless the agreement check with labelled queries passes (--agree-with)'}`);
   if (!learned && input.learnedAlpha !== false) notes.push('the learned per-query α was not fitted: it needs the fixed hybrid and RRF (a dense side) in the space');
   return {
+    identity: input.identity,
     objective,
     split: { seed, heldOutFraction: split.heldOutFraction, tuning: tuning.length, heldOut: heldOut.length },
     space: { dimensions: dims.filter((d) => d.modes === null || modes.some((m) => d.modes!.includes(m))), modes: [...modes], size },

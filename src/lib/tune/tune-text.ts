@@ -1,17 +1,18 @@
 /** A tune's result as the text `rag-lab tune` prints: the space and split, the finalists, the front, the held-out figures and the verdict. */
+import { f4, signed } from './held-out.ts';
 import type { TuneResult } from './tune-session.ts';
 
-const f4 = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(4));
 const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(2));
-const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`);
 
-export function tuneTable(r: TuneResult, dataset: string): string {
+export function tuneTable(r: TuneResult): string {
+  const id = r.identity;
+  const models = [id.embedder ? `embedder ${id.embedder}${id.embedderCorpus ? ` (trained on ${id.embedderCorpus.title})` : ''}` : 'no embedder', ...(id.reranker ? [`reranker ${id.reranker}`] : [])].join(', ');
   const m = r.objective;
   const rungs = r.rungs.map((g) => `${g.candidates} on ${g.queries}`).join(' → ');
   const a = r.agreement;
   const lines = [
     ...(r.testSetLabel ? [`test set: ${r.testSetLabel}`] : []),
-    `tuned ${dataset}: ${r.trials.length} trials of ${r.space.size.toLocaleString('en')} settings (modes ${r.space.modes.join(', ')}; ${r.space.dimensions.map((d) => d.key).join(', ')})`,
+    `tuned ${id.kb ?? id.dataset} (${models}): ${r.trials.length} trials of ${r.space.size.toLocaleString('en')} settings (modes ${r.space.modes.join(', ')}; ${r.space.dimensions.map((d) => d.key).join(', ')})`,
     `split (seed ${r.split.seed}): ${r.split.tuning} tuning, ${r.split.heldOut} held-out queries; successive halving: ${rungs} queries`,
     '',
     `finalists on the ${r.rungs.at(-1)?.queries ?? 0} tuning queries (* on the front of ${m} against p95 latency):`,
