@@ -40,24 +40,22 @@ export async function searchCommand(argv: string[]): Promise<void> {
   if (values.help) { console.log(HELP); return; }
   const queries = positionals.map((q) => q.trim()).filter(Boolean);
   if (queries.length === 0) throw new CliError(`a query is required\n\n${HELP}`);
-  // A tune's winner (--config best.json): its mode and search settings, its entropy basis and BM25; a flag given wins.
+  // A tune's winner (--config best.json): its mode and search settings (BM25's k1 and b among them); a flag given wins.
   const tuned = values.config ? searchOfRunConfig(readRunConfig(values.config)) : null;
-  const settings = { ...SEARCH_DEFAULTS, ...tuned?.search, ...readFlags(SEARCH_SETTINGS, values, (m) => new CliError(m)) };
-  const mode = settings.mode;
-  const need = { dense: MODES[mode].needsDense, reranker: MODES[mode].needsReranker };
+  const settings = { ...SEARCH_DEFAULTS, ...tuned, ...readFlags(SEARCH_SETTINGS, values, (m) => new CliError(m)) };
+  const mode = settings.mode, need = { dense: MODES[mode].needsDense, reranker: MODES[mode].needsReranker };
   checkModelArgs(values, need);
   const log = (m: string) => process.stderr.write(`${m}\n`);
-
-  const opened = await openKb(values, { log, dense: need.dense ? 'auto' : 'none' });
-  const bm25 = tuned?.bm25, own = opened.kb.options.bm25;
-  if (bm25 && (bm25.k1 !== own.k1 || bm25.b !== own.b)) { opened.kb = opened.kb.withBm25(bm25); log(`BM25 k1 ${bm25.k1}, b ${bm25.b} (the settings file's; the index was built with ${own.k1}, ${own.b})`); }
+  const opened = await openKb(values, { log, dense: need.dense ? 'auto' : 'none' }), own = opened.kb.options.bm25;
+  // The search re-weights BM25 with the settings' k1 / b (retrieval/bm25-variant.ts).
+  if ((settings.k1 ?? own.k1) !== own.k1 || (settings.b ?? own.b) !== own.b) log(`BM25 k1 ${settings.k1 ?? own.k1}, b ${settings.b ?? own.b} (the index was built with ${own.k1}, ${own.b})`);
   const models = await loadCliModels(modelArgsFor(values, opened, argv), need, log);
   await attachKbDense(opened, models, {}, log);
 
   const results: { query: string; status: SearchOutcome['status']; reason?: string; confidence: number | null; hits: SearchJsonHit[] }[] = [];
   for (const query of queries) {
     // The request the Search tab sends its session (SearchRequest), field by field.
-    const request: SearchRequest = { query, ...settings, ...(tuned?.entropyBasis ? { entropyBasis: tuned.entropyBasis } : {}), filters: [] };
+    const request: SearchRequest = { query, ...settings, filters: [] };
     const out = (await runSearch(opened.kb, request, models.search))!;
     if (out.status === 'unavailable') throw new CliError(`${mode}: ${out.reason}`);
     const hits = out.hits.map((h): SearchJsonHit => {

@@ -26,6 +26,7 @@ describe('RAG config', () => {
       mode: DEFAULT_SEARCH.mode, topK: DEFAULT_SEARCH.topK, candidateK: DEFAULT_SEARCH.candidateK,
       bm25K: DEFAULT_SEARCH.bm25K, denseK: DEFAULT_SEARCH.denseK, fusionTopK: DEFAULT_SEARCH.fusionTopK,
       calibration: DEFAULT_SEARCH.calibration, alpha: DEFAULT_SEARCH.alpha, rejectThreshold: DEFAULT_REJECT_THRESHOLDS.sparse, dedup: true,
+      entropyBasis: DEFAULT_SEARCH.entropyBasis, k1: null, b: null,
     });
     expect(c.transform).toEqual({ kind: 'none', n: 3 });
     expect(c.window).toBe(1);

@@ -42,6 +42,9 @@ export interface SearchOptions {
   rrfK: number;
   /** Sparse weight in fixed linear fusion. Default 0.5. */
   alpha: number;
+  /** BM25's k1 and b for this search (the postings re-weighted: bm25-variant.ts). Default null: the knowledge base's own. */
+  k1: number | null;
+  b: number | null;
   /** Metadata filters. Default none. */
   filters: readonly MetaFilter[];
   /**
@@ -65,6 +68,8 @@ export const DEFAULT_SEARCH: Readonly<SearchOptions> = Object.freeze({
   dedup: true,
   rrfK: RRF_K,
   alpha: FIXED_ALPHA,
+  k1: null,
+  b: null,
   filters: [],
 });
 

@@ -5,6 +5,7 @@
  * `searchSteps` runs it in two steps: a first outcome as soon as the fused ranking exists (final unless the mode
  * reranks), then the reranked outcome; `search` waits for the final one.
  */
+import { withSearchBm25 } from './bm25-variant.ts';
 import { calibrate, type Calibration, type CdfTable } from './calibrate.ts';
 import { dedupByDocument } from './dedup.ts';
 import { fusionEntropy } from './entropy.ts';
@@ -61,6 +62,7 @@ export async function searchSteps(
   const t0 = now();
   const settled = (outcome: SearchOutcome): SearchSteps => ({ first: outcome, final: async () => outcome });
   const o: SearchOptions = { ...DEFAULT_SEARCH, ...options };
+  kb = withSearchBm25(kb, o.k1, o.b);
   const meta = MODES[o.mode];
   if (!meta) return settled({ status: 'unavailable', reason: `Unknown retrieval mode "${String(o.mode)}".`, hits: [], telemetry: null });
   const avail = modeAvailability(o.mode, capabilitiesOf(kb, models));

@@ -92,10 +92,7 @@ export const RUN_SETTINGS = Object.freeze({
   b: num({ default: D.bm25.b, min: 0, max: 1, flag: 'b', meta: 'B', describe: 'BM25 b', tune: { values: [0.2, 0.4, 0.75, 0.9], modes: WITH_BM25 } }),
   analyzer: oneOf(BM25_ANALYZERS, { default: D.analyzer, flag: 'analyzer', meta: 'A', describe: "BM25's tokens: english (stop words dropped, Porter stems) or plain (lower-cased words, nothing dropped: seed B's)" }),
   calibration: oneOf(CALIBRATIONS, { default: D.calibration, flag: 'calibration', describe: 'score calibration of the calibrated modes', tune: { values: CALIBRATIONS, modes: CALIBRATED } }),
-  entropyBasis: oneOf(ENTROPY_BASES, {
-    default: D.entropyBasis, flag: 'entropy-basis', meta: 'B', describe: "entropy of the calibrated scores (seed B's definition) or of the raw scores",
-    tune: { values: ENTROPY_BASES, modes: CALIBRATED },
-  }),
+  entropyBasis: { ...SEARCH_SETTINGS.entropyBasis, tune: { values: ENTROPY_BASES, modes: CALIBRATED } },
   // The search setting's declaration (settings/search.ts), with the tuner's values.
   alpha: { ...SEARCH_SETTINGS.alpha, tune: { values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] } },
   index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index' }),

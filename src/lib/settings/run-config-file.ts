@@ -8,7 +8,6 @@ import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
 import { RUN_SETTINGS, type RunFlat } from './retrieval-run.ts';
 import { valueSchema } from './schema.ts';
 import { SEARCH_SETTINGS, type SearchSettings } from './search.ts';
-import type { EntropyBasis } from '../retrieval/entropy.ts';
 
 /** The largest settings file read (a tune writes well under 2 kB). */
 export const MAX_RUN_CONFIG_BYTES = 64 * 1024;
@@ -35,15 +34,15 @@ export function parseRunConfigFile(text: string): RunConfigFile {
 }
 
 /**
- * What a search takes of a tune's settings: its mode and each search setting (settings/search.ts) the file sets (an
- * unset candidate_k, "auto" for a run, is left to the search's default), the entropy basis, and BM25's k1 and b.
+ * What a search takes of a tune's settings: its mode and each search setting (settings/search.ts) the file sets: the
+ * k's (an unset candidate_k, "auto" for a run, is left to the search's default), calibration, α, the entropy basis,
+ * and BM25's k1 and b (the postings re-weighted).
  */
-export function searchOfRunConfig(f: RunConfigFile): { search: Partial<SearchSettings>; entropyBasis: EntropyBasis | null; bm25: { k1: number; b: number } | null } {
+export function searchOfRunConfig(f: RunConfigFile): Partial<SearchSettings> {
   const search: Record<string, unknown> = { mode: f.mode };
   for (const k of Object.keys(SEARCH_SETTINGS)) {
     const x = (f.settings as Record<string, unknown>)[k];
     if (x !== undefined && !(k === 'candidateK' && x === null)) search[k] = x;
   }
-  const { k1, b, entropyBasis } = f.settings;
-  return { search: search as Partial<SearchSettings>, entropyBasis: entropyBasis ?? null, bm25: k1 !== undefined && b !== undefined ? { k1, b } : null };
+  return search as Partial<SearchSettings>;
 }

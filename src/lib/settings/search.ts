@@ -5,6 +5,7 @@
  * option is used). A new search setting: its option in SearchOptions and DEFAULT_SEARCH (its use), and one entry here.
  */
 import { CALIBRATIONS } from '../retrieval/calibrate.ts';
+import { ENTROPY_BASES } from '../retrieval/entropy.ts';
 import { MODE_IDS } from '../retrieval/modes.ts';
 import { DEFAULT_SEARCH, type SearchOptions } from '../retrieval/search-types.ts';
 import * as v from 'valibot';
@@ -26,6 +27,9 @@ export const SEARCH_SETTINGS = Object.freeze({
   }),
   calibration: oneOf(CALIBRATIONS, { default: D.calibration, url: 'cal', flag: 'calibration', label: 'calibration', describe: 'score calibration of the calibrated modes' }),
   alpha: num({ default: D.alpha, min: 0, max: 1, url: 'a', flag: 'alpha', meta: 'A', describe: "the fixed hybrid's BM25 weight α: α·minmax(BM25) + (1 − α)·minmax(dense)" }),
+  entropyBasis: oneOf(ENTROPY_BASES, { default: D.entropyBasis, url: 'eb', flag: 'entropy-basis', meta: 'B', describe: "entropy of the calibrated scores (seed B's definition) or of the raw scores" }),
+  k1: num({ default: D.k1, nullMeans: "the knowledge base's", min: 0, max: 10, url: 'k1', flag: 'k1', meta: 'K', describe: 'BM25 k1 (the postings re-weighted)' }),
+  b: num({ default: D.b, nullMeans: "the knowledge base's", min: 0, max: 1, url: 'b', flag: 'b', meta: 'B', describe: 'BM25 b (the postings re-weighted)' }),
   rejectThreshold: num({
     default: D.rejectThreshold, nullMeans: "the mode's default", min: 0, max: 1, url: 'thr', flag: 'reject-threshold', meta: 'X',
     describe: 'reject below this confidence (0 never rejects)',

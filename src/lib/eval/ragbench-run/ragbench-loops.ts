@@ -14,7 +14,7 @@ import { kbConfigKey } from '../../data/kb-registry.ts';
 import { ragbenchRowKey, type RagbenchRow } from '../../data/ragbench.ts';
 import type { RagbenchKb } from '../../data/ragbench-kb.ts';
 import type { ChatProvider } from '../../llm/types.ts';
-import type { RagConfig } from '../../rag/config.ts';
+import { DEFAULT_RAG_CONFIG, type RagConfig } from '../../rag/config.ts';
 import type { SearchModels } from '../../retrieval/search.ts';
 import { buildReport, SUMMARY_BOOTSTRAP } from '../../reports/build.ts';
 import type { JsonValue, Report } from '../../reports/format.ts';
@@ -107,10 +107,18 @@ export function validateConfigHash(evaluator: EvaluatorId, settings: EvaluatorSe
 
 const sortKeys = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 
+/** Retrieval settings added after pipeline runs were first hashed: in the hash only when not at their default, so earlier runs keep their hashes. */
+const LATER_RETRIEVAL = ['entropyBasis', 'k1', 'b'] as const;
+const hashedRag = (rag: RagConfig): RagConfig => {
+  const retrieval: Record<string, unknown> = { ...rag.retrieval };
+  for (const k of LATER_RETRIEVAL) if (retrieval[k] === DEFAULT_RAG_CONFIG.retrieval[k]) delete retrieval[k];
+  return { ...rag, retrieval } as RagConfig;
+};
+
 /** The hash of a pipeline run: code version, knowledge bases, pipeline settings, evaluator and its settings. */
 export async function pipelineConfigHash(subsets: readonly string[], rag: RagConfig, evaluator: EvaluatorId, settings: EvaluatorSettings): Promise<string> {
   const kbs = subsets.map((subset) => kbConfigKey({ kind: 'ragbench', subset }));
-  return (await sha256Hex(JSON.stringify(['pipeline', SCORING_VERSION, kbs, rag, evaluator, sortKeys(EVALUATORS[evaluator].hashSettings(settings))]))).slice(0, 24);
+  return (await sha256Hex(JSON.stringify(['pipeline', SCORING_VERSION, kbs, hashedRag(rag), evaluator, sortKeys(EVALUATORS[evaluator].hashSettings(settings))]))).slice(0, 24);
 }
 
 /** The evaluator of a session, with its judge metered and each judged row tracked under the current subset. */
