@@ -163,7 +163,7 @@ export default defineConfig({
     include: [
       '@huggingface/hub', '@huggingface/transformers', 'comlink', 'fast-xml-parser', 'fflate', 'groq-sdk', 'hnswlib-wasm/dist/hnswlib.js',
       'htmlparser2', 'hyparquet', 'hyparquet-writer', 'idb', 'pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs',
-      'stemmer', 'valibot',
+      'papaparse', 'stemmer', 'valibot',
     ],
   },
   server: { headers: ISOLATION_HEADERS },

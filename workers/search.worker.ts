@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 /**
- * Search worker: exposes the search session (src/lib/rag/kb-session.ts: opening the knowledge base, its dense side,
- * searches, RAG answers) off the main thread, reading artifacts through the IndexedDB file cache.
+ * Search worker: the search session (rag/kb-session.ts: the knowledge base, its dense side, searches, RAG answers) and
+ * the Tune panel's (tune/tune-tab-session.ts) off the main thread, reading artifacts through the IndexedDB file cache.
  */
 import * as Comlink from 'comlink';
 import { configureModels } from '../src/lib/models/env.ts';
@@ -9,14 +9,15 @@ import { KbSession } from '../src/lib/rag/kb-session.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { indexedDbTransformCache } from '../src/lib/rag/transform-cache.ts';
+import { browserTuneTab } from '../src/lib/tune/tune-tab-session.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 import type { SearchWorkerApi } from './search-api.ts';
 
 let localStore: IndexedDbLocalKbStore | null = null, ragbenchFiles: IndexedDbRagbenchFileStore | null = null;
 const session = new KbSession({ artifacts, localKbs: () => (localStore ??= new IndexedDbLocalKbStore()), transformCache: indexedDbTransformCache, ragbench: { files: () => (ragbenchFiles ??= new IndexedDbRagbenchFileStore()) } });
-
 const api: SearchWorkerApi = {
+  ...browserTuneTab((loaded) => session.searchContext(loaded)),
   open: (request, onProgress) => session.open(request, onProgress),
   listHubIndexes: (request) => session.listHubIndexes(request),
   configureModels(settings) {

@@ -74,7 +74,7 @@ describe('IndexedDB upgrades across tabs', () => {
         r.onerror = () => reject(r.error);
       }));
       expect(after.version).toBe(DB_VERSION);
-      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files', 'retrieval-rows', 'ragbench-files']));
+      expect(after.stores).toEqual(expect.arrayContaining(['results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files', 'retrieval-rows', 'ragbench-files', 'test-sets', 'test-set-replies']));
       expect(after.kept).toEqual(['result', 'transform']);
     } finally {
       await fresh.close();

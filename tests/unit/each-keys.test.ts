@@ -20,6 +20,10 @@ const FILES = [join(ROOT, 'App.svelte'), ...readdirSync(join(ROOT, 'components')
 /** `file: list → key`, each with why its keys cannot repeat. */
 const AUDITED: Record<string, string> = {
   'App.svelte: tabs → t.id': 'a constant list',
+  'TunePanel.svelte: tune.sets → s.id': 'test sets are stored by id (one record per id)',
+  'TunePanel.svelte: tune.modeChoices → m.id': 'MODE_IDS, a constant list',
+  'TunePanel.svelte: t.heldOut.figures → fig.trial': 'runTuneSession measures each trial once (the winner and the front, as a set)',
+  'TunePanel.svelte: showAll ? rows : rows.slice(0, 20) → row.id': 'trial ids are their index in the trials list',
   'App.svelte: THEMES → t': 'a constant list (checked below)',
   "NoticeList.svelte: shown → n.feature + '/' + n.key": 'NoticesState keeps one notice per (feature, key): a repeat replaces it',
   'AnswerText.svelte: p.numbers → n': 'findCitations lists each number once per group (tested below)',

@@ -11,7 +11,7 @@ import { modeTable, NEED_EMBEDDER, readiness } from '../models/readiness.ts';
 import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { highlightSpans } from '../retrieval/highlight.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import type { SearchOutcome } from '../retrieval/search.ts';
+import type { SearchModels, SearchOutcome } from '../retrieval/search.ts';
 import type { FusionRequest, HitView, ModeAvailability, SearchRequest, SearchResponse } from '../retrieval/search-request.ts';
 import { runSearch } from '../retrieval/search-run.ts';
 import { RerankCache } from '../retrieval/rerank-cache.ts';
@@ -175,6 +175,20 @@ export class KbSession {
   /** Every mode's availability with the `loaded` models. */
   modes(loaded: LoadedModel[]): ModeAvailability {
     return modeTable(this.current?.kb.dense ? this.current.info.dense : null, this.models ? loaded : []);
+  }
+
+  /**
+   * The open knowledge base, what it is, and the search models of `loaded` with their specs: what the tuner runs on
+   * (tune/tune-tab-session.ts), the same models a search here uses.
+   */
+  searchContext(loaded: LoadedModel[]): { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null } {
+    if (!this.current) throw new Error('No knowledge base is open.');
+    const stage = this.stageModels(loaded);
+    const m = this.searchModels(loaded);
+    return {
+      kb: this.current.kb, info: this.current.info, models: { ...(m.encoder ? { encoder: m.encoder } : {}), ...(m.reranker ? { reranker: m.reranker } : {}), rerankCache: m.rerankCache },
+      embedder: stage.embed?.spec ?? null, reranker: stage.rerank?.spec ?? null,
+    };
   }
 
   /** The open knowledge base's chunk texts as a corpus embedder trains on them (`kbTrainingTexts`). */

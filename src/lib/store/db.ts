@@ -4,7 +4,7 @@ import { yieldingDatabase } from './open-db.ts';
 
 export const DB_NAME = 'rag-lab';
 /** 'vector-indexes' (version 3): serialised vector indexes (HNSW graphs) built over the cached embeddings. */
-export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files', 'retrieval-rows', 'ragbench-files'] as const;
+export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'transforms', 'artifacts', 'reports', 'report-bodies', 'report-texts', 'deleted-reports', 'deleted-report-bodies', 'local-kbs', 'local-kb-files', 'retrieval-rows', 'ragbench-files', 'test-sets', 'test-set-replies'] as const;
 /**
  * 4: 'results' (benchmark rows by config hash) and 'transforms' (cached query transforms).
  * 5: 'artifacts' (verified artifact files and Hub revision refs, artifact-cache.ts).
@@ -15,9 +15,10 @@ export const STORES = ['indexes', 'vectors', 'vector-indexes', 'results', 'trans
  *    local-kb-store.ts).
  * 8: 'retrieval-rows' (retrieval benchmark rows by config hash and row key, retrieval-cache.ts).
  * 9: 'ragbench-files' (RAGBench files picked in the Benchmark tab, remembered across a reload; ragbench-file-store.ts).
+ * 10: 'test-sets', 'test-set-replies' (test sets of knowledge bases and the LLM replies they were written from; test-set-store.ts).
  * Upgrades only add stores: what older versions stored stays.
  */
-export const DB_VERSION = 9;
+export const DB_VERSION = 10;
 export type StoreName = (typeof STORES)[number];
 
 /** The connection, opened on first use; it yields to a newer build in another tab (open-db.ts). */

@@ -26,6 +26,7 @@ import { SearchState } from './search.svelte.ts';
 import { SharedReportState } from './shared-report.svelte.ts';
 import { ThemeState } from './theme.svelte.ts';
 import { TrainedModelsState } from './trained-models.svelte.ts';
+import { TuneState } from './tune.svelte.ts';
 
 /** Builds every state of the page; `search`: the page's query string (its link). Nothing starts until `start()`. */
 export function createApp(search: string) {
@@ -55,6 +56,8 @@ export function createApp(search: string) {
   const bench = new BenchState(models, settings, keys, () => ask.config, () => ask.baseUrlFromLink);
   // The retrieval benchmark (BEIR) of the same tab, in its own bench worker.
   const retrievalBench = new RetrievalBenchState(models, kb, localKbs, corpusEmbedder, hubAccess);
+  // The Tune panel (Benchmark tab): test sets and tunes of the open knowledge base, in its search worker; Adopt sets Search and Ask.
+  const tune = new TuneState(kb, searchState, ask);
   // Saved reports: IndexedDB first; a store that cannot be read (private mode, quota) leaves a notice in the tab.
   const reports: ReportsState = new ReportsState(new IndexedDbReportStore({ onProblem: (m) => reports.note(m) }));
   // Hub sync (opt-in) with the Hub of Settings and the user's token.
@@ -96,7 +99,7 @@ export function createApp(search: string) {
 
   return {
     settings, hubToken, notices, theme, keys, localKbs, trained, kb, search: searchState, models, corpusEmbedder, ask, askScore, bench,
-    retrievalBench, reports, reportSync, compare, build, sharedReport, start, openKb,
+    retrievalBench, tune, reports, reportSync, compare, build, sharedReport, start, openKb,
   };
 }
 

@@ -121,6 +121,12 @@ export class AskState {
     return this.baseUrlFromLink ? null : this.config.llm.baseUrl;
   }
 
+  /** Retrieval settings adopted from a tune (the Tune panel): the pipeline's retrieval takes them, and the link. */
+  adoptRetrieval(settings: Partial<RagConfig['retrieval']>): void {
+    this.config = { ...this.config, retrieval: { ...this.config.retrieval, ...settings } };
+    this.writeUrl();
+  }
+
   writeUrl(): void {
     const out = new URLSearchParams();
     if (this.question) out.set('aq', this.question);

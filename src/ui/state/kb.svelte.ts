@@ -21,6 +21,7 @@ import { formatBytes } from '../shared/format.ts';
 import { openKbCounts } from '../build/build-view.ts';
 import { startSearchWorker, type SearchClient } from '../clients/search-client.ts';
 import type { LoadedModel, ModelSettings } from '../../../workers/models-api.ts';
+import type { TuneTabApi } from '../../lib/tune/tune-tab-session.ts';
 import { writeOwnedParams } from '../app/url.ts';
 
 export const STAGE_LABELS: Record<LoadProgress['stage'], string> = {
@@ -366,6 +367,11 @@ export class KbState {
   async fusionCandidates(req: FusionRequest): Promise<FusionCandidates> {
     if (!this.client || this.status !== 'ready') throw new Error('The knowledge base is not loaded yet.');
     return this.client.api.fusionCandidates(req, this.loadedModels());
+  }
+
+  /** The Tune panel's session in the search worker, on the open knowledge base, with the loaded models' list (null until it is open). */
+  tuner(): { api: TuneTabApi; loaded: LoadedModel[] } | null {
+    return this.client && this.status === 'ready' ? { api: this.client.api, loaded: this.loadedModels() } : null;
   }
 
   /** Runs a query in the search worker; `onFirst` gets the fused results of a rerank mode before the final ones. */

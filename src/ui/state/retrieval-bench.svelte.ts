@@ -25,7 +25,7 @@ export type RetrievalSourceKind = RetrievalSource['kind'];
 
 export class RetrievalBenchState {
   /** Which benchmark the Benchmark tab shows (RAGBench is BenchState's). */
-  view = $state<'ragbench' | 'retrieval'>('ragbench');
+  view = $state<'ragbench' | 'retrieval' | 'tune'>('ragbench');
   sourceKind = $state<RetrievalSourceKind>('hub-dataset');
   /** Hub dataset id (owner/name), BEIR layout. */
   dataset = $state('BeIR/scifact');
@@ -63,7 +63,8 @@ export class RetrievalBenchState {
 
   /** The link's `bench=retrieval` shows this part of the Benchmark tab. */
   loadFromUrl(search: string): void {
-    if (new URLSearchParams(search).get('bench') === 'retrieval') this.view = 'retrieval';
+    const bench = new URLSearchParams(search).get('bench');
+    if (bench === 'retrieval' || bench === 'tune') this.view = bench;
   }
 
   private attach(c: ReturnType<typeof startBenchWorker>): Promise<void> {

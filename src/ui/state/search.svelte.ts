@@ -1,7 +1,7 @@
 /** The Search tab's state: inputs (mirrored in the URL), the latest response, and running searches. */
 import { MODES } from '../../lib/retrieval/modes.ts';
 import { rejectThresholdFor } from '../../lib/retrieval/rejection.ts';
-import { searchSettingsOf } from '../../lib/settings/search.ts';
+import { searchSettingsOf, type SearchSettings } from '../../lib/settings/search.ts';
 import type { KbInfo, SearchRequest, SearchResponse } from '../../../workers/search-api.ts';
 import { filtersScope, fitFilters, isActive } from '../search/filters.ts';
 import { NoticesState } from './notices.svelte.ts';
@@ -47,6 +47,12 @@ export class SearchState {
     this.input = state;
     this.linkMode = new URLSearchParams(search).has('mode') && state.mode !== 'sparse' ? state.mode : null;
     warnings.forEach((w, i) => this.notices.raise('search', `link-${i}`, 'warn', w));
+  }
+
+  /** Settings adopted from a tune (the Tune panel): the inputs take them, and the link. */
+  adopt(settings: Partial<SearchSettings>): void {
+    this.input = { ...this.input, ...settings };
+    this.writeUrl();
   }
 
   writeUrl(): void {

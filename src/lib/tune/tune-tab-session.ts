@@ -1,0 +1,224 @@
+/**
+ * The Tune panel's session (one per search worker, beside the Search tab's session, on its open knowledge base and
+ * models): the knowledge base's test sets (stored with their provenance; written by the user's LLM, imported from a
+ * file, or pseudo-queries), and a tune on one of them (`runTuneSession`, the session `rag-lab tune` runs), with the
+ * winner as Search settings to adopt and their diff from the current ones. One tune at a time; Cancel stops it; its
+ * rows go through the retrieval row cache, so a tune run again after a reload resumes where it stopped.
+ */
+import { priceFor } from '../eval/core/cost.ts';
+import { remainingMs } from '../eval/core/eta.ts';
+import type { RetrievalRowCache } from '../eval/retrieval/retrieval-bench.ts';
+import { runCandidateK, runSettings } from '../eval/retrieval/retrieval-session.ts';
+import { modelKey } from '../eval/score/run-models.ts';
+import { createProvider } from '../llm/registry.ts';
+import { redactSecrets } from '../llm/redact.ts';
+import type { LoadedModel } from '../models/model-contract.ts';
+import type { ModelSpec } from '../models/types.ts';
+import type { KbInfo } from '../rag/kb-contract.ts';
+import { withSearchBm25 } from '../retrieval/bm25-variant.ts';
+import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
+import type { SearchModels } from '../retrieval/search.ts';
+import { searchOfRunConfig } from '../settings/run-config-file.ts';
+import { SEARCH_SETTINGS, type SearchSettings } from '../settings/search.ts';
+import { indexedDbReplyStore, indexedDbTestSetStore, type ReplyStore, type StoredTestSet, type TestSetStore } from '../store/test-set-store.ts';
+import { indexedDbRetrievalRowCache } from '../eval/retrieval/retrieval-cache.ts';
+import { estimateLlmTestSet, sampleTestSetChunks, writeLlmTestSet } from './llm-test-set.ts';
+import { PSEUDO_LABEL, pseudoQueries } from './pseudo-queries.ts';
+import { parseTestSetFile, TEST_SET_LIMITS } from './test-set-file.ts';
+import { runTuneSession, TuneError, type TuneProgress, type TuneResult } from './tune-session.ts';
+import type { TestSetSummary, TuneTabProgress, TuneTabRequest, TuneTabResult, WriteTestSetRequest, AdoptChange } from './tune-tab-types.ts';
+
+export interface TuneContext { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null }
+
+export interface TuneTabDeps {
+  /** The Search tab's open knowledge base and the search models of `loaded` (KbSession.searchContext). */
+  context(loaded: LoadedModel[]): TuneContext;
+  store: TestSetStore;
+  replies: ReplyStore;
+  cache: RetrievalRowCache | null;
+}
+
+/** Most trials a tune in the tab may sample, and most questions an LLM may be asked for one test set. */
+export const TAB_LIMITS = Object.freeze({ budget: 500, llmQuestions: 2000, pseudo: 5000 });
+
+const summaryOf = (s: StoredTestSet, info: KbInfo): TestSetSummary => ({
+  id: s.id, label: s.label, kind: s.kind, queries: s.queries.length, provenance: s.provenance, notes: s.notes, savedAt: s.savedAt,
+  stale: s.corpusHash !== (info.corpusHash ?? ''),
+});
+const checkCount = (n: number, max: number, what: string) => {
+  if (!(Number.isInteger(n) && n >= 1 && n <= max)) throw new TuneError(`${what} must be a whole number from 1 to ${max}, got ${n}`);
+};
+
+export class TuneTabSession {
+  private running: AbortController | null = null;
+  constructor(private readonly deps: TuneTabDeps) {}
+
+  private async save(info: KbInfo, set: Omit<StoredTestSet, 'id' | 'kbId' | 'kbTitle' | 'corpusHash' | 'savedAt' | 'splitSeed'>): Promise<TestSetSummary> {
+    const stored: StoredTestSet = {
+      ...set, id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, kbId: info.corpusId, kbTitle: info.descriptor.title,
+      corpusHash: info.corpusHash ?? '', splitSeed: 0, savedAt: Date.now(),
+    };
+    await this.deps.store.put(stored);
+    return summaryOf(stored, info);
+  }
+
+  /** The open knowledge base's test sets, newest first, each saying whether the knowledge base changed since (stale). */
+  async testSets(): Promise<{ sets: TestSetSummary[]; skipped: string[] }> {
+    const { info } = this.deps.context([]);
+    const { sets, skipped } = await this.deps.store.list(info.corpusId);
+    return { sets: sets.map((s) => summaryOf(s, info)), skipped };
+  }
+
+  /** A test set written by hand: CSV or JSONL (test-set-file.ts), checked against the open knowledge base. */
+  async importTestSet(name: string, text: string): Promise<TestSetSummary> {
+    const { kb, info } = this.deps.context([]);
+    if (text.length > TEST_SET_LIMITS.bytes) throw new TuneError(`${name} is over ${TEST_SET_LIMITS.bytes / 1024 / 1024} MB: a test set is at most that`);
+    const format = /\.csv$/i.test(name) ? 'csv' : /\.jsonl?$/i.test(name) ? 'jsonl' : null;
+    if (!format) throw new TuneError(`${name}: a test set file is .csv (a header row: question and doc_id, chunk_id or answer) or .jsonl`);
+    const { queries, qrels, notes } = parseTestSetFile(text, format, kb);
+    return this.save(info, { label: name, kind: 'imported', provenance: { file: name, rows: queries.length }, queries, qrels: [...qrels].map(([q, m]) => [q, [...m]]), notes });
+  }
+
+  /** Pseudo-queries (offline: a sentence of a sampled document), always labelled as biased toward lexical matching. */
+  async pseudoTestSet(n: number, seed: number): Promise<TestSetSummary> {
+    checkCount(n, TAB_LIMITS.pseudo, 'the number of pseudo-queries');
+    const { kb, info } = this.deps.context([]);
+    const p = pseudoQueries(kb.docs, n, seed);
+    return this.save(info, { label: `${p.queries.length} ${PSEUDO_LABEL}`, kind: 'pseudo', provenance: { seed, asked: n }, queries: p.queries, qrels: [...p.qrels].map(([q, m]) => [q, [...m]]), notes: p.notes });
+  }
+
+  /** Calls, tokens and cost of writing a test set with this model, before any call. */
+  async estimateTestSet(req: Omit<WriteTestSetRequest, 'llm'> & { llm: Pick<WriteTestSetRequest['llm'], 'provider' | 'model'> }) {
+    checkCount(req.n, TAB_LIMITS.llmQuestions, 'the number of questions');
+    const { kb } = this.deps.context([]);
+    const chunks = sampleTestSetChunks(kb, req.n, req.seed);
+    return { chunks: chunks.length, ...estimateLlmTestSet(chunks, priceFor(req.llm.provider, req.llm.model)) };
+  }
+
+  /**
+   * Writes a test set with the user's LLM (`apiKey` for these calls only, never stored or returned); replies are cached
+   * as they come, so a cancelled or failed writing resumes where it stopped when run again.
+   */
+  async writeTestSet(req: WriteTestSetRequest, apiKey: string | null, onProgress: (p: TuneTabProgress) => void): Promise<TestSetSummary> {
+    checkCount(req.n, TAB_LIMITS.llmQuestions, 'the number of questions');
+    const { kb, info } = this.deps.context([]);
+    return this.exclusive(async (signal) => {
+      try {
+        const provider = createProvider({ provider: req.llm.provider, baseUrl: req.llm.baseUrl ?? undefined, model: req.llm.model, apiKey: apiKey ?? undefined });
+        const t0 = Date.now();
+        const set = await writeLlmTestSet({
+          kb, n: req.n, seed: req.seed, provider, providerId: req.llm.provider, model: req.llm.model, cache: this.deps.replies, signal,
+          onProgress: (p) => onProgress({ phase: 'write', ...p, etaMs: remainingMs(Date.now() - t0, p.done - p.cached, p.total - p.done) }),
+        });
+        if (set.queries.length < 2) throw new TuneError(`the model wrote ${set.queries.length} usable question${set.queries.length === 1 ? '' : 's'} of ${set.counts.asked}: ${set.notes.join('; ') || 'none'}`);
+        const { provider: p, model, promptVersion, seed, asked } = set.provenance;
+        return await this.save(info, {
+          label: `${set.queries.length} questions by ${model}`, kind: 'llm', provenance: { provider: p, model, promptVersion, seed, ...set.counts, asked },
+          queries: set.queries, qrels: [...set.qrels].map(([q, m]) => [q, [...m]]), notes: set.notes,
+        });
+      } catch (e) {
+        if (signal.aborted) throw new TuneError('Cancelled: the replies that came are cached, so writing again resumes from them.');
+        throw new TuneError(redactSecrets((e as Error).message || String(e), [apiKey]));
+      }
+    });
+  }
+
+  async deleteTestSet(id: string): Promise<void> {
+    await this.deps.store.delete(id);
+  }
+
+  /** A stored test set as BEIR files: queries.jsonl and qrels/test.tsv. */
+  async exportTestSet(id: string): Promise<{ name: string; queries: string; qrels: string }> {
+    const s = await this.deps.store.get(id);
+    if (!s) throw new TuneError('That test set is gone (deleted in another tab?).');
+    return {
+      name: s.label.replace(/[^\w.-]+/g, '-').slice(0, 60),
+      queries: s.queries.map((q) => JSON.stringify({ _id: q.id, text: q.text })).join('\n') + '\n',
+      qrels: ['query-id\tcorpus-id\tscore', ...s.qrels.flatMap(([q, docs]) => docs.map(([d, r]) => `${q}\t${d}\t${r}`))].join('\n') + '\n',
+    };
+  }
+
+  /** Stops the running tune or test-set writing. */
+  cancelTune(): void {
+    this.running?.abort();
+  }
+
+  private async exclusive<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.running) throw new TuneError('A tune or a test set is being made already: wait for it, or cancel it.');
+    const c = new AbortController();
+    this.running = c;
+    try {
+      return await work(c.signal);
+    } finally {
+      if (this.running === c) this.running = null;
+    }
+  }
+
+  /** Tunes the Search tab's settings on a stored test set of the open knowledge base. */
+  async tune(req: TuneTabRequest, loaded: LoadedModel[], onProgress: (p: TuneTabProgress) => void): Promise<TuneTabResult> {
+    checkCount(req.budget, TAB_LIMITS.budget, 'the budget (trials)');
+    const ctx = this.deps.context(loaded);
+    const set = await this.deps.store.get(req.testSetId);
+    if (!set || set.kbId !== ctx.info.corpusId) throw new TuneError('That test set is not one of this knowledge base (deleted, or another knowledge base is open): pick one again.');
+    const stale = set.corpusHash !== (ctx.info.corpusHash ?? '');
+    const modes = req.modes.filter((m) => (MODE_IDS as readonly string[]).includes(m));
+    if (modes.length === 0) throw new TuneError('Choose at least one mode for the space.');
+    const s = req.search;
+    // The Search tab's BM25 (its k1 / b, else the knowledge base's own) is the current one.
+    const kb = withSearchBm25(ctx.kb, s.k1, s.b);
+    const base = runSettings('default', {
+      candidateK: s.candidateK, bm25K: s.bm25K, denseK: s.denseK, fusionTopK: s.fusionTopK, calibration: s.calibration, entropyBasis: s.entropyBasis, alpha: s.alpha, predictors: false,
+    });
+    return this.exclusive(async (signal) => {
+      const t0 = Date.now();
+      let rungStart = t0;
+      const result = await runTuneSession({
+        kb, queries: set.queries, qrels: new Map(set.qrels.map(([q, docs]) => [q, new Map(docs)])), base, current: s.mode, models: ctx.models, modes, budget: req.budget,
+        seed: set.splitSeed, identity: {
+          dataKey: ctx.info.corpusHash ?? ctx.info.corpusId, dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId,
+          embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null,
+        },
+        ...(req.objective ? { objective: req.objective } : {}), pseudo: set.kind === 'pseudo', cache: this.deps.cache, signal,
+        onProgress: (p: TuneProgress) => {
+          if (p.done === 1) rungStart = Date.now();
+          onProgress({ phase: 'tune', ...p, etaMs: p.done > 1 ? remainingMs(Date.now() - rungStart, p.done - 1, p.total - p.done) : null });
+        },
+      }).catch((e: unknown) => {
+        if (signal.aborted) throw new TuneError('Cancelled: the trials that ran are cached, so tuning again resumes from them.');
+        throw e;
+      });
+      return { result, adopt: adoptOf(result, kb, s), testSet: { id: set.id, label: set.label, kind: set.kind, stale }, kbTitle: ctx.info.descriptor.title, ms: Date.now() - t0 };
+    });
+  }
+}
+
+/** The winner as Search settings (candidate_k "auto" as the number it ran with) and what each changes from `current`. */
+export function adoptOf(r: TuneResult, kb: KnowledgeBase, current: SearchSettings): TuneTabResult['adopt'] {
+  const w = r.winnerSettings;
+  const own = kb.options.bm25;
+  const settings: TuneTabResult['adopt']['settings'] = {
+    ...searchOfRunConfig({ mode: w.mode, settings: w.settings }),
+    candidateK: runCandidateK({ candidateK: w.settings.candidateK, depth: w.settings.depth }, kb),
+    // The knowledge base's own BM25 stays null (the link keeps no k1 / b).
+    k1: w.settings.k1 === own.k1 && current.k1 === null ? null : w.settings.k1,
+    b: w.settings.b === own.b && current.b === null ? null : w.settings.b,
+  };
+  const changes: AdoptChange[] = [];
+  for (const [k, to] of Object.entries(settings) as Array<[keyof SearchSettings, unknown]>) {
+    const from = current[k];
+    if (to !== undefined && to !== from) changes.push({ setting: k, label: SEARCH_SETTINGS[k].describe, from: from as AdoptChange['from'], to: to as AdoptChange['to'] });
+  }
+  return { settings, changes };
+}
+
+/** The session's methods as a worker exposes them (bound: Comlink calls them off the object). */
+export const TUNE_TAB_METHODS = ['testSets', 'importTestSet', 'pseudoTestSet', 'estimateTestSet', 'writeTestSet', 'deleteTestSet', 'exportTestSet', 'tune', 'cancelTune'] as const;
+export type TuneTabApi = Pick<TuneTabSession, (typeof TUNE_TAB_METHODS)[number]>;
+export function tuneTabApi(s: TuneTabSession): TuneTabApi {
+  return Object.fromEntries(TUNE_TAB_METHODS.map((m) => [m, (s[m] as (...a: unknown[]) => unknown).bind(s)])) as unknown as TuneTabApi;
+}
+
+/** The browser's session: test sets, their LLM replies and the trials' rows in IndexedDB. */
+export const browserTuneTab = (context: TuneTabDeps['context']): TuneTabApi =>
+  tuneTabApi(new TuneTabSession({ context, store: indexedDbTestSetStore, replies: indexedDbReplyStore, cache: indexedDbRetrievalRowCache }));

@@ -1,0 +1,53 @@
+/** The types of the Tune panel's session (tune-tab-session.ts), shared by the search worker's API and the tab. */
+import type { RemoteProviderId } from '../llm/types.ts';
+import type { SearchSettings } from '../settings/search.ts';
+import type { TestSetKind } from '../store/test-set-store.ts';
+import type { RetrievalMode } from '../retrieval/modes.ts';
+import type { IrMetricId, TuneProgress, TuneResult } from './tune-session.ts';
+import type { LlmTestSetProgress } from './llm-test-set.ts';
+
+export interface TestSetSummary {
+  id: string;
+  label: string;
+  kind: TestSetKind;
+  queries: number;
+  provenance: Record<string, string | number>;
+  notes: string[];
+  savedAt: number;
+  /** The knowledge base changed since the test set was made (its content hash differs). */
+  stale: boolean;
+}
+
+export interface WriteTestSetRequest {
+  /** Questions asked for (one per sampled chunk). */
+  n: number;
+  seed: number;
+  /** The user's provider: its id, model and endpoint (the key travels apart). */
+  llm: { provider: RemoteProviderId; model: string; baseUrl: string | null };
+}
+
+export interface TuneTabRequest {
+  testSetId: string;
+  /** The Search tab's settings now: the current mode and the base of every candidate. */
+  search: SearchSettings;
+  modes: RetrievalMode[];
+  /** Trials sampled. */
+  budget: number;
+  objective?: IrMetricId;
+}
+
+export type TuneTabProgress =
+  | ({ phase: 'write'; etaMs: number | null } & LlmTestSetProgress)
+  | ({ phase: 'tune'; etaMs: number | null } & TuneProgress);
+
+/** One Search setting an Adopt changes. */
+export interface AdoptChange { setting: keyof SearchSettings; label: string; from: string | number | null; to: string | number | null }
+
+export interface TuneTabResult {
+  result: TuneResult;
+  /** The winner as Search settings, and what each changes from the settings the tune started from. */
+  adopt: { settings: Partial<Omit<SearchSettings, 'topK' | 'rejectThreshold'>>; changes: AdoptChange[] };
+  testSet: { id: string; label: string; kind: TestSetKind; stale: boolean };
+  kbTitle: string;
+  ms: number;
+}

@@ -1,0 +1,53 @@
+/**
+ * What the Tune panel shows, as plain data: the progress line, the trials' table rows, the front chart's traces
+ * (objective against p95 latency; hover: the setting and its figures) and Adopt's diff lines. Pure: the panel renders it.
+ */
+import { etaText } from '../../lib/eval/core/eta.ts';
+import type { TuneResult } from '../../lib/tune/tune-session.ts';
+import type { AdoptChange, TuneTabProgress } from '../../lib/tune/tune-tab-types.ts';
+import { chartLayout } from '../shared/plotly.ts';
+
+const f4 = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? 'N/A' : x.toFixed(4));
+const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'N/A' : `${x.toFixed(1)} ms`);
+
+export function progressText(p: TuneTabProgress): string {
+  if (p.phase === 'write') return `questions: ${p.done} of ${p.total} chunks (${p.written} written, ${p.dropped} dropped, ${p.cached} from the cache) · ${etaText(p.etaMs)}`;
+  return `rung ${p.rung + 1} of ${p.rungs}: trial ${p.done} of ${p.total} on ${p.queries} tuning queries · ${etaText(p.etaMs)} for this rung`;
+}
+
+export interface TrialRow { id: number; label: string; score: string; queries: number; rung: number; p95: string; finalist: boolean; front: boolean; winner: boolean; hash: string }
+
+/** Every trial, the best first (the last rung reached, then the score). */
+export function trialRows(r: TuneResult): TrialRow[] {
+  return [...r.trials].sort((a, b) => b.rung - a.rung || b.score - a.score).map((t) => ({
+    id: t.id, label: t.label, score: f4(t.score), queries: t.queries, rung: t.rung + 1, p95: ms(t.p95Ms),
+    finalist: t.finalist, front: r.front.includes(t.id), winner: t.id === r.winner, hash: t.configHash,
+  }));
+}
+
+/** The finalists and the Pareto front, objective against p95 end-to-end latency; the winner marked. */
+export function frontChart(r: TuneResult) {
+  const point = (ids: number[]) => {
+    const ts = ids.map((i) => r.trials[i]!).filter((t) => t.p95Ms !== null);
+    return {
+      x: ts.map((t) => t.p95Ms!), y: ts.map((t) => t.score),
+      text: ts.map((t) => `${t.label}<br>${r.objective} ${f4(t.score)} on ${t.queries} tuning queries<br>p95 ${ms(t.p95Ms)}<br>config ${t.configHash.slice(0, 12)}`),
+      hovertemplate: '%{text}<extra></extra>',
+    };
+  };
+  const finalists = r.trials.filter((t) => t.finalist && !r.front.includes(t.id)).map((t) => t.id);
+  const front = [...r.front].sort((a, b) => (r.trials[a]!.p95Ms ?? 0) - (r.trials[b]!.p95Ms ?? 0));
+  const traces = [
+    { type: 'scatter', mode: 'markers', name: 'finalists', marker: { size: 8, opacity: 0.6 }, ...point(finalists) },
+    { type: 'scatter', mode: 'lines+markers', name: 'Pareto front', marker: { size: 10 }, ...point(front) },
+    { type: 'scatter', mode: 'markers', name: 'winner', marker: { size: 16, symbol: 'star' }, ...point([r.winner]) },
+  ];
+  return { traces, layout: chartLayout(`${r.objective} against p95 latency (tuning queries)`, { xaxis: { title: { text: 'p95 end-to-end latency (ms)' } }, yaxis: { title: { text: r.objective } } }) };
+}
+
+const shown = (x: string | number | null) => (x === null ? "the knowledge base's / default" : String(x));
+
+/** Adopt's diff, a line per changed Search setting. */
+export function adoptLines(changes: readonly AdoptChange[]): string[] {
+  return changes.map((c) => `${c.setting}: ${shown(c.from)} → ${shown(c.to)} (${c.label})`);
+}
