@@ -12,7 +12,7 @@ describe('rag-lab search: bm25_k, dense_k, fusion_top_k', () => {
     const base = await cli(['search', '--kb', 'sotu', '--top-k', '3', '--json', 'tariff on imports']);
     expect(base.code, base.stderr).toBe(0);
     const all = json(base.stdout);
-    expect(Object.keys(all)).toEqual(['kb', 'mode', 'topK', 'candidateK', 'calibration', 'alpha', 'results']);
+    expect(Object.keys(all)).toEqual(['kb', 'mode', 'topK', 'candidateK', 'calibration', 'alpha', 'entropyBasis', 'results']);
     const r = await cli(['search', '--kb', 'sotu', '--top-k', '3', '--bm25-k', '3', '--dense-k', '7', '--fusion-top-k', '9', '--json', 'tariff on imports']);
     expect(r.code, r.stderr).toBe(0);
     const out = json(r.stdout);

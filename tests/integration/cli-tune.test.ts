@@ -135,7 +135,7 @@ describe('rag-lab tune', () => {
     expect(l).toMatchObject({ testSetLabel: null, adoptable: true, agreement: { reference: 'this test set', other: 'pseudo:15 (pseudo-queries: biased toward lexical matching)' } });
   });
 
-  test('search --config: the settings file\'s mode, search settings and BM25 (the index re-weighted: KnowledgeBase.withBm25); a flag wins', async () => {
+  test('search --config: the settings file\'s mode, search settings and BM25 (the postings re-weighted: retrieval/bm25-variant.ts); a flag wins', async () => {
     const { buildIndexCommand } = await import('../../cli/build-index.ts');
     const { searchCommand } = await import('../../cli/search.ts');
     const kb = join(tmp, 'kb-plain'), cfg = join(tmp, 'sparse.json');
@@ -144,13 +144,16 @@ describe('rag-lab tune', () => {
     const q = 'cancer risk in smokers';
     const viaFile = await captureCommand(searchCommand, ['--kb', kb, '--config', cfg, '--json', q]);
     expect(viaFile.error).toBeNull();
-    expect(viaFile.err).toMatch(/BM25 k1 1\.5, b 0\.9 \(the settings file's; the index was built with 0\.9, 0\.4\)/);
+    expect(viaFile.err).toMatch(/BM25 k1 1\.5, b 0\.9 \(the index was built with 0\.9, 0\.4\)/);
     const a = lastJson(viaFile.out), plain = lastJson((await captureCommand(searchCommand, ['--kb', kb, '--alpha', '0.3', '--calibration', 'zscore', '--json', q])).out);
-    expect(a).toMatchObject({ mode: 'sparse', alpha: 0.3, calibration: 'zscore' });
+    expect(a).toMatchObject({ mode: 'sparse', alpha: 0.3, calibration: 'zscore', k1: 1.5, b: 0.9 });
     expect(plain).toMatchObject({ mode: 'sparse', alpha: 0.3, calibration: 'zscore' });
     // the same settings but BM25's k1 and b: other scores
     expect(a.results[0].hits.map((h: { score: number }) => h.score)).not.toEqual(plain.results[0].hits.map((h: { score: number }) => h.score));
     expect(lastJson((await captureCommand(searchCommand, ['--kb', kb, '--config', cfg, '--alpha', '0.9', '--json', q])).out).alpha).toBe(0.9);
+    // --k1 / --b are search flags too: the same scores as the file's BM25.
+    const flags = lastJson((await captureCommand(searchCommand, ['--kb', kb, '--k1', '1.5', '--b', '0.9', '--alpha', '0.3', '--calibration', 'zscore', '--json', q])).out);
+    expect(flags.results[0].hits.map((h: { score: number }) => h.score)).toEqual(a.results[0].hits.map((h: { score: number }) => h.score));
   });
 
   test('--testset: questions written by hand as CSV, judged by document id or answer text; what is left out is noted', async () => {

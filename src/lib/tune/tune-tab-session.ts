@@ -188,12 +188,12 @@ export class TuneTabSession {
         if (signal.aborted) throw new TuneError('Cancelled: the trials that ran are cached, so tuning again resumes from them.');
         throw e;
       });
-      return { result, adopt: adoptOf(result, kb, s), testSet: { id: set.id, label: set.label, kind: set.kind, stale }, kbTitle: ctx.info.descriptor.title, ms: Date.now() - t0 };
+      return { result, adopt: adoptOf(result, ctx.kb, s), testSet: { id: set.id, label: set.label, kind: set.kind, stale }, kbTitle: ctx.info.descriptor.title, ms: Date.now() - t0 };
     });
   }
 }
 
-/** The winner as Search settings (candidate_k "auto" as the number it ran with) and what each changes from `current`. */
+/** The winner as Search settings (candidate_k "auto" as the number it ran with; k1 / b null when they are `kb`'s own) and what each changes from `current`. */
 export function adoptOf(r: TuneResult, kb: KnowledgeBase, current: SearchSettings): TuneTabResult['adopt'] {
   const w = r.winnerSettings;
   const own = kb.options.bm25;

@@ -116,6 +116,12 @@ export function optionalK(value: unknown): number | null {
   return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : null;
 }
 
+/** A typed value within [min, max], or null (blank: the default it stands for, e.g. the knowledge base's own k1). */
+export function optionalNumber(value: unknown, min: number, max: number): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(n) && n >= min && n <= max ? n : null;
+}
+
 /** Only non-default values are written, so links stay short. */
 export function serializeUrlState(s: SearchUrlState): string {
   const p = new URLSearchParams();

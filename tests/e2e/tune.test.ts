@@ -1,0 +1,118 @@
+/**
+ * The Tune panel in the built site on the embedded knowledge base: a test set written by a loopback OpenAI-compatible
+ * provider with scripted questions (junk, an "unanswerable", copied spans among them: dropped and counted), a tune in
+ * the tab, Adopt after its diff, and the Search tab then searching with the adopted BM25 (its k1 / b in the link and
+ * the scores). The key goes to the provider only, never into the link.
+ */
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../helpers/browser.ts';
+import { openaiCompletion, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+
+const site = inject('siteUrl');
+const KEY = 'sk-e2e-TUNE-0123456789';
+let browser: Browser;
+let page: Page;
+let llm: LlmServer;
+
+/** The passage a test-set request asks about (tune/llm-test-set.ts testSetMessages). */
+function passageOf(body: unknown): string {
+  const user = (body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'user')?.content ?? '';
+  return /Passage:\n([\s\S]*?)\n\nReply with/.exec(user)?.[1] ?? '';
+}
+const words = (s: string) => s.split(/\s+/).filter((w) => /\w/.test(w));
+
+beforeAll(async () => {
+  llm = await startLlmServer();
+  // Every 6th reply is junk, every 6th + 1 "unanswerable", every 6th + 2 copies 10 words of the passage; the others ask
+  // with every other word of the passage (no run of 8), which BM25 can find.
+  llm.fallback = (req, i) => {
+    const w = words(passageOf(req.body));
+    if (i % 6 === 0) return openaiCompletion('Sure! Here is a great question about the passage.');
+    if (i % 6 === 1) return openaiCompletion(JSON.stringify({ question: '', answerable: false }));
+    if (i % 6 === 2) return openaiCompletion(JSON.stringify({ question: `${w.slice(0, 10).join(' ')}?`, answerable: true }));
+    return openaiCompletion(JSON.stringify({ question: `${w.filter((_, k) => k % 2 === 0).slice(0, 9).join(' ')}?`, answerable: true }));
+  };
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await llm?.close();
+});
+
+const text = (sel: string) => page.locator(sel).innerText().catch(() => '');
+
+describe('Tune panel', () => {
+  test('an LLM-written test set, a tune, Adopt, and the Search tab runs the adopted setting', async () => {
+    // The Search tab starts with k1 = 0 (from the link): every trial of the space has another k1, so Adopt changes it.
+    const p = new URLSearchParams({ tab: 'ask', k1: '0', a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model' });
+    await page.goto(`${site}?${p}`);
+    await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
+    await page.locator('[data-testid=api-key]').fill(KEY);
+    await page.locator('[data-testid=api-key]').blur();
+    await page.locator('[data-testid=tab-benchmark]').click();
+    await page.locator('[data-testid=bench-kind-tune]').check();
+    const panel = page.locator('[data-testid=tune-panel]');
+    await panel.waitFor();
+    await page.locator('[data-testid=tune-no-sets]').waitFor();
+
+    // The cost estimate comes before any call.
+    await page.locator('[data-testid=tune-n]').fill('36');
+    await page.locator('[data-testid=tune-estimate]').click();
+    await expect.poll(() => text('[data-testid=tune-estimate-text]')).toMatch(/36 chunks → 36 calls, ~[\d,]+ input/);
+    expect(llm.requests).toHaveLength(0);
+
+    // Written: the base URL came from the link, so the key goes there once the user confirms.
+    await page.locator('[data-testid=tune-write]').click();
+    await panel.locator('[data-testid=key-confirm-send]').click({ timeout: 30_000 });
+    const set = page.locator('[data-testid=tune-set]').first();
+    await set.waitFor({ timeout: 60_000 });
+    expect(llm.requests).toHaveLength(36);
+    expect(llm.requests.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    const setText = await set.innerText();
+    // 36 asked: 6 junk, 6 unanswerable, 6 copied; the other 18 written, less any that repeat an earlier question.
+    const written = Number(/(\d+) questions by test-model/.exec(setText)?.[1]);
+    const repeated = Number(/(\d+) questions? repeated/.exec(setText)?.[1] ?? 0);
+    expect(written + repeated).toBe(18);
+    expect(written).toBeGreaterThanOrEqual(10);
+    expect(setText).toMatch(/6 replies were not a JSON question: dropped/);
+    expect(setText).toMatch(/6 chunks were marked unanswerable by the model: dropped/);
+    expect(setText).toMatch(/6 questions copied 8 or more consecutive words of its chunk: dropped/);
+    expect(setText).toMatch(/promptVersion testset-v1/);
+
+    // The tune: BM25 (the only mode without an embedder), 8 trials.
+    await page.locator('[data-testid=tune-budget]').fill('8');
+    await page.locator('[data-testid=tune-run]').click();
+    const result = page.locator('[data-testid=tune-result]');
+    await result.waitFor({ timeout: 120_000 });
+    expect(await text('[data-testid=tune-verdict]')).toMatch(/held-out|cannot be told apart|better|worse/i);
+    expect(await text('[data-testid=tune-identity]')).toMatch(/8 trials of [\d,]+ settings · split seed 0: \d+ tuning, \d+ held-out questions/);
+    expect(await page.locator('[data-testid=tune-trials] tbody tr').count()).toBe(8);
+    await expect.poll(() => page.locator('[data-testid=tune-front]').getAttribute('data-rendered'), { timeout: 60_000 }).toBe('true');
+
+    // Adopt: the diff first (k1 from 0), then Search and its link take the winner.
+    await page.locator('[data-testid=tune-adopt]').click();
+    const diff = await text('[data-testid=tune-diff]');
+    expect(diff).toMatch(/k1: 0 → (0\.6|0\.9|1\.2|1\.5|2)\b/);
+    expect(new URL(page.url()).searchParams.get('k1')).toBe('0');
+    await page.locator('[data-testid=tune-adopt-confirm]').click();
+    await page.locator('[data-testid=tune-adopted]').waitFor();
+    const adoptedK1 = /k1: 0 → ([\d.]+)/.exec(diff)![1]!;
+    await expect.poll(() => new URL(page.url()).searchParams.get('k1')).toBe(adoptedK1);
+    expect(page.url()).not.toContain('SECRET');
+    expect(page.url()).not.toContain(KEY);
+
+    // The Search tab runs it: its k1 field holds the adopted value, and the scores are BM25's under it (not k1 = 0's).
+    await page.locator('[data-testid=tab-search]').click();
+    expect(await page.locator('[data-testid=k1]').inputValue()).toBe(adoptedK1);
+    await page.locator('[data-testid=query]').fill('tax relief for families');
+    await page.locator('[data-testid=query]').press('Enter');
+    const top = page.locator('[data-testid=hit]').first();
+    await top.waitFor({ timeout: 30_000 });
+    const adoptedScore = Number(await top.getAttribute('data-score'));
+    await page.locator('[data-testid=k1]').fill('0');
+    await page.locator('[data-testid=query]').press('Enter');
+    await expect.poll(async () => Number(await page.locator('[data-testid=hit]').first().getAttribute('data-score')), { timeout: 30_000 }).not.toBe(adoptedScore);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The Tune panel's session on a small generated corpus (no browser): test sets imported and made from pseudo-queries,
+ * stored with the knowledge base's content hash (stale after it changes), exported as BEIR files; a tune on one,
+ * its winner as Search settings with their diff; one tune at a time; bad budgets and foreign test sets refused. And
+ * the search's own BM25 (bm25-variant.ts): the same scores as a knowledge base built with those k1 / b.
+ */
+import { describe, expect, it } from 'vitest';
+import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
+import { search } from '../../src/lib/retrieval/search.ts';
+import { withSearchBm25 } from '../../src/lib/retrieval/bm25-variant.ts';
+import type { KbInfo } from '../../src/lib/rag/kb-contract.ts';
+import { SEARCH_DEFAULTS } from '../../src/lib/settings/search.ts';
+import { memoryTestSetStore } from '../../src/lib/store/test-set-store.ts';
+import { memoryReplyCache } from '../../src/lib/tune/llm-test-set.ts';
+import { TuneTabSession } from '../../src/lib/tune/tune-tab-session.ts';
+import { topicCorpus } from '../helpers/topic-corpus.ts';
+
+const docs = topicCorpus(12, 3);
+const kb = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 0 });
+const info = (corpusHash: string): KbInfo => ({
+  corpusId: 'local:topics', descriptor: { id: 'local:topics', title: 'Topics', description: '', fields: [], examples: [], placeholder: '', source: { kind: 'local', name: 'topics' } },
+  facets: [], documents: docs.length, items: kb.size, source: 'built', cacheNote: null, buildMs: 0, revisionSha: null, dense: null, corpusHash, artifactEmbedder: null, notes: [],
+});
+
+function session(hash = { value: 'h1' }) {
+  return new TuneTabSession({
+    context: () => ({ kb, info: info(hash.value), models: {}, embedder: null, reranker: null }),
+    store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null,
+  });
+}
+// A question per document: its title's two words and two of its body's, judged by its id.
+const jsonl = docs.map((d) => JSON.stringify({ question: `${d.title} ${d.text.split(' ').slice(2, 4).join(' ')}`, doc_id: d.id })).join('\n');
+
+describe('the search\'s own BM25', () => {
+  it('scores as a knowledge base built with those k1 and b; null keeps the knowledge base itself; the variant is made once', async () => {
+    const built = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 0, bm25: { k1: 1.7, b: 0.3 } });
+    const q = 'river flood delta';
+    const viaOptions = await search(kb, q, { mode: 'sparse', topK: 10, k1: 1.7, b: 0.3 });
+    const direct = await search(built, q, { mode: 'sparse', topK: 10 });
+    expect(viaOptions.hits.map((h) => [h.id, h.score])).toEqual(direct.hits.map((h) => [h.id, h.score]));
+    expect((await search(kb, q, { mode: 'sparse', topK: 10 })).hits.map((h) => h.score)).not.toEqual(direct.hits.map((h) => h.score));
+    expect(withSearchBm25(kb, null, null)).toBe(kb);
+    expect(withSearchBm25(kb, kb.options.bm25.k1, null)).toBe(kb);
+    expect(withSearchBm25(kb, 1.7, 0.3)).toBe(withSearchBm25(kb, 1.7, 0.3));
+  });
+});
+
+describe('the Tune panel session', () => {
+  it('imports a test set, keeps its provenance, says when the knowledge base changed, and exports BEIR files', async () => {
+    const hash = { value: 'h1' };
+    const s = session(hash);
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    expect(set).toMatchObject({ kind: 'imported', queries: docs.length, stale: false, provenance: { file: 'mine.jsonl' } });
+    expect((await s.testSets()).sets.map((x) => x.id)).toEqual([set.id]);
+    hash.value = 'h2';
+    expect((await s.testSets()).sets[0]!.stale).toBe(true);
+    const beir = await s.exportTestSet(set.id);
+    expect(beir.queries.trim().split('\n')).toHaveLength(docs.length);
+    expect(JSON.parse(beir.queries.split('\n')[0]!)).toEqual({ _id: expect.any(String), text: expect.stringContaining(docs[0]!.title) });
+    expect(beir.qrels.split('\n')[0]).toBe('query-id\tcorpus-id\tscore');
+    expect(beir.qrels).toContain(`\t${docs[0]!.id}\t1`);
+    await s.deleteTestSet(set.id);
+    expect((await s.testSets()).sets).toEqual([]);
+    await expect(s.importTestSet('mine.txt', jsonl)).rejects.toThrow(/\.csv .* or \.jsonl/);
+  });
+
+  it('tunes on a test set: every trial a config hash, the winner as Search settings with its diff', async () => {
+    const s = session();
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    const search = { ...SEARCH_DEFAULTS, k1: 0 };
+    const progress: string[] = [];
+    const r = await s.tune({ testSetId: set.id, search, modes: ['sparse'], budget: 6 }, [], (p) => { progress.push(p.phase); });
+    expect(r.result.trials).toHaveLength(6);
+    expect(r.result.trials.every((t) => /^[0-9a-f]{16,}$/.test(t.configHash))).toBe(true);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((p) => p === 'tune')).toBe(true);
+    expect(r.result.split.tuning + r.result.split.heldOut).toBe(docs.length);
+    // The current settings were k1 0 (the search's own): every trial has a k1 of the space, so Adopt changes it.
+    const w = r.result.winnerSettings.settings;
+    expect(r.adopt.settings).toMatchObject({ mode: 'sparse', k1: w.k1 });
+    expect(r.adopt.changes.find((c) => c.setting === 'k1')).toMatchObject({ from: 0, to: w.k1 });
+    // b: null when the winner kept the knowledge base's own, else the winner's.
+    expect(r.adopt.settings.b).toBe(w.b === kb.options.bm25.b ? null : w.b);
+    expect(r.testSet).toMatchObject({ id: set.id, kind: 'imported', stale: false });
+  });
+
+  it('refuses a second tune while one runs, bad budgets and a test set of another knowledge base; Cancel says what is kept', async () => {
+    const s = session();
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    const req = { testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['sparse' as const], budget: 6 };
+    const first = s.tune(req, [], () => s.cancelTune());
+    await expect(s.tune(req, [], () => {})).rejects.toThrow(/being made already/);
+    await expect(first).rejects.toThrow(/Cancelled: the trials that ran are cached/);
+    for (const budget of [0, 1e9, 2.5]) await expect(s.tune({ ...req, budget }, [], () => {})).rejects.toThrow(/budget \(trials\) must be a whole number from 1 to 500/);
+    await expect(s.tune({ ...req, testSetId: 'nope' }, [], () => {})).rejects.toThrow(/not one of this knowledge base/);
+    await expect(s.tune({ ...req, modes: [] }, [], () => {})).rejects.toThrow(/at least one mode/);
+  });
+
+  it('makes pseudo-queries, always labelled; their winner is not adoptable without an agreement check', async () => {
+    const s = session();
+    const set = await s.pseudoTestSet(30, 1);
+    expect(set.label).toMatch(/pseudo-queries: biased toward lexical matching/);
+    expect(set.kind).toBe('pseudo');
+    const r = await s.tune({ testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['sparse'], budget: 4 }, [], () => {});
+    expect(r.result.adoptable).toBe(false);
+    expect(r.result.testSetLabel).toMatch(/pseudo-queries/);
+    await expect(s.pseudoTestSet(0, 1)).rejects.toThrow(/from 1 to 5000/);
+  });
+});
