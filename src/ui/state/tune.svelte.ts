@@ -38,8 +38,8 @@ export class TuneState {
   /** The diff is shown; Adopt applies it. */
   confirming = $state(false);
   adopted = $state<string | null>(null);
-  /** The knowledge base the list was read for. */
-  private listedFor: unknown = null;
+  /** The knowledge base the list (and the result) are of. */
+  private listedFor: string | null = null;
 
   constructor(private readonly kb: KbState, private readonly search: SearchState, private readonly ask: AskState) {}
 
@@ -65,11 +65,13 @@ export class TuneState {
     }
   }
 
-  /** Reads the open knowledge base's test sets (again when another one opened). */
-  async refresh(force = false): Promise<void> {
+  /** Reads the open knowledge base's test sets (again when another one opened: a result of the one before is put away). */
+  async refresh(): Promise<void> {
     const t = this.kb.tuner();
-    if (!t || (!force && this.listedFor === this.kb.info)) return;
-    this.listedFor = this.kb.info;
+    const id = this.kb.info?.corpusId ?? null;
+    if (!t || this.listedFor === id) return;
+    if (this.listedFor !== id) { this.result = null; this.confirming = false; this.adopted = null; this.estimate = null; }
+    this.listedFor = id;
     try {
       const { sets, skipped } = await t.api.testSets();
       this.sets = sets;
