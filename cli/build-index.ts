@@ -17,7 +17,7 @@ import { cliFault, loadArxivData, loadBuildData, loadWebData } from './build-dat
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
-import { ProgressBar } from './progress-bar.ts';
+import { ProgressBar } from '../src/lib/util/progress-bar.ts';
 import { ensureIndexedDb } from './vector-files.ts';
 
 const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]

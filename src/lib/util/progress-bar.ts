@@ -1,8 +1,9 @@
 /**
  * A progress bar on stderr for long CLI stages (chunk, index, embed, write, upload). On a terminal it redraws one
  * line in place (`\r`, at most every `intervalMs`); to a pipe or file it writes one line when a stage starts and one
- * when it ends, so logs stay short and readable.
+ * when it ends, so logs stay short and readable. Pure: it writes to the output it is given (the CLI's stderr).
  */
+import { formatBytes } from './format-bytes.ts';
 
 export interface ProgressOutput {
   write(text: string): unknown;
@@ -21,14 +22,6 @@ export interface ProgressBarOptions {
 
 const BAR = 24;
 
-/** Bytes for people: "512 B", "4.3 kB", "12.0 MB" (powers of 1000, as download tools show them). */
-export function formatBytes(n: number): string {
-  if (n < 1000) return `${n} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let x = n / 1000, u = 0;
-  while (x >= 1000 && u < units.length - 1) { x /= 1000; u++; }
-  return `${x.toFixed(1)} ${units[u]}`;
-}
 
 /** "[#####-----]  50%": `done / total` as a bar of `width` cells, and the share. */
 export function renderBar(done: number, total: number, width = BAR): string {
