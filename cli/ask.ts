@@ -8,7 +8,9 @@ import { MemoryTransformCache } from '../src/lib/rag/transforms.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { ApiSetupError, apiSetup } from '../src/lib/eval/core/api-setup.ts';
 import { pipelineModelNeeds } from '../src/lib/eval/core/pipeline-settings.ts';
+import { searchOfRunConfig } from '../src/lib/settings/run-config-file.ts';
 import { CliError, parse } from './args.ts';
+import { readRunConfig } from './eval-beir.ts';
 import { attachKbDense, KB_ARGS, KB_HELP, modelArgsFor, openKb } from './kb-arg.ts';
 import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP } from './rag-flags.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP } from './models.ts';
@@ -21,6 +23,7 @@ ${KB_HELP}
   --model NAME       model name at the provider
   --api-key KEY      API key (or set RAG_LAB_API_KEY; prefer the variable: command lines end up in shell history)
   --mode MODE        retrieval mode (default sparse): ${MODE_IDS.join(', ')}
+  --config FILE      a tune's winner (rag-lab tune --config-out): its mode and search settings; a flag given wins
 ${RAG_FLAG_HELP}
   --json             print one JSON object on the last line of stdout
 ${MODEL_HELP}
@@ -29,7 +32,7 @@ ${MODEL_HELP}
 export async function askCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parse(argv, {
     ...KB_ARGS, kb: { type: 'string', default: 'sotu' }, provider: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' },
-    'api-key': { type: 'string' }, mode: { type: 'string', default: 'sparse' }, ...RAG_FLAG_ARGS,
+    'api-key': { type: 'string' }, mode: { type: 'string' }, config: { type: 'string' }, ...RAG_FLAG_ARGS,
     json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     ...MODEL_ARGS,
   }, true);
@@ -41,7 +44,7 @@ export async function askCommand(argv: string[]): Promise<void> {
   const apiKey = values['api-key'] ?? process.env.RAG_LAB_API_KEY ?? undefined;
   const log = (m: string) => process.stderr.write(`${m}\n`);
 
-  const config = pipelineConfig(values, { flag: 'mode', value: values.mode });
+  const config = pipelineConfig(values, { flag: 'mode', value: values.mode }, values.config ? searchOfRunConfig(readRunConfig(values.config)) : {});
   let provider;
   try {
     // The provider the flag names (an unknown one is refused here), with the config's endpoint and model.

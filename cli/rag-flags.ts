@@ -44,8 +44,9 @@ export function applyRagFlags(config: RagConfig, values: Readonly<Record<string,
  * The pipeline settings from the flags (the Ask tab's RagConfig), checked before any file is read or model loaded.
  * The retrieval mode: `retrieval` names its flag and value (ask's --mode), else eval-ragbench's --retrieval-mode or --retrieval.
  */
-export function pipelineConfig(values: PipelineFlagValues, retrieval?: { flag: string; value: string | undefined }): RagConfig {
+export function pipelineConfig(values: PipelineFlagValues, retrieval?: { flag: string; value: string | undefined }, tuned: Partial<RagConfig['retrieval']> = {}): RagConfig {
   const c = cloneConfig(DEFAULT_RAG_CONFIG);
+  Object.assign(c.retrieval, tuned); // a tune's winner (--config): the flags given win over it
   if (values['retrieval-mode'] !== undefined && values.retrieval !== undefined) throw new CliError('give --retrieval-mode or --retrieval, not both');
   const r = retrieval ?? { flag: values['retrieval-mode'] !== undefined ? 'retrieval-mode' : 'retrieval', value: values['retrieval-mode'] ?? values.retrieval };
   if (r.value !== undefined) {

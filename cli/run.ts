@@ -16,7 +16,8 @@ export const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; 
   'eval-beir': { run: evalBeirCommand, help: 'Evaluate retrieval modes on a BEIR folder or a built artifact' },
   'eval-ragbench': { run: (argv) => import('./eval-ragbench.ts').then((m) => m.evalRagbenchCommand(argv)), help: 'TRACe evaluators vs RAGBench gold labels and baselines' },
   search: { run: (argv) => import('./search.ts').then((m) => m.searchCommand(argv)), help: 'Top-k results of queries over a knowledge base (as the Search tab)' },
-  tune: { run: (argv) => import('./tune.ts').then((m) => m.tuneCommand(argv)), help: 'Tune retrieval settings on a BEIR dataset: successive halving, a Pareto front, the winner on held-out queries' },
+  testset: { run: (argv) => import('./testset.ts').then((m) => m.testsetCommand(argv)), help: 'Make a test set of a knowledge base (written by an LLM, pseudo-queries, or imported) as BEIR files for tune' },
+  tune: { run: (argv) => import('./tune.ts').then((m) => m.tuneCommand(argv)), help: 'Tune retrieval settings on a test set: successive halving, a Pareto front, the winner on held-out queries' },
   'train-embedder': { run: (argv) => import('./train-embedder.ts').then((m) => m.trainEmbedderCommand(argv)), help: 'Train a corpus-trained embedding model (LSI) on a corpus\'s documents, as a model folder' },
 };
 

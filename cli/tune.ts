@@ -2,6 +2,7 @@
  * `rag-lab tune`: retrieval settings searched on a test set (the session: src/lib/tune/tune-session.ts, docs/tuning.md).
  * Here the flags, the data and models as eval-beir opens them, the test set, and what is printed.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openRetrievalData, readBeirJudgements, RetrievalDataError } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
@@ -12,6 +13,7 @@ import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
 import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
 import { parseTestSetFile, TEST_SET_LIMITS } from '../src/lib/tune/test-set-file.ts';
+import { testSetFolder } from '../src/lib/tune/test-set-make.ts';
 import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
 import { CliError, numberArg, parse } from './args.ts';
@@ -42,7 +44,7 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
   --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
                     lexical matching, so the winner is not adopted unless --agree-with labelled queries agrees)
   --testset FILE    a test set written by hand, .csv (a header row) or .jsonl: a question per row and its doc_id, chunk_id
-                    or answer text (docs/tuning.md); instead of --data's or the artifact's queries and qrels
+                    or answer text (docs/tuning.md), or a folder rag-lab testset wrote; instead of --data's or the artifact's
   --agree-with T    a second test set of the same documents (a BEIR folder's queries.jsonl and qrels, or pseudo:N): every
                     trial scored on both, Kendall τ of the rankings and the regret of its top setting (passes: τ ≥ 0.9, ≤ 0.01)
   The current settings (--seed also seeds the split, the sample and the query order):
@@ -81,8 +83,10 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   // The test set: the data's judged queries, or pseudo-queries made from its documents (labelled: a smoke test).
   const pseudoOf = (n: number) => pseudoQueries(data.kb.docs, n, settings.seed);
   const file = values.testset, format = file?.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl';
+  // --testset DIR: BEIR files as rag-lab testset writes them (its testset.json says the kind and what it was made from).
+  const folder = file && statSync(file, { throwIfNoEntry: false })?.isDirectory() ? await testSetFolder(folderReader(resolve(file)), data.kb.docs, settings.split).catch((e: unknown) => { throw new CliError(`--testset ${file}: ${(e as Error).message}`); }) : null;
   const test = values.pseudo ? pseudoOf(numberArg('pseudo', values.pseudo, (x) => Number.isInteger(x) && x >= 1, 'a whole number of queries')!)
-    : file ? (() => { try { return parseTestSetFile(readSmallText(file, TEST_SET_LIMITS.bytes, 'a test set'), format, data.kb); } catch (e) { throw new CliError(`--testset ${file}: ${(e as Error).message}`); } })() : data;
+    : folder ?? (file ? (() => { try { return parseTestSetFile(readSmallText(file, TEST_SET_LIMITS.bytes, 'a test set'), format, data.kb); } catch (e) { throw new CliError(`--testset ${file}: ${(e as Error).message}`); } })() : data);
   const agree = values['agree-with'];
   const other = !agree ? undefined : /^pseudo:[1-9]\d*$/.test(agree) ? { label: agree, pseudo: true, ...pseudoOf(Number(agree.slice(7))) }
     : { label: agree, ...(() => { try { return readBeirJudgements(folderReader(resolve(agree)), settings.split); } catch (e) { return asCliError(e, agree); } })() };
@@ -90,14 +94,14 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
   let lastRung = -1;
   const result = await runTuneSession({
-    kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, pseudo: !!values.pseudo, ...(other ? { agreeWith: other } : {}),
+    kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, pseudo: !!values.pseudo || folder?.pseudo === true, ...(other ? { agreeWith: other } : {}),
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
     modes: modes.filter((m) => !unavailable.has(m)), budget, seed: settings.seed, heldOut, objective: metric, space: { narrow, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);
-  if (file || values.pseudo) result.notes.unshift(...test.notes.map((n) => `${file ? '--testset' : '--pseudo'}: ${n}`));
+  if (file || values.pseudo) result.notes.unshift(...(test.notes ?? []).map((n) => `${file ? '--testset' : '--pseudo'}: ${n}`));
   if (values['config-out'] && result.adoptable) {
     writeText(values['config-out'], JSON.stringify(result.winnerSettings, null, 2) + '\n');
     process.stderr.write(`the winner's settings written to ${values['config-out']}\n`);

@@ -30,6 +30,27 @@ describe('rag-lab ask', () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 
+  test('--config: a tune\'s winner sets the retrieval (BM25\'s k1 and b here: other scores); a flag given wins', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const cfg = join(mkdtempSync(join(tmpdir(), 'rag-lab-ask-')), 'best.json');
+    writeFileSync(cfg, JSON.stringify({ mode: 'sparse', settings: { k1: 0.2, b: 0.1, candidateK: 30 } }));
+    const run = async (extra: string[]) => {
+      llm.reply({ sse: openaiStream(['Tariffs [1].']) });
+      const r = await cli(['ask', '--provider', 'openai', '--base-url', `${llm.url}/v1`, '--model', 'test-model', '--top-k', '3', '--json', ...extra, 'protective tariffs on imports']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { contexts: Array<{ score: number }> };
+    };
+    const plain = await run([]), tuned = await run(['--config', cfg]);
+    expect(tuned.contexts).toHaveLength(3);
+    expect(tuned.contexts.map((c) => c.score)).not.toEqual(plain.contexts.map((c) => c.score));
+    // The flags win: --k1 / --b given over the file's are as if the file were not there.
+    const flagged = await run(['--config', cfg, '--k1', '1.1', '--b', '0.6']), flagsOnly = await run(['--k1', '1.1', '--b', '0.6']);
+    expect(flagged.contexts.map((c) => c.score)).toEqual(flagsOnly.contexts.map((c) => c.score));
+    expect(flagged.contexts.map((c) => c.score)).not.toEqual(tuned.contexts.map((c) => c.score));
+  });
+
   test('multi-query sends a transform request, then one answer request', async () => {
     llm.reply(openaiCompletion('1. tariff on imported goods\n2. protective tariffs and revenue\n3. customs duties'),
       { sse: openaiStream(['Tariffs were debated [1].']) });

@@ -38,11 +38,11 @@ export function parseRunConfigFile(text: string): RunConfigFile {
  * k's (an unset candidate_k, "auto" for a run, is left to the search's default), calibration, α, the entropy basis,
  * and BM25's k1 and b (the postings re-weighted).
  */
-export function searchOfRunConfig(f: RunConfigFile): Partial<SearchSettings> {
+export function searchOfRunConfig(f: RunConfigFile): Partial<Omit<SearchSettings, 'topK' | 'rejectThreshold'>> {
   const search: Record<string, unknown> = { mode: f.mode };
   for (const k of Object.keys(SEARCH_SETTINGS)) {
     const x = (f.settings as Record<string, unknown>)[k];
     if (x !== undefined && !(k === 'candidateK' && x === null)) search[k] = x;
   }
-  return search as Partial<SearchSettings>;
+  return search as Partial<Omit<SearchSettings, 'topK' | 'rejectThreshold'>>;
 }

@@ -23,9 +23,9 @@ import { searchOfRunConfig } from '../settings/run-config-file.ts';
 import { SEARCH_SETTINGS, type SearchSettings } from '../settings/search.ts';
 import { indexedDbReplyStore, indexedDbTestSetStore, type ReplyStore, type StoredTestSet, type TestSetStore } from '../store/test-set-store.ts';
 import { indexedDbRetrievalRowCache } from '../eval/retrieval/retrieval-cache.ts';
-import { estimateLlmTestSet, sampleTestSetChunks, writeLlmTestSet } from './llm-test-set.ts';
-import { PSEUDO_LABEL, pseudoQueries } from './pseudo-queries.ts';
-import { parseTestSetFile, TEST_SET_LIMITS } from './test-set-file.ts';
+import { estimateLlmTestSet, sampleTestSetChunks } from './llm-test-set.ts';
+import { TEST_SET_LIMITS } from './test-set-file.ts';
+import { makeTestSet, testSetBeirFiles, type MadeTestSet } from './test-set-make.ts';
 import { runTuneSession, TuneError, type TuneProgress, type TuneResult } from './tune-session.ts';
 import type { TestSetSummary, TuneTabProgress, TuneTabRequest, TuneTabResult, WriteTestSetRequest, AdoptChange } from './tune-tab-types.ts';
 
@@ -54,10 +54,11 @@ export class TuneTabSession {
   private running: AbortController | null = null;
   constructor(private readonly deps: TuneTabDeps) {}
 
-  private async save(info: KbInfo, set: Omit<StoredTestSet, 'id' | 'kbId' | 'kbTitle' | 'corpusHash' | 'savedAt' | 'splitSeed'>): Promise<TestSetSummary> {
+  private async save(info: KbInfo, set: MadeTestSet): Promise<TestSetSummary> {
     const stored: StoredTestSet = {
-      ...set, id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, kbId: info.corpusId, kbTitle: info.descriptor.title,
-      corpusHash: info.corpusHash ?? '', splitSeed: 0, savedAt: Date.now(),
+      id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, kbId: info.corpusId, kbTitle: info.descriptor.title,
+      corpusHash: info.corpusHash ?? '', splitSeed: 0, savedAt: Date.now(), kind: set.kind, label: set.label, provenance: set.provenance,
+      queries: set.queries, qrels: [...set.qrels].map(([q, m]) => [q, [...m]]), notes: set.notes,
     };
     await this.deps.store.put(stored);
     return summaryOf(stored, info);
@@ -74,18 +75,14 @@ export class TuneTabSession {
   async importTestSet(name: string, text: string): Promise<TestSetSummary> {
     const { kb, info } = this.deps.context([]);
     if (text.length > TEST_SET_LIMITS.bytes) throw new TuneError(`${name} is over ${TEST_SET_LIMITS.bytes / 1024 / 1024} MB: a test set is at most that`);
-    const format = /\.csv$/i.test(name) ? 'csv' : /\.jsonl?$/i.test(name) ? 'jsonl' : null;
-    if (!format) throw new TuneError(`${name}: a test set file is .csv (a header row: question and doc_id, chunk_id or answer) or .jsonl`);
-    const { queries, qrels, notes } = parseTestSetFile(text, format, kb);
-    return this.save(info, { label: name, kind: 'imported', provenance: { file: name, rows: queries.length }, queries, qrels: [...qrels].map(([q, m]) => [q, [...m]]), notes });
+    return this.save(info, await makeTestSet(kb, { kind: 'imported', name, text }));
   }
 
   /** Pseudo-queries (offline: a sentence of a sampled document), always labelled as biased toward lexical matching. */
   async pseudoTestSet(n: number, seed: number): Promise<TestSetSummary> {
     checkCount(n, TAB_LIMITS.pseudo, 'the number of pseudo-queries');
     const { kb, info } = this.deps.context([]);
-    const p = pseudoQueries(kb.docs, n, seed);
-    return this.save(info, { label: `${p.queries.length} ${PSEUDO_LABEL}`, kind: 'pseudo', provenance: { seed, asked: n }, queries: p.queries, qrels: [...p.qrels].map(([q, m]) => [q, [...m]]), notes: p.notes });
+    return this.save(info, await makeTestSet(kb, { kind: 'pseudo', n, seed }));
   }
 
   /** Calls, tokens and cost of writing a test set with this model, before any call. */
@@ -107,16 +104,10 @@ export class TuneTabSession {
       try {
         const provider = createProvider({ provider: req.llm.provider, baseUrl: req.llm.baseUrl ?? undefined, model: req.llm.model, apiKey: apiKey ?? undefined });
         const t0 = Date.now();
-        const set = await writeLlmTestSet({
-          kb, n: req.n, seed: req.seed, provider, providerId: req.llm.provider, model: req.llm.model, cache: this.deps.replies, signal,
+        return await this.save(info, await makeTestSet(kb, {
+          kind: 'llm', n: req.n, seed: req.seed, provider, providerId: req.llm.provider, model: req.llm.model, cache: this.deps.replies, signal,
           onProgress: (p) => onProgress({ phase: 'write', ...p, etaMs: remainingMs(Date.now() - t0, p.done - p.cached, p.total - p.done) }),
-        });
-        if (set.queries.length < 2) throw new TuneError(`the model wrote ${set.queries.length} usable question${set.queries.length === 1 ? '' : 's'} of ${set.counts.asked}: ${set.notes.join('; ') || 'none'}`);
-        const { provider: p, model, promptVersion, seed, asked } = set.provenance;
-        return await this.save(info, {
-          label: `${set.queries.length} questions by ${model}`, kind: 'llm', provenance: { provider: p, model, promptVersion, seed, ...set.counts, asked },
-          queries: set.queries, qrels: [...set.qrels].map(([q, m]) => [q, [...m]]), notes: set.notes,
-        });
+        }));
       } catch (e) {
         if (signal.aborted) throw new TuneError('Cancelled: the replies that came are cached, so writing again resumes from them.');
         throw new TuneError(redactSecrets((e as Error).message || String(e), [apiKey]));
@@ -132,11 +123,8 @@ export class TuneTabSession {
   async exportTestSet(id: string): Promise<{ name: string; queries: string; qrels: string }> {
     const s = await this.deps.store.get(id);
     if (!s) throw new TuneError('That test set is gone (deleted in another tab?).');
-    return {
-      name: s.label.replace(/[^\w.-]+/g, '-').slice(0, 60),
-      queries: s.queries.map((q) => JSON.stringify({ _id: q.id, text: q.text })).join('\n') + '\n',
-      qrels: ['query-id\tcorpus-id\tscore', ...s.qrels.flatMap(([q, docs]) => docs.map(([d, r]) => `${q}\t${d}\t${r}`))].join('\n') + '\n',
-    };
+    const files = testSetBeirFiles(s.queries, new Map(s.qrels.map(([q, docs]) => [q, new Map(docs)])));
+    return { name: s.label.replace(/[^\w.-]+/g, '-').slice(0, 60), ...files };
   }
 
   /** Stops the running tune or test-set writing. */
