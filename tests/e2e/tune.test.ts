@@ -7,13 +7,12 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
-import { openaiCompletion, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { openaiCompletion, openaiError, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
 
 const site = inject('siteUrl');
 const KEY = 'sk-e2e-TUNE-0123456789';
-let browser: Browser;
-let page: Page;
 let llm: LlmServer;
+const browsers: Browser[] = [];
 
 /** The passage a test-set request asks about (tune/llm-test-set.ts testSetMessages). */
 function passageOf(body: unknown): string {
@@ -24,52 +23,64 @@ const words = (s: string) => s.split(/\s+/).filter((w) => /\w/.test(w));
 
 beforeAll(async () => {
   llm = await startLlmServer();
-  // Every 6th reply is junk, every 6th + 1 "unanswerable", every 6th + 2 copies 10 words of the passage; the others ask
-  // with every other word of the passage (no run of 8), which BM25 can find.
-  llm.fallback = (req, i) => {
-    const w = words(passageOf(req.body));
-    if (i % 6 === 0) return openaiCompletion('Sure! Here is a great question about the passage.');
-    if (i % 6 === 1) return openaiCompletion(JSON.stringify({ question: '', answerable: false }));
-    if (i % 6 === 2) return openaiCompletion(JSON.stringify({ question: `${w.slice(0, 10).join(' ')}?`, answerable: true }));
-    return openaiCompletion(JSON.stringify({ question: `${w.filter((_, k) => k % 2 === 0).slice(0, 9).join(' ')}?`, answerable: true }));
-  };
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
 });
 afterAll(async () => {
-  await browser?.close();
+  for (const b of browsers) await b.close();
   await llm?.close();
 });
 
+let page: Page;
 const text = (sel: string) => page.locator(sel).innerText().catch(() => '');
+
+/** A fresh profile on the link's Search settings (`search`) and the loopback provider, the key typed, the Tune panel open. */
+async function openPanel(search: Record<string, string> = {}): Promise<void> {
+  const browser = await launchBrowser();
+  browsers.push(browser);
+  page = await browser.context.newPage();
+  const p = new URLSearchParams({ tab: 'ask', ...search, a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model' });
+  await page.goto(`${site}?${p}`);
+  await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid=api-key]').fill(KEY);
+  await page.locator('[data-testid=api-key]').blur();
+  await page.locator('[data-testid=tab-benchmark]').click();
+  await page.locator('[data-testid=bench-kind-tune]').check();
+  await page.locator('[data-testid=tune-panel]').waitFor();
+  await page.locator('[data-testid=tune-no-sets]').waitFor();
+}
+
+/** Writes a test set: the base URL came from the link, so the key goes there once the user confirms. */
+async function write(): Promise<void> {
+  await page.locator('[data-testid=tune-write]').click();
+  await page.locator('[data-testid=tune-panel] [data-testid=key-confirm-send]').click({ timeout: 30_000 });
+}
 
 describe('Tune panel', () => {
   test('an LLM-written test set, a tune, Adopt, and the Search tab runs the adopted setting', async () => {
     // The Search tab starts with k1 = 0 (from the link): every trial of the space has another k1, so Adopt changes it.
-    const p = new URLSearchParams({ tab: 'ask', k1: '0', a_prov: 'openai', a_base: `${llm.url}/v1`, a_model: 'test-model' });
-    await page.goto(`${site}?${p}`);
-    await page.locator('[data-testid=kb-info]').waitFor({ timeout: 120_000 });
-    await page.locator('[data-testid=api-key]').fill(KEY);
-    await page.locator('[data-testid=api-key]').blur();
-    await page.locator('[data-testid=tab-benchmark]').click();
-    await page.locator('[data-testid=bench-kind-tune]').check();
-    const panel = page.locator('[data-testid=tune-panel]');
-    await panel.waitFor();
-    await page.locator('[data-testid=tune-no-sets]').waitFor();
+    await openPanel({ k1: '0' });
+    const before = llm.requests.length;
+    // Every 6th reply is junk, every 6th + 1 "unanswerable", every 6th + 2 copies 10 words of the passage; the others ask
+    // with every other word of the passage (no run of 8), which BM25 can find.
+    llm.fallback = (req) => {
+      const i = llm.requests.length - 1 - before;
+      const w = words(passageOf(req.body));
+      if (i % 6 === 0) return openaiCompletion('Sure! Here is a great question about the passage.');
+      if (i % 6 === 1) return openaiCompletion(JSON.stringify({ question: '', answerable: false }));
+      if (i % 6 === 2) return openaiCompletion(JSON.stringify({ question: `${w.slice(0, 10).join(' ')}?`, answerable: true }));
+      return openaiCompletion(JSON.stringify({ question: `${w.filter((_, k) => k % 2 === 0).slice(0, 9).join(' ')}?`, answerable: true }));
+    };
 
     // The cost estimate comes before any call.
     await page.locator('[data-testid=tune-n]').fill('36');
     await page.locator('[data-testid=tune-estimate]').click();
     await expect.poll(() => text('[data-testid=tune-estimate-text]')).toMatch(/36 chunks → 36 calls, ~[\d,]+ input/);
-    expect(llm.requests).toHaveLength(0);
+    expect(llm.requests.length - before).toBe(0);
 
-    // Written: the base URL came from the link, so the key goes there once the user confirms.
-    await page.locator('[data-testid=tune-write]').click();
-    await panel.locator('[data-testid=key-confirm-send]').click({ timeout: 30_000 });
+    await write();
     const set = page.locator('[data-testid=tune-set]').first();
     await set.waitFor({ timeout: 60_000 });
-    expect(llm.requests).toHaveLength(36);
-    expect(llm.requests.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    expect(llm.requests.length - before).toBe(36);
+    expect(llm.requests.slice(before).every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
     const setText = await set.innerText();
     // 36 asked: 6 junk, 6 unanswerable, 6 copied; the other 18 written, less any that repeat an earlier question.
     const written = Number(/(\d+) questions by test-model/.exec(setText)?.[1]);
@@ -115,4 +126,35 @@ describe('Tune panel', () => {
     await page.locator('[data-testid=query]').press('Enter');
     await expect.poll(async () => Number(await page.locator('[data-testid=hit]').first().getAttribute('data-score')), { timeout: 30_000 }).not.toBe(adoptedScore);
   });
+
+  test('a 429 is waited out; Cancel mid-way keeps the replies that came, and writing again asks only for the rest', async () => {
+    // Slow replies (so Cancel lands mid-way); the first is a 429 with Retry-After: 1, which the provider waits out.
+    const before = llm.requests.length;
+    let n = 0;
+    llm.fallback = (req) => {
+      n++;
+      if (n === 1) return openaiError(429, 'rate limited', { 'retry-after': '1' });
+      const w = words(passageOf(req.body));
+      return { ...openaiCompletion(JSON.stringify({ question: `${w.filter((_, k) => k % 2 === 0).slice(0, 9).join(' ')} ${n}?` })), delayMs: 400 };
+    };
+    await openPanel();
+    await page.locator('[data-testid=tune-n]').fill('12');
+    await page.locator('[data-testid=tune-seed]').fill('7');
+    await write();
+    await expect.poll(() => llm.requests.length - before, { timeout: 30_000 }).toBeGreaterThanOrEqual(5);
+    await page.locator('[data-testid=tune-cancel]').click();
+    await expect.poll(() => text('[data-testid=tune-error]')).toMatch(/Cancelled: the replies that came are cached/);
+    const sent = llm.requests.length - before;
+    expect(sent).toBeLessThan(13);
+    // Again (the key is bound to the endpoint now): the cached replies are not asked for.
+    await page.locator('[data-testid=tune-write]').click();
+    await expect.poll(() => text('[data-testid=tune-set]:first-child'), { timeout: 60_000 }).toMatch(/seed 7/);
+    const first = await text('[data-testid=tune-set]:first-child');
+    const cached = Number(/cached (\d+)/.exec(first)?.[1]);
+    // At least the replies that came before Cancel (the 429 and those in flight aside); the rest asked once each.
+    expect(cached).toBeGreaterThanOrEqual(sent - 3);
+    expect(llm.requests.length - before - sent).toBe(12 - cached);
+    expect(first).toMatch(/(\d+) questions by test-model/);
+  });
 });
+
