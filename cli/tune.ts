@@ -34,6 +34,8 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
   --modes LIST      the modes the space may use (default: ${DEFAULT_MODES.join(', ')}; the ones the models allow)
   --mode MODE       the current mode, which the winner is compared with (default sparse, the Search tab's)
   --budget N        trials: settings sampled from the space, each mode's current one first (default 40, at most 10000)
+  --minutes M       a budget in time: as many trials as fit (at most --budget, default then 10000), from the current
+                    settings' latency on the first rung's queries
   --held-out F      the fraction of the judged queries held out from tuning, in (0, 1) (default 0.3)
   --metric M        the objective: ${IR_METRIC_IDS.join(', ')} (default ndcg@10); the front's other axis is p95 latency
   --space K=V,V     narrow a dimension to these values (repeatable; "auto" for an unset k). The dimensions and their
@@ -55,7 +57,7 @@ ${MODEL_HELP}
 export async function tuneCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
-    'held-out': { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
+    'held-out': { type: 'string' }, minutes: { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
     'config-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
@@ -66,7 +68,8 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const [settings, modes] = (() => { try { return [settingsFromFlags({ ...values, space: undefined }), values.modes ? modesFlag(values.modes) : DEFAULT_MODES] as const; } catch (e) { return asCliError(e); } })();
   const current = values.mode ?? 'sparse';
   if (!isMode(current)) throw new CliError(`--mode: unknown mode "${current}" (choose from ${MODE_IDS.join(', ')})`);
-  const budget = numberArg('budget', values.budget, (x) => Number.isInteger(x) && x >= 1, 'a whole number of trials') ?? 40;
+  const minutes = numberArg('minutes', values.minutes, (x) => x > 0 && x <= 10_000, 'a number of minutes above 0');
+  const budget = numberArg('budget', values.budget, (x) => Number.isInteger(x) && x >= 1, 'a whole number of trials') ?? (minutes ? 10_000 : 40);
   const heldOut = numberArg('held-out', values['held-out'], (x) => x > 0 && x < 1, 'a fraction between 0 and 1 (exclusive)') ?? 0.3;
   const metric = (values.metric ?? 'ndcg@10') as IrMetricId;
   if (!IR_METRIC_IDS.includes(metric)) throw new CliError(`--metric must be one of ${IR_METRIC_IDS.join(', ')}, got "${metric}"`);
@@ -97,7 +100,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, pseudo: !!values.pseudo || folder?.pseudo === true, ...(other ? { agreeWith: other } : {}),
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
-    modes: modes.filter((m) => !unavailable.has(m)), budget, seed: settings.seed, heldOut, objective: metric, space: { narrow, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
+    modes: modes.filter((m) => !unavailable.has(m)), budget, ...(minutes ? { minutes } : {}), seed: settings.seed, heldOut, objective: metric, space: { narrow, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);

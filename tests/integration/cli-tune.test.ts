@@ -156,6 +156,16 @@ describe('rag-lab tune', () => {
     expect(flags.results[0].hits.map((h: { score: number }) => h.score)).toEqual(a.results[0].hits.map((h: { score: number }) => h.score));
   });
 
+  test('--minutes: as many trials as fit the time at the current settings\' latency, at most --budget', async () => {
+    const base = ['--data', small, '--modes', 'sparse', '--json'];
+    const tiny = lastJson((await captureCommand(tuneCommand, [...base, '--minutes', '0.000001'])).out);
+    expect(tiny.trials).toHaveLength(1);
+    expect(tiny.notes.find((n: string) => n.startsWith('a budget of 0.000001 min'))).toMatch(/: 1 trials \(the current settings took [\d.]+ ms a query on 20 tuning queries/);
+    const capped = lastJson((await captureCommand(tuneCommand, [...base, '--minutes', '30', '--budget', '5'])).out);
+    expect(capped.trials).toHaveLength(5);
+    expect((await captureCommand(tuneCommand, [...base, '--minutes', '0'])).error?.message).toMatch(/--minutes must be a number of minutes above 0/);
+  });
+
   test('--testset: questions written by hand as CSV, judged by document id or answer text; what is left out is noted', async () => {
     const lines = readFileSync(join(small, 'corpus.jsonl'), 'utf8').trim().split('\n').slice(0, 12).map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
     const csv = ['question,doc_id,answer', ...lines.map((d, i) => (i % 2 ? `"${d.title.replace(/"/g, '')}",${d._id},` : `"${d.title.replace(/"/g, '')}",,"${d.text.split(' ').slice(2, 8).join(' ').replace(/"/g, '')}"`)), 'a question of nothing,no-such-id,'].join('\n');

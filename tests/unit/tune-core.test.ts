@@ -3,7 +3,7 @@
  * rung keeps, the Pareto front, and the held-out figures and verdict.
  */
 import { describe, expect, it } from 'vitest';
-import { halvingRungs, rankByScore, successiveHalving } from '../../src/lib/tune/halving.ts';
+import { halvingCost, halvingRungs, rankByScore, successiveHalving, trialsWithin } from '../../src/lib/tune/halving.ts';
 import { heldOutFigures, verdictSentence } from '../../src/lib/tune/held-out.ts';
 import { paretoFront } from '../../src/lib/tune/pareto.ts';
 import { tuneSplit } from '../../src/lib/tune/split.ts';
@@ -51,6 +51,23 @@ describe('successive halving', () => {
     expect(r.reached[4]).toEqual({ rung: 0, score: NaN });
     expect(r.reached[6]).toEqual({ rung: 1, score: 4 });
     expect(rankByScore([3, 1, 2], (i) => (i === 2 ? NaN : 0.5))).toEqual([1, 3, 2]);
+  });
+});
+
+describe('a budget in time', () => {
+  it('costs a plan in query evaluations (earlier rungs\' rows reused) and fits the most trials in the time', () => {
+    // 12 on 21 queries: R = ⌈log3(12/8)⌉ = 1; 12 on 20, then 8 on 21: 12·20 + 8·(21 − 20) = 248.
+    expect(halvingRungs(12, 21)).toEqual([{ candidates: 12, queries: 20 }, { candidates: 8, queries: 21 }]);
+    expect(halvingCost(halvingRungs(12, 21))).toBe(248);
+    expect(halvingCost(halvingRungs(9, 21))).toBe(9 * 20 + 8); // 188
+    expect(halvingCost(halvingRungs(8, 21))).toBe(8 * 21); // 168: no halving
+    // 1 ms a query: 200 ms fit 9 trials (10 cost 208), 170 ms fit 8, 100 ms fit 4 (4 · 21 = 84), 10 ms not even one.
+    expect(trialsWithin(200, 1, 21, 12)).toBe(9);
+    expect(trialsWithin(170, 1, 21, 12)).toBe(8);
+    expect(trialsWithin(100, 1, 21, 12)).toBe(4);
+    expect(trialsWithin(10, 1, 21, 12)).toBe(1);
+    expect(trialsWithin(1e9, 1, 21, 12)).toBe(12); // at most `max`
+    expect(trialsWithin(100, 0, 21, 12)).toBe(12); // no measured time: the cap
   });
 });
 

@@ -68,3 +68,22 @@ export async function successiveHalving(
   }
   return { rungs, reached, finalists: alive };
 }
+
+/**
+ * Query evaluations a plan costs: Σ_r n_r · (q_r − q_{r−1}), since a candidate's rows of the earlier rungs' queries
+ * are reused.
+ */
+export function halvingCost(rungs: readonly Rung[]): number {
+  return rungs.reduce((a, r, i) => a + r.candidates * (r.queries - (i > 0 ? rungs[i - 1]!.queries : 0)), 0);
+}
+
+/**
+ * A budget in time as trials: the most candidates (from 1 to `max`) whose plan costs at most `ms` at `msPerQuery` a
+ * query evaluation; 1 when not even one fits.
+ */
+export function trialsWithin(ms: number, msPerQuery: number, queries: number, max: number, o: HalvingOptions = HALVING_DEFAULTS): number {
+  if (!(msPerQuery > 0) || !Number.isFinite(msPerQuery)) return max;
+  // Not monotone in n (one more rung shortens the first rung's queries): every n is tried, from the most down.
+  for (let n = max; n > 1; n--) if (halvingCost(halvingRungs(n, queries, o)) * msPerQuery <= ms) return n;
+  return 1;
+}

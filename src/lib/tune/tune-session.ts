@@ -21,7 +21,7 @@ import { runRetrievalBenchmark, sharedEncoder, type RetrievalRowCache } from '..
 import { retrievalRunConfig, runSearchOptions, type RetrievalRunSettings, type RunIdentity } from '../eval/retrieval/retrieval-session.ts';
 import { runFromGiven } from '../eval/retrieval/run-settings-map.ts';
 import { flatOfRun, RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
-import { HALVING_DEFAULTS, halvingRungs, successiveHalving, type HalvingOptions, type Rung } from './halving.ts';
+import { HALVING_DEFAULTS, halvingRungs, successiveHalving, trialsWithin, type HalvingOptions, type Rung } from './halving.ts';
 import { heldOutFigures, verdictSentence, type HeldOutFigure } from './held-out.ts';
 import { ALPHA_GRID, learnedAlpha, type LearnedAlphaResult } from './learned-alpha.ts';
 import { agreementOf, type Agreement } from './agreement.ts';
@@ -42,8 +42,10 @@ export interface TuneSessionInput {
   models: SearchModels;
   /** The modes the space may use (those that cannot run with these models are left out, with a note). */
   modes: readonly RetrievalMode[];
-  /** Trials (candidates sampled). */
+  /** Trials (candidates sampled); with `minutes`, the most. */
   budget: number;
+  /** A budget in time: as many trials as fit (halving.ts trialsWithin), at most `budget`. */
+  minutes?: number;
   seed?: number;
   heldOut?: number;
   objective?: IrMetricId;
@@ -165,9 +167,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const currentAvailability = modeAvailability(current, caps);
   if (!currentAvailability.available) throw new TuneError(`the current mode ${current} cannot run here: ${currentAvailability.reason}`);
   const dims = tuneDimensions(input.space);
-  const candidates = sampleCandidates(modes, dims, baseFlat, input.budget, seed);
   const size = spaceSize(modes, dims, baseFlat);
-  if (input.budget > candidates.length) notes.push(`the budget of ${input.budget} trials is more than the space holds: ${candidates.length} trials ran`);
 
   const judged = testSetQueries(input.queries, qrels, input.kb, notes);
   const split = tuneSplit(judged.map((q) => q.id), seed, input.heldOut ?? DEFAULT_HELD_OUT);
@@ -200,9 +200,6 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     return byConfig.get(key)!;
   };
   const currentCandidate: TuneCandidate = { mode: current, values: {} };
-  const prepared: Prepared[] = [];
-  for (const c of candidates) prepared.push(await prepare(c));
-  const currentPrepared = await prepare(currentCandidate);
   const prefix = (mode: string) => `${mode}:`;
   const latencyOf = (mode: RetrievalMode, row: ReportRow, q: BeirQuery): number => {
     const total = row.scores['total_ms'] ?? NaN;
@@ -231,6 +228,20 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   };
 
   const h: HalvingOptions = { ...HALVING_DEFAULTS, ...input.halving };
+  const currentPrepared = await prepare(currentCandidate);
+  let budget = input.budget;
+  if (input.minutes !== undefined) {
+    // A budget in time: the trials whose plan fits it at the current settings' end-to-end latency on the first rung's
+    // queries (as recorded: a cached row keeps the time it took), a lower bound for dense and rerank trials.
+    const pilot = tuning.slice(0, Math.min(h.minQueries, tuning.length));
+    const msPerQuery = mean((await rowsOf(currentPrepared, pilot)).map((r) => r.ms).filter(Number.isFinite));
+    budget = trialsWithin(input.minutes * 60_000, msPerQuery, tuning.length, input.budget, h);
+    notes.push(`a budget of ${input.minutes} min: ${budget} trials (the current settings took ${msPerQuery.toFixed(1)} ms a query on ${pilot.length} tuning queries; dense and rerank trials take longer)`);
+  }
+  const candidates = sampleCandidates(modes, dims, baseFlat, budget, seed);
+  if (budget > candidates.length) notes.push(`the budget of ${budget} trials is more than the space holds: ${candidates.length} trials ran`);
+  const prepared: Prepared[] = [];
+  for (const c of candidates) prepared.push(await prepare(c));
   const rungCount = halvingRungs(prepared.length, tuning.length, h).length;
   let done = 0, rungTotal = 0, rungIndex = 0, rungQueries = 0;
   const result = await successiveHalving(prepared.length, tuning.length, async (i, q) => {

@@ -27,7 +27,7 @@ import { estimateLlmTestSet, sampleTestSetChunks } from './llm-test-set.ts';
 import { TEST_SET_LIMITS } from './test-set-file.ts';
 import { makeTestSet, testSetBeirFiles, type MadeTestSet } from './test-set-make.ts';
 import { runTuneSession, TuneError, type TuneProgress, type TuneResult } from './tune-session.ts';
-import type { TestSetSummary, TuneTabProgress, TuneTabRequest, TuneTabResult, WriteTestSetRequest, AdoptChange } from './tune-tab-types.ts';
+import { TAB_LIMITS, type TestSetSummary, type TuneTabProgress, type TuneTabRequest, type TuneTabResult, type WriteTestSetRequest, type AdoptChange } from './tune-tab-types.ts';
 
 export interface TuneContext { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null }
 
@@ -39,8 +39,6 @@ export interface TuneTabDeps {
   cache: RetrievalRowCache | null;
 }
 
-/** Most trials a tune in the tab may sample, and most questions an LLM may be asked for one test set. */
-export const TAB_LIMITS = Object.freeze({ budget: 500, llmQuestions: 2000, pseudo: 5000 });
 
 const summaryOf = (s: StoredTestSet, info: KbInfo): TestSetSummary => ({
   id: s.id, label: s.label, kind: s.kind, queries: s.queries.length, provenance: s.provenance, notes: s.notes, savedAt: s.savedAt,
@@ -146,6 +144,7 @@ export class TuneTabSession {
   /** Tunes the Search tab's settings on a stored test set of the open knowledge base. */
   async tune(req: TuneTabRequest, loaded: LoadedModel[], onProgress: (p: TuneTabProgress) => void): Promise<TuneTabResult> {
     checkCount(req.budget, TAB_LIMITS.budget, 'the budget (trials)');
+    if (req.minutes !== undefined && !(req.minutes > 0 && req.minutes <= TAB_LIMITS.minutes)) throw new TuneError(`the budget in minutes must be above 0 and at most ${TAB_LIMITS.minutes}, got ${req.minutes}`);
     const ctx = this.deps.context(loaded);
     const set = await this.deps.store.get(req.testSetId);
     if (!set || set.kbId !== ctx.info.corpusId) throw new TuneError('That test set is not one of this knowledge base (deleted, or another knowledge base is open): pick one again.');
@@ -167,7 +166,7 @@ export class TuneTabSession {
           dataKey: ctx.info.corpusHash ?? ctx.info.corpusId, dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId,
           embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null,
         },
-        ...(req.objective ? { objective: req.objective } : {}), pseudo: set.kind === 'pseudo', cache: this.deps.cache, signal,
+        ...(req.objective ? { objective: req.objective } : {}), ...(req.minutes !== undefined ? { minutes: req.minutes } : {}), pseudo: set.kind === 'pseudo', cache: this.deps.cache, signal,
         onProgress: (p: TuneProgress) => {
           if (p.done === 1) rungStart = Date.now();
           onProgress({ phase: 'tune', ...p, etaMs: p.done > 1 ? remainingMs(Date.now() - rungStart, p.done - 1, p.total - p.done) : null });

@@ -1,10 +1,13 @@
-/** The types of the Tune panel's session (tune-tab-session.ts), shared by the search worker's API and the tab. */
+/** The types and limits of the Tune panel's session (tune-tab-session.ts), shared by the search worker's API and the tab. */
 import type { RemoteProviderId } from '../llm/types.ts';
 import type { SearchSettings } from '../settings/search.ts';
 import type { TestSetKind } from '../store/test-set-store.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import type { IrMetricId, TuneProgress, TuneResult } from './tune-session.ts';
 import type { LlmTestSetProgress } from './llm-test-set.ts';
+
+/** Most trials a tune in the tab may sample (and minutes it may take), most questions an LLM may be asked for one test set, most pseudo-queries. */
+export const TAB_LIMITS = Object.freeze({ budget: 500, minutes: 120, llmQuestions: 2000, pseudo: 5000 });
 
 export interface TestSetSummary {
   id: string;
@@ -31,8 +34,10 @@ export interface TuneTabRequest {
   /** The Search tab's settings now: the current mode and the base of every candidate. */
   search: SearchSettings;
   modes: RetrievalMode[];
-  /** Trials sampled. */
+  /** Trials sampled; with `minutes`, the most. */
   budget: number;
+  /** A budget in time (minutes): as many trials as fit (tune-session.ts). */
+  minutes?: number;
   objective?: IrMetricId;
 }
 

@@ -8,7 +8,7 @@ import * as Comlink from 'comlink';
 import { PROVIDERS } from '../../lib/llm/registry.ts';
 import { MODES, MODE_IDS, type RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { SearchSettings } from '../../lib/settings/search.ts';
-import type { TestSetSummary, TuneTabProgress, TuneTabResult } from '../../lib/tune/tune-tab-types.ts';
+import { TAB_LIMITS, type TestSetSummary, type TuneTabProgress, type TuneTabResult } from '../../lib/tune/tune-tab-types.ts';
 import type { RemoteProviderId } from '../../lib/llm/types.ts';
 import type { RunEstimate } from '../../lib/eval/core/cost.ts';
 import { downloadFile } from '../shared/download.ts';
@@ -29,6 +29,9 @@ export class TuneState {
   seed = $state(0);
   estimate = $state.raw<(RunEstimate & { chunks: number }) | null>(null);
   budget = $state(40);
+  /** The budget is trials, or minutes (as many trials as fit, at most TAB_LIMITS.budget). */
+  budgetIn = $state<'trials' | 'minutes'>('trials');
+  minutes = $state(2);
   /** The modes of the space (those that cannot run now are left out by the session, with a note). */
   modes = $state<RetrievalMode[]>(['sparse', 'rrf', 'hybrid_fixed', 'hybrid_calibrated']);
   busy = $state<'write' | 'tune' | 'import' | null>(null);
@@ -169,7 +172,8 @@ export class TuneState {
       this.adopted = null;
       const search = $state.snapshot(this.search.input) as SearchSettings;
       const available = this.modes.filter((m) => this.kb.modes?.[m].available !== false);
-      this.result = await api.tune({ testSetId: this.selected, search, modes: available.length ? available : this.modes, budget: this.budget }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
+      this.result = await api.tune({ testSetId: this.selected, search, modes: available.length ? available : this.modes,
+        ...(this.budgetIn === 'minutes' ? { budget: TAB_LIMITS.budget, minutes: this.minutes } : { budget: this.budget }) }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
     });
   }
 

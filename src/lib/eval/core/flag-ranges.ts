@@ -38,7 +38,7 @@ export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
   seed: int(-(2 ** 31), 2 ** 32 - 1, 'random seed (32 bits)'),
   iterations: int(0, COMPARE_MAX_DRAWS, 'bootstrap resamples'),
   permutations: int(0, COMPARE_MAX_DRAWS, 'randomization-test permutations'),
-  n: int(1, 1_000_000, 'rows per subset'),
+  n: int(1, 1_000_000, 'rows per subset (eval-ragbench), questions of a test set (testset: at most 100,000)'),
   bootstrap: int(0, COMPARE_MAX_DRAWS, 'bootstrap resamples'),
   concurrency: int(1, 64, 'requests at the same time'),
   repeats: int(1, 10, 'judge calls per row'),
@@ -54,6 +54,7 @@ export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
   'power-iterations': int(0, 20, 'power iterations of the randomized SVD'),
   'idf-power': num(0, 8, 'the exponent B of idf^B'),
   budget: int(1, 10_000, 'tune trials'),
+  minutes: num(0, 10_000, 'minutes a tune may take (0 excluded)'),
   pseudo: int(1, 100_000, 'pseudo-queries'),
   'held-out': num(0, 1, 'the fraction of the judged queries held out from tuning (0 and 1 excluded)'),
 });
