@@ -19,6 +19,8 @@ import { artifactFault, hubUrl, stderrOutput, tokenFromEnv } from './kb-arg.ts';
 import { loadCliModels, MODEL_ARGS } from './models.ts';
 import { ProgressBar } from '../src/lib/util/progress-bar.ts';
 import { ensureIndexedDb } from './vector-files.ts';
+import { testSetFolder } from '../src/lib/tune/test-set-make.ts';
+import { folderReader } from './eval-beir.ts';
 
 const HELP = `Usage: rag-lab build-index --data <source> --out <dir> [options]
        rag-lab build-index --arxiv "QUERY" --max N --out <dir> [options]
@@ -46,6 +48,8 @@ ${WEB_FLAGS_HELP}
   --title T            title shown in the knowledge-base picker (default: the id)
   --description D      one line shown under the title
   --split NAME         BEIR qrels split carried (default test)
+  --testset DIR        carry this test set instead (rag-lab testset's folder: queries.jsonl, qrels/<split>.tsv), so
+                       eval-beir --kb and tune --kb measure on it
   --chunk SIZE/OVERLAP chunk documents, e.g. 800/120 (default: ${DEFAULT_CHUNKING.chunkSize}/${DEFAULT_CHUNKING.overlap} for RAGBench and text folders,
                        none for BEIR: whole documents, as eval-beir ranks them without --chunk)
   --no-chunk           index whole documents
@@ -93,7 +97,7 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     int8: { type: 'boolean', default: false }, hnsw: { type: 'boolean', default: false },
     push: { type: 'string' }, 'token-env': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     arxiv: { type: 'string' }, max: { type: 'string' }, 'arxiv-sort': { type: 'string' }, 'arxiv-endpoint': { type: 'string' },
-    urls: { type: 'string' }, search: { type: 'string' }, 'search-endpoint': { type: 'string' },
+    urls: { type: 'string' }, search: { type: 'string' }, 'search-endpoint': { type: 'string' }, testset: { type: 'string' },
     ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
@@ -115,7 +119,12 @@ export async function buildIndexCommand(argv: string[]): Promise<void> {
     collect: () => (arxiv || web
       ? (arxiv ? loadArxivData(arxiv, { ...(values['arxiv-endpoint'] !== undefined ? { endpoint: values['arxiv-endpoint'] } : {}), ...remote })
         : loadWebData(web!, remote)).finally(() => bar.end())
-      : loadBuildData(values.data!, values.split)),
+      : loadBuildData(values.data!, values.split)).then(async (d) => {
+      if (!values.testset) return d;
+      const t = await testSetFolder(folderReader(resolve(values.testset)), d.docs, values.split).catch((e: unknown) => { throw new CliError(`--testset ${values.testset}: ${(e as Error).message}`); });
+      if (t.pseudo) throw new CliError(`--testset ${values.testset}: pseudo-queries are not carried (in an artifact they would lose their label)`);
+      return { ...d, queries: t.queries, qrels: t.qrels, notes: [...d.notes, ...t.notes.map((n) => `--testset: ${n}`)] };
+    }),
     ...(values.embedder ? { embedder: async () => (await loadCliModels({ ...values, 'no-cache': true }, { dense: true, reranker: false }, log)).embedder! } : {}),
     sink: {
       readConfig: () => (existsSync(configPath) ? { bytes: withFile(configPath, () => readFileSync(configPath)), path: configPath } : null),

@@ -42,6 +42,9 @@ describe('rag-lab testset', () => {
     expect(res.testSetLabel).toMatch(/pseudo-queries/);
     expect(res.adoptable).toBe(false);
     expect(res.split.tuning + res.split.heldOut).toBe(20);
+    // Not carried in an artifact, where they would lose their label.
+    const { buildIndexCommand } = await import('../../cli/build-index.ts');
+    expect((await captureCommand(buildIndexCommand, ['--data', small, '--testset', out, '--out', join(tmp, 'art-pseudo')])).error?.message).toMatch(/pseudo-queries are not carried/);
   });
 
   test('an imported CSV; a test set of other documents is stale', async () => {
@@ -55,6 +58,15 @@ describe('rag-lab testset', () => {
     const other = scifactSubset({ queries: 30, others: 20, parent: join(tmp, 'other') });
     const t = await captureCommand(tuneCommand, ['--data', other, '--testset', out, '--modes', 'sparse', '--budget', '3', '--json']);
     expect(lastJson(t.out).notes).toContain('--testset: stale: the documents are not those the test set was made from');
+    // build-index --testset carries it in the artifact: tune --kb measures on it.
+    const { buildIndexCommand } = await import('../../cli/build-index.ts');
+    const art = join(tmp, 'art');
+    expect((await captureCommand(buildIndexCommand, ['--data', small, '--testset', out, '--out', art, '--id', 'carried'])).error).toBeNull();
+    const k = await captureCommand(tuneCommand, ['--kb', art, '--modes', 'sparse', '--budget', '3', '--json']);
+    expect(k.error).toBeNull();
+    const onKb = lastJson(k.out);
+    expect(onKb.split.tuning + onKb.split.heldOut).toBe(10);
+    expect(onKb.identity.kb).toMatch(/carried/);
   });
 
   test('written by an LLM: the estimate, junk and copies dropped, a failure that keeps what came, a rerun that resumes', async () => {
