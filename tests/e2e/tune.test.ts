@@ -101,6 +101,19 @@ describe('Tune panel', () => {
     expect(await text('[data-testid=tune-identity]')).toMatch(/8 trials of [\d,]+ settings · split seed 0: \d+ tuning, \d+ held-out questions/);
     expect(await page.locator('[data-testid=tune-trials] tbody tr').count()).toBe(8);
     await expect.poll(() => page.locator('[data-testid=tune-front]').getAttribute('data-rendered'), { timeout: 60_000 }).toBe('true');
+    // Saved as a draft report: the Reports tab lists it, and it opens as a tune with the same verdict.
+    const verdict = await text('[data-testid=tune-verdict]');
+    const id = await page.locator('[data-testid=tune-report-saved]').getAttribute('data-id');
+    await page.locator('[data-testid=tab-reports]').click();
+    const item = page.locator(`[data-testid=report-item][data-id="${id}"]`);
+    await item.waitFor({ timeout: 30_000 });
+    expect(await item.getAttribute('data-draft')).toBe('true');
+    await item.locator('[data-testid=report-open]').click();
+    const opened = page.locator(`[data-testid=report-opened][data-id="${id}"]`);
+    await opened.locator('[data-testid=tune-verdict]').waitFor({ timeout: 30_000 });
+    expect(await opened.locator('[data-testid=report-view]').getAttribute('data-kind')).toBe('tune');
+    expect(await opened.locator('[data-testid=tune-verdict]').innerText()).toBe(verdict);
+    await page.locator('[data-testid=tab-benchmark]').click();
 
     // Adopt: the diff first (k1 from 0), then Search and its link take the winner.
     await page.locator('[data-testid=tune-adopt]').click();

@@ -25,7 +25,7 @@ const info = (corpusHash: string): KbInfo => ({
 function session(hash = { value: 'h1' }) {
   return new TuneTabSession({
     context: () => ({ kb, info: info(hash.value), models: {}, embedder: null, reranker: null }),
-    store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null,
+    store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null, runtime: { runtime: 'node', agent: 'test' },
   });
 }
 // A question per document: its title's two words and two of its body's, judged by its id.
@@ -82,6 +82,10 @@ describe('the Tune panel session', () => {
     // b: null when the winner kept the knowledge base's own, else the winner's.
     expect(r.adopt.settings.b).toBe(w.b === kb.options.bm25.b ? null : w.b);
     expect(r.testSet).toMatchObject({ id: set.id, kind: 'imported', stale: false });
+    // The draft report: a row per distinct trial, the test set's provenance, what it ran on.
+    expect(r.report).toMatchObject({ kind: 'tune', draft: true, data: { dataset: 'Topics', kb: 'local:topics', source: 'local' } });
+    expect(r.report.config).toMatchObject({ budget: 6, modes: ['sparse'], testSet: { label: 'mine.jsonl', kind: 'imported', provenance: { file: 'mine.jsonl' } } });
+    expect(r.report.rows.find((x) => x.status === 'winner')?.question).toBe(r.result.trials[r.result.winner]!.label);
   });
 
   it('refuses a second tune while one runs, bad budgets and a test set of another knowledge base; Cancel says what is kept', async () => {

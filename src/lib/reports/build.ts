@@ -32,6 +32,11 @@ export interface BuildReportInput {
   warnings?: ReportSummary['warnings'];
   runNotes?: string[];
   extra?: Record<string, JsonValue>;
+  /**
+   * Summary figures the run computed itself (a tune's held-out figures), in place of those of the rows; the run's
+   * own warnings then (`warnings`), no small-sample ones of the rows. `iterations` names its resamples.
+   */
+  metrics?: ReportSummary['metrics'];
   /** Bootstrap resamples of the summary intervals (default 1000; 0: no intervals). */
   iterations?: number;
   /** Defaults: now, a new id. */
@@ -72,9 +77,9 @@ export function buildReport(input: BuildReportInput): Report {
     draft: input.draft ?? false, evaluator: input.evaluator, config: input.config, configHash: input.configHash, data: input.data,
     seed: input.seed, n: input.n, rows: input.rows,
     summary: {
-      metrics: summaryMetrics(input.kind, input.rows, { iterations, seed: input.seed }),
+      metrics: input.metrics ?? summaryMetrics(input.kind, input.rows, { iterations, seed: input.seed }),
       baselines: input.baselines ?? [],
-      warnings: [...smallSampleNotes(input.kind, input.rows), ...(input.warnings ?? [])],
+      warnings: [...(input.metrics ? [] : smallSampleNotes(input.kind, input.rows)), ...(input.warnings ?? [])],
       bootstrap: { iterations, seed: input.seed, level: SUMMARY_BOOTSTRAP.level },
       notes: input.runNotes ?? [],
       extra: input.extra ?? {},

@@ -4,7 +4,8 @@
  * shared rows of each pipeline (a retrieval mode; a RAGBench report is one), Δ against a baseline with the paired
  * bootstrap and the paired randomization test (stats/paired.ts), Holm's correction over the whole table,
  * win/tie/loss, per-question values and verdicts (a row per question and mode), and the config diff. No figure pools
- * modes. NaN and ±∞ never reach the result (null).
+ * modes. NaN and ±∞ never reach the result (null). Tune reports pair their trials by settings (`trial:<mode>:<config
+ * hash>`): the figures are the shared settings' objective and p95 latency in each tune, the verdict a trial's status.
  */
 import { MIN_ROWS } from './summary-stats.ts';
 import type { CompareCell, CompareOptions, CompareQuestion, CompareResult, ConfigDiffRow } from './compare-types.ts';
@@ -166,6 +167,7 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
   });
   const shared = [...byKey[b]!.keys()].filter((k) => byKey.every((m) => m.has(k)));
   if (shared.length === 0) {
+    if (kind === 'tune') return { ok: false, message: 'These tune reports share no trial (no setting, by mode and config hash, that both tunes tried): nothing to compare. Tunes of the same knowledge base and models over the same space share their trials.' };
     const modes = kind === 'retrieval' ? ' and, for retrieval reports, the same modes' : '';
     return { ok: false, message: `These reports share no rows (no question key in common${modes}): nothing to compare. Compare runs over the same questions (same dataset, subsets, seed and N).` };
   }
@@ -187,6 +189,11 @@ export function prepareCompare(reports: readonly Report[], opts: CompareOptions 
     warnings.push(pipelines.length > 1
       ? `N = ${fewest} shared rows in a mode: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`
       : `N = ${shared.length} shared rows: intervals are wide and tests have little power (fewer than ${MIN_ROWS}).`);
+  }
+  if (kind === 'tune') {
+    warnings.push('Tune reports: a row is a setting both tunes tried (same mode and config hash), its figure the mean on the tuning queries of the last rung it reached in each tune, so a pair may rest on different queries; each tune\'s held-out figures are in its report.');
+    const objectives = [...new Set(reports.map((r) => r.evaluator))];
+    if (objectives.length > 1) warnings.push(`These tunes optimised different objectives (${objectives.join(', ')}): each objective is compared only where a tune scored it (the others: n/a).`);
   }
   if (settings.iterations === 0) warnings.push('Bootstrap iterations are 0: no intervals and no bootstrap p.');
   if (settings.permutations === 0) warnings.push('Permutations are 0: no randomization p and no significance marks.');

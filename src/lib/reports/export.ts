@@ -2,7 +2,8 @@
  * A report as files to download: JSON (the report itself, serializeReport), CSV of its rows (RFC 4180: fields with
  * a comma, quote, CR or LF are quoted and quotes doubled, lines end with CRLF; one column per score, gold and
  * reference field; a retrieval row's mode and query id), and a Markdown summary (metrics with their 95% intervals,
- * one line per mode for a multi-mode retrieval report, never pooled over modes; baselines, warnings, notes, config).
+ * one line per mode for a multi-mode retrieval report, never pooled over modes; a tune's verdict and held-out figures;
+ * baselines, warnings, notes, config).
  *
  * Spreadsheet formula injection: a text cell starting with = + - @ (or a tab / CR) would run as a formula in Excel
  * or LibreOffice, so it gets a leading apostrophe. Numbers are written by us and are not prefixed (-0.5 stays a
@@ -12,6 +13,7 @@ import { serializeReport, type JsonValue, type Report, type ReportRow, type Summ
 import { groupsArePipelines, pipelineWarnings, reportFigures, rowPipeline } from './pipelines.ts';
 import { metricDef } from './metrics.ts';
 import { reportTitle } from './title.ts';
+import { agreementText, tuneSummary, type TuneSummary } from './tune-extra.ts';
 
 export type ExportKind = 'json' | 'csv' | 'md';
 export interface ExportFile { name: string; type: string; text: string }
@@ -86,6 +88,23 @@ function configLines(config: Record<string, JsonValue>, prefix = ''): string[] {
 /** A cell "0.4123 [0.3900, 0.4300]" of a figure (n/a where none). */
 const figureCell = (m: SummaryMetric, d: number) => `${fmt(m.value, d)}${m.ci ? ` [${fmt(m.ci[0], d)}, ${fmt(m.ci[1], d)}]` : ''}`;
 
+/** A tune's figures: its verdict, then each setting measured on the held-out queries against the current settings. */
+function tuneLines(t: TuneSummary, head: string, digits: number): string[] {
+  const ci = (c: [number, number] | null) => (c ? `[${fmt(c[0], digits)}, ${fmt(c[1], digits)}]` : 'n/a');
+  const signed = (x: number | null) => (x === null ? 'n/a' : `${x >= 0 ? '+' : ''}${x.toFixed(digits)}`);
+  const lines = [head, '', ...(t.verdict ? [mdText(t.verdict), ''] : []),
+    `| setting | flags | ${mdText(t.objective)} | 95% CI | Δ vs current | Δ 95% CI | p (Holm) | wins / ties / losses | N |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+  for (const h of t.heldOut) {
+    const wtl = h.wtl ? `${h.wtl.wins} / ${h.wtl.ties} / ${h.wtl.losses}` : '—';
+    lines.push(`| ${mdText(h.group)} | ${mdText(h.label)} | ${fmt(h.value, digits)} | ${ci(h.ci)} | ${h.group === 'current' ? '—' : signed(h.delta)} | ${h.group === 'current' ? '—' : ci(h.deltaCi)} | ${h.pHolm === null ? '—' : h.pHolm.toFixed(3)} | ${wtl} | ${h.n} |`);
+  }
+  if (t.learnedAlpha) lines.push('', mdText(t.learnedAlpha));
+  if (t.agreement) lines.push('', `Agreement of the test sets: ${mdText(agreementText(t.agreement))}.`);
+  if (t.adoptable === false) lines.push('', `Not adoptable: the test set is ${mdText(t.testSetLabel ?? 'not labelled queries')} and the agreement check with labelled queries did not pass.`);
+  return lines;
+}
+
 /**
  * The metrics section: a report whose groups are pipelines (a multi-mode retrieval report) gets one line per mode,
  * a column per figure, and no pooled line (pipelines.ts `reportFigures`); any other report one line per (group,
@@ -96,6 +115,8 @@ function metricLines(report: Report): string[] {
   const head = `## Metrics (${Math.round(s.bootstrap.level * 100)}% bootstrap intervals, ${s.bootstrap.iterations} resamples)`;
   const label = (id: string) => mdText(metricDef(report.kind, id)?.label ?? id);
   const digits = (id: string) => metricDef(report.kind, id)?.digits ?? 3;
+  const tune = tuneSummary(report);
+  if (tune) return tuneLines(tune, `## Held-out figures (${Math.round(s.bootstrap.level * 100)}% paired-bootstrap intervals, ${s.bootstrap.iterations} resamples of the queries)`, digits(tune.objective));
   if (groupsArePipelines(report)) {
     const modes = reportFigures(report);
     const ids: string[] = [];

@@ -16,7 +16,7 @@ import * as v from 'valibot';
 
 export const REPORT_FORMAT = 'rag-lab-report';
 export const REPORT_VERSION = 1;
-export const REPORT_KINDS = ['ragbench-validate', 'ragbench-pipeline', 'retrieval'] as const;
+export const REPORT_KINDS = ['ragbench-validate', 'ragbench-pipeline', 'retrieval', 'tune'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /** Limits a valid report stays under: above them a file is corrupt or hostile, not a run a tab can show. */
@@ -141,7 +141,7 @@ export const ReportSchema = v.object({
   createdAt: isoDate,
   /** Saved automatically when a run finished, not yet kept by the user. */
   draft: v.boolean(),
-  /** The evaluator: lexical | nli | llm (validate, pipeline), or the retrieval mode (retrieval). */
+  /** The evaluator: lexical | nli | llm (validate, pipeline), the retrieval mode (retrieval), or the objective (tune). */
   evaluator: text(50),
   /** The full configuration that ran, without secrets (BenchConfig-like; CLI flags mapped to the same names). */
   config: JsonObjectSchema,

@@ -8,6 +8,9 @@
  *     relevant-document recall@k, share answered; and, for reports whose rows carry the gold labels of their question
  *     (`onlyWithGold`), validate's AUROC and RMSEs of our scores against them (eval/ragbench/pipeline-gold.ts says what they mean);
  *   retrieval: means of per-query nDCG@10, MRR@10, R@5, R@100, P@3, P@5 (ir-metrics.ts);
+ *   tune: a row is a trial (a setting the tuner tried): the mean over trials of their objective (the one IR figure
+ *     the rows carry, `onlyWith`) and of their p95 latency; the summary's own figures are the held-out ones and
+ *     their Δ against the current settings (reports/tune-extra.ts), which no row carries;
  *   both RAGBench kinds, when the RAGAS evaluator ran (eval/metrics/ragas.ts): means of `ragas_faithfulness`,
  *     `ragas_answer_relevancy`, `ragas_context_precision`, `ragas_context_recall`, and in validate the hallucination
  *     AUROC of faithfulness (as the dataset's own `ragas` baseline). These are listed only for reports whose rows
@@ -86,6 +89,11 @@ const ragasMeanMetrics = (): MetricDef[] => ([
   ['ragas_context_precision', 'RAGAS context precision'], ['ragas_context_recall', 'RAGAS context recall'],
 ] as const).map(([key, label]) => meanMetric(key, label, key, 3, key));
 
+/** A tune's objective: the IR figure its trials' rows carry (one of them; `onlyWith` lists it alone). */
+const tuneObjectives = (): MetricDef[] => ([
+  ['ndcg@10', 'nDCG@10'], ['mrr@10', 'MRR@10'], ['r@5', 'R@5'], ['r@100', 'R@100'], ['p@3', 'P@3'], ['p@5', 'P@5'],
+] as const).map(([key, label]) => meanMetric(key, label, key, 4, key));
+
 const ANSWERED: MetricDef = {
   id: 'answered', label: 'answered', higherIsBetter: true, digits: 3,
   compute: (rows) => (rows.length === 0 ? NaN : rows.filter((r) => r.status === 'answered').length / rows.length),
@@ -118,6 +126,12 @@ export const REPORT_METRICS: Record<ReportKind, readonly MetricDef[]> = {
     meanMetric('p@3', 'P@3', 'p@3', 4),
     meanMetric('p@5', 'P@5', 'p@5', 4),
   ],
+  tune: [
+    ...tuneObjectives(),
+    { ...meanMetric('p95_ms', 'p95 ms', 'p95_ms', 1, 'p95_ms'), higherIsBetter: false },
+    // A summary figure only (held-out Δ against the current settings, tune-extra.ts): listed when the summary has it.
+    meanMetric('delta', 'Δ vs current', 'delta', 4, 'delta'),
+  ],
 };
 
 /**
@@ -147,9 +161,11 @@ export function metricDef(kind: ReportKind, id: string): MetricDef | undefined {
 /**
  * A row's outcome in words, for "flipped verdict" filters: validate: predicted adherence ≥ 0.5 → "supported",
  * else "hallucinated"; pipeline: its status, and for answered rows also the adherence verdict; retrieval: "hit"
- * when nDCG@10 > 0, else "miss". Null when the row has no outcome (no score).
+ * when nDCG@10 > 0, else "miss"; tune: the trial's status (winner, front, finalist, dropped). Null when the row has
+ * no outcome (no score).
  */
 export function rowVerdict(kind: ReportKind, row: ReportRow): string | null {
+  if (kind === 'tune') return row.status ?? null;
   const adh = num(row.scores['adherence']);
   if (kind === 'ragbench-validate') return adh === null ? null : adh >= 0.5 ? 'supported' : 'hallucinated';
   if (kind === 'ragbench-pipeline') {

@@ -9,6 +9,8 @@
  *     evaluator), rows keyed by query id with group = the dataset.
  *   RAGBench (validate, pipeline): one evaluator over one pipeline; its groups are subsets of that one run, so the
  *     pooled figure (group null) describes the pipeline (pipeline null: the report's evaluator names it).
+ *   tune: its summary groups are the settings measured on the held-out queries (current, winner, each member of the
+ *     front: reports/tune-extra.ts), each a pipeline of its own; its rows (the trials) are one list (pipeline null).
  * Rows of different reports pair (Compare) only when pipeline and question match: `pairKey`.
  */
 import type { Report, ReportRow, SummaryMetric } from './format.ts';
@@ -34,10 +36,11 @@ export function pairKey(r: Pick<Report, 'kind' | 'evaluator'>, row: Pick<ReportR
 
 /**
  * Whether the report's summary groups are its pipelines (a multi-mode retrieval report: `summary.extra.modes`, or
- * rows keyed by mode), so a figure over all its rows (group null) pools pipelines and is never shown.
+ * rows keyed by mode; a tune report: the settings measured), so a figure over all its rows (group null) pools
+ * pipelines and is never shown.
  */
 export function groupsArePipelines(r: PipelineSource): boolean {
-  return r.kind === 'retrieval' && (Array.isArray(r.summary.extra['modes']) || rowsByMode(r.kind, r.rows));
+  return r.kind === 'tune' || (r.kind === 'retrieval' && (Array.isArray(r.summary.extra['modes']) || rowsByMode(r.kind, r.rows)));
 }
 
 /** Rows of a multi-mode retrieval run (keyed `${mode}:${queryId}`, group = mode): their groups are its pipelines. */

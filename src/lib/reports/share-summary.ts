@@ -2,7 +2,7 @@
  * The report a share link carries: the same summary, config, data and environment as the full report, and only
  * the rows that say most about it — those with the largest error or the lowest score by the kind's first metric
  * (REPORT_METRICS: validate's AUROC ranks rows by 1 − |predicted − gold adherence|, pipeline by relevance,
- * retrieval by nDCG@10, every mode in turn) — with long texts cut. `truncated.rows` keeps the full report's row
+ * retrieval by nDCG@10, every mode in turn; a tune's trials best first: winner, front, finalists) — with long texts cut. `truncated.rows` keeps the full report's row
  * count. Its figures are the report's per pipeline (pipelines.ts): a multi-mode report's link carries no pooled one.
  *
  * The summary shrinks step by step (SHARE_STEPS: contexts cut, then dropped, then shorter texts, then fewer rows,
@@ -13,6 +13,7 @@ import type { Report, ReportRow } from './format.ts';
 import { REPORT_METRICS } from './metrics.ts';
 import { groupsArePipelines, pipelineWarnings, rowPipeline } from './pipelines.ts';
 import { encodeReportFragment, SHARE_LINK_LIMITS } from './share-link.ts';
+import { tuneRowsRanked } from './tune-extra.ts';
 
 export interface ShareStep {
   /** Rows kept (the worst first). */
@@ -44,9 +45,11 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, Math.max(0, 
 /**
  * The rows of `report`, worst first by the kind's first metric (the largest error, or the lowest score); rows
  * without a value of it come last, in their report order. A multi-mode retrieval report's modes take turns (each
- * mode's worst, then each mode's second worst, …), so a summary shows every mode, not the weakest one alone.
+ * mode's worst, then each mode's second worst, …), so a summary shows every mode, not the weakest one alone. A
+ * tune's rows are settings, not questions: the winner, the front and the finalists say most (tune-extra.ts).
  */
 export function worstRows(report: Report): ReportRow[] {
+  if (report.kind === 'tune') return tuneRowsRanked(report.rows);
   const m = REPORT_METRICS[report.kind][0]!;
   const scored = report.rows.map((row, i) => ({ row, i, v: m.perRow(row) }));
   // Badness: a score where higher is better ranks low-first; an error where lower is better ranks high-first.

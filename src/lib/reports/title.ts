@@ -14,7 +14,7 @@ import type { ReportMeta } from './store-types.ts';
 export type TitleSource = Pick<Report, 'kind' | 'evaluator' | 'seed' | 'n' | 'data' | 'config' | 'environment' | 'rows' | 'truncated'>;
 
 export const KIND_SHORT: Readonly<Record<Report['kind'], string>> = {
-  'ragbench-validate': 'RAGBench', 'ragbench-pipeline': 'RAGBench pipeline', retrieval: 'Retrieval',
+  'ragbench-validate': 'RAGBench', 'ragbench-pipeline': 'RAGBench pipeline', retrieval: 'Retrieval', tune: 'Tune',
 };
 
 const SEP = ' · ';
@@ -49,9 +49,28 @@ function queryCount(r: TitleSource): number | null {
   return first === undefined ? null : r.rows.filter((x) => x.group === first).length;
 }
 
+/** A tune's test set, trials and split, from its config (tune-report.ts): test set label, modes, budget, tuning / held-out queries. */
+function tuneParts(r: TitleSource): { testSet: string | null; modes: string[]; trials: number; split: string | null } {
+  const split = obj(r.config['split']);
+  const [tuning, heldOut] = [split['tuning'], split['heldOut']];
+  return {
+    testSet: str(obj(r.config['testSet'])['label']),
+    modes: Array.isArray(r.config['modes']) ? r.config['modes'].filter((m): m is string => typeof m === 'string') : [],
+    trials: r.truncated?.rows ?? r.rows.length,
+    split: typeof tuning === 'number' && typeof heldOut === 'number' ? `${tuning} tuning / ${heldOut} held-out queries` : null,
+  };
+}
+
 /** The title generated from the report (never the user's). */
 export function generatedTitle(r: TitleSource): string {
   const parts = [KIND_SHORT[r.kind]];
+  if (r.kind === 'tune') {
+    const t = tuneParts(r);
+    parts.push(shortDataset(r.data.dataset), r.evaluator);
+    if (t.testSet) parts.push(`test set ${t.testSet}`);
+    parts.push(`${t.trials} ${t.trials === 1 ? 'trial' : 'trials'}`, `seed ${r.seed}`);
+    return parts.join(SEP).slice(0, REPORT_LIMITS.title);
+  }
   if (r.kind === 'retrieval') {
     parts.push(shortDataset(r.data.dataset));
     const protocol = str(r.config['protocol']);
@@ -93,6 +112,10 @@ export function reportDetails(r: TitleSource): string {
 }
 
 function detailParts(r: TitleSource): string[] {
+  if (r.kind === 'tune') {
+    const t = tuneParts(r);
+    return [`objective ${r.evaluator}`, `test set ${t.testSet ?? '—'}`, `modes ${t.modes.join(', ') || '—'}`, `${t.trials} trials`, t.split ?? 'split —', `seed ${r.seed}`];
+  }
   if (r.kind === 'retrieval') {
     const modes = Array.isArray(r.config['modes']) ? r.config['modes'].filter((m): m is string => typeof m === 'string') : [...new Set(r.rows.map((x) => x.group))];
     const protocol = str(r.config['protocol']) ?? 'default';

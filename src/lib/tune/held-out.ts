@@ -22,6 +22,9 @@ export interface HeldOutFigure {
   wins: number; ties: number; losses: number;
 }
 
+/** Resamples of the held-out intervals (the paired bootstrap). */
+export const HELD_OUT_ITERATIONS = 10_000;
+
 const column = (x: readonly number[]): Column => ({ kind: 'mean', x: Float64Array.from(x), defined: Uint8Array.from(x, (v) => (Number.isFinite(v) ? 1 : 0)), root: false });
 
 /**
@@ -33,7 +36,7 @@ export function heldOutFigures(
   others: ReadonlyArray<{ label: string; trial: number; scores: readonly number[]; inFront: boolean }>,
   o: { iterations?: number; seed?: number } = {},
 ): { current: HeldOutFigure; others: HeldOutFigure[] } {
-  const table = pairedTable([current, ...others].map((c) => [column(c.scores)]), 0, { iterations: o.iterations ?? 10_000, permutations: 0, seed: o.seed ?? 0 });
+  const table = pairedTable([current, ...others].map((c) => [column(c.scores)]), 0, { iterations: o.iterations ?? HELD_OUT_ITERATIONS, permutations: 0, seed: o.seed ?? 0 });
   const ps = others.map((x, i) => (x.inFront ? table[i + 1]![0]!.pBootstrap : null));
   const adjusted = holm(ps);
   const cell = (i: number) => table[i]![0]!;

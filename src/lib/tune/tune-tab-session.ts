@@ -9,7 +9,10 @@ import { priceFor } from '../eval/core/cost.ts';
 import { remainingMs } from '../eval/core/eta.ts';
 import type { RetrievalRowCache } from '../eval/retrieval/retrieval-bench.ts';
 import { runCandidateK, runSettings } from '../eval/retrieval/retrieval-session.ts';
-import { modelKey } from '../eval/score/run-models.ts';
+import { modelKey, runModelInfo } from '../eval/score/run-models.ts';
+import { reportEnvironment, type RunEnvironment } from '../eval/ragbench/report-from-run.ts';
+import type { JsonValue } from '../reports/format.ts';
+import { jsonOf, tuneReport } from './tune-report.ts';
 import { createProvider } from '../llm/registry.ts';
 import { redactSecrets } from '../llm/redact.ts';
 import type { LoadedModel } from '../models/model-contract.ts';
@@ -37,6 +40,8 @@ export interface TuneTabDeps {
   store: TestSetStore;
   replies: ReplyStore;
   cache: RetrievalRowCache | null;
+  /** Where it runs (the tune report's environment). */
+  runtime: Omit<RunEnvironment, 'models'>;
 }
 
 
@@ -175,7 +180,14 @@ export class TuneTabSession {
         if (signal.aborted) throw new TuneError('Cancelled: the trials that ran are cached, so tuning again resumes from them.');
         throw e;
       });
-      return { result, adopt: adoptOf(result, ctx.kb, s), testSet: { id: set.id, label: set.label, kind: set.kind, stale }, kbTitle: ctx.info.descriptor.title, ms: Date.now() - t0 };
+      // Saved as a draft report (kind 'tune'): what it ran on, the models, the test set and its provenance.
+      const models = [...(ctx.embedder ? [runModelInfo('embedder', ctx.embedder)] : []), ...(ctx.reranker ? [runModelInfo('cross-encoder', ctx.reranker)] : [])];
+      const report = await tuneReport(result, {
+        testSet: { label: set.label, kind: set.kind, provenance: set.provenance, splitSeed: set.splitSeed }, budget: req.budget, ...(req.minutes !== undefined ? { minutes: req.minutes } : {}),
+        modes, base: jsonOf(s) as Record<string, JsonValue>, environment: reportEnvironment({ ...this.deps.runtime, models }, null, null),
+        data: { dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId, source: ctx.info.descriptor.source.kind, revision: ctx.info.revisionSha },
+      });
+      return { result, report, adopt: adoptOf(result, ctx.kb, s), testSet: { id: set.id, label: set.label, kind: set.kind, stale }, kbTitle: ctx.info.descriptor.title, ms: Date.now() - t0 };
     });
   }
 }
@@ -207,5 +219,7 @@ export function tuneTabApi(s: TuneTabSession): TuneTabApi {
 }
 
 /** The browser's session: test sets, their LLM replies and the trials' rows in IndexedDB. */
-export const browserTuneTab = (context: TuneTabDeps['context']): TuneTabApi =>
-  tuneTabApi(new TuneTabSession({ context, store: indexedDbTestSetStore, replies: indexedDbReplyStore, cache: indexedDbRetrievalRowCache }));
+export const browserTuneTab = (context: TuneTabDeps['context']): TuneTabApi => tuneTabApi(new TuneTabSession({
+  context, store: indexedDbTestSetStore, replies: indexedDbReplyStore, cache: indexedDbRetrievalRowCache,
+  runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
+}));

@@ -1,5 +1,6 @@
 /** The types and limits of the Tune panel's session (tune-tab-session.ts), shared by the search worker's API and the tab. */
 import type { RemoteProviderId } from '../llm/types.ts';
+import type { Report } from '../reports/format.ts';
 import type { SearchSettings } from '../settings/search.ts';
 import type { TestSetKind } from '../store/test-set-store.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
@@ -50,6 +51,8 @@ export interface AdoptChange { setting: keyof SearchSettings; label: string; fro
 
 export interface TuneTabResult {
   result: TuneResult;
+  /** The tune as a draft report (kind 'tune'): Reports, Compare, export, share links. */
+  report: Report;
   /** The winner as Search settings, and what each changes from the settings the tune started from. */
   adopt: { settings: Partial<Omit<SearchSettings, 'topK' | 'rejectThreshold'>>; changes: AdoptChange[] };
   testSet: { id: string; label: string; kind: TestSetKind; stale: boolean };

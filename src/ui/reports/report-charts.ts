@@ -46,9 +46,11 @@ export function thinIndices(n: number, max: number): number[] {
 /**
  * Summary figures per metric: one bar trace per group row of the summary (groups, then "all" when 2+), whiskers
  * from value to the interval's ends (0 where a figure has no interval), then one trace per baseline evaluator
- * (pooled row's figures, or the single group's). Null when the report has no figure.
+ * (pooled row's figures, or the single group's). Null when the report has no figure, and for a tune report (its
+ * figures are the held-out table: tune-report-view.ts).
  */
 export function meansChart(r: Report): ChartSpec | null {
+  if (r.kind === 'tune') return null;
   const t = summaryTable(r);
   if (!t.rows.some((row) => Object.values(row.cells).some((c) => c && finite(c.value)))) return null;
   const x = t.columns.map((c) => c.label);

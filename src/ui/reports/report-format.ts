@@ -20,8 +20,9 @@ export function headlineText(meta: Pick<ReportMeta, 'kind' | 'evaluator' | 'head
   return headlineByPipeline(meta).map((p) => ({ mode: p.pipeline ?? '', figures: p.figures.map((h) => figureText(meta.kind, h)) }));
 }
 
-/** The entry's row count: "N = 24"; a multi-mode retrieval report's says the rows are over its modes ("N = 1500 rows over 5 modes"). */
+/** The entry's row count: "N = 24"; a multi-mode retrieval report's says the rows are over its modes ("N = 1500 rows over 5 modes"); a tune's are trials. */
 export function countText(meta: Pick<ReportMeta, 'kind' | 'evaluator' | 'headline' | 'n'>): string {
+  if (meta.kind === 'tune') return `${meta.n} trial${meta.n === 1 ? '' : 's'}`;
   const modes = meta.kind === 'retrieval' ? headlineText(meta).length : 0;
   return modes > 1 ? `N = ${meta.n} rows over ${modes} modes` : `N = ${meta.n}`;
 }

@@ -10,6 +10,7 @@ import { reportTitle } from '../../lib/reports/title.ts';
 import { groupsArePipelines, pipelineWarnings, reportFigures } from '../../lib/reports/pipelines.ts';
 import { dict, own } from '../../lib/dict.ts';
 import type { Report, ReportKind, ReportRow, SummaryMetric } from '../../lib/reports/format.ts';
+import { tuneCellDigits, tuneSampleText } from './tune-report-view.ts';
 
 /** A number as the view shows it: fixed decimals, "N/A" for null, undefined, NaN or ±∞. */
 export function fmt(x: number | null | undefined, digits = 3): string {
@@ -26,6 +27,7 @@ export const KIND_LABELS: Record<ReportKind, string> = {
   'ragbench-validate': 'RAGBench validate (an evaluator against gold labels)',
   'ragbench-pipeline': 'RAGBench pipeline (answers by the RAG pipeline)',
   retrieval: 'retrieval run',
+  tune: 'tune (retrieval settings searched on a test set, measured on its held-out queries)',
 };
 
 /** Baseline evaluators as people know them; other names are shown as written. */
@@ -89,6 +91,7 @@ function judgedQueries(r: Report): number | null {
 export function sampleText(r: Report): string {
   const total = r.truncated?.rows ?? r.rows.length;
   const held = r.truncated ? ` (${r.rows.length} in this summary)` : '';
+  if (r.kind === 'tune') return `${tuneSampleText(r, total)}${held}`;
   if (r.kind === 'retrieval') {
     if (groupsArePipelines(r)) {
       const modes = reportFigures(r).length || new Set(r.rows.map((x) => x.group)).size;
@@ -138,6 +141,7 @@ const KIND_COUNTS: Record<ReportKind, ReadonlyArray<{ label: string; title: stri
   'ragbench-validate': [{ label: 'halluc.', title: 'rows whose gold label is "not supported"', count: (rs) => rs.filter((r) => r.gold['adherence'] === false).length }],
   'ragbench-pipeline': [{ label: 'answered', title: 'questions the pipeline answered (not refused, no error)', count: (rs) => rs.filter((r) => r.status === 'answered').length }],
   retrieval: [],
+  tune: [],
 };
 
 export interface SummaryTable {
@@ -187,8 +191,8 @@ export function stagesText(stages: ModeLatency['stages']): string {
   return parts.length ? parts.join(' · ') : 'N/A';
 }
 
-/** The groups' name: "mode" in a multi-mode retrieval report, "dataset" in an old one, "subset" otherwise. */
-export const groupLabelOf = (r: Report): string => (r.kind !== 'retrieval' ? 'subset' : groupsArePipelines(r) ? 'mode' : 'dataset');
+/** The groups' name: "mode" in a multi-mode retrieval report, "dataset" in an old one, "setting" in a tune report, "subset" otherwise. */
+export const groupLabelOf = (r: Report): string => (r.kind === 'tune' ? 'setting' : r.kind !== 'retrieval' ? 'subset' : groupsArePipelines(r) ? 'mode' : 'dataset');
 
 /**
  * The summary as a table: one row per group (in the report's order), then the pooled row when there are 2+ groups
@@ -267,13 +271,14 @@ const FIELD_ORDER: Record<ReportKind, readonly string[]> = {
   'ragbench-validate': ['relevance', 'adherence', 'utilization', 'completeness'],
   'ragbench-pipeline': ['recall', 'relevant_recall', 'relevance', 'utilization', 'adherence', 'completeness'],
   retrieval: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'total_ms', 'query_ms'],
+  tune: ['ndcg@10', 'mrr@10', 'r@5', 'r@100', 'p@3', 'p@5', 'p95_ms', 'queries', 'rung'],
 };
-/** Score fields the rows table leaves out: the retrieval report's per-query predictors (the analysis shows them) and latency stages (`ms.*`: the summary's stages column). */
-const hiddenField = (kind: ReportKind, k: string) => kind === 'retrieval' && (k.startsWith('qpp.') || k.startsWith('ms.'));
+/** Score fields the rows table leaves out: the retrieval report's per-query predictors (the analysis shows them) and latency stages (`ms.*`: the summary's stages column); a trial's mean ms (its detail has it). */
+const hiddenField = (kind: ReportKind, k: string) => (kind === 'retrieval' && (k.startsWith('qpp.') || k.startsWith('ms.'))) || (kind === 'tune' && k === 'mean_ms');
 /** The field whose |score − gold| gets its own column (validate: how far the adherence verdict is off). */
 const GAP_FIELD: Partial<Record<ReportKind, string>> = { 'ragbench-validate': 'adherence' };
 
-/** The rows table's columns for a report: group, question, status (when rows have one), each score beside its gold, verdict. */
+/** The rows table's columns for a report: group, question, status (when rows have one), each score beside its gold, verdict (a tune's trials: no group, the flags, status, figures). */
 export function rowColumns(r: Report): RowColumn[] {
   const scoreKeys: string[] = [];
   const goldKeys: string[] = [];
@@ -285,7 +290,8 @@ export function rowColumns(r: Report): RowColumn[] {
   }
   const pref = FIELD_ORDER[r.kind];
   const fields = [...pref.filter((k) => scoreKeys.includes(k)), ...scoreKeys.filter((k) => !pref.includes(k))];
-  const cols: RowColumn[] = [{ kind: 'group', id: 'group', label: groupLabelOf(r) }, { kind: 'question', id: 'question', label: 'question' }];
+  const tune = r.kind === 'tune';
+  const cols: RowColumn[] = tune ? [{ kind: 'question', id: 'question', label: 'trial (flags)' }] : [{ kind: 'group', id: 'group', label: groupLabelOf(r) }, { kind: 'question', id: 'question', label: 'question' }];
   if (status) cols.push({ kind: 'status', id: 'status', label: 'status' });
   for (const k of fields) {
     cols.push({ kind: 'score', id: `score:${k}`, key: k, label: k });
@@ -294,7 +300,7 @@ export function rowColumns(r: Report): RowColumn[] {
   for (const k of goldKeys) if (!fields.includes(k)) cols.push({ kind: 'gold', id: `gold:${k}`, key: k, label: `gold ${k}` });
   const gap = GAP_FIELD[r.kind];
   if (gap && fields.includes(gap) && goldKeys.includes(gap)) cols.push({ kind: 'gap', id: `gap:${gap}`, key: gap, label: `|${gap} error|` });
-  cols.push({ kind: 'verdict', id: 'verdict', label: 'verdict' });
+  if (!tune) cols.push({ kind: 'verdict', id: 'verdict', label: 'verdict' });
   return cols;
 }
 
@@ -328,14 +334,15 @@ export function cellText(kind: ReportKind, row: ReportRow, c: RowColumn): string
   }
   const v = cellValue(kind, row, c);
   if (c.kind === 'question') return row.question.length > 90 ? `${row.question.slice(0, 90)}…` : row.question;
-  const digits = c.kind === 'score' && kind === 'retrieval' ? (c.key === 'query_ms' || c.key === 'total_ms' ? 1 : 3) : 2;
+  const digits = c.kind !== 'score' ? 2 : kind === 'tune' ? tuneCellDigits(c.key) : kind === 'retrieval' ? (c.key === 'query_ms' || c.key === 'total_ms' ? 1 : 3) : 2;
   return typeof v === 'number' ? fmt(v, digits) : v ?? 'N/A';
 }
 
 export interface RowSort { column: string; desc: boolean }
 
-/** The sort a kind's rows open with: the worst rows first (validate: largest adherence error; otherwise the lowest first score). */
+/** The sort a kind's rows open with: the worst rows first (validate: largest adherence error; otherwise the lowest first score); a tune's trials as written, the furthest rung first. */
 export function defaultSort(r: Report, cols: readonly RowColumn[] = rowColumns(r)): RowSort {
+  if (r.kind === 'tune' && cols.some((c) => c.id === 'score:rung')) return { column: 'score:rung', desc: true };
   const gap = cols.find((c) => c.kind === 'gap');
   if (gap) return { column: gap.id, desc: true };
   const score = cols.find((c) => c.kind === 'score');
