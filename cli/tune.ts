@@ -8,7 +8,7 @@ import { openRetrievalData, readBeirJudgements, RetrievalDataError } from '../sr
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { modelsNeeded } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
-import { DATASET_ONLY } from '../src/lib/settings/retrieval-run.ts';
+import { DATASET_ONLY, flatOfRun } from '../src/lib/settings/retrieval-run.ts';
 import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
 import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
@@ -16,6 +16,10 @@ import { parseTestSetFile, TEST_SET_LIMITS } from '../src/lib/tune/test-set-file
 import { testSetFolder } from '../src/lib/tune/test-set-make.ts';
 import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
+import { jsonOf, tuneReport } from '../src/lib/tune/tune-report.ts';
+import { reportEnvironment } from '../src/lib/eval/ragbench/report-from-run.ts';
+import { reportFileText } from '../src/lib/reports/title.ts';
+import type { JsonValue } from '../src/lib/reports/format.ts';
 import { CliError, numberArg, parse } from './args.ts';
 import { asCliError, checkJudged, folderReader, openDataRef, runModels } from './eval-beir.ts';
 import { checkOutputFile, readSmallText, writeText } from './fs-errors.ts';
@@ -42,6 +46,7 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
                     default values: ${TUNED.map(([k, s]) => `${s.flag} (${s.tune!.values.map((x) => (x === null ? 'auto' : String(x))).join(', ')})`).join('; ')}
   --json            print the result as one JSON object on the last line of stdout
   --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings)
+  --report-out FILE write the tune as a RAG Lab report (kind tune): Reports, Compare, share links, rag-lab compare
   --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
   --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
                     lexical matching, so the winner is not adopted unless --agree-with labelled queries agrees)
@@ -58,7 +63,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const { values } = parse(argv, {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
     'held-out': { type: 'string' }, minutes: { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
-    'config-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    'config-out': { type: 'string' }, 'report-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
@@ -75,6 +80,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   if (!IR_METRIC_IDS.includes(metric)) throw new CliError(`--metric must be one of ${IR_METRIC_IDS.join(', ')}, got "${metric}"`);
   const narrow = (() => { try { return spaceFromFlags(values.space ?? []); } catch (e) { throw new CliError((e as Error).message); } })();
   if (values['config-out']) checkOutputFile(values['config-out'], '--config-out');
+  if (values['report-out']) checkOutputFile(values['report-out'], '--report-out');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
 
   const need = modelsNeeded([...modes, current]);
@@ -108,6 +114,16 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   if (values['config-out'] && result.adoptable) {
     writeText(values['config-out'], JSON.stringify(result.winnerSettings, null, 2) + '\n');
     process.stderr.write(`the winner's settings written to ${values['config-out']}\n`);
+  }
+  if (values['report-out']) {
+    const report = await tuneReport(result, {
+      testSet: { label: result.testSetLabel ?? file ?? `${data.dataset} (${settings.split})`, kind: values.pseudo || folder?.pseudo ? 'pseudo' : file ? 'imported' : 'labelled', splitSeed: settings.seed },
+      budget, ...(minutes ? { minutes } : {}), modes, base: jsonOf({ mode: current, settings: flatOfRun(settings) }) as Record<string, JsonValue>,
+      data: { dataset: data.dataset, kb: data.kbId, source: data.source, revision: data.revision },
+      environment: reportEnvironment({ runtime: 'node', agent: `node ${process.version} (${process.platform})`, models: models.loaded }, null, null),
+    });
+    writeText(values['report-out'], reportFileText(report));
+    process.stderr.write(`report written to ${values['report-out']} (kind tune; ${result.trials.length} trials)\n`);
   }
   console.log(values.json ? JSON.stringify(result) : tuneTable(result));
   if (values['config-out'] && !result.adoptable) throw new CliError(`--config-out ${values['config-out']}: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes the agreement check`);

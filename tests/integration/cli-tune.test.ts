@@ -161,8 +161,17 @@ describe('rag-lab tune', () => {
     const tiny = lastJson((await captureCommand(tuneCommand, [...base, '--minutes', '0.000001'])).out);
     expect(tiny.trials).toHaveLength(1);
     expect(tiny.notes.find((n: string) => n.startsWith('a budget of 0.000001 min'))).toMatch(/: 1 trials \(the current settings took [\d.]+ ms a query on 20 tuning queries/);
-    const capped = lastJson((await captureCommand(tuneCommand, [...base, '--minutes', '30', '--budget', '5'])).out);
+    const reportFile = join(tmp, 'tune-report.json');
+    const capped = lastJson((await captureCommand(tuneCommand, [...base, '--minutes', '30', '--budget', '5', '--report-out', reportFile])).out);
     expect(capped.trials).toHaveLength(5);
+    // --report-out: the tune as a report of kind tune, a row per distinct trial, its budget and the data it ran on.
+    const parsed = parseReportText(readFileSync(reportFile, 'utf8'));
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) {
+      expect(parsed.report).toMatchObject({ kind: 'tune', evaluator: 'ndcg@10', data: { dataset: 'scifact-subset' }, config: { budget: 5, minutes: 30, modes: ['sparse'] } });
+      expect(new Set(parsed.report.rows.map((r) => r.key)).size).toBe(new Set(capped.trials.map((t: { mode: string; configHash: string }) => `${t.mode}:${t.configHash}`)).size);
+      expect(parsed.report.rows.filter((r) => r.status === 'winner')).toHaveLength(1);
+    }
     expect((await captureCommand(tuneCommand, [...base, '--minutes', '0'])).error?.message).toMatch(/--minutes must be a number of minutes above 0/);
   });
 
