@@ -7,6 +7,7 @@
 import * as Comlink from 'comlink';
 import { embedderFromModels, runBuild } from '../src/lib/kb-build/run-build.ts';
 import { exportLocalKb, publishSavedKb } from '../src/lib/kb-build/saved-kb.ts';
+import { indexedDbTestSetStore } from '../src/lib/store/test-set-store.ts';
 import { inspectHubDataset } from '../src/lib/data/hub-dataset.ts';
 import { trainKbEmbedder } from '../src/lib/kb-build/train-embedder.ts';
 import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
@@ -36,7 +37,7 @@ const api: BuildWorkerApi = {
   },
 
   publish(request, onProgress) {
-    return publishSavedKb(store, request, { onProgress });
+    return publishSavedKb(store, request, { onProgress, testSets: indexedDbTestSetStore });
   },
 
   trainEmbedder(request, onProgress) {

@@ -28,6 +28,9 @@ import {
 import { textPdf } from '../helpers/make-pdf.ts';
 import { addBeirScifact } from '../helpers/hub-dataset-fixtures.ts';
 import { serveHubRepos } from '../helpers/hub-repo-server.ts';
+import { parseJsonBytes, parseMeta } from '../../src/lib/artifact/format.ts';
+import { hubSource } from '../../src/lib/hub/hub-source.ts';
+import { memoryTestSetStore, type StoredTestSet } from '../../src/lib/store/test-set-store.ts';
 
 const enc = new TextEncoder();
 const SETTINGS: BuildSettings = { chunking: { ...DEFAULT_CHUNKING }, bm25: DEFAULT_BM25, embed: false };
@@ -244,6 +247,39 @@ describe('a Hub dataset source', () => {
       const opened = (await openLocalKb(store, 'scifact-300')).opened;
       expect(opened.queries?.length).toBe(summary.queries);
       expect(opened.qrels?.size).toBeGreaterThan(0);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('publishes with a stored test set as its queries and qrels; a pseudo, stale or foreign one is refused before any request', async () => {
+    const store = new MemoryLocalKbStore();
+    await runBuild(request(), { store });
+    const meta = parseMeta(parseJsonBytes((await store.get('birds'))!.files.get('meta.json')!, 'meta.json'));
+    const sets = memoryTestSetStore();
+    const base: StoredTestSet = {
+      id: 'ts1', kbId: 'local:birds', kbTitle: 'Birds', corpusHash: meta.corpus_sha256!, label: '2 questions by m', kind: 'llm', provenance: { model: 'm' },
+      queries: [{ id: 'q1', text: 'where do bitterns boom' }, { id: 'q2', text: 'gulls and fishing boats' }], qrels: [['q1', [['docs/field-guide.pdf#2', 1]]], ['q2', [['docs/notes.md', 1]]]],
+      splitSeed: 0, notes: [], savedAt: 1,
+    };
+    await sets.put(base);
+    await sets.put({ ...base, id: 'pseudo', kind: 'pseudo', label: 'pseudo' });
+    await sets.put({ ...base, id: 'stale', corpusHash: 'f'.repeat(64), label: 'old set' });
+    await sets.put({ ...base, id: 'other', kbId: 'local:fish' });
+    const hub = await serveHubRepos({ token: 'hf_publishWRITEtoken77' });
+    try {
+      hub.addRepo('me/kbs', new Map([['README.md', enc.encode('# kbs\n')]]));
+      const req = (testSetId: string) => ({ name: 'birds', repo: 'me/kbs', access: { hubUrl: hub.url, token: 'hf_publishWRITEtoken77' }, testSetId });
+      for (const [id, why] of [['pseudo', /pseudo-queries are not published/], ['stale', /old set is stale: birds changed since it was made/], ['other', /not one of birds's/], ['gone', /not one of birds's/]] as const) {
+        await expect(publishSavedKb(store, req(id), { testSets: sets })).rejects.toThrow(why);
+      }
+      expect(hub.requests).toEqual([]);
+      const out = await publishSavedKb(store, req('ts1'), { testSets: sets });
+      const opened = await openArtifact(await hubSource({ repo: 'me/kbs', revision: out.commit, hubUrl: hub.url }), 'birds');
+      expect(opened.queries).toEqual(base.queries);
+      expect([...opened.qrels!].map(([q, m]) => [q, [...m]])).toEqual(base.qrels);
+      // The saved knowledge base itself is unchanged (the test set rides only on the published copy).
+      expect((await openLocalKb(store, 'birds')).opened.queries).toBeNull();
     } finally {
       await hub.close();
     }

@@ -14,12 +14,12 @@ import { Int8DenseIndex } from '../retrieval/quantized.ts';
 import { sha256Hex } from '../checksum.ts';
 import { kbCorpusHash } from '../models/corpus-embedder/corpus-hash.ts';
 import {
-  ARTIFACT_FORMAT_VERSION, BM25_FILES, FILES, INT8_FILES, parseIndexConfig, parseMeta, safeRepoPath,
+  ARTIFACT_FORMAT_VERSION, BM25_FILES, FILES, INT8_FILES, parseIndexConfig, parseJsonBytes, parseMeta, safeRepoPath,
   type ArtifactMeta, type IndexConfig, type IndexEntry,
 } from './format.ts';
 import { writeNpy } from './npy.ts';
 import { writeTable } from './parquet.ts';
-import type { ArtifactDense } from './types.ts';
+import { ArtifactError, type ArtifactDense } from './types.ts';
 
 /** How BM25 ships by default: postings restore faster than a rebuild (measured: docs/index-format.md). */
 export const DEFAULT_BM25_STORAGE: ArtifactMeta['bm25'] = 'postings';
@@ -151,23 +151,9 @@ export async function writeArtifact(input: ArtifactInput): Promise<ArtifactFiles
   }
   if (kb.sparseCdf) files.set(FILES.sparseCdf, writeNpy(kb.sparseCdf.sorted));
 
-  let qrelCount: number | undefined;
-  if (input.queries) {
-    files.set(FILES.queries, writeTable([
-      { name: 'query_id', type: 'STRING', data: input.queries.map((q) => q.id) },
-      { name: 'text', type: 'STRING', data: input.queries.map((q) => q.text) },
-    ]));
-  }
-  if (input.qrels) {
-    const q: string[] = [], d: string[] = [], s: number[] = [];
-    for (const [qid, m] of input.qrels) for (const [did, score] of m) { q.push(qid); d.push(did); s.push(score); }
-    qrelCount = q.length;
-    files.set(FILES.qrels, writeTable([
-      { name: 'query_id', type: 'STRING', data: q },
-      { name: 'doc_id', type: 'STRING', data: d },
-      { name: 'score', type: 'INT32', data: s },
-    ]));
-  }
+  const judged = judgementFiles(input.queries, input.qrels);
+  for (const [path, bytes] of judged.files) files.set(path, bytes);
+  const qrelCount = judged.qrels;
 
   const table: ArtifactMeta['files'] = {};
   for (const [path, bytes] of files) table[path] = { bytes: bytes.byteLength, sha256: await sha256Hex(bytes) };
@@ -215,6 +201,47 @@ export async function writeArtifact(input: ArtifactInput): Promise<ArtifactFiles
     format_version: ARTIFACT_FORMAT_VERSION,
   };
   return { entry, meta, files };
+}
+
+/** queries.parquet and qrels.parquet of judged queries (each when given), and how many (query, document) pairs the qrels hold. */
+export function judgementFiles(queries?: readonly BeirQuery[], qrels?: Qrels): { files: Map<string, Uint8Array>; qrels: number | undefined } {
+  const files = new Map<string, Uint8Array>();
+  if (queries) {
+    files.set(FILES.queries, writeTable([
+      { name: 'query_id', type: 'STRING', data: queries.map((q) => q.id) },
+      { name: 'text', type: 'STRING', data: queries.map((q) => q.text) },
+    ]));
+  }
+  if (!qrels) return { files, qrels: undefined };
+  const q: string[] = [], d: string[] = [], s: number[] = [];
+  for (const [qid, m] of qrels) for (const [did, score] of m) { q.push(qid); d.push(did); s.push(score); }
+  files.set(FILES.qrels, writeTable([
+    { name: 'query_id', type: 'STRING', data: q },
+    { name: 'doc_id', type: 'STRING', data: d },
+    { name: 'score', type: 'INT32', data: s },
+  ]));
+  return { files, qrels: q.length };
+}
+
+/**
+ * An artifact's files with these judged queries instead of its own (a test set carried on Publish): queries.parquet
+ * and qrels.parquet written, meta.json's file table and counts updated (and checked as its readers check it).
+ */
+export async function withJudgements(files: ReadonlyMap<string, Uint8Array>, queries: readonly BeirQuery[], qrels: Qrels): Promise<Map<string, Uint8Array>> {
+  const metaBytes = files.get(FILES.meta);
+  if (!metaBytes) throw new ArtifactError(FILES.meta, 'is missing');
+  const meta = parseMeta(parseJsonBytes(metaBytes, FILES.meta), FILES.meta);
+  const judged = judgementFiles(queries, qrels);
+  const out = new Map(files);
+  const table = { ...meta.files };
+  for (const [path, bytes] of judged.files) {
+    out.set(path, bytes);
+    table[path] = { bytes: bytes.byteLength, sha256: await sha256Hex(bytes) };
+  }
+  const next = { ...meta, counts: { ...meta.counts, queries: queries.length, qrels: judged.qrels ?? 0 }, files: table };
+  parseMeta(JSON.parse(JSON.stringify(next)), FILES.meta);
+  out.set(FILES.meta, new TextEncoder().encode(`${JSON.stringify(next, null, 1)}\n`));
+  return out;
 }
 
 /** The index list with `entry` added, or replacing the entry of the same id in its place. */

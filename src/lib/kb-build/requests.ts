@@ -44,6 +44,8 @@ export interface PublishRequest {
   /** `owner/name` of an existing Hub dataset repo. */
   repo: string;
   access: HubAccess & { token: string };
+  /** A test set of this knowledge base stored in this browser (store/test-set-store.ts) to carry as its queries and qrels. */
+  testSetId?: string | null;
 }
 
 /** A publish done: the repo, its commit and the index folder, as the page shows them. */

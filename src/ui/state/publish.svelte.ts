@@ -10,6 +10,8 @@ import type { BuildProgress } from '../../lib/data/source-documents.ts';
 import type { HubAccess, PublishResult } from '../../../workers/build-api.ts';
 import { startBuildWorker } from '../clients/build-client.ts';
 import { kbLink, NO_TOKEN, publishRepo } from '../build/publish-view.ts';
+import { localKbId } from '../../lib/data/kb-registry.ts';
+import { indexedDbTestSetStore, type StoredTestSet } from '../../lib/store/test-set-store.ts';
 
 export type PublishStatus = 'idle' | 'publishing' | 'done' | 'error' | 'cancelled';
 
@@ -22,6 +24,9 @@ export class PublishState {
   link = $state<string | null>(null);
   error = $state<string | null>(null);
   copied = $state<string | null>(null);
+  /** This knowledge base's test sets stored in this browser (the Tune panel's), and the one to carry as its queries ('' none). */
+  testSets = $state.raw<Array<{ id: string; label: string; kind: string; queries: number }>>([]);
+  testSetId = $state('');
   private worker: { terminate(): void } | null = null;
 
   constructor(
@@ -29,7 +34,17 @@ export class PublishState {
     private readonly access: () => HubAccess,
     private readonly startWorker: typeof startBuildWorker = startBuildWorker,
     private readonly where: () => Pick<Location, 'origin' | 'pathname'> = () => location,
+    private readonly storedTestSets: (kbId: string) => Promise<{ sets: StoredTestSet[] }> = (kbId) => indexedDbTestSetStore.list(kbId),
   ) {}
+
+  /** Reads the test sets that may be carried (a store that cannot be read leaves none to choose). */
+  async loadTestSets(): Promise<void> {
+    try {
+      this.testSets = (await this.storedTestSets(localKbId(this.name))).sets.map((t) => ({ id: t.id, label: t.label, kind: t.kind, queries: t.queries.length }));
+    } catch {
+      this.testSets = [];
+    }
+  }
 
   get hasToken(): boolean {
     return Boolean(this.access().token);
@@ -51,7 +66,7 @@ export class PublishState {
     const client = this.startWorker();
     this.worker = client;
     try {
-      const result = await client.api.publish({ name: this.name, repo: repo.repo, access: { hubUrl, token } }, Comlink.proxy((p: BuildProgress) => {
+      const result = await client.api.publish({ name: this.name, repo: repo.repo, access: { hubUrl, token }, testSetId: this.testSetId || null }, Comlink.proxy((p: BuildProgress) => {
         if (this.worker === client) this.progress = p;
       }));
       if (this.worker !== client) return; // cancelled meanwhile
