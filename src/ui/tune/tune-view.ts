@@ -15,6 +15,12 @@ export function progressText(p: TuneTabProgress): string {
   return `rung ${p.rung + 1} of ${p.rungs}: trial ${p.done} of ${p.total} on ${p.queries} tuning queries · ${etaText(p.etaMs)} for this rung`;
 }
 
+/** What a test set's list line says of where it came from (the model, prompt version, seed, file, drop and cache counts). */
+export function provenanceText(provenance: Record<string, string | number>): string {
+  const shown = ['model', 'promptVersion', 'seed', 'file', 'junk', 'copied', 'unanswerable', 'duplicate', 'cached'];
+  return Object.entries(provenance).filter(([k]) => shown.includes(k)).map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
 export interface TrialRow { id: number; label: string; score: string; queries: number; rung: number; p95: string; finalist: boolean; front: boolean; winner: boolean; hash: string }
 
 /** Every trial, the best first (the last rung reached, then the score). */

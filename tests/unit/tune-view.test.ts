@@ -1,0 +1,24 @@
+/** The Tune panel's texts (src/ui/tune/tune-view.ts): the progress line, Adopt's diff lines, a test set's provenance. */
+import { describe, expect, it } from 'vitest';
+import { adoptLines, progressText, provenanceText } from '../../src/ui/tune/tune-view.ts';
+
+describe('the Tune panel texts', () => {
+  it('says where a writing or a tune is, with the ETA', () => {
+    expect(progressText({ phase: 'write', done: 12, total: 36, written: 8, dropped: 3, cached: 1, etaMs: 65_000 }))
+      .toBe('questions: 12 of 36 chunks (8 written, 3 dropped, 1 from the cache) · ETA 1 min 05 s');
+    expect(progressText({ phase: 'tune', rung: 1, rungs: 3, done: 4, total: 14, queries: 70, etaMs: null }))
+      .toBe('rung 2 of 3: trial 4 of 14 on 70 tuning queries · ETA … for this rung');
+  });
+
+  it('lists what Adopt changes, a null as the knowledge base\'s own or the default', () => {
+    expect(adoptLines([
+      { setting: 'k1', label: 'BM25 k1', from: null, to: 1.5 },
+      { setting: 'mode', label: 'retrieval mode', from: 'sparse', to: 'hybrid_fixed' },
+    ])).toEqual(["k1: the knowledge base's / default → 1.5 (BM25 k1)", 'mode: sparse → hybrid_fixed (retrieval mode)']);
+  });
+
+  it('shows a test set\'s model, prompt version, seed and counts, not the rest', () => {
+    expect(provenanceText({ provider: 'openai', model: 'm', promptVersion: 'testset-v1', seed: 0, asked: 36, junk: 6, cached: 2 }))
+      .toBe('model m, promptVersion testset-v1, seed 0, junk 6, cached 2');
+  });
+});
