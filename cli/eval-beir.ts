@@ -9,6 +9,7 @@ import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
 import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval.ts';
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalData, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
+import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { DATASET_ONLY, RUN_SETTINGS, type VectorIndexKind } from '../src/lib/settings/retrieval-run.ts';
 import { MAX_RUN_CONFIG_BYTES, parseRunConfigFile, type RunConfigFile } from '../src/lib/settings/run-config-file.ts';
@@ -144,7 +145,7 @@ export type ModelFlags = ModelArgs & { 'train-embedder'?: boolean | undefined };
 export async function runModels(
   data: RetrievalData,
   o: { values: ModelFlags; argv: string[]; artifact: CliKb | null; need: { dense: boolean; reranker: boolean }; modes: readonly RetrievalMode[]; index: VectorIndexKind; log: (m: string) => void },
-): Promise<RunModels> {
+): Promise<RunModels & { attach(kb: KnowledgeBase, kbKey: string): Promise<void> }> {
   const { values, argv, artifact, need, modes, log } = o;
   if (data.kind === 'hub-dataset') for (const n of data.notes) log(n);
   const kb: CliKb = artifact ?? { id: data.kind === 'hub-dataset' ? 'hub-dataset' : 'beir', label: data.dataset, kb: data.kb, dense: null, queries: null, qrels: null, hashText: '', notes: [] };
@@ -160,7 +161,8 @@ export async function runModels(
   const config = args['models-dir'] && args.embedder ? join(args['models-dir'], args.embedder, 'config.json') : null;
   const corpus = own?.corpus ?? (models.embedder && config && existsSync(config) ? corpusOfConfig(readFileSync(config, 'utf8'), await datasetCorpusHash(data.kb)) : null);
   const notes = corpus && !corpus.thisDataset ? [`the dense modes use ${args.embedder}, trained on ${corpus.title}, another corpus than this dataset`] : [];
-  return { ...namedModels(args, need, 'cpu'), search: models.search, unavailable: unavailableModes(modes, models.failed), embedderCorpus: corpus, notes };
+  // `attach`: the same embedder's vectors for the dataset built again (tune's chunking dimensions).
+  return { ...namedModels(args, need, 'cpu'), search: models.search, unavailable: unavailableModes(modes, models.failed), embedderCorpus: corpus, notes, attach: (again, kbKey) => attachKbDense({ ...kb, kb: again }, models, { index: o.index, kbKey }, log) };
 }
 
 /** What `--data` / `--kb` name, opened (eval-beir's and tune's): a Hub dataset, an artifact with its or --data's judgements, or a BEIR folder. */

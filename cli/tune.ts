@@ -48,6 +48,8 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
   --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings)
   --report-out FILE write the tune as a RAG Lab report (kind tune): Reports, Compare, share links, rag-lab compare
   --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
+  --rebuild         chunking joins the space (whole documents, or chunks of 400, 800, 1600 characters): each chunking a
+                    knowledge base built again from --data's documents, its chunks embedded by the same embedder
   --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
                     lexical matching, so the winner is not adopted unless --agree-with labelled queries agrees)
   --testset FILE    a test set written by hand, .csv (a header row) or .jsonl: a question per row and its doc_id, chunk_id
@@ -64,12 +66,12 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
     'held-out': { type: 'string' }, minutes: { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
     'config-out': { type: 'string' }, 'report-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-    pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' },
+    pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' }, rebuild: { type: 'boolean', default: false },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
   if (!values.data && !values.kb) throw new CliError(`--data or --kb is required\n\n${HELP}`);
-  if (values['train-embedder'] && values.kb) throw new CliError('--train-embedder trains the embedder on --data: give it without --kb');
+  if ((values['train-embedder'] || values.rebuild) && values.kb) throw new CliError(values.rebuild ? '--rebuild builds from --data: give it without --kb (an artifact keeps its chunking)' : '--train-embedder trains the embedder on --data: give it without --kb');
   const [settings, modes] = (() => { try { return [settingsFromFlags({ ...values, space: undefined }), values.modes ? modesFlag(values.modes) : DEFAULT_MODES] as const; } catch (e) { return asCliError(e); } })();
   const current = values.mode ?? 'sparse';
   if (!isMode(current)) throw new CliError(`--mode: unknown mode "${current}" (choose from ${MODE_IDS.join(', ')})`);
@@ -106,7 +108,8 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, pseudo: !!values.pseudo || folder?.pseudo === true, ...(other ? { agreeWith: other } : {}),
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
-    modes: modes.filter((m) => !unavailable.has(m)), budget, ...(minutes ? { minutes } : {}), seed: settings.seed, heldOut, objective: metric, space: { narrow, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
+    modes: modes.filter((m) => !unavailable.has(m)), budget, ...(minutes ? { minutes } : {}), seed: settings.seed, heldOut, objective: metric, space: { narrow, rebuild: values.rebuild, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
+    rebuild: async (chunking) => { const d = await openRetrievalData(ref, { ...settings, chunking }); log(`built again: ${d.kb.size} ${chunking ? 'chunks' : 'documents'}`); await models.attach(d.kb, d.vectorKey); return d.kb; },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);

@@ -156,6 +156,24 @@ describe('rag-lab tune', () => {
     expect(flags.results[0].hits.map((h: { score: number }) => h.score)).toEqual(a.results[0].hits.map((h: { score: number }) => h.score));
   });
 
+  test('--rebuild: chunking joins the space, each chunking built once and its chunks embedded by the same embedder', async () => {
+    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', '--rebuild', '--modes', 'sparse,hybrid_fixed', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=auto', '--budget', '8', '--json']);
+    expect(r.error).toBeNull();
+    const t = lastJson(r.out);
+    expect(t.space.dimensions.map((d: { key: string }) => d.key)).toEqual(expect.arrayContaining(['chunked', 'chunkSize']));
+    // whole documents (the current) and chunks of 400, 800 (the default: --chunk) and 1600 for each mode: 4 × 2 settings
+    expect(t.space.size).toBe(8);
+    expect(t.trials.map((x: { label: string }) => x.label).sort()).toEqual([
+      'hybrid_fixed', 'hybrid_fixed --chunk', 'hybrid_fixed --chunk --chunk-size 1600', 'hybrid_fixed --chunk --chunk-size 400',
+      'sparse', 'sparse --chunk', 'sparse --chunk --chunk-size 1600', 'sparse --chunk --chunk-size 400',
+    ]);
+    expect(new Set(t.trials.map((x: { configHash: string }) => x.configHash)).size).toBe(8);
+    // Each chunking built once (three), whatever the number of trials on it.
+    expect(r.err.match(/built again: \d+ chunks/g)).toHaveLength(3);
+    // --kb keeps its chunking: --rebuild is refused there.
+    expect((await captureCommand(tuneCommand, ['--kb', small, '--rebuild'])).error?.message).toMatch(/--rebuild builds from --data/);
+  });
+
   test('--minutes: as many trials as fit the time at the current settings\' latency, at most --budget', async () => {
     const base = ['--data', small, '--modes', 'sparse', '--json'];
     const tiny = lastJson((await captureCommand(tuneCommand, [...base, '--minutes', '0.000001'])).out);

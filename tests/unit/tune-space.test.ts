@@ -13,13 +13,25 @@ import { candidateKey, modeCandidates, sampleCandidates, spaceSize, SpaceError, 
 describe('the search space', () => {
   it('has a dimension for each run setting declared with tune values, in the modes it changes', () => {
     const dims = tuneDimensions();
-    const declared = Object.entries(RUN_SETTINGS).filter(([, s]) => 'tune' in s && s.tune).map(([k]) => k);
+    const declared = Object.entries(RUN_SETTINGS).filter(([, s]) => 'tune' in s && s.tune && !('rebuild' in s.tune && s.tune.rebuild)).map(([k]) => k);
     expect(dims.map((d) => d.key)).toEqual(declared);
+    // The chunking dimensions build the knowledge base again: in the space only when the tune may rebuild.
+    const rebuilt = Object.entries(RUN_SETTINGS).filter(([, s]) => 'tune' in s && s.tune).map(([k]) => k);
+    expect(tuneDimensions({ rebuild: true }).map((d) => d.key)).toEqual(rebuilt);
+    expect(rebuilt.filter((k) => !declared.includes(k))).toEqual(['chunked', 'chunkSize']);
     expect(declared).toEqual(expect.arrayContaining(['alpha', 'k1', 'b', 'calibration', 'entropyBasis', 'candidateK']));
     expect(dims.find((d) => d.key === 'alpha')).toMatchObject({ values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] });
     // a fixture schema: its new tuned setting is a dimension by its declaration alone
     const fixture = { ...RUN_SETTINGS, rrfK: num({ default: 60, min: 1, max: 1000, flag: 'rrf-k', describe: 'RRF constant', tune: { values: [10, 60], modes: ['rrf'] } }) };
     expect(tuneDimensions({}, fixture).at(-1)).toEqual({ key: 'rrfK', values: [10, 60], modes: ['rrf'] });
+  });
+  it('leaves out a value that does not apply (a chunk size, unchunked): no two candidates are the same settings', () => {
+    const dims = tuneDimensions({ rebuild: true, narrow: { chunkSize: [400, 800], k1: [0.9], b: [0.4] } }).filter((d) => ['chunked', 'chunkSize', 'k1', 'b'].includes(d.key));
+    const base = { ...RUN_DEFAULTS, chunked: false };
+    const all = modeCandidates('sparse', dims, base);
+    // unchunked (the base, first), chunked at 400, chunked at 800: three, not 2 × 2
+    expect(all.map((c) => c.values)).toEqual([{ chunked: false, k1: 0.9, b: 0.4 }, { chunked: true, chunkSize: 400, k1: 0.9, b: 0.4 }, { chunked: true, chunkSize: 800, k1: 0.9, b: 0.4 }]);
+    expect(spaceSize(['sparse'], dims, base)).toBe(3);
   });
   it('leaves out fixed settings and narrows a dimension; refuses a value the setting does not take', () => {
     const dims = tuneDimensions({ fixed: ['k1', 'b'], narrow: { alpha: [0.3, 0.7], candidateK: [null, 20] } });

@@ -85,8 +85,14 @@ export const RUN_SETTINGS = Object.freeze({
     default: D.growPool ? 'grow' : 'fixed', flag: 'pool', meta: 'P',
     describe: 'grow (the pool doubles while dedup leaves fewer documents than the depth) or fixed (exactly candidate_k per retriever: seed B)',
   }),
-  chunked: bool({ default: D.chunking !== false, flag: 'chunk', describe: 'index chunks and rank documents by their best chunk (of a dataset: an artifact keeps the settings it was built with)' }),
-  chunkSize: int({ default: DEFAULT_CHUNKING.chunkSize, min: 1, max: 1_000_000, flag: 'chunk-size', describe: 'characters of a chunk (implies --chunk)' }),
+  chunked: bool({
+    default: D.chunking !== false, flag: 'chunk', describe: 'index chunks and rank documents by their best chunk (of a dataset: an artifact keeps the settings it was built with)',
+    tune: { values: [false, true], rebuild: true },
+  }),
+  chunkSize: int({
+    default: DEFAULT_CHUNKING.chunkSize, min: 1, max: 1_000_000, flag: 'chunk-size', describe: 'characters of a chunk (implies --chunk)',
+    tune: { values: [400, 800, 1600], rebuild: true, requires: { chunked: true } },
+  }),
   overlap: int({ default: DEFAULT_CHUNKING.overlap, min: 0, max: 999_999, flag: 'overlap', describe: 'characters two chunks share (implies --chunk)' }),
   k1: num({ default: D.bm25.k1, min: 0, max: 10, flag: 'k1', meta: 'K', describe: 'BM25 k1', tune: { values: [0.6, 0.9, 1.2, 1.5, 2], modes: WITH_BM25 } }),
   b: num({ default: D.bm25.b, min: 0, max: 1, flag: 'b', meta: 'B', describe: 'BM25 b', tune: { values: [0.2, 0.4, 0.75, 0.9], modes: WITH_BM25 } }),

@@ -39,9 +39,11 @@ export interface Setting<V = unknown> {
   expects?: string;
   /**
    * The values the tuner tries by default (tune/space.ts: a setting with `tune` is a dimension of the search space),
-   * and the retrieval modes it changes anything in (absent: every mode).
+   * and the retrieval modes it changes anything in (absent: every mode). `rebuild`: each value is a knowledge base
+   * built again (chunking), a dimension only when the tune may rebuild; `requires`: the values of other settings it
+   * only matters under (a chunk size, when chunked).
    */
-  tune?: { values: readonly (number | string | null)[]; modes?: readonly string[] };
+  tune?: { values: readonly (number | string | boolean | null)[]; modes?: readonly string[]; rebuild?: boolean; requires?: Readonly<Record<string, number | string | boolean | null>> };
 }
 
 export type SettingsSchema = Readonly<Record<string, Setting>>;

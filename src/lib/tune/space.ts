@@ -15,9 +15,15 @@ import { RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retriev
 import * as v from 'valibot';
 import { valueFromText, valueSchema, type Setting, type SettingsSchema } from '../settings/schema.ts';
 
-export type TuneValue = number | string | null;
+export type TuneValue = number | string | boolean | null;
 
-export interface TuneDimension { key: RunFlatKey; values: readonly TuneValue[]; modes: readonly string[] | null }
+export interface TuneDimension {
+  key: RunFlatKey;
+  values: readonly TuneValue[];
+  modes: readonly string[] | null;
+  /** The values of other settings it only matters under (a chunk size: when chunked); absent: always. */
+  requires?: Readonly<Partial<Record<RunFlatKey, TuneValue>>>;
+}
 
 export interface TuneCandidate {
   mode: RetrievalMode;
@@ -28,6 +34,8 @@ export interface TuneCandidate {
 export interface SpaceOptions {
   /** Settings kept at the base run's value (e.g. an artifact's chunking and BM25). */
   fixed?: readonly RunFlatKey[];
+  /** The dimensions whose values build the knowledge base again (chunking) are in the space. Default false. */
+  rebuild?: boolean;
   /** A dimension narrowed to these values (each must be valid for its setting). */
   narrow?: Partial<Record<RunFlatKey, readonly TuneValue[]>>;
 }
@@ -43,13 +51,13 @@ export class SpaceError extends Error {
 export function tuneDimensions(o: SpaceOptions = {}, schema: SettingsSchema = RUN_SETTINGS): TuneDimension[] {
   const out: TuneDimension[] = [];
   for (const [key, s] of Object.entries(schema) as Array<[RunFlatKey, Setting]>) {
-    if (!s.tune || o.fixed?.includes(key)) continue;
+    if (!s.tune || o.fixed?.includes(key) || (s.tune.rebuild && !o.rebuild)) continue;
     const narrowed = o.narrow?.[key];
     if (narrowed) {
       if (narrowed.length === 0) throw new SpaceError(`${s.flag ?? key}: no value left to try`);
       for (const x of narrowed) if (!v.is(valueSchema(s), x)) throw new SpaceError(`${s.flag ?? key}: ${JSON.stringify(x)} is not a value of this setting`);
     }
-    out.push({ key, values: [...new Set(narrowed ?? s.tune.values)], modes: s.tune.modes ?? null });
+    out.push({ key, values: [...new Set(narrowed ?? s.tune.values)], modes: s.tune.modes ?? null, ...(s.tune.requires ? { requires: s.tune.requires as TuneDimension['requires'] } : {}) });
   }
   for (const key of Object.keys(o.narrow ?? {})) {
     if (!out.some((d) => d.key === key)) throw new SpaceError(`${key} is not a setting the tuner varies (${out.map((d) => d.key).join(', ')})`);
@@ -62,12 +70,22 @@ const applies = (d: TuneDimension, mode: RetrievalMode) => d.modes === null || d
 /** A candidate's identity: its mode and values. */
 export const candidateKey = (c: TuneCandidate) => `${c.mode}|${Object.entries(c.values).map(([k, x]) => `${k}=${String(x)}`).join(',')}`;
 
-/** Every candidate of a mode (the product of its dimensions), the base run's values first. */
+/** The values without those of dimensions whose `requires` they (or the base) do not meet: a chunk size unchunked is no setting. */
+function effective(values: Partial<Record<RunFlatKey, TuneValue>>, dims: readonly TuneDimension[], base: RunFlat): Partial<Record<RunFlatKey, TuneValue>> {
+  const out = { ...values };
+  for (const d of dims) {
+    if (d.requires && !Object.entries(d.requires).every(([k, want]) => (k in values ? values[k as RunFlatKey] : base[k as RunFlatKey]) === want)) delete out[d.key];
+  }
+  return out;
+}
+
+/** Every candidate of a mode (the product of its dimensions, less the values that do not apply), the base run's values first. */
 export function modeCandidates(mode: RetrievalMode, dims: readonly TuneDimension[], base: RunFlat): TuneCandidate[] {
   const mine = dims.filter((d) => applies(d, mode));
-  const baseValues = Object.fromEntries(mine.map((d) => [d.key, base[d.key] as TuneValue]));
+  const baseValues = effective(Object.fromEntries(mine.map((d) => [d.key, base[d.key] as TuneValue])), mine, base);
   let all: Array<Partial<Record<RunFlatKey, TuneValue>>> = [{}];
   for (const d of mine) all = all.flatMap((v) => d.values.map((x) => ({ ...v, [d.key]: x })));
+  all = all.map((v) => effective(v, mine, base));
   const first: TuneCandidate = { mode, values: baseValues };
   const seen = new Set([candidateKey(first)]);
   const out = [first];

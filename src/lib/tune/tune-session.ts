@@ -55,6 +55,11 @@ export interface TuneSessionInput {
   pseudo?: boolean;
   /** A second test set of the same knowledge base: every trial is scored on both and their rankings compared (agreement.ts). */
   agreeWith?: { label: string; queries: readonly BeirQuery[]; qrels: Qrels; pseudo?: boolean };
+  /**
+   * The knowledge base of other chunking (the same documents built again, its dense side attached), for the space's
+   * rebuilding dimensions (`space.rebuild`); each chunking is built once.
+   */
+  rebuild?: (chunking: RetrievalRunSettings['chunking']) => Promise<KnowledgeBase>;
   /** Fit and measure the learned per-query α (learned-alpha.ts) when the fixed hybrid can run. Default true. */
   learnedAlpha?: boolean;
   cache?: RetrievalRowCache | null;
@@ -111,8 +116,10 @@ export interface TuneResult {
 
 /** The flags of the values that differ from the current settings, after the mode. */
 function labelOf(c: TuneCandidate, base: RunFlat): string {
-  const parts = Object.entries(c.values).filter(([k, x]) => x !== base[k as RunFlatKey])
-    .map(([k, x]) => `--${RUN_SETTINGS[k as RunFlatKey].flag} ${x === null ? 'auto' : String(x)}`);
+  const parts = Object.entries(c.values).filter(([k, x]) => x !== base[k as RunFlatKey]).map(([k, x]) => {
+    const flag = RUN_SETTINGS[k as RunFlatKey].flag;
+    return typeof x === 'boolean' ? `--${x ? '' : 'no-'}${flag}` : `--${flag} ${x === null ? 'auto' : String(x)}`;
+  });
   return [c.mode, ...parts].join(' ');
 }
 
@@ -150,8 +157,8 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const { qrels, signal } = input;
   const objective = input.objective ?? 'ndcg@10';
   const seed = input.seed ?? 0;
-  // The knowledge base's own BM25 (an artifact's may differ from the flags' defaults) is the current one.
-  const base: RetrievalRunSettings = { ...input.base, bm25: { ...input.kb.options.bm25 } };
+  // The knowledge base's own BM25 and chunking (an artifact's may differ from the flags' defaults) are the current ones.
+  const base: RetrievalRunSettings = { ...input.base, bm25: { ...input.kb.options.bm25 }, chunking: input.kb.options.chunking };
   const baseFlat = flatOfRun(base);
   const current = input.current ?? 'sparse';
   // Each query text embedded once for every trial; a trial's row is charged the time that one embedding took.
@@ -176,12 +183,22 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const tuning = split.tuning.map((id) => byId.get(id)!);
   const heldOut = split.heldOut.map((id) => byId.get(id)!);
 
-  // The knowledge base of each BM25 (k1, b): the base's postings under other parameters.
-  const kbs = new Map<string, KnowledgeBase>([[`${base.bm25.k1},${base.bm25.b}`, input.kb]]);
-  const kbOf = (s: RetrievalRunSettings) => {
-    const key = `${s.bm25.k1},${s.bm25.b}`;
+  // The knowledge base of each chunking (built again: `rebuild`) and BM25 (k1, b): its postings under other parameters.
+  const chunkingKey = (c: RetrievalRunSettings['chunking']) => JSON.stringify(c === false ? false : { size: c.chunkSize, overlap: c.overlap });
+  const built = new Map<string, Promise<KnowledgeBase>>([[chunkingKey(input.kb.options.chunking), Promise.resolve(input.kb)]]);
+  const kbs = new Map<string, KnowledgeBase>([[`${chunkingKey(input.kb.options.chunking)}|${base.bm25.k1},${base.bm25.b}`, input.kb]]);
+  const kbOf = async (s: RetrievalRunSettings) => {
+    const ck = chunkingKey(s.chunking), key = `${ck}|${s.bm25.k1},${s.bm25.b}`;
     let kb = kbs.get(key);
-    if (!kb) { kb = input.kb.withBm25(s.bm25); kbs.set(key, kb); }
+    if (!kb) {
+      if (!built.has(ck)) {
+        if (!input.rebuild) throw new TuneError(`a trial asks for other chunking (${ck}) and this tune cannot build the knowledge base again`);
+        built.set(ck, input.rebuild(s.chunking));
+      }
+      const chunked = await built.get(ck)!;
+      kb = s.bm25.k1 === chunked.options.bm25.k1 && s.bm25.b === chunked.options.bm25.b ? chunked : chunked.withBm25(s.bm25);
+      kbs.set(key, kb);
+    }
     return kb;
   };
   interface Prepared { c: TuneCandidate; s: RetrievalRunSettings; kb: KnowledgeBase; configHash: string; candidateK: number; rows: Map<string, { score: number; ms: number }> }
@@ -190,7 +207,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const byConfig = new Map<string, Prepared>();
   const prepare = async (c: TuneCandidate): Promise<Prepared> => {
     const s = runFromGiven({ ...baseFlat, ...c.values } as Partial<RunFlat>);
-    const kb = kbOf(s);
+    const kb = await kbOf(s);
     // The models its mode uses, as a run of that mode alone names them (eval-beir --modes <mode> gets the same hash).
     const m = MODES[c.mode], id = input.identity;
     const identity: RunIdentity = { ...id, embedder: m.needsDense ? id.embedder : null, embedderCorpus: m.needsDense ? id.embedderCorpus ?? null : null, reranker: m.needsReranker ? id.reranker : null };
