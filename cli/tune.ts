@@ -10,7 +10,7 @@ import { modelsNeeded } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { DATASET_ONLY, flatOfRun } from '../src/lib/settings/retrieval-run.ts';
 import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
-import { SpaceError, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
+import { SpaceError, spaceFromFile, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
 import { parseTestSetFile, TEST_SET_LIMITS } from '../src/lib/tune/test-set-file.ts';
 import { testSetFolder } from '../src/lib/tune/test-set-make.ts';
@@ -42,14 +42,15 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
                     settings' latency on the first rung's queries
   --held-out F      the fraction of the judged queries held out from tuning, in (0, 1) (default 0.3)
   --metric M        the objective: ${IR_METRIC_IDS.join(', ')} (default ndcg@10); the front's other axis is p95 latency
-  --space K=V,V     narrow a dimension to these values (repeatable; "auto" for an unset k). The dimensions and their
+  --space K=V,V     narrow a dimension to these values (repeatable; "auto" for an unset k), or FILE: a JSON object of
+                    them, e.g. {"alpha": [0.3, 0.7], "candidate-k": ["auto", 50]}. The dimensions and their
                     default values: ${TUNED.map(([k, s]) => `${s.flag} (${s.tune!.values.map((x) => (x === null ? 'auto' : String(x))).join(', ')})`).join('; ')}
   --json            print the result as one JSON object on the last line of stdout
   --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings)
   --report-out FILE write the tune as a RAG Lab report (kind tune): Reports, Compare, share links, rag-lab compare
   --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
-  --rebuild         chunking joins the space (whole documents, or chunks of 400, 800, 1600 characters): each chunking a
-                    knowledge base built again from --data's documents, its chunks embedded by the same embedder
+  --rebuild         chunking (whole documents, or chunks of 400, 800, 1600 characters) and BM25's analyzer join the space:
+                    each a knowledge base built again from --data's documents, its items embedded by the same embedder
   --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
                     lexical matching, so the winner is not adopted unless --agree-with labelled queries agrees)
   --testset FILE    a test set written by hand, .csv (a header row) or .jsonl: a question per row and its doc_id, chunk_id
@@ -80,7 +81,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const heldOut = numberArg('held-out', values['held-out'], (x) => x > 0 && x < 1, 'a fraction between 0 and 1 (exclusive)') ?? 0.3;
   const metric = (values.metric ?? 'ndcg@10') as IrMetricId;
   if (!IR_METRIC_IDS.includes(metric)) throw new CliError(`--metric must be one of ${IR_METRIC_IDS.join(', ')}, got "${metric}"`);
-  const narrow = (() => { try { return spaceFromFlags(values.space ?? []); } catch (e) { throw new CliError((e as Error).message); } })();
+  const narrow = (() => { try { return spaceFromFlags((values.space ?? []).flatMap((x) => (x.includes('=') ? [x] : spaceFromFile(readSmallText(x, 65_536, 'a space file'), x)))); } catch (e) { throw new CliError((e as Error).message); } })();
   if (values['config-out']) checkOutputFile(values['config-out'], '--config-out');
   if (values['report-out']) checkOutputFile(values['report-out'], '--report-out');
   const log = (msg: string) => { if (!values.json) console.log(msg); else process.stderr.write(msg + '\n'); };
@@ -109,7 +110,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
     modes: modes.filter((m) => !unavailable.has(m)), budget, ...(minutes ? { minutes } : {}), seed: settings.seed, heldOut, objective: metric, space: { narrow, rebuild: values.rebuild, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
-    rebuild: async (chunking) => { const d = await openRetrievalData(ref, { ...settings, chunking }); log(`built again: ${d.kb.size} ${chunking ? 'chunks' : 'documents'}`); await models.attach(d.kb, d.vectorKey); return d.kb; },
+    rebuild: async (x) => { const d = await openRetrievalData(ref, { ...settings, ...x }); log(`built again: ${d.kb.size} ${x.chunking ? 'chunks' : 'documents'}, ${x.analyzer} analyzer`); await models.attach(d.kb, d.vectorKey); return d.kb; },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);

@@ -157,10 +157,10 @@ describe('rag-lab tune', () => {
   });
 
   test('--rebuild: chunking joins the space, each chunking built once and its chunks embedded by the same embedder', async () => {
-    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', '--rebuild', '--modes', 'sparse,hybrid_fixed', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=auto', '--budget', '8', '--json']);
+    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', '--rebuild', '--modes', 'sparse,hybrid_fixed', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=auto', '--space', 'analyzer=english', '--budget', '8', '--json']);
     expect(r.error).toBeNull();
     const t = lastJson(r.out);
-    expect(t.space.dimensions.map((d: { key: string }) => d.key)).toEqual(expect.arrayContaining(['chunked', 'chunkSize']));
+    expect(t.space.dimensions.map((d: { key: string }) => d.key)).toEqual(expect.arrayContaining(['chunked', 'chunkSize', 'analyzer']));
     // whole documents (the current) and chunks of 400, 800 (the default: --chunk) and 1600 for each mode: 4 × 2 settings
     expect(t.space.size).toBe(8);
     expect(t.trials.map((x: { label: string }) => x.label).sort()).toEqual([
@@ -169,9 +169,26 @@ describe('rag-lab tune', () => {
     ]);
     expect(new Set(t.trials.map((x: { configHash: string }) => x.configHash)).size).toBe(8);
     // Each chunking built once (three), whatever the number of trials on it.
-    expect(r.err.match(/built again: \d+ chunks/g)).toHaveLength(3);
+    expect(r.err.match(/built again: \d+ chunks, english analyzer/g)).toHaveLength(3);
+    // The analyzer: plain is BM25 built again on the same documents.
+    const plain = await captureCommand(tuneCommand, ['--data', small, '--rebuild', '--modes', 'sparse', '--space', 'chunk=false', '--space', 'analyzer=plain', '--space', 'k1=0.9', '--space', 'b=0.4', '--budget', '2', '--json']);
+    expect(plain.error).toBeNull();
+    expect(lastJson(plain.out).trials.map((x: { label: string }) => x.label)).toEqual(['sparse', 'sparse --analyzer plain']);
+    expect(plain.err).toMatch(/built again: \d+ documents, plain analyzer/);
     // --kb keeps its chunking: --rebuild is refused there.
     expect((await captureCommand(tuneCommand, ['--kb', small, '--rebuild'])).error?.message).toMatch(/--rebuild builds from --data/);
+  });
+
+  test('--space FILE: the dimensions narrowed by a JSON object, checked as the K=V forms are', async () => {
+    const file = join(tmp, 'space.json');
+    writeFileSync(file, JSON.stringify({ k1: [0.9, 1.2], b: [0.4], 'candidate-k': ['auto'] }));
+    const t = lastJson((await captureCommand(tuneCommand, ['--data', small, '--modes', 'sparse', '--space', file, '--budget', '10', '--json'])).out);
+    expect(t.space.size).toBe(2);
+    expect(t.trials.map((x: { label: string }) => x.label)).toEqual(['sparse', 'sparse --k1 1.2']);
+    writeFileSync(file, JSON.stringify({ alpha: [2] }));
+    expect((await captureCommand(tuneCommand, ['--data', small, '--space', file])).error?.message).toMatch(/--space alpha: "2" is not a value of alpha/);
+    writeFileSync(file, '[1, 2]');
+    expect((await captureCommand(tuneCommand, ['--data', small, '--space', file])).error?.message).toMatch(/give an object of dimensions and their values/);
   });
 
   test('--minutes: as many trials as fit the time at the current settings\' latency, at most --budget', async () => {

@@ -18,7 +18,7 @@ describe('the search space', () => {
     // The chunking dimensions build the knowledge base again: in the space only when the tune may rebuild.
     const rebuilt = Object.entries(RUN_SETTINGS).filter(([, s]) => 'tune' in s && s.tune).map(([k]) => k);
     expect(tuneDimensions({ rebuild: true }).map((d) => d.key)).toEqual(rebuilt);
-    expect(rebuilt.filter((k) => !declared.includes(k))).toEqual(['chunked', 'chunkSize']);
+    expect(rebuilt.filter((k) => !declared.includes(k))).toEqual(['chunked', 'chunkSize', 'analyzer']);
     expect(declared).toEqual(expect.arrayContaining(['alpha', 'k1', 'b', 'calibration', 'entropyBasis', 'candidateK']));
     expect(dims.find((d) => d.key === 'alpha')).toMatchObject({ values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] });
     // a fixture schema: its new tuned setting is a dimension by its declaration alone

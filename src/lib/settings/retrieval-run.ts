@@ -96,7 +96,10 @@ export const RUN_SETTINGS = Object.freeze({
   overlap: int({ default: DEFAULT_CHUNKING.overlap, min: 0, max: 999_999, flag: 'overlap', describe: 'characters two chunks share (implies --chunk)' }),
   k1: num({ default: D.bm25.k1, min: 0, max: 10, flag: 'k1', meta: 'K', describe: 'BM25 k1', tune: { values: [0.6, 0.9, 1.2, 1.5, 2], modes: WITH_BM25 } }),
   b: num({ default: D.bm25.b, min: 0, max: 1, flag: 'b', meta: 'B', describe: 'BM25 b', tune: { values: [0.2, 0.4, 0.75, 0.9], modes: WITH_BM25 } }),
-  analyzer: oneOf(BM25_ANALYZERS, { default: D.analyzer, flag: 'analyzer', meta: 'A', describe: "BM25's tokens: english (stop words dropped, Porter stems) or plain (lower-cased words, nothing dropped: seed B's)" }),
+  analyzer: oneOf(BM25_ANALYZERS, {
+    default: D.analyzer, flag: 'analyzer', meta: 'A', describe: "BM25's tokens: english (stop words dropped, Porter stems) or plain (lower-cased words, nothing dropped: seed B's)",
+    tune: { values: BM25_ANALYZERS, modes: WITH_BM25, rebuild: true },
+  }),
   calibration: oneOf(CALIBRATIONS, { default: D.calibration, flag: 'calibration', describe: 'score calibration of the calibrated modes', tune: { values: CALIBRATIONS, modes: CALIBRATED } }),
   entropyBasis: { ...SEARCH_SETTINGS.entropyBasis, tune: { values: ENTROPY_BASES, modes: CALIBRATED } },
   // The search setting's declaration (settings/search.ts), with the tuner's values.

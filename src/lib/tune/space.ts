@@ -141,3 +141,17 @@ export function spaceFromFlags(given: readonly string[]): Partial<Record<RunFlat
   }
   return out;
 }
+
+/**
+ * `--space FILE`: a JSON object of dimensions and their values (`{"alpha": [0.3, 0.7], "candidate_k": ["auto", 50]}`, a
+ * dimension by its flag or key, null or "auto" for an unset k), as the `K=V,V` forms `spaceFromFlags` reads and checks.
+ */
+export function spaceFromFile(text: string, file = 'the space file'): string[] {
+  let json: unknown;
+  try { json = JSON.parse(text); } catch { throw new SpaceError(`${file} is not JSON`); }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new SpaceError(`${file}: give an object of dimensions and their values, e.g. {"alpha": [0.3, 0.7]}`);
+  return Object.entries(json).map(([k, xs]) => {
+    if (!Array.isArray(xs) || xs.length === 0 || !xs.every((x) => x === null || ['number', 'string', 'boolean'].includes(typeof x))) throw new SpaceError(`${file}: ${k} must be a list of values`);
+    return `${k}=${xs.map((x) => (x === null ? 'auto' : String(x))).join(',')}`;
+  });
+}

@@ -56,10 +56,10 @@ export interface TuneSessionInput {
   /** A second test set of the same knowledge base: every trial is scored on both and their rankings compared (agreement.ts). */
   agreeWith?: { label: string; queries: readonly BeirQuery[]; qrels: Qrels; pseudo?: boolean };
   /**
-   * The knowledge base of other chunking (the same documents built again, its dense side attached), for the space's
+   * The knowledge base of other chunking or BM25 analyzer (the same documents built again, its dense side attached), for the space's
    * rebuilding dimensions (`space.rebuild`); each chunking is built once.
    */
-  rebuild?: (chunking: RetrievalRunSettings['chunking']) => Promise<KnowledgeBase>;
+  rebuild?: (s: Pick<RetrievalRunSettings, 'chunking' | 'analyzer'>) => Promise<KnowledgeBase>;
   /** Fit and measure the learned per-query α (learned-alpha.ts) when the fixed hybrid can run. Default true. */
   learnedAlpha?: boolean;
   cache?: RetrievalRowCache | null;
@@ -184,16 +184,16 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const heldOut = split.heldOut.map((id) => byId.get(id)!);
 
   // The knowledge base of each chunking (built again: `rebuild`) and BM25 (k1, b): its postings under other parameters.
-  const chunkingKey = (c: RetrievalRunSettings['chunking']) => JSON.stringify(c === false ? false : { size: c.chunkSize, overlap: c.overlap });
-  const built = new Map<string, Promise<KnowledgeBase>>([[chunkingKey(input.kb.options.chunking), Promise.resolve(input.kb)]]);
-  const kbs = new Map<string, KnowledgeBase>([[`${chunkingKey(input.kb.options.chunking)}|${base.bm25.k1},${base.bm25.b}`, input.kb]]);
+  const buildKey = (s: Pick<RetrievalRunSettings, 'chunking' | 'analyzer'>) => JSON.stringify([s.chunking === false ? false : { size: s.chunking.chunkSize, overlap: s.chunking.overlap }, s.analyzer]);
+  const built = new Map<string, Promise<KnowledgeBase>>([[buildKey(base), Promise.resolve(input.kb)]]);
+  const kbs = new Map<string, KnowledgeBase>([[`${buildKey(base)}|${base.bm25.k1},${base.bm25.b}`, input.kb]]);
   const kbOf = async (s: RetrievalRunSettings) => {
-    const ck = chunkingKey(s.chunking), key = `${ck}|${s.bm25.k1},${s.bm25.b}`;
+    const ck = buildKey(s), key = `${ck}|${s.bm25.k1},${s.bm25.b}`;
     let kb = kbs.get(key);
     if (!kb) {
       if (!built.has(ck)) {
-        if (!input.rebuild) throw new TuneError(`a trial asks for other chunking (${ck}) and this tune cannot build the knowledge base again`);
-        built.set(ck, input.rebuild(s.chunking));
+        if (!input.rebuild) throw new TuneError(`a trial asks for other chunking or analyzer (${ck}) and this tune cannot build the knowledge base again`);
+        built.set(ck, input.rebuild(s));
       }
       const chunked = await built.get(ck)!;
       kb = s.bm25.k1 === chunked.options.bm25.k1 && s.bm25.b === chunked.options.bm25.b ? chunked : chunked.withBm25(s.bm25);
