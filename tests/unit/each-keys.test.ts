@@ -21,6 +21,7 @@ const FILES = [join(ROOT, 'App.svelte'), ...readdirSync(join(ROOT, 'components')
 const AUDITED: Record<string, string> = {
   'App.svelte: tabs → t.id': 'a constant list',
   'PublishKb.svelte: publish.testSets → t.id': 'test sets are stored by id (one record per id)',
+  'TunePanel.svelte: tune.sets.filter((x) => x.id !== tune.selected) → s.id': 'test sets are stored by id (one record per id)',
   'TunePanel.svelte: tune.sets → s.id': 'test sets are stored by id (one record per id)',
   'TunePanel.svelte: tune.modeChoices → m.id': 'MODE_IDS, a constant list',
   'TunePanel.svelte: t.heldOut.figures → fig.trial': 'runTuneSession measures each trial once (the winner and the front, as a set)',

@@ -100,6 +100,22 @@ describe('the Tune panel session', () => {
     await expect(s.tune({ ...req, modes: [] }, [], () => {})).rejects.toThrow(/at least one mode/);
   });
 
+  it('checks a test set against another of the knowledge base: hand-labelled questions are the reference; a pseudo winner adopts only when they agree', async () => {
+    const s = session();
+    const labelled = await s.importTestSet('mine.jsonl', jsonl);
+    const pseudo = await s.pseudoTestSet(30, 1);
+    const r = await s.tune({ testSetId: pseudo.id, search: SEARCH_DEFAULTS, modes: ['sparse'], budget: 6, agreeWithId: labelled.id }, [], () => {});
+    const a = r.result.agreement!;
+    expect(a).toMatchObject({ settings: 6, reference: 'mine.jsonl', other: 'pseudo-queries: biased toward lexical matching' });
+    expect(r.result.adoptable).toBe(a.passes);
+    // The check's figures come with the report too.
+    expect(r.report.summary.extra['agreement']).toMatchObject({ tau: a.tau, regret: a.regret, passes: a.passes });
+    // Against a second pseudo set, even a passing check does not make a pseudo winner adoptable.
+    const pseudo2 = await s.pseudoTestSet(30, 2);
+    expect((await s.tune({ testSetId: pseudo.id, search: SEARCH_DEFAULTS, modes: ['sparse'], budget: 6, agreeWithId: pseudo2.id }, [], () => {})).result.adoptable).toBe(false);
+    await expect(s.tune({ testSetId: pseudo.id, search: SEARCH_DEFAULTS, modes: ['sparse'], budget: 6, agreeWithId: pseudo.id }, [], () => {})).rejects.toThrow(/not another test set of this knowledge base/);
+  });
+
   it('makes pseudo-queries, always labelled; their winner is not adoptable without an agreement check', async () => {
     const s = session();
     const set = await s.pseudoTestSet(30, 1);

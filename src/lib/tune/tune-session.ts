@@ -54,7 +54,7 @@ export interface TuneSessionInput {
   /** The test set is pseudo-queries (pseudo-queries.ts): the result is labelled, and adoptable only when `agreeWith` agrees. */
   pseudo?: boolean;
   /** A second test set of the same knowledge base: every trial is scored on both and their rankings compared (agreement.ts). */
-  agreeWith?: { label: string; queries: readonly BeirQuery[]; qrels: Qrels; pseudo?: boolean };
+  agreeWith?: { label: string; queries: readonly BeirQuery[]; qrels: Qrels; pseudo?: boolean; reference?: boolean };
   /**
    * The knowledge base of other chunking or BM25 analyzer (the same documents built again, its dense side attached), for the space's
    * rebuilding dimensions (`space.rebuild`); each chunking is built once.
@@ -323,8 +323,9 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
       mine.push(mean((await rowsOf(t, judged)).map((r) => r.score)));
       theirs.push(mean((await rowsOf(t, otherJudged, { qrels: other.qrels, rows: otherRows.get(t)! })).map((r) => r.score)));
     }
-    // The labelled set is the reference (a tune on pseudo-queries is checked against the labelled one).
-    const flip = input.pseudo === true && other.pseudo !== true;
+    // The labelled set is the reference (a tune on pseudo-queries is checked against the labelled one; `reference`: the
+    // other set is, e.g. hand-labelled questions beside LLM-written ones).
+    const flip = other.reference ?? (input.pseudo === true && other.pseudo !== true);
     const a = flip ? agreementOf(theirs, mine) : agreementOf(mine, theirs);
     const mineLabel = input.pseudo ? PSEUDO_LABEL : 'this test set', otherLabel = other.pseudo ? `${other.label} (${PSEUDO_LABEL})` : other.label;
     return { ...a, reference: flip ? otherLabel : mineLabel, other: flip ? mineLabel : otherLabel, topReferenceLabel: trials[a.topReference]!.label, topOtherLabel: trials[a.topOther]!.label };
@@ -343,7 +344,8 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
     learnedAlpha: learned,
     testSetLabel: input.pseudo ? PSEUDO_LABEL : null,
     agreement,
-    adoptable: !input.pseudo || agreement?.passes === true,
+    // A pseudo-query winner only when labelled queries agree (a second pseudo set does not count).
+    adoptable: !input.pseudo || (agreement?.passes === true && input.agreeWith?.pseudo !== true),
     notes,
   };
 }

@@ -154,6 +154,9 @@ export class TuneTabSession {
     const set = await this.deps.store.get(req.testSetId);
     if (!set || set.kbId !== ctx.info.corpusId) throw new TuneError('That test set is not one of this knowledge base (deleted, or another knowledge base is open): pick one again.');
     const stale = set.corpusHash !== (ctx.info.corpusHash ?? '');
+    const other = req.agreeWithId ? await this.deps.store.get(req.agreeWithId) : null;
+    if (req.agreeWithId && (!other || other.kbId !== ctx.info.corpusId || other.id === set.id)) throw new TuneError('The test set to check against is not another test set of this knowledge base: pick one again.');
+    const judgementsOf = (t: StoredTestSet) => new Map(t.qrels.map(([q, docs]) => [q, new Map(docs)]));
     const modes = req.modes.filter((m) => (MODE_IDS as readonly string[]).includes(m));
     if (modes.length === 0) throw new TuneError('Choose at least one mode for the space.');
     const s = req.search;
@@ -166,7 +169,9 @@ export class TuneTabSession {
       const t0 = Date.now();
       let rungStart = t0;
       const result = await runTuneSession({
-        kb, queries: set.queries, qrels: new Map(set.qrels.map(([q, docs]) => [q, new Map(docs)])), base, current: s.mode, models: ctx.models, modes, budget: req.budget,
+        kb, queries: set.queries, qrels: judgementsOf(set), base,
+        // Hand-labelled questions are the reference beside written or pseudo ones.
+        ...(other ? { agreeWith: { label: other.label, queries: other.queries, qrels: judgementsOf(other), pseudo: other.kind === 'pseudo', reference: other.kind === 'imported' && set.kind !== 'imported' } } : {}), current: s.mode, models: ctx.models, modes, budget: req.budget,
         seed: set.splitSeed, identity: {
           dataKey: ctx.info.corpusHash ?? ctx.info.corpusId, dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId,
           embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null,

@@ -29,6 +29,8 @@ export class TuneState {
   seed = $state(0);
   estimate = $state.raw<(RunEstimate & { chunks: number }) | null>(null);
   budget = $state(40);
+  /** A second test set to check the first against ('' none): the settings' rankings on both compared. */
+  agreeWith = $state('');
   /** The budget is trials, or minutes (as many trials as fit, at most TAB_LIMITS.budget). */
   budgetIn = $state<'trials' | 'minutes'>('trials');
   minutes = $state(2);
@@ -173,7 +175,8 @@ export class TuneState {
       const search = $state.snapshot(this.search.input) as SearchSettings;
       const available = this.modes.filter((m) => this.kb.modes?.[m].available !== false);
       this.result = await api.tune({ testSetId: this.selected, search, modes: available.length ? available : this.modes,
-        ...(this.budgetIn === 'minutes' ? { budget: TAB_LIMITS.budget, minutes: this.minutes } : { budget: this.budget }) }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
+        ...(this.budgetIn === 'minutes' ? { budget: TAB_LIMITS.budget, minutes: this.minutes } : { budget: this.budget }),
+        ...(this.agreeWith && this.agreeWith !== this.selected ? { agreeWithId: this.agreeWith } : {}) }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
     });
   }
 

@@ -51,6 +51,12 @@ export function frontChart(r: TuneResult) {
   return { traces, layout: chartLayout(`${r.objective} against p95 latency (tuning queries)`, { xaxis: { title: { text: 'p95 end-to-end latency (ms)' } }, yaxis: { title: { text: r.objective } } }) };
 }
 
+/** The agreement check in one line: τ, regret, both top settings, whether it passes (agreement.ts). */
+export function agreementText(a: NonNullable<TuneResult['agreement']>): string {
+  return `Agreement of ${a.other} with ${a.reference} over ${a.settings} trials: Kendall τ ${a.tau === null ? 'N/A' : a.tau.toFixed(2)}, regret ${a.regret.toFixed(4)} `
+    + `(its top: ${a.topOtherLabel}; the reference's: ${a.topReferenceLabel}): ${a.passes ? 'passes' : 'does not pass'} (τ ≥ 0.9 and regret ≤ 0.01).`;
+}
+
 const shown = (x: string | number | null) => (x === null ? "the knowledge base's / default" : String(x));
 
 /** Adopt's diff, a line per changed Search setting. */
