@@ -179,6 +179,17 @@ describe('rag-lab tune', () => {
     expect((await captureCommand(tuneCommand, ['--kb', small, '--rebuild'])).error?.message).toMatch(/--rebuild builds from --data/);
   });
 
+  test('a rerank mode: the rerank depth (fusion_top_k) is a dimension, the cross-encoder of --models-dir reranks', async () => {
+    const models = ['--models-dir', join(import.meta.dirname, '../fixtures/models'), '--embedder', 'rag-lab/tiny-embedder', '--reranker', 'rag-lab/tiny-cross-encoder', '--no-cache'];
+    const r = await captureCommand(tuneCommand, ['--data', small, ...models, '--modes', 'hybrid_fixed_rerank', '--mode', 'hybrid_fixed_rerank',
+      '--candidate-k', '20', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=20', '--space', 'fusion-top-k=10', '--budget', '2', '--json']);
+    expect(r.error).toBeNull();
+    const t = lastJson(r.out);
+    expect(t.identity.reranker).toMatch(/tiny-cross-encoder/);
+    expect(t.trials.map((x: { label: string }) => x.label)).toEqual(['hybrid_fixed_rerank', 'hybrid_fixed_rerank --fusion-top-k 10']);
+    expect(new Set(t.trials.map((x: { configHash: string }) => x.configHash)).size).toBe(2);
+  });
+
   test('--space FILE: the dimensions narrowed by a JSON object, checked as the K=V forms are', async () => {
     const file = join(tmp, 'space.json');
     writeFileSync(file, JSON.stringify({ k1: [0.9, 1.2], b: [0.4], 'candidate-k': ['auto'] }));

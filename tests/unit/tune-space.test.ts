@@ -21,6 +21,8 @@ describe('the search space', () => {
     expect(rebuilt.filter((k) => !declared.includes(k))).toEqual(['chunked', 'chunkSize', 'analyzer']);
     expect(declared).toEqual(expect.arrayContaining(['alpha', 'k1', 'b', 'calibration', 'entropyBasis', 'candidateK']));
     expect(dims.find((d) => d.key === 'alpha')).toMatchObject({ values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] });
+    // the rerank depth (the cross-encoder's pool) in the modes that rerank only
+    expect(dims.find((d) => d.key === 'fusionTopK')).toMatchObject({ values: [null, 50, 100], modes: ['hybrid_fixed_rerank', 'hybrid_calibrated_rerank'] });
     // a fixture schema: its new tuned setting is a dimension by its declaration alone
     const fixture = { ...RUN_SETTINGS, rrfK: num({ default: 60, min: 1, max: 1000, flag: 'rrf-k', describe: 'RRF constant', tune: { values: [10, 60], modes: ['rrf'] } }) };
     expect(tuneDimensions({}, fixture).at(-1)).toEqual({ key: 'rrfK', values: [10, 60], modes: ['rrf'] });

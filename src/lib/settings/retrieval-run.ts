@@ -14,6 +14,7 @@ import { DEFAULT_ENTROPY_BASIS, ENTROPY_BASES, type EntropyBasis } from '../retr
 import { FIXED_ALPHA } from '../retrieval/fusion.ts';
 import { bool, defaultsOf, int, num, oneOf, text, type SettingsOf } from './schema.ts';
 import { SEARCH_SETTINGS, SEPARATE_K_SETTINGS } from './search.ts';
+import { MODE_IDS, MODES } from '../retrieval/modes.ts';
 
 export type RetrievalProtocol = 'default' | 'seed-b';
 export const PROTOCOLS: readonly RetrievalProtocol[] = ['default', 'seed-b'];
@@ -69,6 +70,7 @@ const POOLS = ['grow', 'fixed'] as const;
 const WITH_BM25 = ['sparse', 'rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'];
 const FUSED = ['rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'];
 const CALIBRATED = ['hybrid_calibrated', 'hybrid_calibrated_rerank'];
+const RERANKED = MODE_IDS.filter((m) => MODES[m].needsReranker);
 
 export const RUN_SETTINGS = Object.freeze({
   protocol: oneOf(PROTOCOLS, { default: D.protocol, flag: 'protocol', meta: 'P', describe: "the preset the other settings start from (seed-b: seed B's evaluation protocol, below)" }),
@@ -81,6 +83,8 @@ export const RUN_SETTINGS = Object.freeze({
     tune: { values: [20, 50, null], modes: FUSED },
   }),
   ...SEPARATE_K_SETTINGS,
+  // The rerank depth: the cross-encoder's pool (the search setting's declaration, with the tuner's values).
+  fusionTopK: { ...SEPARATE_K_SETTINGS.fusionTopK, tune: { values: [null, 50, 100], modes: RERANKED } },
   pool: oneOf(POOLS, {
     default: D.growPool ? 'grow' : 'fixed', flag: 'pool', meta: 'P',
     describe: 'grow (the pool doubles while dedup leaves fewer documents than the depth) or fixed (exactly candidate_k per retriever: seed B)',
