@@ -13,6 +13,8 @@ import { SEARCH_DEFAULTS } from '../../src/lib/settings/search.ts';
 import { memoryTestSetStore } from '../../src/lib/store/test-set-store.ts';
 import { memoryReplyCache } from '../../src/lib/tune/llm-test-set.ts';
 import { TuneTabSession } from '../../src/lib/tune/tune-tab-session.ts';
+import { attachKbVectors } from '../../src/lib/rag/kb-vectors.ts';
+import type { TextEmbedder } from '../../src/lib/models/types.ts';
 import { topicCorpus } from '../helpers/topic-corpus.ts';
 
 const docs = topicCorpus(12, 3);
@@ -114,6 +116,43 @@ describe('the Tune panel session', () => {
     const pseudo2 = await s.pseudoTestSet(30, 2);
     expect((await s.tune({ testSetId: pseudo.id, search: SEARCH_DEFAULTS, modes: ['sparse'], budget: 6, agreeWithId: pseudo2.id }, [], () => {})).result.adoptable).toBe(false);
     await expect(s.tune({ testSetId: pseudo.id, search: SEARCH_DEFAULTS, modes: ['sparse'], budget: 6, agreeWithId: pseudo.id }, [], () => {})).rejects.toThrow(/not another test set of this knowledge base/);
+  });
+
+  it('builds the knowledge base again for chunking and the analyzer when asked (each once), not otherwise', async () => {
+    const s = session();
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    const req = { testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['sparse' as const], budget: 40 };
+    const plain = await s.tune(req, [], () => {});
+    expect(plain.result.space.dimensions.map((d) => d.key)).not.toContain('chunked');
+    const rebuilt = await s.tune({ ...req, rebuild: true }, [], () => {});
+    expect(rebuilt.result.space.dimensions.map((d) => d.key)).toEqual(expect.arrayContaining(['chunked', 'chunkSize', 'analyzer']));
+    expect(rebuilt.result.trials.some((t) => /--chunk\b/.test(t.label))).toBe(true);
+    expect(rebuilt.result.trials.some((t) => /--analyzer plain/.test(t.label))).toBe(true);
+    // The settings a trial names are the settings it ran: distinct labels, distinct config hashes.
+    const byLabel = new Map(rebuilt.result.trials.map((t) => [t.label, t.configHash]));
+    expect(new Set(byLabel.values()).size).toBe(byLabel.size);
+  });
+
+  it('builds again with a dense side: each chunking\'s items embedded by the dense side\'s embedder, the hybrid trials on them', async () => {
+    // A hashed bag of words (16-d): enough for dense search to rank by shared words.
+    const calls: number[] = [];
+    const vec = (t: string) => { const v = new Float32Array(16); for (const w of t.toLowerCase().split(/\W+/)) if (w) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 16, 7)]! += 1; return v; };
+    const fake: TextEmbedder = { spec: { id: 'fake/bag', dtype: 'fp32', device: 'wasm' }, dim: 16, embed: async (ts: readonly string[]) => { calls.push(ts.length); const out = new Float32Array(ts.length * 16); ts.forEach((t, i) => out.set(vec(t), i * 16)); return out; } };
+    const dkb = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 0 });
+    await attachKbVectors(dkb, null, fake, { kbKey: async () => 'topics-bag' });
+    const s = new TuneTabSession({
+      context: () => ({ kb: dkb, info: info('h1'), models: { encoder: { embedQuery: async (q: string) => vec(q) } }, embedder: fake.spec, reranker: null, passages: fake }),
+      store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null, runtime: { runtime: 'node', agent: 'test' },
+    });
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    const before = calls.length;
+    const r = await s.tune({ testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['hybrid_fixed'], budget: 12, rebuild: true }, [], () => {});
+    const chunked = r.result.trials.filter((t) => /--chunk\b/.test(t.label));
+    expect(chunked.length).toBeGreaterThan(0);
+    expect(chunked.every((t) => Number.isFinite(t.score))).toBe(true);
+    // Each chunking's items were embedded (once per chunking and analyzer built).
+    expect(calls.length).toBeGreaterThan(before);
+    expect(r.result.identity.embedder).toBe('fake/bag@fp32');
   });
 
   it('makes pseudo-queries, always labelled; their winner is not adoptable without an agreement check', async () => {

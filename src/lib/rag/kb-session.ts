@@ -181,13 +181,16 @@ export class KbSession {
    * The open knowledge base, what it is, and the search models of `loaded` with their specs: what the tuner runs on
    * (tune/tune-tab-session.ts), the same models a search here uses.
    */
-  searchContext(loaded: LoadedModel[]): { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null } {
+  searchContext(loaded: LoadedModel[]): { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null; passages: TextEmbedder | null } {
     if (!this.current) throw new Error('No knowledge base is open.');
     const stage = this.stageModels(loaded);
     const m = this.searchModels(loaded);
+    const line = this.models, info = loaded.find((x) => x.task === 'embedder' && stage.embed && x.spec.id === stage.embed.spec.id);
     return {
       kb: this.current.kb, info: this.current.info, models: { ...(m.encoder ? { encoder: m.encoder } : {}), ...(m.reranker ? { reranker: m.reranker } : {}), rerankCache: m.rerankCache },
       embedder: stage.embed?.spec ?? null, reranker: stage.rerank?.spec ?? null,
+      // The embedder of the dense side, for a knowledge base built again from the same documents (a tune's chunking).
+      passages: line && info && info.dim !== null ? { spec: info.spec, dim: info.dim, embed: (texts, kind) => line.embed([...texts], kind) } : null,
     };
   }
 

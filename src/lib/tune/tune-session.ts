@@ -18,7 +18,7 @@ import type { IR_METRIC_IDS } from '../stats/ir-metrics.ts';
 
 export type IrMetricId = (typeof IR_METRIC_IDS)[number];
 import { runRetrievalBenchmark, sharedEncoder, type RetrievalRowCache } from '../eval/retrieval/retrieval-bench.ts';
-import { retrievalRunConfig, runSearchOptions, type RetrievalRunSettings, type RunIdentity } from '../eval/retrieval/retrieval-session.ts';
+import { analyzerOf, retrievalRunConfig, runSearchOptions, type RetrievalRunSettings, type RunIdentity } from '../eval/retrieval/retrieval-session.ts';
 import { runFromGiven } from '../eval/retrieval/run-settings-map.ts';
 import { flatOfRun, RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
 import { HALVING_DEFAULTS, halvingRungs, successiveHalving, trialsWithin, type HalvingOptions, type Rung } from './halving.ts';
@@ -158,7 +158,8 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   const objective = input.objective ?? 'ndcg@10';
   const seed = input.seed ?? 0;
   // The knowledge base's own BM25 and chunking (an artifact's may differ from the flags' defaults) are the current ones.
-  const base: RetrievalRunSettings = { ...input.base, bm25: { ...input.kb.options.bm25 }, chunking: input.kb.options.chunking };
+  const ownAnalyzer = analyzerOf(input.kb);
+  const base: RetrievalRunSettings = { ...input.base, bm25: { ...input.kb.options.bm25 }, chunking: input.kb.options.chunking, analyzer: ownAnalyzer === 'custom' ? input.base.analyzer : ownAnalyzer };
   const baseFlat = flatOfRun(base);
   const current = input.current ?? 'sparse';
   // Each query text embedded once for every trial; a trial's row is charged the time that one embedding took.

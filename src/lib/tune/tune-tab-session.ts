@@ -16,10 +16,8 @@ import { jsonOf, tuneReport } from './tune-report.ts';
 import { createProvider } from '../llm/registry.ts';
 import { redactSecrets } from '../llm/redact.ts';
 import type { LoadedModel } from '../models/model-contract.ts';
-import type { ModelSpec } from '../models/types.ts';
 import type { KbInfo } from '../rag/kb-contract.ts';
 import { withSearchBm25 } from '../retrieval/bm25-variant.ts';
-import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
 import { searchOfRunConfig } from '../settings/run-config-file.ts';
@@ -29,10 +27,14 @@ import { indexedDbRetrievalRowCache } from '../eval/retrieval/retrieval-cache.ts
 import { estimateLlmTestSet, sampleTestSetChunks } from './llm-test-set.ts';
 import { TEST_SET_LIMITS } from './test-set-file.ts';
 import { makeTestSet, testSetBeirFiles, type MadeTestSet } from './test-set-make.ts';
-import { runTuneSession, TuneError, type TuneProgress, type TuneResult } from './tune-session.ts';
+import { runTuneSession, TuneError, type TuneProgress, type TuneResult, type TuneSessionInput } from './tune-session.ts';
+import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { ANALYZER_OPTIONS } from '../eval/retrieval/retrieval-session.ts';
+import { attachKbVectors } from '../rag/kb-vectors.ts';
+import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { TAB_LIMITS, type TestSetSummary, type TuneTabProgress, type TuneTabRequest, type TuneTabResult, type WriteTestSetRequest, type AdoptChange } from './tune-tab-types.ts';
 
-export interface TuneContext { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null }
+export interface TuneContext { kb: KnowledgeBase; info: KbInfo; models: SearchModels; embedder: ModelSpec | null; reranker: ModelSpec | null; passages?: TextEmbedder | null }
 
 export interface TuneTabDeps {
   /** The Search tab's open knowledge base and the search models of `loaded` (KbSession.searchContext). */
@@ -176,6 +178,7 @@ export class TuneTabSession {
           dataKey: ctx.info.corpusHash ?? ctx.info.corpusId, dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId,
           embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null,
         },
+        ...(req.rebuild ? { space: { rebuild: true }, rebuild: rebuildFrom(ctx, signal) } : {}),
         ...(req.objective ? { objective: req.objective } : {}), ...(req.minutes !== undefined ? { minutes: req.minutes } : {}), pseudo: set.kind === 'pseudo', cache: this.deps.cache, signal,
         onProgress: (p: TuneProgress) => {
           if (p.done === 1) rungStart = Date.now();
@@ -195,6 +198,25 @@ export class TuneTabSession {
       return { result, report, adopt: adoptOf(result, ctx.kb, s), testSet: { id: set.id, label: set.label, kind: set.kind, stale }, kbTitle: ctx.info.descriptor.title, ms: Date.now() - t0 };
     });
   }
+}
+
+/**
+ * The open knowledge base built again from its documents with other chunking or analyzer (a tune's rebuilding
+ * dimensions), its items embedded by the dense side's embedder when it has one (vectors cached under their own key).
+ */
+function rebuildFrom(ctx: TuneContext, signal: AbortSignal): NonNullable<TuneSessionInput['rebuild']> {
+  const { kb, info } = ctx;
+  if (kb.docs.some((d) => d.text === '')) throw new TuneError(`${info.descriptor.title} keeps its chunks apart from its documents (an artifact without document texts): it cannot be built again with other chunking`);
+  if (kb.dense && !ctx.passages) throw new TuneError('Building again needs the embedding model of the dense side: load it, or tune without building again');
+  return async (x) => {
+    signal.throwIfAborted();
+    const again = KnowledgeBase.build(kb.docs, { ...kb.options, chunking: x.chunking }, undefined, ANALYZER_OPTIONS[x.analyzer]);
+    if (kb.dense && ctx.passages) {
+      const key = `tune:${info.corpusId}:${info.corpusHash ?? ''}:${JSON.stringify([x.chunking, x.analyzer])}`;
+      await attachKbVectors(again, null, ctx.passages, { kbKey: async () => key });
+    }
+    return again;
+  };
 }
 
 /** The winner as Search settings (candidate_k "auto" as the number it ran with; k1 / b null when they are `kb`'s own) and what each changes from `current`. */

@@ -40,6 +40,8 @@ export interface TuneTabRequest {
   /** A budget in time (minutes): as many trials as fit (tune-session.ts). */
   minutes?: number;
   objective?: IrMetricId;
+  /** Chunking and the analyzer join the space: each value the knowledge base built again from its documents. */
+  rebuild?: boolean;
   /** A second test set of the knowledge base: every trial scored on both, their rankings compared (agreement.ts). */
   agreeWithId?: string;
 }

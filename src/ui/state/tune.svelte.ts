@@ -29,6 +29,8 @@ export class TuneState {
   seed = $state(0);
   estimate = $state.raw<(RunEstimate & { chunks: number }) | null>(null);
   budget = $state(40);
+  /** Chunking and the analyzer join the space (the knowledge base built again for each: slower, with a dense side re-embedded). */
+  rebuild = $state(false);
   /** A second test set to check the first against ('' none): the settings' rankings on both compared. */
   agreeWith = $state('');
   /** The budget is trials, or minutes (as many trials as fit, at most TAB_LIMITS.budget). */
@@ -176,7 +178,7 @@ export class TuneState {
       const available = this.modes.filter((m) => this.kb.modes?.[m].available !== false);
       this.result = await api.tune({ testSetId: this.selected, search, modes: available.length ? available : this.modes,
         ...(this.budgetIn === 'minutes' ? { budget: TAB_LIMITS.budget, minutes: this.minutes } : { budget: this.budget }),
-        ...(this.agreeWith && this.agreeWith !== this.selected ? { agreeWithId: this.agreeWith } : {}) }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
+        ...(this.agreeWith && this.agreeWith !== this.selected ? { agreeWithId: this.agreeWith } : {}), ...(this.rebuild ? { rebuild: true } : {}) }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
     });
   }
 
