@@ -1,7 +1,8 @@
 /**
  * A tune report (kind 'tune', src/lib/tune/tune-report.ts) in the built site: imported into the Reports tab it lists
  * as trials with its held-out figures, and opens with its verdict, the held-out table (current, winner: Δ, Holm p,
- * W/T/L), the trials as rows with their status, and no charts; its share link opens read-only with the same table.
+ * W/T/L), its front chart, the trials as rows with their status, and no benchmark charts; its share link opens
+ * read-only with the same.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -48,11 +49,12 @@ async function tuneShown(page: Page, scope: string) {
     winner: await v.locator('[data-testid=tune-held-out-row][data-group=winner]').innerText(),
     statuses: await v.locator('[data-testid=bench-row]').evaluateAll((trs) => trs.map((tr) => (tr.children[1] as HTMLElement).innerText)),
     charts: await v.locator('[data-testid=charts]').count(),
+    front: await v.locator('[data-testid=tune-front][data-rendered=true]').waitFor({ timeout: 60_000 }).then(() => true, () => false),
   };
 }
 
 describe('a tune report in the Reports tab', () => {
-  test('imported: listed as trials, opened with its verdict, held-out table, trials and no charts; its share link shows the same', async () => {
+  test('imported: listed as trials, opened with its verdict, held-out table, front chart and trials; its share link shows the same', async () => {
     const page = await browser.context.newPage();
     await page.goto(`${site}?tab=reports`);
     await page.locator('[data-testid=reports-none]').waitFor({ timeout: 60_000 });
@@ -76,6 +78,7 @@ describe('a tune report in the Reports tab', () => {
     expect(opened.statuses).toHaveLength(report.rows.length);
     expect(opened.statuses.filter((s) => s === 'winner')).toHaveLength(1);
     expect(opened.charts).toBe(0);
+    expect(opened.front).toBe(true);
 
     const s = await shareSummary(report);
     if (!s.ok) throw new Error(s.message);

@@ -1,8 +1,8 @@
 /**
  * What the Reports tab shows of a tune report (src/ui/reports/tune-report-view.ts and the generic report view for
  * kind 'tune'): the verdict, the held-out table (current, winner, front: objective, Δ with its interval, Holm p,
- * W/T/L), the learned α and agreement lines, the trials as rows (flags, status, objective, p95, queries, rung), no
- * chart; and a report whose extra is damaged still shows its figures, never wrong ones.
+ * W/T/L), the learned α and agreement lines, the trials as rows (flags, status, objective, p95, queries, rung), the
+ * front chart read back from them; and a report whose extra is damaged still shows its figures, never wrong ones.
  */
 import { describe, expect, it } from 'vitest';
 import type { BeirQuery, Qrels } from '../../src/lib/data/beir.ts';
@@ -17,7 +17,8 @@ import { reportChartSpecs } from '../../src/ui/reports/chart-check.ts';
 import { withheldChartNote } from '../../src/ui/reports/report-charts.ts';
 import { countText, headlineText } from '../../src/ui/reports/report-format.ts';
 import { cellText, defaultSort, groupLabelOf, reportHeader, rowColumns, summaryTable } from '../../src/ui/reports/report-view.ts';
-import { tuneReportView } from '../../src/ui/reports/tune-report-view.ts';
+import { tuneFrontOf, tuneReportView } from '../../src/ui/reports/tune-report-view.ts';
+import { frontChart } from '../../src/ui/tune/tune-view.ts';
 import { topicCorpus } from '../helpers/topic-corpus.ts';
 
 const docs = topicCorpus(12, 3);
@@ -65,7 +66,7 @@ describe('a tune report in the Reports tab', async () => {
     expect(report.summary.extra['learnedAlpha']).toMatchObject({ meanAlpha: null, bestFixedAlpha: 0.5 });
   });
 
-  it('lists the trials as rows: flags, status, objective, p95, queries, rung; the furthest rung first; no chart', () => {
+  it('lists the trials as rows: flags, status, objective, p95, queries, rung; the furthest rung first; no benchmark chart', () => {
     const cols = rowColumns(report);
     expect(cols.map((c) => c.label)).toEqual(['trial (flags)', 'status', 'ndcg@10', 'p95_ms', 'queries', 'rung']);
     expect(defaultSort(report, cols)).toEqual({ column: 'score:rung', desc: true });
@@ -76,6 +77,19 @@ describe('a tune report in the Reports tab', async () => {
     expect(reportChartSpecs(report)).toEqual({ means: null, roc: null, scatter: null });
     const summary = summaryAt(report, SHARE_STEPS[3]!);
     expect([withheldChartNote(summary, 'roc'), withheldChartNote(summary, 'scatter')]).toEqual([null, null]);
+  });
+
+  it('reads the front chart back from its rows: the same winner, front, scores and p95 as the tune; none without the winner\'s row', () => {
+    const f = tuneFrontOf(report)!;
+    const labelOf = (id: number) => f.trials.find((x) => x.id === id)!.label;
+    expect(labelOf(f.winner)).toBe(r.trials[r.winner]!.label);
+    expect(f.front.map(labelOf).sort()).toEqual(r.front.map((id) => r.trials[id]!.label).sort());
+    for (const t of f.trials) {
+      const live = r.trials.find((x) => x.label === t.label && x.configHash === t.configHash)!;
+      expect([t.score, t.p95Ms, t.queries, t.finalist]).toEqual([live.score, live.p95Ms, live.queries, live.finalist]);
+    }
+    expect(frontChart(f).traces.at(-1)!.x).toEqual([r.trials[r.winner]!.p95Ms]);
+    expect(tuneFrontOf({ ...report, rows: report.rows.filter((x) => x.status !== 'winner') })).toBeNull();
   });
 
   it('names what it is: kind, N in words, its groups as settings with no pooled row, its list entry', () => {

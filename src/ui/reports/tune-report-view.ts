@@ -3,9 +3,9 @@
  * verdict, the held-out table (the current settings, the winner and the front: the objective with its 95% interval,
  * Δ against the current settings with its paired interval, Holm's p and wins / ties / losses), the learned α's and
  * the agreement check's lines; the header's N in words and the trials' digits. Its rows (the trials) are the generic
- * rows table's (report-view.ts `rowColumns`). No chart: the Tune panel's front chart is drawn from a TuneResult,
- * not a report.
+ * rows table's (report-view.ts `rowColumns`); the front chart's input read back from those rows (`tuneFrontOf`).
  */
+import type { FrontInput } from '../tune/tune-view.ts';
 import type { JsonValue, Report } from '../../lib/reports/format.ts';
 import { metricDef } from '../../lib/reports/metrics.ts';
 import { agreementText, tuneSummary } from '../../lib/reports/tune-extra.ts';
@@ -79,4 +79,21 @@ export function tuneReportView(r: Report): TuneReportView | null {
     notAdoptable: t.adoptable === false ? `Not for adopting: the test set is ${t.testSetLabel ?? 'not labelled queries'}, and no agreement check with labelled queries passed.` : null,
     notes: r.summary.notes.filter((n) => n !== t.verdict && n !== t.learnedAlpha),
   };
+}
+
+/**
+ * The front chart's input read back from a tune report's rows (a row per trial: its status, its figures on the tuning
+ * queries it reached); null for another kind or a report without its winner's row (a truncated share link).
+ */
+export function tuneFrontOf(r: Report): FrontInput | null {
+  const t = tuneSummary(r);
+  if (!t) return null;
+  const num = (x: number | null | undefined) => (typeof x === 'number' ? x : null);
+  const trials = r.rows.map((row, id) => ({
+    id, label: row.question, score: num(row.scores[t.objective]) ?? Number.NaN, queries: num(row.scores['queries']) ?? 0,
+    p95Ms: num(row.scores['p95_ms']), configHash: row.key.slice(row.key.lastIndexOf(':') + 1), finalist: row.status !== 'dropped', status: row.status,
+  }));
+  const winner = trials.find((x) => x.status === 'winner');
+  if (!winner) return null;
+  return { objective: t.objective as FrontInput['objective'], trials, winner: winner.id, front: trials.filter((x) => x.status === 'winner' || x.status === 'front').map((x) => x.id) };
 }

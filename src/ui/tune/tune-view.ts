@@ -3,7 +3,7 @@
  * (objective against p95 latency; hover: the setting and its figures) and Adopt's diff lines. Pure: the panel renders it.
  */
 import { etaText } from '../../lib/eval/core/eta.ts';
-import type { TuneResult } from '../../lib/tune/tune-session.ts';
+import type { TuneResult, TuneTrial } from '../../lib/tune/tune-session.ts';
 import type { AdoptChange, TuneTabProgress } from '../../lib/tune/tune-tab-types.ts';
 import { chartLayout } from '../shared/plotly.ts';
 
@@ -31,10 +31,13 @@ export function trialRows(r: TuneResult): TrialRow[] {
   }));
 }
 
+/** What the front chart draws: a live tune's result, or one read back from a tune report (tune-report-view.ts). */
+export type FrontInput = Pick<TuneResult, 'objective' | 'front' | 'winner'> & { trials: Array<Pick<TuneTrial, 'id' | 'label' | 'score' | 'queries' | 'p95Ms' | 'configHash' | 'finalist'>> };
+
 /** The finalists and the Pareto front, objective against p95 end-to-end latency; the winner marked. */
-export function frontChart(r: TuneResult) {
+export function frontChart(r: FrontInput) {
   const point = (ids: number[]) => {
-    const ts = ids.map((i) => r.trials[i]!).filter((t) => t.p95Ms !== null);
+    const ts = ids.map((i) => r.trials.find((t) => t.id === i)!).filter((t) => t && t.p95Ms !== null);
     return {
       x: ts.map((t) => t.p95Ms!), y: ts.map((t) => t.score),
       text: ts.map((t) => `${t.label}<br>${r.objective} ${f4(t.score)} on ${t.queries} tuning queries<br>p95 ${ms(t.p95Ms)}<br>config ${t.configHash.slice(0, 12)}`),
@@ -42,7 +45,8 @@ export function frontChart(r: TuneResult) {
     };
   };
   const finalists = r.trials.filter((t) => t.finalist && !r.front.includes(t.id)).map((t) => t.id);
-  const front = [...r.front].sort((a, b) => (r.trials[a]!.p95Ms ?? 0) - (r.trials[b]!.p95Ms ?? 0));
+  const p95 = (id: number) => r.trials.find((t) => t.id === id)?.p95Ms ?? 0;
+  const front = [...r.front].sort((a, b) => p95(a) - p95(b));
   const traces = [
     { type: 'scatter', mode: 'markers', name: 'finalists', marker: { size: 8, opacity: 0.6 }, ...point(finalists) },
     { type: 'scatter', mode: 'lines+markers', name: 'Pareto front', marker: { size: 10 }, ...point(front) },
