@@ -12,7 +12,9 @@ import type { KbInfo } from '../../src/lib/rag/kb-contract.ts';
 import { SEARCH_DEFAULTS } from '../../src/lib/settings/search.ts';
 import { memoryTestSetStore } from '../../src/lib/store/test-set-store.ts';
 import { memoryReplyCache } from '../../src/lib/tune/llm-test-set.ts';
-import { TuneTabSession } from '../../src/lib/tune/tune-tab-session.ts';
+import { adoptOf, TuneTabSession } from '../../src/lib/tune/tune-tab-session.ts';
+import { RUN_DEFAULTS, type RunFlat } from '../../src/lib/settings/retrieval-run.ts';
+import type { TuneResult } from '../../src/lib/tune/tune-session.ts';
 import { attachKbVectors } from '../../src/lib/rag/kb-vectors.ts';
 import type { TextEmbedder } from '../../src/lib/models/types.ts';
 import { topicCorpus } from '../helpers/topic-corpus.ts';
@@ -153,6 +155,15 @@ describe('the Tune panel session', () => {
     // Each chunking's items were embedded (once per chunking and analyzer built).
     expect(calls.length).toBeGreaterThan(before);
     expect(r.result.identity.embedder).toBe('fake/bag@fp32');
+  });
+
+  it('Adopt says what a search cannot take: a winner\'s chunking or analyzer that is not the knowledge base\'s', () => {
+    const winner = (over: Partial<RunFlat>) => ({ winnerSettings: { mode: 'sparse' as const, settings: { ...RUN_DEFAULTS, k1: 0.9, b: 0.4, ...over } } }) as unknown as TuneResult;
+    expect(adoptOf(winner({}), kb, SEARCH_DEFAULTS).notApplied).toEqual([]);
+    expect(adoptOf(winner({ chunked: true, chunkSize: 400, overlap: 60, analyzer: 'plain' }), kb, SEARCH_DEFAULTS).notApplied).toEqual([
+      'chunking: chunks of 400 characters (overlap 60) (the knowledge base has whole documents)',
+      'BM25 analyzer: plain (the knowledge base has english)',
+    ]);
   });
 
   it('makes pseudo-queries, always labelled; their winner is not adoptable without an agreement check', async () => {

@@ -29,7 +29,8 @@ import { TEST_SET_LIMITS } from './test-set-file.ts';
 import { makeTestSet, testSetBeirFiles, type MadeTestSet } from './test-set-make.ts';
 import { runTuneSession, TuneError, type TuneProgress, type TuneResult, type TuneSessionInput } from './tune-session.ts';
 import { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import { ANALYZER_OPTIONS } from '../eval/retrieval/retrieval-session.ts';
+import { ANALYZER_OPTIONS, analyzerOf } from '../eval/retrieval/retrieval-session.ts';
+import { DEFAULT_CHUNKING } from '../retrieval/chunk.ts';
 import { attachKbVectors } from '../rag/kb-vectors.ts';
 import type { ModelSpec, TextEmbedder } from '../models/types.ts';
 import { TAB_LIMITS, type TestSetSummary, type TuneTabProgress, type TuneTabRequest, type TuneTabResult, type WriteTestSetRequest, type AdoptChange } from './tune-tab-types.ts';
@@ -235,7 +236,14 @@ export function adoptOf(r: TuneResult, kb: KnowledgeBase, current: SearchSetting
     const from = current[k];
     if (to !== undefined && to !== from) changes.push({ setting: k, label: SEARCH_SETTINGS[k].describe, from: from as AdoptChange['from'], to: to as AdoptChange['to'] });
   }
-  return { settings, changes };
+  // What a search cannot take: the winner's chunking or analyzer, when it is not the knowledge base's (built again).
+  const chunking = (c: KnowledgeBase['options']['chunking']) => (c === false ? 'whole documents' : `chunks of ${c.chunkSize} characters (overlap ${c.overlap})`);
+  const mine = chunking(kb.options.chunking), theirs = chunking(w.settings.chunked ? { ...DEFAULT_CHUNKING, chunkSize: w.settings.chunkSize, overlap: w.settings.overlap } : false);
+  const notApplied = [
+    ...(mine !== theirs ? [`chunking: ${theirs} (the knowledge base has ${mine})`] : []),
+    ...(analyzerOf(kb) !== 'custom' && analyzerOf(kb) !== w.settings.analyzer ? [`BM25 analyzer: ${w.settings.analyzer} (the knowledge base has ${analyzerOf(kb)})`] : []),
+  ];
+  return { settings, changes, notApplied };
 }
 
 /** The session's methods as a worker exposes them (bound: Comlink calls them off the object). */

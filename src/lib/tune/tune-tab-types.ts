@@ -58,7 +58,11 @@ export interface TuneTabResult {
   /** The tune as a draft report (kind 'tune'): Reports, Compare, export, share links. */
   report: Report;
   /** The winner as Search settings, and what each changes from the settings the tune started from. */
-  adopt: { settings: Partial<Omit<SearchSettings, 'topK' | 'rejectThreshold'>>; changes: AdoptChange[] };
+  adopt: {
+    settings: Partial<Omit<SearchSettings, 'topK' | 'rejectThreshold'>>; changes: AdoptChange[];
+    /** The winner's settings a search cannot take (its chunking or analyzer, not the knowledge base's: a build). */
+    notApplied: string[];
+  };
   testSet: { id: string; label: string; kind: TestSetKind; stale: boolean };
   kbTitle: string;
   ms: number;
