@@ -114,6 +114,9 @@ export interface TuneResult {
   notes: string[];
 }
 
+/** What a front chart draws: a tune's result, or the same read back from a tune report's rows. */
+export type FrontInput = Pick<TuneResult, 'objective' | 'front' | 'winner'> & { trials: Array<Pick<TuneTrial, 'id' | 'label' | 'score' | 'queries' | 'p95Ms' | 'configHash' | 'finalist'>> };
+
 /** The flags of the values that differ from the current settings, after the mode. */
 function labelOf(c: TuneCandidate, base: RunFlat): string {
   const parts = Object.entries(c.values).filter(([k, x]) => x !== base[k as RunFlatKey]).map(([k, x]) => {

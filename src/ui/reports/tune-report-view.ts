@@ -5,7 +5,7 @@
  * the agreement check's lines; the header's N in words and the trials' digits. Its rows (the trials) are the generic
  * rows table's (report-view.ts `rowColumns`); the front chart's input read back from those rows (`tuneFrontOf`).
  */
-import type { FrontInput } from '../tune/tune-view.ts';
+import type { FrontInput } from '../../lib/tune/tune-session.ts';
 import type { JsonValue, Report } from '../../lib/reports/format.ts';
 import { metricDef } from '../../lib/reports/metrics.ts';
 import { agreementText, tuneSummary } from '../../lib/reports/tune-extra.ts';

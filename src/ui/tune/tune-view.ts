@@ -3,7 +3,7 @@
  * (objective against p95 latency; hover: the setting and its figures) and Adopt's diff lines. Pure: the panel renders it.
  */
 import { etaText } from '../../lib/eval/core/eta.ts';
-import type { TuneResult, TuneTrial } from '../../lib/tune/tune-session.ts';
+import type { FrontInput, TuneResult } from '../../lib/tune/tune-session.ts';
 import type { AdoptChange, TuneTabProgress } from '../../lib/tune/tune-tab-types.ts';
 import { chartLayout } from '../shared/plotly.ts';
 
@@ -30,9 +30,6 @@ export function trialRows(r: TuneResult): TrialRow[] {
     finalist: t.finalist, front: r.front.includes(t.id), winner: t.id === r.winner, hash: t.configHash,
   }));
 }
-
-/** What the front chart draws: a live tune's result, or one read back from a tune report (tune-report-view.ts). */
-export type FrontInput = Pick<TuneResult, 'objective' | 'front' | 'winner'> & { trials: Array<Pick<TuneTrial, 'id' | 'label' | 'score' | 'queries' | 'p95Ms' | 'configHash' | 'finalist'>> };
 
 /** The finalists and the Pareto front, objective against p95 end-to-end latency; the winner marked. */
 export function frontChart(r: FrontInput) {
