@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareReports } from '../../src/lib/reports/compare.ts';
 import { reportMeta } from '../../src/lib/reports/meta.ts';
 import { compareChart } from '../../src/ui/compare/compare-chart.ts';
-import { compareModes, metricRowLabel, questionMetrics, questionRows, rowKeyOf, whyNotPickable } from '../../src/ui/compare/compare-view.ts';
+import { compareModes, metricRowLabel, questionMetrics, questionRows, rowKeyOf, rowNoun, whyNotPickable } from '../../src/ui/compare/compare-view.ts';
 import { multiModeReport, singleModeReport, spread } from '../helpers/retrieval-reports.ts';
 import { syntheticReport } from '../helpers/synthetic-reports.ts';
 
@@ -74,5 +74,12 @@ describe('compare view helpers', () => {
     expect(compareModes(res)).toEqual([]);
     const { traces } = compareChart(r);
     expect(traces[0]!.x[0]).toBe('sparse · nDCG@10');
+  });
+});
+
+describe('what a compared row is called', () => {
+  it('is a trial in tune reports (a setting both tunes tried), a question elsewhere', () => {
+    expect(rowNoun({ kind: 'tune' })).toEqual({ one: 'trial', many: 'trials' });
+    expect(rowNoun({ kind: 'retrieval' })).toEqual({ one: 'question', many: 'questions' });
   });
 });

@@ -88,3 +88,6 @@ export function questionMetrics(r: Ok): Array<{ id: string; label: string; digit
 
 /** A metric row's name in the Compare table: "sparse · nDCG@10" for a retrieval mode's figure, else the label. */
 export const metricRowLabel = (m: Ok['metrics'][number]): string => `${m.pipeline !== null ? `${m.pipeline} · ` : ''}${m.label}${m.higherIsBetter ? '' : ' (lower is better)'}`;
+
+/** What a compared row is called: a question, or a trial (a setting both tunes tried) in tune reports. */
+export const rowNoun = (r: Pick<Ok, 'kind'>): { one: string; many: string } => (r.kind === 'tune' ? { one: 'trial', many: 'trials' } : { one: 'question', many: 'questions' });
