@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseRagbenchJsonl, RAGBENCH_SUBSETS, type RagbenchRow } from '../src/lib/data/ragbench.ts';
 import { documentKey, poolDocuments } from '../src/lib/data/ragbench-kb.ts';
+import { testSetBeirFiles } from '../src/lib/tune/test-set-make.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { subset: { type: 'string', default: 'all' }, budget: { type: 'string', default: '40' }, seed: { type: 'string', default: '0' } } });
@@ -38,8 +39,9 @@ function beirFolder(rows: readonly RagbenchRow[], dir: string): { documents: num
   const judged = [...questions].filter(([, q]) => q.relevant.size > 0);
   mkdirSync(join(dir, 'qrels'), { recursive: true });
   writeFileSync(join(dir, 'corpus.jsonl'), pooled.docs.map((d) => JSON.stringify({ _id: d.id, title: '', text: d.text })).join('\n') + '\n');
-  writeFileSync(join(dir, 'queries.jsonl'), judged.map(([id, q]) => JSON.stringify({ _id: id, text: q.text })).join('\n') + '\n');
-  writeFileSync(join(dir, 'qrels', 'test.tsv'), ['query-id\tcorpus-id\tscore', ...judged.flatMap(([id, q]) => [...q.relevant].map((d) => `${id}\t${d}\t1`))].join('\n') + '\n');
+  const files = testSetBeirFiles(judged.map(([id, q]) => ({ id, text: q.text })), new Map(judged.map(([id, q]) => [id, new Map([...q.relevant].map((d) => [d, 1]))])));
+  writeFileSync(join(dir, 'queries.jsonl'), files.queries);
+  writeFileSync(join(dir, 'qrels', 'test.tsv'), files.qrels);
   return { documents: pooled.docs.length, queries: questions.size, judged: judged.length };
 }
 
@@ -47,7 +49,8 @@ const results = [];
 for (const subset of subsets) {
   const file = resolve(REPO_ROOT, `../shared/data/ragbench/test/${subset}.jsonl`);
   const parsed = parseRagbenchJsonl(readFileSync(file, 'utf8'), subset!, file);
-  const dir = mkdtempSync(join(tmpdir(), `rag-lab-${subset}-`));
+  // The folder is named after the subset: the dataset the tune's figures name.
+  const root = mkdtempSync(join(tmpdir(), 'rag-lab-collection-')), dir = join(root, subset!);
   try {
     const counts = beirFolder(parsed.rows, dir);
     const args = ['tune', '--data', dir, '--train-embedder', '--no-cache', '--budget', values.budget, '--seed', values.seed, '--json'];
@@ -56,13 +59,13 @@ for (const subset of subsets) {
     const r = JSON.parse(out.trim().split('\n').at(-1)!);
     const winner = r.heldOut.figures.find((f: { trial: number }) => f.trial === r.winner);
     results.push({
-      subset, ...counts, seconds: (Date.now() - t0) / 1000, split: r.split, rungs: r.rungs,
+      subset, ...counts, identity: r.identity, seconds: (Date.now() - t0) / 1000, split: r.split, rungs: r.rungs,
       winner: { label: r.trials[r.winner].label, tuning: r.trials[r.winner].score, heldOut: winner?.score ?? null, delta: winner?.delta ?? null, deltaCi: winner?.deltaCi ?? null, pHolm: winner?.pHolm ?? null },
       bm25Default: r.heldOut.current.score, barMet: (winner?.delta ?? -1) >= 0.03, verdict: r.verdict,
       learnedAlpha: r.learnedAlpha?.verdict ?? null,
     });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
   }
 }
 console.log(JSON.stringify({ command: 'rag-lab tune --data <RAGBench subset as BEIR files> --train-embedder --budget ' + values.budget, results }, null, 2));

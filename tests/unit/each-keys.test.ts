@@ -24,7 +24,7 @@ const AUDITED: Record<string, string> = {
   'TunePanel.svelte: tune.sets.filter((x) => x.id !== tune.selected) → s.id': 'test sets are stored by id (one record per id)',
   'TunePanel.svelte: tune.sets → s.id': 'test sets are stored by id (one record per id)',
   'TunePanel.svelte: tune.modeChoices → m.id': 'MODE_IDS, a constant list',
-  'TunePanel.svelte: t.heldOut.figures → fig.trial': 'runTuneSession measures each trial once (the winner and the front, as a set)',
+  'TunePanel.svelte: view.heldOut → h.group': "one row per group: current, winner, front #<trial> (tune-extra.ts tuneGroup; the winner and front as a set)",
   'TunePanel.svelte: showAll ? rows : rows.slice(0, 20) → row.id': 'trial ids are their index in the trials list',
   'App.svelte: THEMES → t': 'a constant list (checked below)',
   "NoticeList.svelte: shown → n.feature + '/' + n.key": 'NoticesState keeps one notice per (feature, key): a repeat replaces it',

@@ -1,6 +1,6 @@
 /** The Tune panel's texts (src/ui/tune/tune-view.ts): the progress line, Adopt's diff lines, a test set's provenance. */
 import { describe, expect, it } from 'vitest';
-import { adoptLines, agreementText, progressText, provenanceText } from '../../src/ui/tune/tune-view.ts';
+import { adoptLines, progressText, provenanceText } from '../../src/ui/tune/tune-view.ts';
 
 describe('the Tune panel texts', () => {
   it('says where a writing or a tune is, with the ETA', () => {
@@ -20,10 +20,5 @@ describe('the Tune panel texts', () => {
   it('shows a test set\'s model, prompt version, seed and counts, not the rest', () => {
     expect(provenanceText({ provider: 'openai', model: 'm', promptVersion: 'testset-v1', seed: 0, asked: 36, junk: 6, cached: 2 }))
       .toBe('model m, promptVersion testset-v1, seed 0, junk 6, cached 2');
-  });
-
-  it('says the agreement check in one line', () => {
-    expect(agreementText({ settings: 6, tau: 0.6667, regret: 0.0214, topReference: 0, topOther: 2, passes: false, reference: 'mine.jsonl', other: 'pseudo', topReferenceLabel: 'sparse', topOtherLabel: 'sparse --k1 0.6' }))
-      .toBe('Agreement of pseudo with mine.jsonl over 6 trials: Kendall τ 0.67, regret 0.0214 (its top: sparse --k1 0.6; the reference\'s: sparse): does not pass (τ ≥ 0.9 and regret ≤ 0.01).');
   });
 });

@@ -9,8 +9,9 @@
 import Papa from 'papaparse';
 import type { BeirQuery, Qrels } from '../data/beir.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
+import { TEST_SET_LIMITS } from './tune-tab-types.ts';
 
-export const TEST_SET_LIMITS = Object.freeze({ bytes: 2 * 1024 * 1024, rows: 10_000 });
+export { TEST_SET_LIMITS };
 
 export class TestSetFileError extends Error {
   constructor(message: string) { super(message); this.name = 'TestSetFileError'; }

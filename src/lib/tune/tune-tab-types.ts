@@ -1,4 +1,4 @@
-/** The types and limits of the Tune panel's session (tune-tab-session.ts), shared by the search worker's API and the tab. */
+/** The types and limits of the Tune panel's session and its test set files (tune-tab-session.ts), shared by the search worker's API and the tab. */
 import type { RemoteProviderId } from '../llm/types.ts';
 import type { Report } from '../reports/format.ts';
 import type { SearchSettings } from '../settings/search.ts';
@@ -6,6 +6,9 @@ import type { TestSetKind } from '../store/test-set-store.ts';
 import type { RetrievalMode } from '../retrieval/modes.ts';
 import type { IrMetricId, TuneProgress, TuneResult } from './tune-session.ts';
 import type { LlmTestSetProgress } from './llm-test-set.ts';
+
+/** A test set file (test-set-file.ts) is at most this much text and these many rows; here so the page can check a file's size without loading the parser. */
+export const TEST_SET_LIMITS = Object.freeze({ bytes: 2 * 1024 * 1024, rows: 10_000 });
 
 /** Most trials a tune in the tab may sample (and minutes it may take), most questions an LLM may be asked for one test set, most pseudo-queries. */
 export const TAB_LIMITS = Object.freeze({ budget: 500, minutes: 120, llmQuestions: 2000, pseudo: 5000 });

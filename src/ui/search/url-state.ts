@@ -12,6 +12,7 @@ import { blankWarning, dropOversized, isBlank, quote, repeatedParamWarnings, uni
 import type { MetaFilter } from '../../lib/retrieval/filter.ts';
 import { SEARCH_DEFAULTS, SEARCH_SETTINGS, type SearchSettings } from '../../lib/settings/search.ts';
 import { urlCodec } from '../../lib/settings/url-codec.ts';
+import type { Setting } from '../../lib/settings/schema.ts';
 
 /** The query, the search settings (src/lib/settings/search.ts: their parameters, defaults and bounds) and the filters. */
 export interface SearchUrlState extends SearchSettings {
@@ -110,17 +111,17 @@ export function parseUrlState(search: string): { state: SearchUrlState; warnings
   return { state, warnings };
 }
 
-/** A bm25_k / dense_k / fusion_top_k field's value: a whole number in [1, 1000], else null (blank: candidate_k). */
-export function optionalK(value: unknown): number | null {
+/**
+ * A nullable setting's field value: a value its declaration takes (bounds, whole when an int), else null (blank: what
+ * null means, e.g. the knowledge base's own k1).
+ */
+export function optionalValue(s: Setting, value: unknown): number | null {
   const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : null;
+  return Number.isFinite(n) && n >= s.min! && n <= s.max! && (s.type !== 'int' || Number.isInteger(n)) ? n : null;
 }
 
-/** A typed value within [min, max], or null (blank: the default it stands for, e.g. the knowledge base's own k1). */
-export function optionalNumber(value: unknown, min: number, max: number): number | null {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  return Number.isFinite(n) && n >= min && n <= max ? n : null;
-}
+/** A bm25_k / dense_k / fusion_top_k field's value: a whole number in [1, 1000], else null (blank: candidate_k). */
+export const optionalK = (value: unknown): number | null => optionalValue(SEARCH_SETTINGS.bm25K, value);
 
 /** Only non-default values are written, so links stay short. */
 export function serializeUrlState(s: SearchUrlState): string {

@@ -8,10 +8,11 @@ import * as Comlink from 'comlink';
 import { PROVIDERS } from '../../lib/llm/registry.ts';
 import { MODES, MODE_IDS, type RetrievalMode } from '../../lib/retrieval/modes.ts';
 import type { SearchSettings } from '../../lib/settings/search.ts';
-import { TAB_LIMITS, type TestSetSummary, type TuneTabProgress, type TuneTabResult } from '../../lib/tune/tune-tab-types.ts';
+import { TAB_LIMITS, TEST_SET_LIMITS, type TestSetSummary, type TuneTabProgress, type TuneTabResult } from '../../lib/tune/tune-tab-types.ts';
 import type { RemoteProviderId } from '../../lib/llm/types.ts';
 import type { RunEstimate } from '../../lib/eval/core/cost.ts';
 import { downloadFile } from '../shared/download.ts';
+import { formatBytes } from '../../lib/util/format-bytes.ts';
 import type { AskState } from './ask.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { SearchState } from './search.svelte.ts';
@@ -125,6 +126,8 @@ export class TuneState {
 
   importFile(file: File): Promise<void> {
     return this.guard('import', async () => {
+      // Bounded before it is read: a test set is at most TEST_SET_LIMITS.bytes.
+      if (file.size > TEST_SET_LIMITS.bytes) throw new Error(`${file.name} is ${formatBytes(file.size)}: a test set file is at most ${formatBytes(TEST_SET_LIMITS.bytes)}`);
       const { api } = this.session();
       this.added(await api.importTestSet(file.name, await file.text()));
     });

@@ -3,12 +3,12 @@
  * (objective against p95 latency; hover: the setting and its figures) and Adopt's diff lines. Pure: the panel renders it.
  */
 import { etaText } from '../../lib/eval/core/eta.ts';
+import { f4 } from '../../lib/tune/held-out.ts';
 import type { FrontInput, TuneResult } from '../../lib/tune/tune-session.ts';
 import type { AdoptChange, TuneTabProgress } from '../../lib/tune/tune-tab-types.ts';
 import { chartLayout } from '../shared/plotly.ts';
 
-const f4 = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? 'N/A' : x.toFixed(4));
-const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'N/A' : `${x.toFixed(1)} ms`);
+const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : `${x.toFixed(1)} ms`);
 
 export function progressText(p: TuneTabProgress): string {
   if (p.phase === 'write') return `questions: ${p.done} of ${p.total} chunks (${p.written} written, ${p.dropped} dropped, ${p.cached} from the cache) · ${etaText(p.etaMs)}`;
@@ -50,12 +50,6 @@ export function frontChart(r: FrontInput) {
     { type: 'scatter', mode: 'markers', name: 'winner', marker: { size: 16, symbol: 'star' }, ...point([r.winner]) },
   ];
   return { traces, layout: chartLayout(`${r.objective} against p95 latency (tuning queries)`, { xaxis: { title: { text: 'p95 end-to-end latency (ms)' } }, yaxis: { title: { text: r.objective } } }) };
-}
-
-/** The agreement check in one line: τ, regret, both top settings, whether it passes (agreement.ts). */
-export function agreementText(a: NonNullable<TuneResult['agreement']>): string {
-  return `Agreement of ${a.other} with ${a.reference} over ${a.settings} trials: Kendall τ ${a.tau === null ? 'N/A' : a.tau.toFixed(2)}, regret ${a.regret.toFixed(4)} `
-    + `(its top: ${a.topOtherLabel}; the reference's: ${a.topReferenceLabel}): ${a.passes ? 'passes' : 'does not pass'} (τ ≥ 0.9 and regret ≤ 0.01).`;
 }
 
 const shown = (x: string | number | null) => (x === null ? "the knowledge base's / default" : String(x));
