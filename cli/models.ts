@@ -12,7 +12,7 @@ import type { SearchModels } from '../src/lib/retrieval/search.ts';
 import { noVectorStore, type VectorStore } from '../src/lib/store/vector-cache.ts';
 import { CliError } from './args.ts';
 import { checkInputDir, checkOutputDir } from './fs-errors.ts';
-import { fileVectorStore } from './vector-files.ts';
+import { ensureIndexedDb, fileVectorStore } from './vector-files.ts';
 
 export const MODEL_ARGS = {
   embedder: { type: 'string' },
@@ -79,7 +79,8 @@ export async function loadCliModels(args: ModelArgs, need: { dense: boolean; rer
   } catch (e) {
     throw new CliError(`--model-host: ${(e as Error).message}`);
   }
-  const store = args['no-cache'] ? noVectorStore : fileVectorStore(cacheDir(args));
+  // hnswlib-wasm mounts IDBFS when it starts (an index built for a run or a tune's index trials), with the cache or without.
+  const store = args['no-cache'] ? (need.dense && await ensureIndexedDb(), noVectorStore) : fileVectorStore(cacheDir(args));
   const failed: CliModels['failed'] = {};
   const load = async <T>(what: string, id: string, slot: keyof CliModels['failed'], fn: () => Promise<T>): Promise<T | null> => {
     const t0 = performance.now();

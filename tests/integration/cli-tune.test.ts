@@ -157,7 +157,7 @@ describe('rag-lab tune', () => {
   });
 
   test('--rebuild: chunking joins the space, each chunking built once and its chunks embedded by the same embedder', async () => {
-    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', '--rebuild', '--modes', 'sparse,hybrid_fixed', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=auto', '--space', 'analyzer=english', '--budget', '8', '--json']);
+    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', '--rebuild', '--modes', 'sparse,hybrid_fixed', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=auto', '--space', 'analyzer=english', '--space', 'index=exact', '--budget', '8', '--json']);
     expect(r.error).toBeNull();
     const t = lastJson(r.out);
     expect(t.space.dimensions.map((d: { key: string }) => d.key)).toEqual(expect.arrayContaining(['chunked', 'chunkSize', 'analyzer']));
@@ -182,12 +182,32 @@ describe('rag-lab tune', () => {
   test('a rerank mode: the rerank depth (fusion_top_k) is a dimension, the cross-encoder of --models-dir reranks', async () => {
     const models = ['--models-dir', join(import.meta.dirname, '../fixtures/models'), '--embedder', 'rag-lab/tiny-embedder', '--reranker', 'rag-lab/tiny-cross-encoder', '--no-cache'];
     const r = await captureCommand(tuneCommand, ['--data', small, ...models, '--modes', 'hybrid_fixed_rerank', '--mode', 'hybrid_fixed_rerank',
-      '--candidate-k', '20', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=20', '--space', 'fusion-top-k=10', '--budget', '2', '--json']);
+      '--candidate-k', '20', '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'alpha=0.5', '--space', 'candidate-k=20', '--space', 'fusion-top-k=10', '--space', 'index=exact', '--budget', '2', '--json']);
     expect(r.error).toBeNull();
     const t = lastJson(r.out);
     expect(t.identity.reranker).toMatch(/tiny-cross-encoder/);
     expect(t.trials.map((x: { label: string }) => x.label)).toEqual(['hybrid_fixed_rerank', 'hybrid_fixed_rerank --fusion-top-k 10']);
     expect(new Set(t.trials.map((x: { configHash: string }) => x.configHash)).size).toBe(2);
+  });
+
+  test('the vector index kind: each kind built once over the same vectors; a trial of a kind is eval-beir --index of it', async () => {
+    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', '--modes', 'dense', '--space', 'index=exact,int8,hnsw', '--budget', '3', '--json']);
+    expect(r.error).toBeNull();
+    const t = lastJson(r.out);
+    // the kind auto picks here (exact) is the current settings' own: no third label for it
+    expect(t.space.dimensions.find((d: { key: string }) => d.key === 'index').values).toEqual(['auto', 'int8', 'hnsw']);
+    expect(t.trials.map((x: { label: string }) => x.label).sort()).toEqual(['dense', 'dense --index hnsw', 'dense --index int8']);
+    expect(t.notes.filter((n: string) => /vector index over \d+ vectors built once/.test(n))).toHaveLength(2);
+    const byLabel = (l: string) => t.trials.find((x: { label: string }) => x.label === l);
+    // a small corpus: the graph finds what the exact scan finds (scores re-scored exactly): the same figure on the same queries
+    expect(byLabel('dense --index hnsw').queries).toBe(byLabel('dense').queries);
+    expect(byLabel('dense --index hnsw').score).toBe(byLabel('dense').score);
+    const report = join(tmp, 'hnsw.json');
+    const e = await captureCommand(evalBeirCommand, ['--data', small, '--train-embedder', '--no-predictors', '--modes', 'dense', '--index', 'hnsw', '--report-out', report]);
+    expect(e.error).toBeNull();
+    const parsed = parseReportText(readFileSync(report, 'utf8'));
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.report.configHash).toBe(byLabel('dense --index hnsw').configHash);
   });
 
   test('--space FILE: the dimensions narrowed by a JSON object, checked as the K=V forms are', async () => {

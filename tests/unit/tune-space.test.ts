@@ -50,16 +50,18 @@ describe('the search space', () => {
     expect(sparse).toHaveLength(5 * 4); // k1 × b
     expect(sparse[0]).toEqual({ mode: 'sparse', values: { k1: RUN_DEFAULTS.k1, b: RUN_DEFAULTS.b } });
     expect(new Set(sparse.map(candidateKey)).size).toBe(sparse.length);
-    expect(modeCandidates('dense', dims, RUN_DEFAULTS)).toEqual([{ mode: 'dense', values: {} }]);
-    expect(modeCandidates('hybrid_fixed', dims, RUN_DEFAULTS)).toHaveLength(3 * 5 * 4 * 9); // candidate_k × k1 × b × α
+    // the vector index kinds (the base's 'auto' outside the listed kinds: the tuner maps the kind it picks to it, index-variants.ts)
+    expect(modeCandidates('dense', dims, RUN_DEFAULTS).map((c) => c.values)).toEqual([{ index: 'auto' }, { index: 'exact' }, { index: 'int8' }, { index: 'hnsw' }]);
+    expect(modeCandidates('dense', tuneDimensions({ fixed: ['index'] }), RUN_DEFAULTS)).toEqual([{ mode: 'dense', values: {} }]);
+    expect(modeCandidates('hybrid_fixed', dims, RUN_DEFAULTS)).toHaveLength(3 * 5 * 4 * 9 * 3 + 1); // candidate_k × k1 × b × α × index kind, and the base (index 'auto')
     // a base value outside the listed ones is a candidate of its own, first
     const odd = modeCandidates('sparse', dims, { ...RUN_DEFAULTS, k1: 1.1 });
     expect(odd).toHaveLength(21);
     expect(odd[0]!.values).toMatchObject({ k1: 1.1 });
-    expect(spaceSize(['sparse', 'dense'], dims, RUN_DEFAULTS)).toBe(21);
+    expect(spaceSize(['sparse', 'dense'], dims, RUN_DEFAULTS)).toBe(24);
   });
   it('the sample: each mode\'s base first, then round robin over the modes; seeded; never more than the space', () => {
-    const dims = tuneDimensions();
+    const dims = tuneDimensions({ fixed: ['index'] });
     const modes = ['sparse', 'dense', 'hybrid_fixed'] as const;
     const a = sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 3);
     expect(a.slice(0, 3).map((c) => c.mode)).toEqual(['sparse', 'dense', 'hybrid_fixed']);

@@ -157,13 +157,15 @@ describe('the Tune panel session', () => {
     expect(r.result.identity.embedder).toBe('fake/bag@fp32');
   });
 
-  it('Adopt says what a search cannot take: a winner\'s chunking or analyzer that is not the knowledge base\'s', () => {
+  it('Adopt says what a search cannot take: a winner\'s chunking, analyzer or vector index that is not the knowledge base\'s', () => {
     const winner = (over: Partial<RunFlat>) => ({ winnerSettings: { mode: 'sparse' as const, settings: { ...RUN_DEFAULTS, k1: 0.9, b: 0.4, ...over } } }) as unknown as TuneResult;
     expect(adoptOf(winner({}), kb, SEARCH_DEFAULTS).notApplied).toEqual([]);
     expect(adoptOf(winner({ chunked: true, chunkSize: 400, overlap: 60, analyzer: 'plain' }), kb, SEARCH_DEFAULTS).notApplied).toEqual([
       'chunking: chunks of 400 characters (overlap 60) (the knowledge base has whole documents)',
       'BM25 analyzer: plain (the knowledge base has english)',
     ]);
+    // the vector index kind is the knowledge base's (built with it): named, not applied
+    expect(adoptOf(winner({ index: 'hnsw' }), kb, SEARCH_DEFAULTS).notApplied).toEqual(['vector index: hnsw (the knowledge base has none)']);
   });
 
   it('makes pseudo-queries, always labelled; their winner is not adoptable without an agreement check', async () => {

@@ -197,6 +197,11 @@ export class HnswIndex implements DenseRetriever {
     this.index?.setEfSearch(ef);
   }
 
+  /** The kept float32 vectors (L2-normalised for 'cosine'), row-major: what another index of the same items is built from. */
+  get keptVectors(): Float32Array {
+    return this.vectors;
+  }
+
   /**
    * Approximate memory: hnswlib's graph (exact once serialised or restored, else estimated from M) plus the kept
    * float32 vectors used for exact re-scoring.

@@ -138,6 +138,19 @@ export class KnowledgeBase {
     return kb;
   }
 
+  /**
+   * The same items, postings and dense calibration with another vector index over the same vectors (the tuner's
+   * index-kind trials): only the dense retriever differs.
+   */
+  withDenseIndex(index: DenseRetriever): KnowledgeBase {
+    if (index.size !== this.size) throw new Error(`withDenseIndex: the index holds ${index.size} vectors, the knowledge base ${this.size} items`);
+    const kb = new KnowledgeBase(this.docs, this.data, this.bm25, this.texts, this.ids);
+    kb.dense = index;
+    kb.denseCdf = this.denseCdf;
+    kb.denseSkip = this.denseSkip;
+    return kb;
+  }
+
   /** `analyzer` sets the BM25 tokenizer (default: the English analyzer: stop words, Porter stems). */
   static build(docs: readonly SourceDocument[], options: Partial<KbOptions> = {}, onProgress?: BuildProgress, analyzer?: Partial<AnalyzerOptions>): KnowledgeBase {
     const opts: KbOptions = { ...DEFAULT_KB_OPTIONS, ...options };

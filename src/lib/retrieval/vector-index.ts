@@ -114,6 +114,16 @@ export function vectorIndexKind(index: DenseRetriever): VectorIndexKind {
   throw new Error('vectorIndexKind: not an index built by buildVectorIndex');
 }
 
+/**
+ * The float32 vectors an index built or restored here holds (an HNSW graph keeps them L2-normalised for 'cosine',
+ * which a cosine index of another kind reads the same), to build another kind over the same items (the tuner's index
+ * dimension); null for int8 (its codes are lossy) and for other retrievers.
+ */
+export function indexVectors(index: DenseRetriever): Float32Array | null {
+  if (index instanceof HnswIndex) return index.keptVectors;
+  return exactVectors.get(index) ?? null;
+}
+
 /** Plain data (typed arrays + version) for the IndexedDB cache; HNSW gives its graph bytes instead of a rebuild. */
 export async function serializeVectorIndex(index: DenseRetriever): Promise<VectorIndexData> {
   if (index instanceof HnswIndex) return index.toData();

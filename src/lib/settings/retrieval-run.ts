@@ -71,6 +71,7 @@ const WITH_BM25 = ['sparse', 'rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid
 const FUSED = ['rrf', 'hybrid_fixed', 'hybrid_calibrated', 'hybrid_fixed_rerank', 'hybrid_calibrated_rerank'];
 const CALIBRATED = ['hybrid_calibrated', 'hybrid_calibrated_rerank'];
 const RERANKED = MODE_IDS.filter((m) => MODES[m].needsReranker);
+const DENSE = MODE_IDS.filter((m) => MODES[m].needsDense);
 
 export const RUN_SETTINGS = Object.freeze({
   protocol: oneOf(PROTOCOLS, { default: D.protocol, flag: 'protocol', meta: 'P', describe: "the preset the other settings start from (seed-b: seed B's evaluation protocol, below)" }),
@@ -108,7 +109,8 @@ export const RUN_SETTINGS = Object.freeze({
   entropyBasis: { ...SEARCH_SETTINGS.entropyBasis, tune: { values: ENTROPY_BASES, modes: CALIBRATED } },
   // The search setting's declaration (settings/search.ts), with the tuner's values.
   alpha: { ...SEARCH_SETTINGS.alpha, tune: { values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] } },
-  index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index' }),
+  // The tuner builds each kind once over the same vectors (the kind 'auto' picks counts as 'auto'): it moves latency, and recall for hnsw / int8.
+  index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index', tune: { values: ['exact', 'int8', 'hnsw'], modes: DENSE } }),
   predictors: bool({ default: D.predictors, flag: 'no-predictors', negate: true, describe: 'skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC, WIG)' }),
   resamples: int({ default: D.resamples, nullMeans: "the analysis' own", min: 100, max: 100_000, flag: 'resamples', describe: 'bootstrap resamples and permutations of the analysis' }),
 });

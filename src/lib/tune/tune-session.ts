@@ -29,6 +29,7 @@ import { paretoFront } from './pareto.ts';
 import { PSEUDO_LABEL } from './pseudo-queries.ts';
 import { sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
 import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
+import { indexDimensions, IndexVariants } from './index-variants.ts';
 
 export interface TuneSessionInput {
   kb: KnowledgeBase;
@@ -157,6 +158,18 @@ export function testSetQueries(queries: readonly BeirQuery[], qrels: Qrels, kb: 
 }
 
 export async function runTuneSession(input: TuneSessionInput): Promise<TuneResult> {
+  // The vector index kinds its trials ask for, built once each and freed when the tune ends.
+  const indexes = new IndexVariants(input.signal);
+  try {
+    const result = await tuneWith(input, indexes);
+    result.notes.push(...indexes.notes);
+    return result;
+  } finally {
+    indexes.dispose();
+  }
+}
+
+async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promise<TuneResult> {
   const { qrels, signal } = input;
   const objective = input.objective ?? 'ndcg@10';
   const seed = input.seed ?? 0;
@@ -177,7 +190,7 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   });
   const currentAvailability = modeAvailability(current, caps);
   if (!currentAvailability.available) throw new TuneError(`the current mode ${current} cannot run here: ${currentAvailability.reason}`);
-  const dims = tuneDimensions(input.space);
+  const dims = indexDimensions(tuneDimensions(input.space), base.index, input.kb, notes);
   const size = spaceSize(modes, dims, baseFlat);
 
   const judged = testSetQueries(input.queries, qrels, input.kb, notes);
@@ -190,9 +203,9 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
   // The knowledge base of each chunking (built again: `rebuild`) and BM25 (k1, b): its postings under other parameters.
   const buildKey = (s: Pick<RetrievalRunSettings, 'chunking' | 'analyzer'>) => JSON.stringify([s.chunking === false ? false : { size: s.chunking.chunkSize, overlap: s.chunking.overlap }, s.analyzer]);
   const built = new Map<string, Promise<KnowledgeBase>>([[buildKey(base), Promise.resolve(input.kb)]]);
-  const kbs = new Map<string, KnowledgeBase>([[`${buildKey(base)}|${base.bm25.k1},${base.bm25.b}`, input.kb]]);
+  const kbs = new Map<string, KnowledgeBase>([[`${buildKey(base)}|${base.bm25.k1},${base.bm25.b}|${base.index}`, input.kb]]);
   const kbOf = async (s: RetrievalRunSettings) => {
-    const ck = buildKey(s), key = `${ck}|${s.bm25.k1},${s.bm25.b}`;
+    const ck = buildKey(s), key = `${ck}|${s.bm25.k1},${s.bm25.b}|${s.index}`;
     let kb = kbs.get(key);
     if (!kb) {
       if (!built.has(ck)) {
@@ -200,7 +213,8 @@ export async function runTuneSession(input: TuneSessionInput): Promise<TuneResul
         built.set(ck, input.rebuild(s));
       }
       const chunked = await built.get(ck)!;
-      kb = s.bm25.k1 === chunked.options.bm25.k1 && s.bm25.b === chunked.options.bm25.b ? chunked : chunked.withBm25(s.bm25);
+      const indexed = await indexes.of(chunked, ck, s.index);
+      kb = s.bm25.k1 === indexed.options.bm25.k1 && s.bm25.b === indexed.options.bm25.b ? indexed : indexed.withBm25(s.bm25);
       kbs.set(key, kb);
     }
     return kb;

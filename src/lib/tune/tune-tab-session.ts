@@ -24,6 +24,7 @@ import { searchOfRunConfig } from '../settings/run-config-file.ts';
 import { SEARCH_SETTINGS, type SearchSettings } from '../settings/search.ts';
 import { indexedDbReplyStore, indexedDbTestSetStore, type ReplyStore, type StoredTestSet, type TestSetStore } from '../store/test-set-store.ts';
 import { indexedDbRetrievalRowCache } from '../eval/retrieval/retrieval-cache.ts';
+import { ownIndexKind } from './index-variants.ts';
 import { estimateLlmTestSet, sampleTestSetChunks } from './llm-test-set.ts';
 import { TEST_SET_LIMITS } from './test-set-file.ts';
 import { makeTestSet, testSetBeirFiles, type MadeTestSet } from './test-set-make.ts';
@@ -242,6 +243,7 @@ export function adoptOf(r: TuneResult, kb: KnowledgeBase, current: SearchSetting
   const notApplied = [
     ...(mine !== theirs ? [`chunking: ${theirs} (the knowledge base has ${mine})`] : []),
     ...(analyzerOf(kb) !== 'custom' && analyzerOf(kb) !== w.settings.analyzer ? [`BM25 analyzer: ${w.settings.analyzer} (the knowledge base has ${analyzerOf(kb)})`] : []),
+    ...(w.settings.index !== 'auto' && w.settings.index !== ownIndexKind(kb) ? [`vector index: ${w.settings.index} (the knowledge base has ${ownIndexKind(kb) ?? 'none'})`] : []),
   ];
   return { settings, changes, notApplied };
 }
