@@ -36,12 +36,18 @@ describe('rag-lab tune', () => {
     expect(t.split).toEqual({ seed: 0, heldOutFraction: 0.3, tuning: 21, heldOut: 9 });
     // 12 trials, 8 finalists: ⌈log3(12/8)⌉ = 1 rung after the first; 20 then all 21 tuning queries
     expect(t.rungs).toEqual([{ candidates: 12, queries: 20 }, { candidates: 8, queries: 21 }]);
-    expect(t.trials).toHaveLength(12);
-    expect(new Set(t.trials.map((x: { mode: string }) => x.mode))).toEqual(new Set(['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated']));
+    // 12 sampled trials, then the vector index kinds (int8, hnsw) beside each finalist with a dense side
+    const sampled = t.trials.slice(0, 12), beside = t.trials.slice(12);
+    expect(new Set(sampled.map((x: { mode: string }) => x.mode))).toEqual(new Set(['sparse', 'dense', 'rrf', 'hybrid_fixed', 'hybrid_calibrated']));
+    for (const x of sampled) expect(x.label).not.toMatch(/--index/);
+    const denseFinalists = sampled.filter((x: { finalist: boolean; mode: string }) => x.finalist && x.mode !== 'sparse');
+    expect(beside.map((x: { label: string }) => x.label).sort()).toEqual(denseFinalists.flatMap((x: { label: string }) => [`${x.label} --index int8`, `${x.label} --index hnsw`]).sort());
+    for (const x of beside) expect(x).toMatchObject({ finalist: true, rung: 1, queries: 21 });
+    expect(t.notes).toContain(`index tried beside the ${denseFinalists.length} finalists it applies to: ${beside.length} more trials on 21 tuning queries`);
     for (const x of t.trials) expect(x.configHash).toMatch(/^[0-9a-f]{24}$/);
-    expect(new Set(t.trials.map((x: { configHash: string; mode: string }) => `${x.mode}:${x.configHash}`)).size).toBe(12);
+    expect(new Set(t.trials.map((x: { configHash: string; mode: string }) => `${x.mode}:${x.configHash}`)).size).toBe(t.trials.length);
     const finalists = t.trials.filter((x: { finalist: boolean }) => x.finalist).map((x: { id: number }) => x.id);
-    expect(finalists).toHaveLength(8);
+    expect(finalists).toHaveLength(8 + beside.length);
     for (const id of t.front) expect(finalists).toContain(id);
     expect(finalists).toContain(t.winner);
     // the winner is the best finalist on the tuning queries

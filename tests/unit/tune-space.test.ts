@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { RUN_DEFAULTS, RUN_SETTINGS } from '../../src/lib/settings/retrieval-run.ts';
 import { num } from '../../src/lib/settings/schema.ts';
-import { candidateKey, modeCandidates, sampleCandidates, spaceSize, SpaceError, tuneDimensions } from '../../src/lib/tune/space.ts';
+import { candidateKey, finalistVariants, modeCandidates, sampleCandidates, spaceSize, SpaceError, tuneDimensions } from '../../src/lib/tune/space.ts';
 
 describe('the search space', () => {
   it('has a dimension for each run setting declared with tune values, in the modes it changes', () => {
@@ -61,7 +61,8 @@ describe('the search space', () => {
     expect(spaceSize(['sparse', 'dense'], dims, RUN_DEFAULTS)).toBe(24);
   });
   it('the sample: each mode\'s base first, then round robin over the modes; seeded; never more than the space', () => {
-    const dims = tuneDimensions({ fixed: ['index'] });
+    // (the vector index kind is tried beside the finalists, not sampled: finalistVariants)
+    const dims = tuneDimensions();
     const modes = ['sparse', 'dense', 'hybrid_fixed'] as const;
     const a = sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 3);
     expect(a.slice(0, 3).map((c) => c.mode)).toEqual(['sparse', 'dense', 'hybrid_fixed']);
@@ -72,8 +73,24 @@ describe('the search space', () => {
     expect(sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 3)).toEqual(a);
     expect(sampleCandidates(modes, dims, RUN_DEFAULTS, 10, 4)).not.toEqual(a);
     expect(sampleCandidates(['sparse', 'dense'], dims, RUN_DEFAULTS, 1e6, 0)).toHaveLength(21);
+    expect(a.every((c) => !('index' in c.values))).toBe(true);
     expect(() => sampleCandidates(modes, dims, RUN_DEFAULTS, 0, 0)).toThrow(/budget/);
     expect(() => sampleCandidates([], dims, RUN_DEFAULTS, 5, 0)).toThrow(/no mode/);
+  });
+});
+
+describe('the dimensions tried beside the finalists', () => {
+  it('adds each other value next to each finalist it applies to, one dimension at a time, none twice', () => {
+    const dims = tuneDimensions({ narrow: { index: ['auto', 'hnsw'] } });
+    expect(dims.find((d) => d.key === 'index')).toMatchObject({ finalists: true, values: ['auto', 'hnsw'] });
+    const sparse = { mode: 'sparse' as const, values: { k1: 0.9, b: 0.4 } };
+    const dense = { mode: 'dense' as const, values: {} };
+    const hybrid = { mode: 'hybrid_fixed' as const, values: { alpha: 0.7 } };
+    const got = finalistVariants([hybrid, sparse, dense], dims, RUN_DEFAULTS, [hybrid, sparse, dense]);
+    // sparse has no dense side; the base's 'auto' is each finalist's own value
+    expect(got).toEqual([{ of: 0, c: { mode: 'hybrid_fixed', values: { alpha: 0.7, index: 'hnsw' } } }, { of: 2, c: { mode: 'dense', values: { index: 'hnsw' } } }]);
+    // a variant that is already a candidate is not tried again
+    expect(finalistVariants([dense], dims, RUN_DEFAULTS, [dense, { mode: 'dense', values: { index: 'hnsw' } }])).toEqual([]);
   });
 });
 

@@ -109,8 +109,9 @@ export const RUN_SETTINGS = Object.freeze({
   entropyBasis: { ...SEARCH_SETTINGS.entropyBasis, tune: { values: ENTROPY_BASES, modes: CALIBRATED } },
   // The search setting's declaration (settings/search.ts), with the tuner's values.
   alpha: { ...SEARCH_SETTINGS.alpha, tune: { values: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], modes: ['hybrid_fixed', 'hybrid_fixed_rerank'] } },
-  // The tuner builds each kind once over the same vectors (the kind 'auto' picks counts as 'auto'): it moves latency, and recall for hnsw / int8.
-  index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index', tune: { values: ['exact', 'int8', 'hnsw'], modes: DENSE } }),
+  // The tuner builds each kind once over the same vectors (the kind 'auto' picks counts as 'auto') and tries the kinds
+  // beside each finalist: they move latency (and, a little, recall), which the front shows.
+  index: oneOf(INDEX_KINDS, { default: D.index, flag: 'index', meta: 'KIND', describe: 'vector index', tune: { values: ['exact', 'int8', 'hnsw'], modes: DENSE, finalists: true } }),
   predictors: bool({ default: D.predictors, flag: 'no-predictors', negate: true, describe: 'skip the query performance predictors (entropy under each calibration, alpha, clarity, NQC, WIG)' }),
   resamples: int({ default: D.resamples, nullMeans: "the analysis' own", min: 100, max: 100_000, flag: 'resamples', describe: 'bootstrap resamples and permutations of the analysis' }),
 });

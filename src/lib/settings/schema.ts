@@ -41,9 +41,11 @@ export interface Setting<V = unknown> {
    * The values the tuner tries by default (tune/space.ts: a setting with `tune` is a dimension of the search space),
    * and the retrieval modes it changes anything in (absent: every mode). `rebuild`: each value is a knowledge base
    * built again (chunking), a dimension only when the tune may rebuild; `requires`: the values of other settings it
-   * only matters under (a chunk size, when chunked).
+   * only matters under (a chunk size, when chunked); `finalists`: tried on the halving's finalists only, one value at a
+   * time beside each (a setting that moves latency and hardly the score: sampling it would spend the budget on
+   * settings the objective cannot tell apart).
    */
-  tune?: { values: readonly (number | string | boolean | null)[]; modes?: readonly string[]; rebuild?: boolean; requires?: Readonly<Record<string, number | string | boolean | null>> };
+  tune?: { values: readonly (number | string | boolean | null)[]; modes?: readonly string[]; rebuild?: boolean; requires?: Readonly<Record<string, number | string | boolean | null>>; finalists?: boolean };
 }
 
 export type SettingsSchema = Readonly<Record<string, Setting>>;

@@ -23,6 +23,8 @@ export interface TuneDimension {
   modes: readonly string[] | null;
   /** The values of other settings it only matters under (a chunk size: when chunked); absent: always. */
   requires?: Readonly<Partial<Record<RunFlatKey, TuneValue>>>;
+  /** Tried beside the halving's finalists, one value at a time, not sampled (`finalistVariants`). */
+  finalists?: boolean;
 }
 
 export interface TuneCandidate {
@@ -57,7 +59,10 @@ export function tuneDimensions(o: SpaceOptions = {}, schema: SettingsSchema = RU
       if (narrowed.length === 0) throw new SpaceError(`${s.flag ?? key}: no value left to try`);
       for (const x of narrowed) if (!v.is(valueSchema(s), x)) throw new SpaceError(`${s.flag ?? key}: ${JSON.stringify(x)} is not a value of this setting`);
     }
-    out.push({ key, values: [...new Set(narrowed ?? s.tune.values)], modes: s.tune.modes ?? null, ...(s.tune.requires ? { requires: s.tune.requires as TuneDimension['requires'] } : {}) });
+    out.push({
+      key, values: [...new Set(narrowed ?? s.tune.values)], modes: s.tune.modes ?? null,
+      ...(s.tune.requires ? { requires: s.tune.requires as TuneDimension['requires'] } : {}), ...(s.tune.finalists ? { finalists: true } : {}),
+    });
   }
   for (const key of Object.keys(o.narrow ?? {})) {
     if (!out.some((d) => d.key === key)) throw new SpaceError(`${key} is not a setting the tuner varies (${out.map((d) => d.key).join(', ')})`);
@@ -101,15 +106,16 @@ export const spaceSize = (modes: readonly RetrievalMode[], dims: readonly TuneDi
   modes.reduce((n, m) => n + modeCandidates(m, dims, base).length, 0);
 
 /**
- * `budget` candidates: each mode's base candidate, then a seeded sample of the rest, round robin over the modes (in
+ * `budget` candidates (the dimensions tried beside the finalists left at the base's values): each mode's base candidate, then a seeded sample of the rest, round robin over the modes (in
  * the order given) until the budget or the space runs out.
  */
 export function sampleCandidates(modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat, budget: number, seed: number): TuneCandidate[] {
   if (modes.length === 0) throw new SpaceError('no mode can run: the space is empty');
   if (!(Number.isInteger(budget) && budget >= 1)) throw new SpaceError(`the budget must be a whole number of trials ≥ 1, got ${budget}`);
   const rand = seededRandom(seed);
+  const sampled = dims.filter((d) => !d.finalists);
   const pools = modes.map((m) => {
-    const [first, ...rest] = modeCandidates(m, dims, base);
+    const [first, ...rest] = modeCandidates(m, sampled, base);
     for (let i = rest.length - 1; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
       [rest[i], rest[j]] = [rest[j]!, rest[i]!];
@@ -120,6 +126,27 @@ export function sampleCandidates(modes: readonly RetrievalMode[], dims: readonly
   for (let round = 0; out.length < budget && pools.some((p) => p.length > round); round++) {
     for (const p of pools) if (round < p.length && out.length < budget) out.push(p[round]!);
   }
+  return out;
+}
+
+/**
+ * The candidates a finalist stage adds (dimensions declared `finalists`): for each finalist, each other value of each
+ * such dimension that applies to its mode, the rest of its values kept; none that is already a candidate.
+ */
+export function finalistVariants(finalists: readonly TuneCandidate[], dims: readonly TuneDimension[], base: RunFlat, taken: readonly TuneCandidate[]): Array<{ of: number; c: TuneCandidate }> {
+  const seen = new Set(taken.map(candidateKey));
+  const out: Array<{ of: number; c: TuneCandidate }> = [];
+  finalists.forEach((f, of) => {
+    for (const d of dims) {
+      if (!d.finalists || !applies(d, f.mode)) continue;
+      for (const x of d.values) {
+        const c: TuneCandidate = { mode: f.mode, values: { ...f.values, [d.key]: x } };
+        if (x === (d.key in f.values ? f.values[d.key] : base[d.key]) || seen.has(candidateKey(c))) continue;
+        seen.add(candidateKey(c));
+        out.push({ of, c });
+      }
+    }
+  });
   return out;
 }
 

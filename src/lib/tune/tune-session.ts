@@ -27,7 +27,7 @@ import { ALPHA_GRID, learnedAlpha, type LearnedAlphaResult } from './learned-alp
 import { agreementOf, type Agreement } from './agreement.ts';
 import { paretoFront } from './pareto.ts';
 import { PSEUDO_LABEL } from './pseudo-queries.ts';
-import { sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
+import { finalistVariants, sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
 import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
 import { indexDimensions, IndexVariants } from './index-variants.ts';
 
@@ -277,7 +277,9 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   if (budget > candidates.length) notes.push(`the budget of ${budget} trials is more than the space holds: ${candidates.length} trials ran`);
   const prepared: Prepared[] = [];
   for (const c of candidates) prepared.push(await prepare(c));
-  const rungCount = halvingRungs(prepared.length, tuning.length, h).length;
+  // The dimensions tried beside the finalists (the vector index kind), one more rung when any applies to a mode here.
+  const late = dims.filter((d) => d.finalists && modes.some((m) => d.modes === null || d.modes.includes(m)));
+  const rungCount = halvingRungs(prepared.length, tuning.length, h).length + (late.length ? 1 : 0);
   let done = 0, rungTotal = 0, rungIndex = 0, rungQueries = 0;
   const result = await successiveHalving(prepared.length, tuning.length, async (i, q) => {
     signal?.throwIfAborted();
@@ -286,21 +288,36 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     return mean(rows.map((r) => r.score));
   }, h, (r, rung) => { rungIndex = r; rungTotal = rung.candidates; rungQueries = rung.queries; done = 0; });
 
-  const lastRung = result.rungs.length - 1;
+  const lastRung = result.rungs.length - 1, lastQueries = result.rungs[lastRung]!.queries;
+  const reached = [...result.reached], finalists = [...result.finalists];
+  const variants = finalistVariants(result.finalists.map((i) => candidates[i]!), late, baseFlat, candidates);
+  if (variants.length) {
+    // Each on the last rung's queries, as a finalist (its rows and latency beside the finalist it varies).
+    rungIndex = rungCount - 1; rungTotal = variants.length; rungQueries = lastQueries; done = 0;
+    for (const { c } of variants) {
+      signal?.throwIfAborted();
+      const id = candidates.push(c) - 1;
+      prepared.push(await prepare(c));
+      reached[id] = { rung: lastRung, score: mean((await rowsOf(prepared[id]!, tuning.slice(0, lastQueries))).map((r) => r.score)) };
+      finalists.push(id);
+      input.onProgress?.({ rung: rungIndex, rungs: rungCount, done: ++done, total: rungTotal, queries: rungQueries });
+    }
+    notes.push(`${late.map((d) => RUN_SETTINGS[d.key].flag ?? d.key).join(', ')} tried beside the ${new Set(variants.map((x) => x.of)).size} finalists it applies to: ${variants.length} more trials on ${lastQueries} tuning queries`);
+  }
   const trials: TuneTrial[] = prepared.map((t, id) => {
     // The candidate's own values (a run shared with another candidate of the same settings keeps the first's).
-    const c = candidates[id]!, reached = result.reached[id]!;
-    const seen = reached.rung >= 0 ? tuning.slice(0, result.rungs[reached.rung]!.queries) : [];
+    const c = candidates[id]!, at = reached[id]!;
+    const seen = at.rung >= 0 ? tuning.slice(0, result.rungs[at.rung]!.queries) : [];
     const rows = seen.map((q) => t.rows.get(q.id)?.ms ?? NaN).filter(Number.isFinite);
     return {
-      id, mode: c.mode, values: c.values, label: labelOf(c, baseFlat), configHash: t.configHash, rung: reached.rung,
-      queries: reached.rung >= 0 ? result.rungs[reached.rung]!.queries : 0, score: reached.score,
-      meanMs: rows.length ? mean(rows) : null, p95Ms: rows.length ? percentile(rows, 95) : null, finalist: reached.rung === lastRung,
+      id, mode: c.mode, values: c.values, label: labelOf(c, baseFlat), configHash: t.configHash, rung: at.rung,
+      queries: at.rung >= 0 ? result.rungs[at.rung]!.queries : 0, score: at.score,
+      meanMs: rows.length ? mean(rows) : null, p95Ms: rows.length ? percentile(rows, 95) : null, finalist: at.rung === lastRung,
     };
   });
-  const finalists = result.finalists;
   const front = paretoFront(finalists.map((i) => ({ quality: trials[i]!.score, cost: trials[i]!.p95Ms ?? NaN }))).map((k) => finalists[k]!);
-  const winner = finalists[0]!;
+  // The best finalist on the tuning queries (a tie: the halving's order, before the variants beside it).
+  const winner = finalists.reduce((w, i) => (reached[i]!.score > reached[w]!.score ? i : w), finalists[0]!);
 
   // The held-out figures: the current settings, the winner and the front.
   signal?.throwIfAborted();
