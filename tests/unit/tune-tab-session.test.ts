@@ -18,6 +18,8 @@ import type { TuneResult } from '../../src/lib/tune/tune-session.ts';
 import { attachKbVectors } from '../../src/lib/rag/kb-vectors.ts';
 import type { TextEmbedder } from '../../src/lib/models/types.ts';
 import { topicCorpus } from '../helpers/topic-corpus.ts';
+import type { RetrievalRowCache } from '../../src/lib/eval/retrieval/retrieval-bench.ts';
+import type { ReportRow } from '../../src/lib/reports/format.ts';
 
 const docs = topicCorpus(12, 3);
 const kb = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 0 });
@@ -26,11 +28,21 @@ const info = (corpusHash: string): KbInfo => ({
   facets: [], documents: docs.length, items: kb.size, source: 'built', cacheNote: null, buildMs: 0, revisionSha: null, dense: null, corpusHash, artifactEmbedder: null, notes: [],
 });
 
-function session(hash = { value: 'h1' }) {
+function session(hash = { value: 'h1' }, cache: RetrievalRowCache | null = null, store = memoryTestSetStore()) {
   return new TuneTabSession({
     context: () => ({ kb, info: info(hash.value), models: {}, embedder: null, reranker: null }),
-    store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null, runtime: { runtime: 'node', agent: 'test' },
+    store, replies: memoryReplyCache(), cache, runtime: { runtime: 'node', agent: 'test' },
   });
+}
+/** The row cache as IndexedDB keeps it across a reload: a map, counting what was read back and what was computed. */
+function rowCache() {
+  const rows = new Map<string, ReportRow>();
+  const c = { hits: 0, put: [] as string[], rows };
+  const cache: RetrievalRowCache = {
+    get: async (h, k) => { const r = rows.get(`${h}|${k}`); if (r) c.hits++; return r && structuredClone(r); },
+    put: async (h, k, r) => { c.put.push(`${h}|${k}`); rows.set(`${h}|${k}`, structuredClone(r)); },
+  };
+  return { c, cache };
 }
 // A question per document: its title's two words and two of its body's, judged by its id.
 const jsonl = docs.map((d) => JSON.stringify({ question: `${d.title} ${d.text.split(' ').slice(2, 4).join(' ')}`, doc_id: d.id })).join('\n');
@@ -102,6 +114,29 @@ describe('the Tune panel session', () => {
     for (const budget of [0, 1e9, 2.5]) await expect(s.tune({ ...req, budget }, [], () => {})).rejects.toThrow(/budget \(trials\) must be a whole number from 1 to 500/);
     await expect(s.tune({ ...req, testSetId: 'nope' }, [], () => {})).rejects.toThrow(/not one of this knowledge base/);
     await expect(s.tune({ ...req, modes: [] }, [], () => {})).rejects.toThrow(/at least one mode/);
+  });
+
+  it('Cancel, reload and tune again: the trials that ran are read back, the rest computed; the result is the uninterrupted one', async () => {
+    const store = memoryTestSetStore();
+    const { c, cache } = rowCache();
+    const first = session(undefined, cache, store);
+    const set = await first.importTestSet('mine.jsonl', jsonl);
+    const req = { testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['sparse' as const], budget: 8 };
+    let events = 0;
+    await expect(first.tune(req, [], () => { if (++events === 3) first.cancelTune(); })).rejects.toThrow(/Cancelled: the trials that ran are cached/);
+    const before = new Set(c.put), ran = c.put.length;
+    expect(ran).toBeGreaterThan(0);
+    // A reload: a new session over the same stores (IndexedDB's test sets and rows).
+    const again = await session(undefined, cache, store).tune(req, [], () => {});
+    const after = c.put.slice(ran);
+    // Nothing the cancelled tune computed was computed again; something was left to compute.
+    expect(after.filter((k) => before.has(k))).toEqual([]);
+    expect(after.length).toBeGreaterThan(0);
+    expect(c.hits).toBeGreaterThan(0);
+    // An uninterrupted tune: the same trials and figures.
+    const whole = await session(undefined, rowCache().cache, store).tune(req, [], () => {});
+    expect(again.result.trials.map((t) => [t.label, t.configHash, t.score])).toEqual(whole.result.trials.map((t) => [t.label, t.configHash, t.score]));
+    expect(again.result.winner).toBe(whole.result.winner);
   });
 
   it('checks a test set against another of the knowledge base: hand-labelled questions are the reference; a pseudo winner adopts only when they agree', async () => {
