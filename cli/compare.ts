@@ -7,7 +7,8 @@ import { compareReports, COMPARE_DEFAULTS, COMPARE_MAX_DRAWS } from '../src/lib/
 import { compareText } from '../src/lib/reports/compare-text.ts';
 import { parseReportText, type Report } from '../src/lib/reports/format.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { readText } from './fs-errors.ts';
+import { readText, writeText } from './fs-errors.ts';
+import { reportFileText } from '../src/lib/reports/title.ts';
 
 const HELP = `Usage: rag-lab compare A.json B.json [C.json…] [options]
 
@@ -27,6 +28,13 @@ export function readReport(path: string): Report {
   const parsed = parseReportText(readText(path), path);
   if (!parsed.ok) throw new CliError(`${path}: ${parsed.message}`);
   return parsed.report;
+}
+
+/** Writes a report file (when `path` names one) and says so on stderr, with what it holds. */
+export function writeReport(path: string | undefined, report: Report | null, holds = `${report?.rows.length} rows`): void {
+  if (!path || !report) return;
+  writeText(path, reportFileText(report));
+  process.stderr.write(`report written to ${path} (${holds})\n`);
 }
 
 /** --iterations, --permutations and --seed of compare and analyze. */

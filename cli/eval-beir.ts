@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { DataError, type BeirQuery, type Qrels } from '../src/lib/data/beir.ts';
-import { beirEvalOutput, formatTable } from '../src/lib/eval/retrieval/beir-eval.ts';
+import { beirEvalOutput } from '../src/lib/eval/retrieval/beir-eval.ts';
 import { hubDatasetRef, readBeirFolderRef, readBeirJudgements, RetrievalDataError, type BeirFileReader, type RetrievalData, type RetrievalDataRef } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
@@ -17,9 +17,9 @@ import { corpusOfConfig, datasetCorpusHash, trainDatasetEmbedder } from '../src/
 import { modelsNeeded, namedModels, runRetrievalRun, unavailableModes, type RunModels } from '../src/lib/eval/retrieval/retrieval-request.ts';
 import { RunSettingsError, type RetrievalRunSettings } from '../src/lib/eval/retrieval/retrieval-session.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
-import { reportFileText } from '../src/lib/reports/title.ts';
 import { MODE_IDS, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
 import { CliError, parse } from './args.ts';
+import { writeReport } from './compare.ts';
 import { checkInputDir, checkOutputFile, readSmallText, readText, writeText } from './fs-errors.ts';
 import { attachKbDense, hubUrl, KB_ARGS, modelArgsFor, openKb, tokenFromEnv, type CliKb } from './kb-arg.ts';
 import { checkModelArgs, loadCliModels, MODEL_ARGS, MODEL_HELP, type ModelArgs } from './models.ts';
@@ -94,6 +94,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
     if (fixed.length) throw new CliError(`${fixed.map((f) => `--${f}`).join(', ')}: the artifact keeps the settings it was built with (rebuild it with rag-lab build-index to change them)`);
   }
   const file = values.config ? readRunConfig(values.config) : null;
+  if (file?.embedder && !values.embedder && !values['train-embedder']) values.embedder = file.embedder;
   const [modes, settings] = (() => { try { return [modesFlag(values.modes ?? file?.mode ?? 'sparse'), settingsFromFlags(values, file?.settings)] as const; } catch (e) { return asCliError(e); } })();
   const need = modelsNeeded(modes);
   // Output paths are checked before any work, so a typo does not cost the run.
@@ -122,10 +123,7 @@ export async function evalBeirCommand(argv: string[]): Promise<void> {
   for (const n of run.notes) log(n);
   if (values['run-out']) writeText(values['run-out'], runLines.join('\n') + '\n');
   if (reportFile && !report) process.stderr.write(`no report written to ${reportFile}: no mode could run\n`);
-  if (reportFile && report) {
-    writeText(reportFile, reportFileText(report));
-    process.stderr.write(`report written to ${reportFile} (${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries)\n`);
-  }
+  writeReport(reportFile ?? undefined, report, `${run.modes.map((m) => m.mode).join(', ') || 'no mode'}; ${run.judged} queries`);
   const out = beirEvalOutput(run, report, { analyze: values.analyze, modes: modes.length });
   if (out.noAnalysis !== null) process.stderr.write(`no analysis: ${out.noAnalysis}\n`);
   console.log(values.json ? out.json : out.table);

@@ -28,15 +28,15 @@ import { loadNli } from '../src/lib/models/nli.ts';
 import { DEFAULT_MODELS } from '../src/lib/models/registry.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { DEFAULT_RAG_CONFIG, type RagConfig } from '../src/lib/rag/config.ts';
-import type { Report } from '../src/lib/reports/format.ts';
-import { reportFileText } from '../src/lib/reports/title.ts';
 import { MODE_IDS } from '../src/lib/retrieval/modes.ts';
 import { attachDense } from '../src/lib/store/dense-loader.ts';
 import { CliError, numberArg, parse } from './args.ts';
-import { checkInputDir, checkOutputFile, writeText } from './fs-errors.ts';
+import { writeReport } from './compare.ts';
+import { checkInputDir, checkOutputFile } from './fs-errors.ts';
 import { loadCliModels, MODEL_ARGS, MODEL_HELP, type CliModels } from './models.ts';
 import { pipelineConfig, RAG_FLAG_ARGS, RAG_FLAG_HELP, RAG_FLAG_NAMES } from './rag-flags.ts';
 import { chooseSubsets, readSubsets } from './ragbench-folder.ts';
+import { tenthLines } from '../src/lib/util/progress-bar.ts';
 
 const HELP = `Usage: rag-lab eval-ragbench --data <dir> [options]
 
@@ -113,22 +113,6 @@ function setupApi(values: Values, need: string, log: (m: string) => void): ApiSe
 const nliLoader = (values: Values, log: (m: string) => void, reranker: () => Promise<CliModels['reranker']>) =>
   nliModelLoader({ id: values.nli ?? DEFAULT_MODELS.nli, dtype: values.dtype as Dtype, device: 'cpu' }, { reranker, nli: loadNli }, { log, error: (m) => new CliError(m) });
 
-/** Writes the report (when --report-out names a file) and says so on stderr. */
-function writeReport(path: string | undefined, report: Report | null): void {
-  if (!path || !report) return;
-  writeText(path, reportFileText(report));
-  process.stderr.write(`report written to ${path} (${report.rows.length} rows)\n`);
-}
-
-/** Progress lines on stderr, every 10% of a subset. */
-function progressPrinter(): (subset: string, done: number, total: number) => void {
-  let last = '';
-  return (subset, done, total) => {
-    const step = `${subset}:${Math.floor((100 * done) / Math.max(1, total) / 10)}`;
-    if (step !== last) { last = step; process.stderr.write(`${subset}: ${done}/${total}\n`); }
-  };
-}
-
 // ------------------------------------------------------------------------------------------------ command
 
 /** What both modes take from the command: the flags, the API setup, the run's settings, the log and the row names. */
@@ -191,7 +175,7 @@ async function validateMode(a: Run): Promise<void> {
       const why = r.results.find((x) => x.parseFailed)?.error;
       log(`${row.id} (${row.generation_model_name}): ${r.parseFailedCalls}/${r.results.length} judge replies not parsed (${why})${r.parseFailed ? '; scores left out' : ''}`);
     },
-    ...(runsOffline(evaluator) ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(progressPrinter()) }),
+    ...(runsOffline(evaluator) ? {} : { onProgress: ((print) => (p: RunProgress) => print(p.subset, p.done + p.failed, p.total))(tenthLines(process.stderr)) }),
     onSubset: (run, ms) => {
       const v = run.validation;
       for (const f of run.failures) log(`${labels.text(f.key)}: ${EVALUATORS[evaluator].repeatable ? 'judge call failed' : 'evaluator failed'}: ${f.reason}`);
@@ -224,7 +208,7 @@ async function pipelineMode(a: Run, config: RagConfig, api: ApiSetup): Promise<v
     estimate: { price: api.price, judge: EVALUATORS[evaluator].repeatable ? { repeats } : null },
     onEstimate: (e) => { for (const l of pipelineEstimateLines(api, e, repeats)) log(l); },
     onJudge: (row, r) => { if (r.parseFailedCalls > 0) log(`${row.id}: ${r.parseFailedCalls}/${r.results.length} judge replies not parsed`); },
-    onProgress: progressPrinter(),
+    onProgress: tenthLines(process.stderr),
     onRow: (row) => {
       if (row.status === 'error') log(`${row.id}: ${row.reason ?? 'error'}`);
       if (row.evalError) log(`${row.id}: evaluator failed: ${row.evalError}`);

@@ -79,8 +79,9 @@ export async function loadCliModels(args: ModelArgs, need: { dense: boolean; rer
   } catch (e) {
     throw new CliError(`--model-host: ${(e as Error).message}`);
   }
-  // hnswlib-wasm mounts IDBFS when it starts (an index built for a run or a tune's index trials), with the cache or without.
-  const store = args['no-cache'] ? (need.dense && await ensureIndexedDb(), noVectorStore) : fileVectorStore(cacheDir(args));
+  // hnswlib-wasm mounts IDBFS when it starts (an index built for a run, or a tune's index trials): an in-memory IndexedDB first.
+  if (need.dense) await ensureIndexedDb();
+  const store = args['no-cache'] ? noVectorStore : fileVectorStore(cacheDir(args));
   const failed: CliModels['failed'] = {};
   const load = async <T>(what: string, id: string, slot: keyof CliModels['failed'], fn: () => Promise<T>): Promise<T | null> => {
     const t0 = performance.now();

@@ -7,20 +7,21 @@ import { resolve } from 'node:path';
 import { openRetrievalData, readBeirJudgements, RetrievalDataError } from '../src/lib/eval/retrieval/retrieval-data.ts';
 import { modesFlag, RUN_FLAG_OPTIONS, RUN_FLAGS_HELP, settingsFromFlags } from '../src/lib/eval/retrieval/retrieval-flags.ts';
 import { modelsNeeded } from '../src/lib/eval/retrieval/retrieval-request.ts';
-import { isMode, MODE_IDS, MODES, type RetrievalMode } from '../src/lib/retrieval/modes.ts';
+import { isMode, MODE_IDS, MODES } from '../src/lib/retrieval/modes.ts';
 import { DATASET_ONLY, flatOfRun } from '../src/lib/settings/retrieval-run.ts';
 import { IR_METRIC_IDS } from '../src/lib/stats/ir-metrics.ts';
 import { SpaceError, spaceFromFile, spaceFromFlags, TUNED } from '../src/lib/tune/space.ts';
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
 import { parseTestSetFile, TEST_SET_LIMITS } from '../src/lib/tune/test-set-file.ts';
 import { testSetFolder } from '../src/lib/tune/test-set-make.ts';
-import { runTuneSession, TuneError, type IrMetricId } from '../src/lib/tune/tune-session.ts';
+import { runTuneSession, TuneError, type IrMetricId, type TuneEmbedder } from '../src/lib/tune/tune-session.ts';
+import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
 import { jsonOf, tuneReport } from '../src/lib/tune/tune-report.ts';
 import { reportEnvironment } from '../src/lib/eval/ragbench/report-from-run.ts';
-import { reportFileText } from '../src/lib/reports/title.ts';
 import type { JsonValue } from '../src/lib/reports/format.ts';
 import { CliError, numberArg, parse } from './args.ts';
+import { writeReport } from './compare.ts';
 import { asCliError, checkJudged, folderReader, openDataRef, runModels } from './eval-beir.ts';
 import { checkOutputFile, readSmallText, writeText } from './fs-errors.ts';
 import { KB_ARGS } from './kb-arg.ts';
@@ -46,9 +47,10 @@ const HELP = `Usage: rag-lab tune --data <BEIR folder | hub:owner/name[@revision
                     them, e.g. {"alpha": [0.3, 0.7], "candidate-k": ["auto", 50]}. The dimensions and their
                     default values: ${TUNED.map(([k, s]) => `${s.flag} (${s.tune!.values.map((x) => (x === null ? 'auto' : String(x))).join(', ')})`).join('; ')}
   --json            print the result as one JSON object on the last line of stdout
-  --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings)
+  --config-out FILE write the winner's settings as JSON: { "mode", "settings" } (eval-beir's flat settings) and "embedder" when it is one of --embedders
   --report-out FILE write the tune as a RAG Lab report (kind tune): Reports, Compare, share links, rag-lab compare
   --train-embedder  train a corpus embedder (LSI) on the dataset for the dense and hybrid modes (as eval-beir)
+  --embedders LIST  other embedders (ids, as --embedder) join the space in the dense modes, the documents embedded by each
   --rebuild         chunking (whole documents, or chunks of 400, 800, 1600 characters) and BM25's analyzer join the space:
                     each a knowledge base built again from --data's documents, its items embedded by the same embedder
   --pseudo N        tune on N pseudo-queries (a sentence of a sampled document; offline, a smoke test: biased toward
@@ -67,7 +69,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     data: { type: 'string' }, modes: { type: 'string' }, mode: { type: 'string' }, budget: { type: 'string' },
     'held-out': { type: 'string' }, minutes: { type: 'string' }, metric: { type: 'string' }, space: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
     'config-out': { type: 'string' }, 'report-out': { type: 'string' }, 'train-embedder': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-    pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' }, rebuild: { type: 'boolean', default: false },
+    pseudo: { type: 'string' }, 'agree-with': { type: 'string' }, testset: { type: 'string' }, rebuild: { type: 'boolean', default: false }, embedders: { type: 'string' },
     ...RUN_FLAG_OPTIONS, ...KB_ARGS, ...MODEL_ARGS,
   });
   if (values.help) { console.log(HELP); return; }
@@ -104,13 +106,21 @@ export async function tuneCommand(argv: string[]): Promise<void> {
     : { label: agree, ...(() => { try { return readBeirJudgements(folderReader(resolve(agree)), settings.split); } catch (e) { return asCliError(e, agree); } })() };
   const models = await runModels(data, { values, argv, artifact, need, modes: [...modes, current], index: settings.index, log });
   const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
+  // --embedders: each loaded as --embedder loads it; its dense side on a copy of each knowledge base the tune builds.
+  const vectorKeys = new Map([[data.kb, data.vectorKey]]), embedders: TuneEmbedder[] = [];
+  for (const id of need.dense && values.embedders ? values.embedders.split(',').map((x) => x.trim()).filter(Boolean) : []) {
+    const own = data.kb.withoutDense(), attach = (kb: KnowledgeBase) => (async (c) => { await m.attach(c, vectorKeys.get(kb)!); return c; })(kb.withoutDense());
+    const m = await runModels({ ...data, kb: own }, { values: { ...values, embedder: id, 'train-embedder': false }, argv: [...argv, '--embedder', id], artifact: null, need: { dense: true, reranker: false }, modes: ['dense'], index: settings.index, log });
+    if (!m.embedder || !m.search.encoder) throw new CliError(`--embedders ${id}: ${m.unavailable?.[0]?.reason ?? 'it did not load'}`);
+    embedders.push({ identity: { embedder: m.embedder, embedderCorpus: m.embedderCorpus ?? null }, flag: id, encoder: m.search.encoder, attach: async (kb) => (kb === data.kb ? own : attach(kb)) });
+  }
   let lastRung = -1;
   const result = await runTuneSession({
-    kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, pseudo: !!values.pseudo || folder?.pseudo === true, ...(other ? { agreeWith: other } : {}),
+    kb: data.kb, queries: test.queries, qrels: test.qrels, base: settings, current, models: models.search, embedders, pseudo: !!values.pseudo || folder?.pseudo === true, ...(other ? { agreeWith: other } : {}),
     identity: { dataKey: data.dataKey, dataset: data.dataset, kb: data.kbId, embedder: models.embedder, reranker: models.reranker, embedderCorpus: models.embedderCorpus ?? null },
     // An artifact keeps the chunking and BM25 it was built with (as eval-beir --kb): those are not tuned.
     modes: modes.filter((m) => !unavailable.has(m)), budget, ...(minutes ? { minutes } : {}), seed: settings.seed, heldOut, objective: metric, space: { narrow, rebuild: values.rebuild, ...(artifact ? { fixed: DATASET_ONLY } : {}) },
-    rebuild: async (x) => { const d = await openRetrievalData(ref, { ...settings, ...x }); log(`built again: ${d.kb.size} ${x.chunking ? 'chunks' : 'documents'}, ${x.analyzer} analyzer`); await models.attach(d.kb, d.vectorKey); return d.kb; },
+    rebuild: async (x) => { const d = await openRetrievalData(ref, { ...settings, ...x }); log(`built again: ${d.kb.size} ${x.chunking ? 'chunks' : 'documents'}, ${x.analyzer} analyzer`); await models.attach(d.kb, d.vectorKey); vectorKeys.set(d.kb, d.vectorKey); return d.kb; },
     onProgress: (p) => { if (p.rung !== lastRung) { lastRung = p.rung; log(`rung ${p.rung + 1} of ${p.rungs}: ${p.total} trials on ${p.queries} tuning queries`); } },
   }).catch((e: unknown) => { if (e instanceof TuneError || e instanceof SpaceError) throw new CliError(e.message); throw e; });
   for (const u of models.unavailable ?? []) if (modes.includes(u.mode)) result.notes.unshift(`${u.mode} is not in the space: ${u.reason}`);
@@ -126,8 +136,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
       data: { dataset: data.dataset, kb: data.kbId, source: data.source, revision: data.revision },
       environment: reportEnvironment({ runtime: 'node', agent: `node ${process.version} (${process.platform})`, models: models.loaded }, null, null),
     });
-    writeText(values['report-out'], reportFileText(report));
-    process.stderr.write(`report written to ${values['report-out']} (kind tune; ${result.trials.length} trials)\n`);
+    writeReport(values['report-out'], report, `kind tune; ${result.trials.length} trials`);
   }
   console.log(values.json ? JSON.stringify(result) : tuneTable(result));
   if (values['config-out'] && !result.adoptable) throw new CliError(`--config-out ${values['config-out']}: not written: a winner on pseudo-queries is not adopted unless --agree-with labelled queries passes the agreement check`);

@@ -89,6 +89,8 @@ describe('rag-lab tune', () => {
       ['{"mode":"sparse","settings":{"alpha":2}}', /--config .*bad\.json: settings\.alpha: must be at most 1/],
       ['{"mode":"fastest","settings":{}}', /mode: mode must be one of sparse/],
       ['{"mode":"sparse","settings":{"bogus":1}}', /unknown setting "bogus"/],
+      ['{"mode":"dense","settings":{},"embedder":"x y"}', /embedder: embedder must be a model id as --embedder takes it/],
+      ['{"mode":"dense","settings":{},"reranker":"x"}', /holds \{ "mode", "settings" \} \(and an "embedder"\) and nothing else/],
       ['not json', /is not JSON/],
       [' '.repeat(70 * 1024), /over 64 kB, too large for a settings file/],
     ] as const) {
@@ -214,6 +216,32 @@ describe('rag-lab tune', () => {
     const parsed = parseReportText(readFileSync(report, 'utf8'));
     if (!parsed.ok) throw new Error(parsed.message);
     expect(parsed.report.configHash).toBe(byLabel('dense --index hnsw').configHash);
+  });
+
+  test('--embedders: another embedder joins the space in the dense modes; a trial names it; eval-beir --config runs it', async () => {
+    const models = ['--models-dir', join(import.meta.dirname, '../fixtures/models'), '--no-cache'];
+    const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', ...models, '--embedders', 'rag-lab/tiny-embedder', '--modes', 'sparse,dense',
+      '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'index=exact', '--budget', '5', '--json']);
+    expect(r.error).toBeNull();
+    const t = lastJson(r.out);
+    expect(t.space.size).toBe(3);
+    expect(t.trials.map((x: { label: string }) => x.label)).toEqual(['sparse', 'dense', 'dense --embedder rag-lab/tiny-embedder']);
+    const [, own, tiny] = t.trials as Array<{ configHash: string; embedder?: string; score: number }>;
+    expect(own!.embedder).toBeUndefined();
+    expect(tiny!.embedder).toBe('rag-lab/tiny-embedder');
+    expect(tiny!.configHash).not.toBe(own!.configHash);
+    expect(tiny!.score).not.toBe(own!.score); // its own vectors and query embeddings
+    expect(t.notes).toContain('other embedders in the space (dense): rag-lab/tiny-embedder');
+    // The trial is eval-beir with that embedder: a settings file naming it gives the same config hash.
+    const cfg = join(tmp, 'tiny.json'), report = join(tmp, 'tiny-report.json');
+    writeFileSync(cfg, JSON.stringify({ mode: 'dense', settings: {}, embedder: 'rag-lab/tiny-embedder' }));
+    const e = await captureCommand(evalBeirCommand, ['--data', small, ...models, '--no-predictors', '--config', cfg, '--report-out', report]);
+    expect(e.error).toBeNull();
+    const parsed = parseReportText(readFileSync(report, 'utf8'));
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(parsed.report.configHash).toBe(tiny!.configHash);
+    // An embedder that does not load is one clear line.
+    expect((await captureCommand(tuneCommand, ['--data', small, ...models, '--embedders', 'rag-lab/none', '--modes', 'dense', '--budget', '2'])).error?.message).toMatch(/--embedders rag-lab\/none: /);
   });
 
   test('--space FILE: the dimensions narrowed by a JSON object, checked as the K=V forms are', async () => {

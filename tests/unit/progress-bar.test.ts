@@ -1,12 +1,23 @@
 /** The CLI's progress bar: redraws in place on a terminal, one line per stage otherwise. */
 import { describe, expect, it } from 'vitest';
-import { ProgressBar, renderBar } from '../../src/lib/util/progress-bar.ts';
+import { ProgressBar, renderBar, tenthLines } from '../../src/lib/util/progress-bar.ts';
 import { formatBytes } from '../../src/lib/util/format-bytes.ts';
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];
   return { out: { isTTY, columns: 80, write: (t: string) => { chunks.push(t); return true; } }, chunks };
 }
+
+describe('tenthLines', () => {
+  it('writes a part\'s line once every 10%, and again for each new part', () => {
+    const lines: string[] = [];
+    const print = tenthLines({ write: (t) => lines.push(t) });
+    for (let i = 0; i <= 20; i++) print('covidqa', i, 20);
+    print('hagrid', 0, 3);
+    print('hagrid', 0, 3);
+    expect(lines).toEqual([...[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20].map((d) => `covidqa: ${d}/20\n`), 'hagrid: 0/3\n']);
+  });
+});
 
 describe('renderBar', () => {
   it('fills cells in proportion and clamps', () => {

@@ -79,6 +79,21 @@ describe('the search space', () => {
   });
 });
 
+describe('other embedders as a dimension', () => {
+  it('a pool per mode and embedder in the modes with a dense side, each with its base first; the size counts them', () => {
+    const dims = tuneDimensions({ fixed: ['index'], narrow: { k1: [0.9], b: [0.4], alpha: [0.3, 0.7], candidateK: [null] } });
+    const e = { count: 2, modes: ['dense', 'hybrid_fixed'] as const };
+    const got = sampleCandidates(['sparse', 'dense', 'hybrid_fixed'], dims, RUN_DEFAULTS, 100, 1, e);
+    expect(got.slice(0, 6).map((c) => `${c.mode}${c.embedder === undefined ? '' : `/e${c.embedder}`}`)).toEqual(['sparse', 'dense', 'dense/e0', 'dense/e1', 'hybrid_fixed', 'hybrid_fixed/e0']);
+    // sparse 1; dense 1 × 3 embedders; hybrid_fixed (α 0.3, 0.7, and the base's 0.5) × 3
+    expect(spaceSize(['sparse', 'dense', 'hybrid_fixed'], dims, RUN_DEFAULTS, e)).toBe(1 + 3 + 9);
+    expect(got).toHaveLength(13);
+    expect(new Set(got.map(candidateKey)).size).toBe(13);
+    // without other embedders: the sample it was
+    expect(sampleCandidates(['sparse', 'dense'], dims, RUN_DEFAULTS, 5, 1)).toEqual(sampleCandidates(['sparse', 'dense'], dims, RUN_DEFAULTS, 5, 1, { count: 0, modes: [] }));
+  });
+});
+
 describe('the dimensions tried beside the finalists', () => {
   it('adds each other value next to each finalist it applies to, one dimension at a time, none twice', () => {
     const dims = tuneDimensions({ narrow: { index: ['auto', 'hnsw'] } });

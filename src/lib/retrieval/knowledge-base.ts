@@ -151,6 +151,11 @@ export class KnowledgeBase {
     return kb;
   }
 
+  /** The same items and postings with no dense side: for another embedder's vectors (the tuner's embedder trials). */
+  withoutDense(): KnowledgeBase {
+    return new KnowledgeBase(this.docs, this.data, this.bm25, this.texts, this.ids);
+  }
+
   /** `analyzer` sets the BM25 tokenizer (default: the English analyzer: stop words, Porter stems). */
   static build(docs: readonly SourceDocument[], options: Partial<KbOptions> = {}, onProgress?: BuildProgress, analyzer?: Partial<AnalyzerOptions>): KnowledgeBase {
     const opts: KbOptions = { ...DEFAULT_KB_OPTIONS, ...options };

@@ -1,6 +1,7 @@
 /**
  * A retrieval run's settings as a file: what `rag-lab tune --config-out` writes for its winner, `{ "mode", "settings" }`
- * with the flat settings of RUN_SETTINGS (eval-beir's flags by their keys), read back by `eval-beir --config`. Each
+ * with the flat settings of RUN_SETTINGS (eval-beir's flags by their keys) and the winner's embedder when the tune
+ * tried others (`--embedders`), read back by `eval-beir --config` (the embedder as --embedder unless one is given). Each
  * value is checked as its declaration says; an unknown key or mode is refused by name; the text is bounded.
  */
 import * as v from 'valibot';
@@ -12,12 +13,14 @@ import { SEARCH_SETTINGS, type SearchSettings } from './search.ts';
 /** The largest settings file read (a tune writes well under 2 kB). */
 export const MAX_RUN_CONFIG_BYTES = 64 * 1024;
 
-export interface RunConfigFile { mode: RetrievalMode; settings: Partial<RunFlat> }
+/** `embedder`: the winner ran with another embedder than the tune's current one (`rag-lab tune --embedders`), as --embedder names it. */
+export interface RunConfigFile { mode: RetrievalMode; settings: Partial<RunFlat>; embedder?: string }
 
 const FILE = v.strictObject({
   mode: v.picklist(MODE_IDS, `mode must be one of ${MODE_IDS.join(', ')}`),
   settings: v.strictObject(Object.fromEntries(Object.entries(RUN_SETTINGS).map(([k, s]) => [k, v.optional(valueSchema(s))])), (issue) => `unknown setting ${JSON.stringify(issue.path?.at(-1)?.key)} (the settings are ${Object.keys(RUN_SETTINGS).join(', ')})`),
-}, 'a settings file holds { "mode", "settings" } and nothing else');
+  embedder: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(300), v.regex(/^[\w./@:-]+$/, 'embedder must be a model id as --embedder takes it'))),
+}, 'a settings file holds { "mode", "settings" } (and an "embedder") and nothing else');
 
 /** The file's mode and settings, or an Error whose message says what is wrong. */
 export function parseRunConfigFile(text: string): RunConfigFile {

@@ -31,7 +31,12 @@ export interface TuneCandidate {
   mode: RetrievalMode;
   /** The tuned settings' values (the dimensions of this mode), in RUN_SETTINGS order. */
   values: Partial<Record<RunFlatKey, TuneValue>>;
+  /** Another embedder than the current one (its index among the tune's `embedders`); absent: the current one. */
+  embedder?: number;
 }
+
+/** Other embedders as a dimension: how many, and the modes they change (those with a dense side). */
+export interface EmbedderDimension { count: number; modes: readonly RetrievalMode[] }
 
 export interface SpaceOptions {
   /** Settings kept at the base run's value (e.g. an artifact's chunking and BM25). */
@@ -73,7 +78,7 @@ export function tuneDimensions(o: SpaceOptions = {}, schema: SettingsSchema = RU
 const applies = (d: TuneDimension, mode: RetrievalMode) => d.modes === null || d.modes.includes(mode);
 
 /** A candidate's identity: its mode and values. */
-export const candidateKey = (c: TuneCandidate) => `${c.mode}|${Object.entries(c.values).map(([k, x]) => `${k}=${String(x)}`).join(',')}`;
+export const candidateKey = (c: TuneCandidate) => `${c.mode}|${Object.entries(c.values).map(([k, x]) => `${k}=${String(x)}`).join(',')}${c.embedder === undefined ? '' : `|e${c.embedder}`}`;
 
 /** The values without those of dimensions whose `requires` they (or the base) do not meet: a chunk size unchunked is no setting. */
 function effective(values: Partial<Record<RunFlatKey, TuneValue>>, dims: readonly TuneDimension[], base: RunFlat): Partial<Record<RunFlatKey, TuneValue>> {
@@ -101,21 +106,27 @@ export function modeCandidates(mode: RetrievalMode, dims: readonly TuneDimension
   return out;
 }
 
-/** The space's size: candidates over every mode. */
-export const spaceSize = (modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat) =>
-  modes.reduce((n, m) => n + modeCandidates(m, dims, base).length, 0);
+/** The embedders a mode runs with: the current one (undefined), then each other one where the mode has a dense side. */
+const embeddersOf = (mode: RetrievalMode, e?: EmbedderDimension): Array<number | undefined> =>
+  [undefined, ...(e && e.modes.includes(mode) ? Array.from({ length: e.count }, (_, i) => i) : [])];
+
+/** The space's size: candidates over every mode (and embedder). */
+export const spaceSize = (modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat, embedders?: EmbedderDimension) =>
+  modes.reduce((n, m) => n + modeCandidates(m, dims, base).length * embeddersOf(m, embedders).length, 0);
 
 /**
- * `budget` candidates (the dimensions tried beside the finalists left at the base's values): each mode's base candidate, then a seeded sample of the rest, round robin over the modes (in
+ * `budget` candidates (the dimensions tried beside the finalists left at the base's values): each mode's (and each
+ * other embedder's) base candidate, then a seeded sample of the rest, round robin over the modes (in
  * the order given) until the budget or the space runs out.
  */
-export function sampleCandidates(modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat, budget: number, seed: number): TuneCandidate[] {
+export function sampleCandidates(modes: readonly RetrievalMode[], dims: readonly TuneDimension[], base: RunFlat, budget: number, seed: number, embedders?: EmbedderDimension): TuneCandidate[] {
   if (modes.length === 0) throw new SpaceError('no mode can run: the space is empty');
   if (!(Number.isInteger(budget) && budget >= 1)) throw new SpaceError(`the budget must be a whole number of trials ≥ 1, got ${budget}`);
   const rand = seededRandom(seed);
   const sampled = dims.filter((d) => !d.finalists);
-  const pools = modes.map((m) => {
-    const [first, ...rest] = modeCandidates(m, sampled, base);
+  // A pool per mode and embedder (the other embedders' pools after the current one's), each with its base first.
+  const pools = modes.flatMap((m) => embeddersOf(m, embedders).map((e) => [m, e] as const)).map(([m, e]) => {
+    const [first, ...rest] = modeCandidates(m, sampled, base).map((c) => (e === undefined ? c : { ...c, embedder: e }));
     for (let i = rest.length - 1; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
       [rest[i], rest[j]] = [rest[j]!, rest[i]!];
@@ -140,7 +151,7 @@ export function finalistVariants(finalists: readonly TuneCandidate[], dims: read
     for (const d of dims) {
       if (!d.finalists || !applies(d, f.mode)) continue;
       for (const x of d.values) {
-        const c: TuneCandidate = { mode: f.mode, values: { ...f.values, [d.key]: x } };
+        const c: TuneCandidate = { ...f, values: { ...f.values, [d.key]: x } };
         if (x === (d.key in f.values ? f.values[d.key] : base[d.key]) || seen.has(candidateKey(c))) continue;
         seen.add(candidateKey(c));
         out.push({ of, c });

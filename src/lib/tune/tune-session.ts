@@ -13,6 +13,7 @@ import type { ReportRow } from '../reports/format.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODES, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
 import { capabilitiesOf, type SearchModels } from '../retrieval/search.ts';
+import type { QueryEncoder } from '../retrieval/search-types.ts';
 import { percentile, mean } from '../stats/summary.ts';
 import type { IR_METRIC_IDS } from '../stats/ir-metrics.ts';
 
@@ -30,6 +31,9 @@ import { PSEUDO_LABEL } from './pseudo-queries.ts';
 import { finalistVariants, sampleCandidates, spaceSize, tuneDimensions, type SpaceOptions, type TuneCandidate, type TuneDimension } from './space.ts';
 import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
 import { indexDimensions, IndexVariants } from './index-variants.ts';
+import { testSetQueries, TuneError } from './test-set-check.ts';
+
+export { testSetQueries, TuneError };
 
 export interface TuneSessionInput {
   kb: KnowledgeBase;
@@ -61,11 +65,27 @@ export interface TuneSessionInput {
    * rebuilding dimensions (`space.rebuild`); each chunking is built once.
    */
   rebuild?: (s: Pick<RetrievalRunSettings, 'chunking' | 'analyzer'>) => Promise<KnowledgeBase>;
+  /**
+   * Other embedders as a dimension (the current one is the identity's): in the modes with a dense side a trial may run
+   * with one of these, on the knowledge base it asks for with that embedder's dense side (attached once per build).
+   */
+  embedders?: readonly TuneEmbedder[];
   /** Fit and measure the learned per-query α (learned-alpha.ts) when the fixed hybrid can run. Default true. */
   learnedAlpha?: boolean;
   cache?: RetrievalRowCache | null;
   onProgress?: (p: TuneProgress) => void;
   signal?: AbortSignal;
+}
+
+/** An embedder a tune may try besides the current one. */
+export interface TuneEmbedder {
+  /** As a run's identity names it (`id@dtype`) and what it was trained on. */
+  identity: Pick<RunIdentity, 'embedder' | 'embedderCorpus'>;
+  /** How a command names it (`--embedder <flag>`): a trial's label, the winner's settings file. */
+  flag: string;
+  encoder: QueryEncoder;
+  /** A copy of `kb` (any chunking this tune built) with this embedder's dense side; `kb` keeps its own. */
+  attach(kb: KnowledgeBase): Promise<KnowledgeBase>;
 }
 
 /** Rung `rung` of `rungs`: trial `done` of `total` in it, on `queries` tuning queries. */
@@ -78,6 +98,8 @@ export interface TuneTrial {
   values: TuneCandidate['values'];
   /** `rag-lab eval-beir` flags that run it: the mode and each value that differs from the current settings. */
   label: string;
+  /** Another embedder than the current one (its `--embedder`); absent: the current one. */
+  embedder?: string;
   configHash: string;
   /** The last rung it ran in, on how many tuning queries, and its mean objective there. */
   rung: number;
@@ -100,8 +122,8 @@ export interface TuneResult {
   /** Trial ids on the Pareto front of the finalists (objective up, p95 latency down), cheapest first. */
   front: number[];
   winner: number;
-  /** The winner's settings in full (flat, as eval-beir's flags and the run config name them) and its mode. */
-  winnerSettings: { mode: RetrievalMode; settings: RunFlat };
+  /** The winner's settings in full (flat, as eval-beir's flags and the run config name them), its mode, and its embedder when it is not the current one. */
+  winnerSettings: { mode: RetrievalMode; settings: RunFlat; embedder?: string };
   heldOut: { current: HeldOutFigure; figures: HeldOutFigure[] };
   verdict: string;
   /** The learned per-query α against the best fixed α and RRF on the held-out queries; null when the fixed hybrid cannot run. */
@@ -119,42 +141,12 @@ export interface TuneResult {
 export type FrontInput = Pick<TuneResult, 'objective' | 'front' | 'winner'> & { trials: Array<Pick<TuneTrial, 'id' | 'label' | 'score' | 'queries' | 'p95Ms' | 'configHash' | 'finalist'>> };
 
 /** The flags of the values that differ from the current settings, after the mode. */
-function labelOf(c: TuneCandidate, base: RunFlat): string {
+function labelOf(c: TuneCandidate, base: RunFlat, embedders: readonly TuneEmbedder[] = []): string {
   const parts = Object.entries(c.values).filter(([k, x]) => x !== base[k as RunFlatKey]).map(([k, x]) => {
     const flag = RUN_SETTINGS[k as RunFlatKey].flag;
     return typeof x === 'boolean' ? `--${x ? '' : 'no-'}${flag}` : `--${flag} ${x === null ? 'auto' : String(x)}`;
   });
-  return [c.mode, ...parts].join(' ');
-}
-
-export class TuneError extends Error {
-  constructor(message: string) { super(message); this.name = 'TuneError'; }
-}
-
-/**
- * The judged queries a tune runs on, checked against the knowledge base: a query id given twice counts once, an empty
- * query is left out, and judged documents the knowledge base does not hold are counted in a note (all of them missing:
- * the test set belongs to other documents, an error). At least 2 must remain.
- */
-export function testSetQueries(queries: readonly BeirQuery[], qrels: Qrels, kb: KnowledgeBase, notes: string[]): BeirQuery[] {
-  const seen = new Set<string>();
-  let empty = 0, twice = 0;
-  const judged = queries.filter((q) => {
-    if (!qrels.has(q.id)) return false;
-    if (seen.has(q.id)) { twice++; return false; }
-    seen.add(q.id);
-    if (q.text.trim() === '') { empty++; return false; }
-    return true;
-  });
-  const ids = new Set(kb.docs.map((d) => d.id));
-  let pairs = 0, missing = 0;
-  for (const q of judged) for (const [doc, rel] of qrels.get(q.id)!) if (rel > 0) { pairs++; if (!ids.has(doc)) missing++; }
-  if (pairs > 0 && missing === pairs) throw new TuneError(`none of the test set's ${pairs} relevant (query, document) judgements names a document of the knowledge base (${kb.docs.length} documents): the test set belongs to other documents`);
-  if (missing) notes.push(`${missing} of the test set's ${pairs} relevant (query, document) judgements name documents the knowledge base does not hold: they can never be met`);
-  if (twice) notes.push(`${twice} quer${twice === 1 ? 'y id was' : 'y ids were'} given again: each counted once`);
-  if (empty) notes.push(`${empty} empty quer${empty === 1 ? 'y was' : 'ies were'} left out`);
-  if (judged.length < 2) throw new TuneError(`a tune needs at least 2 judged queries, the test set has ${judged.length}`);
-  return judged;
+  return [c.mode, ...(c.embedder === undefined ? [] : [`--embedder ${embedders[c.embedder]!.flag}`]), ...parts].join(' ');
 }
 
 export async function runTuneSession(input: TuneSessionInput): Promise<TuneResult> {
@@ -181,6 +173,10 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   // Each query text embedded once for every trial; a trial's row is charged the time that one embedding took.
   const once = sharedEncoder(input.models.encoder);
   const models: SearchModels = { ...input.models, encoder: once };
+  // Each other embedder's: its own encoder, each query embedded once by it.
+  const embedders = input.embedders ?? [];
+  const withEmbedder = embedders.map((e) => { const shared = sharedEncoder(e.encoder); return { once: shared, models: { ...models, encoder: shared } as SearchModels }; });
+  const modelsOf = (e: number | undefined) => (e === undefined ? { once, models } : withEmbedder[e]!);
   const caps = capabilitiesOf(input.kb, models);
   const notes: string[] = [];
   const modes = input.modes.filter((m) => {
@@ -191,7 +187,9 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   const currentAvailability = modeAvailability(current, caps);
   if (!currentAvailability.available) throw new TuneError(`the current mode ${current} cannot run here: ${currentAvailability.reason}`);
   const dims = indexDimensions(tuneDimensions(input.space), base.index, input.kb, notes);
-  const size = spaceSize(modes, dims, baseFlat);
+  const embedderDim = embedders.length ? { count: embedders.length, modes: modes.filter((m) => MODES[m].needsDense) } : undefined;
+  const size = spaceSize(modes, dims, baseFlat, embedderDim);
+  if (embedders.length) notes.push(embedderDim!.modes.length ? `other embedders in the space (${embedderDim!.modes.join(', ')}): ${embedders.map((e) => e.flag).join(', ')}` : 'the other embedders are not in the space: no mode here has a dense side');
 
   const judged = testSetQueries(input.queries, qrels, input.kb, notes);
   const split = tuneSplit(judged.map((q) => q.id), seed, input.heldOut ?? DEFAULT_HELD_OUT);
@@ -203,17 +201,23 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   // The knowledge base of each chunking (built again: `rebuild`) and BM25 (k1, b): its postings under other parameters.
   const buildKey = (s: Pick<RetrievalRunSettings, 'chunking' | 'analyzer'>) => JSON.stringify([s.chunking === false ? false : { size: s.chunking.chunkSize, overlap: s.chunking.overlap }, s.analyzer]);
   const built = new Map<string, Promise<KnowledgeBase>>([[buildKey(base), Promise.resolve(input.kb)]]);
-  const kbs = new Map<string, KnowledgeBase>([[`${buildKey(base)}|${base.bm25.k1},${base.bm25.b}|${base.index}`, input.kb]]);
-  const kbOf = async (s: RetrievalRunSettings) => {
-    const ck = buildKey(s), key = `${ck}|${s.bm25.k1},${s.bm25.b}|${s.index}`;
+  const kbs = new Map<string, KnowledgeBase>([[`${buildKey(base)}|${base.bm25.k1},${base.bm25.b}|${base.index}|`, input.kb]]);
+  // Each build with each other embedder's dense side, attached once.
+  const embedded = new Map<string, Promise<KnowledgeBase>>();
+  const kbOf = async (s: RetrievalRunSettings, e?: number) => {
+    const ck = buildKey(s), key = `${ck}|${s.bm25.k1},${s.bm25.b}|${s.index}|${e ?? ''}`;
     let kb = kbs.get(key);
     if (!kb) {
       if (!built.has(ck)) {
         if (!input.rebuild) throw new TuneError(`a trial asks for other chunking or analyzer (${ck}) and this tune cannot build the knowledge base again`);
         built.set(ck, input.rebuild(s));
       }
-      const chunked = await built.get(ck)!;
-      const indexed = await indexes.of(chunked, ck, s.index);
+      let chunked = await built.get(ck)!;
+      if (e !== undefined) {
+        if (!embedded.has(`${ck}|${e}`)) embedded.set(`${ck}|${e}`, embedders[e]!.attach(chunked));
+        chunked = await embedded.get(`${ck}|${e}`)!;
+      }
+      const indexed = await indexes.of(chunked, `${ck}|${e ?? ''}`, s.index);
       kb = s.bm25.k1 === indexed.options.bm25.k1 && s.bm25.b === indexed.options.bm25.b ? indexed : indexed.withBm25(s.bm25);
       kbs.set(key, kb);
     }
@@ -225,9 +229,9 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   const byConfig = new Map<string, Prepared>();
   const prepare = async (c: TuneCandidate): Promise<Prepared> => {
     const s = runFromGiven({ ...baseFlat, ...c.values } as Partial<RunFlat>);
-    const kb = await kbOf(s);
+    const kb = await kbOf(s, c.embedder);
     // The models its mode uses, as a run of that mode alone names them (eval-beir --modes <mode> gets the same hash).
-    const m = MODES[c.mode], id = input.identity;
+    const m = MODES[c.mode], id = c.embedder === undefined ? input.identity : { ...input.identity, ...embedders[c.embedder]!.identity };
     const identity: RunIdentity = { ...id, embedder: m.needsDense ? id.embedder : null, embedderCorpus: m.needsDense ? id.embedderCorpus ?? null : null, reranker: m.needsReranker ? id.reranker : null };
     const { configHash, candidateK } = await retrievalRunConfig({ ...s, predictors: false }, kb, identity, { modes: [c.mode] });
     const key = `${c.mode}:${configHash}`;
@@ -236,9 +240,9 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   };
   const currentCandidate: TuneCandidate = { mode: current, values: {} };
   const prefix = (mode: string) => `${mode}:`;
-  const latencyOf = (mode: RetrievalMode, row: ReportRow, q: BeirQuery): number => {
+  const latencyOf = (t: Prepared, row: ReportRow, q: BeirQuery): number => {
     const total = row.scores['total_ms'] ?? NaN;
-    return MODES[mode].needsDense ? total - (row.scores['ms.embed'] ?? 0) + (once?.msOf(q.text) ?? 0) : total;
+    return MODES[t.c.mode].needsDense ? total - (row.scores['ms.embed'] ?? 0) + (modelsOf(t.c.embedder).once?.msOf(q.text) ?? 0) : total;
   };
   /**
    * The trial's rows of these queries (computed when missing), in their order. Another test set (the agreement
@@ -249,14 +253,14 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     const missing = qs.filter((q) => !rows.has(q.id));
     if (missing.length) {
       const run = await runRetrievalBenchmark({
-        kb: t.kb, queries: missing, qrels: other?.qrels ?? qrels, dataset: input.identity.dataset, modes: [t.c.mode], models, depth: t.s.depth,
+        kb: t.kb, queries: missing, qrels: other?.qrels ?? qrels, dataset: input.identity.dataset, modes: [t.c.mode], models: modelsOf(t.c.embedder).models, depth: t.s.depth,
         search: runSearchOptions(t.s, t.candidateK), predictors: false, configHash: t.configHash,
         ...(input.cache !== undefined && !other ? { cache: input.cache } : {}), ...(signal ? { signal } : {}),
       });
       const texts = new Map(missing.map((q) => [q.id, q]));
       for (const row of run.rows) {
         const id = row.key.slice(prefix(t.c.mode).length);
-        rows.set(id, { score: row.scores[objective] ?? NaN, ms: latencyOf(t.c.mode, row, texts.get(id)!) });
+        rows.set(id, { score: row.scores[objective] ?? NaN, ms: latencyOf(t, row, texts.get(id)!) });
       }
     }
     return qs.map((q) => rows.get(q.id) ?? { score: NaN, ms: NaN });
@@ -273,7 +277,7 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     budget = trialsWithin(input.minutes * 60_000, msPerQuery, tuning.length, input.budget, h);
     notes.push(`a budget of ${input.minutes} min: ${budget} trials (the current settings took ${msPerQuery.toFixed(1)} ms a query on ${pilot.length} tuning queries; dense and rerank trials take longer)`);
   }
-  const candidates = sampleCandidates(modes, dims, baseFlat, budget, seed);
+  const candidates = sampleCandidates(modes, dims, baseFlat, budget, seed, embedderDim);
   if (budget > candidates.length) notes.push(`the budget of ${budget} trials is more than the space holds: ${candidates.length} trials ran`);
   const prepared: Prepared[] = [];
   for (const c of candidates) prepared.push(await prepare(c));
@@ -310,7 +314,7 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     const seen = at.rung >= 0 ? tuning.slice(0, result.rungs[at.rung]!.queries) : [];
     const rows = seen.map((q) => t.rows.get(q.id)?.ms ?? NaN).filter(Number.isFinite);
     return {
-      id, mode: c.mode, values: c.values, label: labelOf(c, baseFlat), configHash: t.configHash, rung: at.rung,
+      id, mode: c.mode, values: c.values, label: labelOf(c, baseFlat, embedders), ...(c.embedder === undefined ? {} : { embedder: embedders[c.embedder]!.flag }), configHash: t.configHash, rung: at.rung,
       queries: at.rung >= 0 ? result.rungs[at.rung]!.queries : 0, score: at.score,
       meanMs: rows.length ? mean(rows) : null, p95Ms: rows.length ? percentile(rows, 95) : null, finalist: at.rung === lastRung,
     };
@@ -373,7 +377,7 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     split: { seed, heldOutFraction: split.heldOutFraction, tuning: tuning.length, heldOut: heldOut.length },
     space: { dimensions: dims.filter((d) => d.modes === null || modes.some((m) => d.modes!.includes(m))), modes: [...modes], size },
     rungs: result.rungs, trials, front, winner,
-    winnerSettings: { mode: trials[winner]!.mode, settings: flatOfRun(prepared[winner]!.s) },
+    winnerSettings: { mode: trials[winner]!.mode, settings: flatOfRun(prepared[winner]!.s), ...(trials[winner]!.embedder ? { embedder: trials[winner]!.embedder } : {}) },
     heldOut: { current: figures.current, figures: figures.others },
     verdict: verdictSentence(winnerIsCurrent ? null : winnerFigure, figures.current, heldOut.length, objective),
     learnedAlpha: learned,

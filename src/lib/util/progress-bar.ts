@@ -106,3 +106,12 @@ export class ProgressBar {
     return line.length < cols ? line : line.slice(0, Math.max(1, cols - 1));
   }
 }
+
+/** Progress lines for a run of parts (RAGBench's subsets): `part: done/total`, once every 10% of a part. */
+export function tenthLines(out: ProgressOutput): (part: string, done: number, total: number) => void {
+  let last = '';
+  return (part, done, total) => {
+    const step = `${part}:${Math.floor((100 * done) / Math.max(1, total) / 10)}`;
+    if (step !== last) { last = step; out.write(`${part}: ${done}/${total}\n`); }
+  };
+}
