@@ -92,14 +92,22 @@ describe('Tune panel', () => {
     expect(setText).toMatch(/6 questions copied 8 or more consecutive words of its chunk: dropped/);
     expect(setText).toMatch(/promptVersion testset-v1/);
 
-    // The tune: BM25 (the only mode without an embedder), 8 trials.
+    // The tune: BM25 (the only mode without an embedder), 8 trials, k1 and b narrowed in the space, MRR@10 the objective.
     await page.locator('[data-testid=tune-budget]').fill('8');
+    await page.locator('[data-testid=tune-space] summary').click();
+    await page.locator('[data-testid=tune-space-k1]').fill('0.6, 1.2, 1.5, 2');
+    await page.locator('[data-testid=tune-space-b]').fill('0.4,0.9');
+    await page.locator('[data-testid=tune-objective]').selectOption('mrr@10');
     await page.locator('[data-testid=tune-run]').click();
     const result = page.locator('[data-testid=tune-result]');
     await result.waitFor({ timeout: 120_000 });
     expect(await text('[data-testid=tune-verdict]')).toMatch(/held-out|cannot be told apart|better|worse/i);
     expect(await text('[data-testid=tune-identity]')).toMatch(/8 trials of [\d,]+ settings · split seed 0: \d+ tuning, \d+ held-out questions/);
     expect(await page.locator('[data-testid=tune-trials] tbody tr').count()).toBe(8);
+    expect(await text('[data-testid=tune-trials] thead')).toContain('mrr@10');
+    for (const label of await page.locator('[data-testid=tune-trials] tbody tr td:nth-child(2)').allInnerTexts()) {
+      expect(label).toMatch(/^sparse( --k1 (0\.6|1\.2|1\.5|2))?( --b (0\.4|0\.9))?$/);
+    }
     await expect.poll(() => page.locator('[data-testid=tune-front]').getAttribute('data-rendered'), { timeout: 60_000 }).toBe('true');
     // Saved as a draft report: the Reports tab lists it, and it opens as a tune with the same verdict.
     const verdict = await text('[data-testid=tune-verdict]');
@@ -118,7 +126,7 @@ describe('Tune panel', () => {
     // Adopt: the diff first (k1 from 0), then Search and its link take the winner.
     await page.locator('[data-testid=tune-adopt]').click();
     const diff = await text('[data-testid=tune-diff]');
-    expect(diff).toMatch(/k1: 0 → (0\.6|0\.9|1\.2|1\.5|2)\b/);
+    expect(diff).toMatch(/k1: 0 → (0\.6|1\.2|1\.5|2)\b/);
     expect(new URL(page.url()).searchParams.get('k1')).toBe('0');
     await page.locator('[data-testid=tune-adopt-confirm]').click();
     await page.locator('[data-testid=tune-adopted]').waitFor();

@@ -116,6 +116,19 @@ describe('the Tune panel session', () => {
     await expect(s.tune({ ...req, modes: [] }, [], () => {})).rejects.toThrow(/at least one mode/);
   });
 
+  it('narrows the space as the panel gives it (each value checked as its setting reads it) and takes the objective', async () => {
+    const s = session();
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    const req = { testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['sparse' as const], budget: 20 };
+    const r = await s.tune({ ...req, space: { k1: ' 0.6, 1.5', b: '0.4', alpha: '' }, objective: 'mrr@10' }, [], () => {});
+    expect(r.result.objective).toBe('mrr@10');
+    expect(r.result.space.dimensions.find((d) => d.key === 'k1')!.values).toEqual([0.6, 1.5]);
+    for (const t of r.result.trials.slice(1)) expect([0.6, 1.5]).toContain(t.values.k1);
+    expect(r.result.trials.every((t) => t.values.b === undefined || t.values.b === 0.4 || t.values.b === kb.options.bm25.b)).toBe(true);
+    await expect(s.tune({ ...req, space: { alpha: '2' } }, [], () => {})).rejects.toThrow(/^The space: alpha: "2" is not a value of alpha/);
+    await expect(s.tune({ ...req, space: { depth: '10' } }, [], () => {})).rejects.toThrow(/The space: depth=10: give a dimension and its values/);
+  });
+
   it('Cancel, reload and tune again: the trials that ran are read back, the rest computed; the result is the uninterrupted one', async () => {
     const store = memoryTestSetStore();
     const { c, cache } = rowCache();

@@ -1,6 +1,7 @@
 /** The Tune panel's texts (src/ui/tune/tune-view.ts): the progress line, Adopt's diff lines, a test set's provenance. */
 import { describe, expect, it } from 'vitest';
-import { adoptLines, progressText, provenanceText } from '../../src/ui/tune/tune-view.ts';
+import { adoptLines, progressText, provenanceText, spaceFields } from '../../src/ui/tune/tune-view.ts';
+import { RUN_SETTINGS } from '../../src/lib/settings/retrieval-run.ts';
 
 describe('the Tune panel texts', () => {
   it('says where a writing or a tune is, with the ETA', () => {
@@ -20,5 +21,14 @@ describe('the Tune panel texts', () => {
   it('shows a test set\'s model, prompt version, seed and counts, not the rest', () => {
     expect(provenanceText({ provider: 'openai', model: 'm', promptVersion: 'testset-v1', seed: 0, asked: 36, junk: 6, cached: 2 }))
       .toBe('model m, promptVersion testset-v1, seed 0, junk 6, cached 2');
+  });
+  it('the space fields come from the declarations: their flags, default values and modes; rebuilding ones only when asked', () => {
+    const plain = spaceFields(false), all = spaceFields(true);
+    expect(plain.find((f) => f.flag === 'k1')).toEqual({ flag: 'k1', describe: 'BM25 k1', defaults: RUN_SETTINGS.k1.tune!.values.join(', '), where: RUN_SETTINGS.k1.tune!.modes!.join(', ') });
+    expect(plain.find((f) => f.flag === 'candidate-k')!.defaults).toBe('20, 50, auto');
+    expect(plain.find((f) => f.flag === 'index')!.where).toMatch(/; tried beside the finalists$/);
+    expect(plain.map((f) => f.flag)).not.toContain('chunk-size');
+    expect(all.find((f) => f.flag === 'chunk-size')!.where).toMatch(/builds again/);
+    expect(all.length - plain.length).toBe(3);
   });
 });

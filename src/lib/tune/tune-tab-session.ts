@@ -25,6 +25,7 @@ import { SEARCH_SETTINGS, type SearchSettings } from '../settings/search.ts';
 import { indexedDbReplyStore, indexedDbTestSetStore, type ReplyStore, type StoredTestSet, type TestSetStore } from '../store/test-set-store.ts';
 import { indexedDbRetrievalRowCache } from '../eval/retrieval/retrieval-cache.ts';
 import { ownIndexKind } from './index-variants.ts';
+import { spaceFromFlags } from './space.ts';
 import { estimateLlmTestSet, sampleTestSetChunks } from './llm-test-set.ts';
 import { TEST_SET_LIMITS } from './test-set-file.ts';
 import { makeTestSet, testSetBeirFiles, type MadeTestSet } from './test-set-make.ts';
@@ -162,6 +163,10 @@ export class TuneTabSession {
     if (req.agreeWithId && (!other || other.kbId !== ctx.info.corpusId || other.id === set.id)) throw new TuneError('The test set to check against is not another test set of this knowledge base: pick one again.');
     const judgementsOf = (t: StoredTestSet) => new Map(t.qrels.map(([q, docs]) => [q, new Map(docs)]));
     const modes = req.modes.filter((m) => (MODE_IDS as readonly string[]).includes(m));
+    // The space as the panel narrowed it, each value checked as its setting reads it (space.ts).
+    const narrow = (() => {
+      try { return spaceFromFlags(Object.entries(req.space ?? {}).filter(([, t]) => t?.trim()).map(([flag, t]) => `${flag}=${t!.replace(/\s+/g, '')}`)); } catch (e) { throw new TuneError(`The space: ${(e as Error).message.replace(/^--space /, '')}`); }
+    })();
     if (modes.length === 0) throw new TuneError('Choose at least one mode for the space.');
     const s = req.search;
     // The Search tab's BM25 (its k1 / b, else the knowledge base's own) is the current one.
@@ -180,7 +185,7 @@ export class TuneTabSession {
           dataKey: ctx.info.corpusHash ?? ctx.info.corpusId, dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId,
           embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null,
         },
-        ...(req.rebuild ? { space: { rebuild: true }, rebuild: rebuildFrom(ctx, signal) } : {}),
+        space: { narrow, ...(req.rebuild ? { rebuild: true } : {}) }, ...(req.rebuild ? { rebuild: rebuildFrom(ctx, signal) } : {}),
         ...(req.objective ? { objective: req.objective } : {}), ...(req.minutes !== undefined ? { minutes: req.minutes } : {}), pseudo: set.kind === 'pseudo', cache: this.deps.cache, signal,
         onProgress: (p: TuneProgress) => {
           if (p.done === 1) rungStart = Date.now();

@@ -45,6 +45,8 @@ export interface TuneTabRequest {
   objective?: IrMetricId;
   /** Chunking and the analyzer join the space: each value the knowledge base built again from its documents. */
   rebuild?: boolean;
+  /** Dimensions narrowed, by flag, to the values a text lists (`0.3, 0.7`; `auto` for an unset k), as `rag-lab tune --space flag=…`. */
+  space?: Partial<Record<string, string>>;
   /** A second test set of the knowledge base: every trial scored on both, their rankings compared (agreement.ts). */
   agreeWithId?: string;
 }

@@ -16,6 +16,8 @@ import { formatBytes } from '../../lib/util/format-bytes.ts';
 import type { AskState } from './ask.svelte.ts';
 import type { KbState } from './kb.svelte.ts';
 import type { SearchState } from './search.svelte.ts';
+import type { IrMetricId } from '../../lib/tune/tune-session.ts';
+import { spaceFields } from '../tune/tune-view.ts';
 
 const message = (e: unknown) => ((e as Error)?.message || String(e)).replace(/^(TuneError|Error): /, '');
 
@@ -37,6 +39,10 @@ export class TuneState {
   /** The budget is trials, or minutes (as many trials as fit, at most TAB_LIMITS.budget). */
   budgetIn = $state<'trials' | 'minutes'>('trials');
   minutes = $state(2);
+  /** A dimension narrowed by flag to the values its text lists ('' or absent: its declared values; tune-view.ts spaceFields). */
+  space = $state<Record<string, string>>({});
+  /** What the tune maximises; p95 latency is the front's other axis. */
+  objective = $state<IrMetricId>('ndcg@10');
   /** The modes of the space (those that cannot run now are left out by the session, with a note). */
   modes = $state<RetrievalMode[]>(['sparse', 'rrf', 'hybrid_fixed', 'hybrid_calibrated']);
   busy = $state<'write' | 'tune' | 'import' | null>(null);
@@ -181,7 +187,8 @@ export class TuneState {
       const available = this.modes.filter((m) => this.kb.modes?.[m].available !== false);
       this.result = await api.tune({ testSetId: this.selected, search, modes: available.length ? available : this.modes,
         ...(this.budgetIn === 'minutes' ? { budget: TAB_LIMITS.budget, minutes: this.minutes } : { budget: this.budget }),
-        ...(this.agreeWith && this.agreeWith !== this.selected ? { agreeWithId: this.agreeWith } : {}), ...(this.rebuild ? { rebuild: true } : {}) }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
+        ...(this.agreeWith && this.agreeWith !== this.selected ? { agreeWithId: this.agreeWith } : {}), ...(this.rebuild ? { rebuild: true } : {}),
+        space: Object.fromEntries(spaceFields(this.rebuild).map((f) => [f.flag, this.space[f.flag]?.trim() ?? '']).filter(([, t]) => t)), objective: this.objective }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
     });
   }
 

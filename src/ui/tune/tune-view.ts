@@ -7,6 +7,7 @@ import { f4 } from '../../lib/tune/held-out.ts';
 import type { FrontInput, TuneResult } from '../../lib/tune/tune-session.ts';
 import type { AdoptChange, TuneTabProgress } from '../../lib/tune/tune-tab-types.ts';
 import { chartLayout } from '../shared/plotly.ts';
+import { TUNED } from '../../lib/tune/space.ts';
 
 const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : `${x.toFixed(1)} ms`);
 
@@ -50,6 +51,20 @@ export function frontChart(r: FrontInput) {
     { type: 'scatter', mode: 'markers', name: 'winner', marker: { size: 16, symbol: 'star' }, ...point([r.winner]) },
   ];
   return { traces, layout: chartLayout(`${r.objective} against p95 latency (tuning queries)`, { xaxis: { title: { text: 'p95 end-to-end latency (ms)' } }, yaxis: { title: { text: r.objective } } }) };
+}
+
+export interface SpaceField { flag: string; describe: string; defaults: string; where: string }
+
+/**
+ * The space's dimensions as the panel edits them, read from the declarations (tune/space.ts TUNED): each flag, its
+ * default values and the modes it changes; the rebuilding ones (chunking, analyzer) only when the tune may rebuild.
+ */
+export function spaceFields(rebuild: boolean): SpaceField[] {
+  return TUNED.filter(([, s]) => rebuild || !s.tune!.rebuild).map(([key, s]) => ({
+    flag: s.flag ?? key, describe: s.describe ?? key,
+    defaults: s.tune!.values.map((x) => (x === null ? 'auto' : String(x))).join(', '),
+    where: `${s.tune!.modes ? s.tune!.modes.join(', ') : 'every mode'}${s.tune!.finalists ? '; tried beside the finalists' : ''}${s.tune!.rebuild ? '; builds again' : ''}`,
+  }));
 }
 
 const shown = (x: string | number | null) => (x === null ? "the knowledge base's / default" : String(x));
