@@ -320,8 +320,9 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     };
   });
   const front = paretoFront(finalists.map((i) => ({ quality: trials[i]!.score, cost: trials[i]!.p95Ms ?? NaN }))).map((k) => finalists[k]!);
-  // The best finalist on the tuning queries (a tie: the halving's order, before the variants beside it).
-  const winner = finalists.reduce((w, i) => (reached[i]!.score > reached[w]!.score ? i : w), finalists[0]!);
+  // The halving's best finalist: a variant beside it (another index kind) shows what that costs on the front, but its
+  // score moves by the index's approximation only (int8 codes, graph recall), so it is not what picks the winner.
+  const winner = result.finalists[0]!;
 
   // The held-out figures: the current settings, the winner and the front.
   signal?.throwIfAborted();
