@@ -10,6 +10,7 @@ import { IndexedDbLocalKbStore } from '../src/lib/store/local-kb-store.ts';
 import { IndexedDbRagbenchFileStore } from '../src/lib/store/ragbench-file-store.ts';
 import { indexedDbTransformCache } from '../src/lib/rag/transform-cache.ts';
 import { browserTuneTab } from '../src/lib/tune/tune-tab-session.ts';
+import { IndexedDbTrainedModelStore } from '../src/lib/store/trained-models.ts';
 import { artifacts } from './artifact-adapter.ts';
 import type { ModelsWorkerApi } from './models-api.ts';
 import type { SearchWorkerApi } from './search-api.ts';
@@ -21,9 +22,8 @@ const api: SearchWorkerApi = {
   open: (request, onProgress) => session.open(request, onProgress),
   listHubIndexes: (request) => session.listHubIndexes(request),
   configureModels(settings) {
-    // The in-browser LLM runs here (next to the knowledge base it answers from), so transformers.js needs the
-    // same model host and wasm paths as the models worker.
-    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true });
+    // The in-browser LLM and a tune's other embedders run here: the models worker's host, wasm paths and trained models.
+    configureModels({ remoteHost: settings.remoteHost, wasmPaths: settings.wasmPaths, numThreads: settings.numThreads, allowRemote: true, useBrowserCache: true, trainedModels: new IndexedDbTrainedModelStore() });
   },
   attachModels(port) {
     session.attachModels(Comlink.wrap<ModelsWorkerApi>(port));

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
 import { openaiCompletion, openaiError, startLlmServer, type LlmServer } from '../helpers/llm-server.ts';
+import { openWithFixtureModels, prebuiltVectors, waitForDense } from '../helpers/models-page.ts';
 
 const site = inject('siteUrl');
 const KEY = 'sk-e2e-TUNE-0123456789';
@@ -179,3 +180,35 @@ describe('Tune panel', () => {
   });
 });
 
+
+describe('Tune panel with a dense side', () => {
+  test('another embedder joins the dense modes: loaded for the tune in the search worker, its trials named, the Search tab keeps its own', async () => {
+    const browser = await launchBrowser();
+    browsers.push(browser);
+    page = await openWithFixtureModels(browser, inject('hubUrl'), prebuiltVectors());
+    await page.goto(`${site}?tab=search`);
+    await waitForDense(page);
+    const denseInfo = await text('[data-testid=dense-info]');
+    await page.locator('[data-testid=tab-benchmark]').click();
+    await page.locator('[data-testid=bench-kind-tune]').check();
+    await page.locator('[data-testid=tune-pseudo-n]').fill('30');
+    await page.locator('[data-testid=tune-pseudo]').click();
+    await page.locator('[data-testid=tune-set]').first().waitFor({ timeout: 60_000 });
+    for (const m of ['rrf', 'hybrid_fixed', 'hybrid_calibrated']) await page.locator(`[data-testid=tune-mode-${m}]`).uncheck();
+    await page.locator('[data-testid=tune-mode-dense]').check();
+    await page.locator('[data-testid=tune-space] summary').click();
+    for (const [flag, v] of [['k1', '0.9'], ['b', '0.4'], ['index', 'auto']]) await page.locator(`[data-testid=tune-space-${flag}]`).fill(v!);
+    // The same fixture model at another dtype: another embedder (its own vectors and query embeddings).
+    await page.locator('[data-testid=tune-embedders]').fill('rag-lab/tiny-embedder@fp32');
+    await page.locator('[data-testid=tune-budget]').fill('10');
+    await page.locator('[data-testid=tune-run]').click();
+    await page.locator('[data-testid=tune-result]').waitFor({ timeout: 240_000 });
+    const labels = await page.locator('[data-testid=tune-trials] tbody tr td:nth-child(2)').allInnerTexts();
+    expect(labels.sort()).toEqual(['dense', 'dense --embedder rag-lab/tiny-embedder@fp32', 'sparse']);
+    expect(await text('[data-testid=tune-identity]')).toContain('embedder rag-lab/tiny-embedder@q8');
+    expect(await text('[data-testid=tune-result]')).toContain('other embedders in the space (dense): rag-lab/tiny-embedder@fp32');
+    // The Search tab's dense side is still the loaded embedder's.
+    await page.locator('[data-testid=tab-search]').click();
+    expect(await text('[data-testid=dense-info]')).toBe(denseInfo);
+  });
+});

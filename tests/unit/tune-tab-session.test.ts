@@ -205,6 +205,46 @@ describe('the Tune panel session', () => {
     expect(r.result.identity.embedder).toBe('fake/bag@fp32');
   });
 
+  it('compares other embedders in the dense modes: each loaded for the tune, the items embedded by it, freed after; bad ids refused', async () => {
+    const bag = (seed: number) => (t: string) => { const v = new Float32Array(16); for (const w of t.toLowerCase().split(/\W+/)) if (w) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 16, seed)]! += 1; return v; };
+    const embedderOf = (id: string, seed: number, calls: number[]): TextEmbedder => ({
+      spec: { id, dtype: 'fp32', device: 'wasm' }, dim: 16,
+      embed: async (ts: readonly string[]) => { calls.push(ts.length); const out = new Float32Array(ts.length * 16); ts.forEach((t, i) => out.set(bag(seed)(t), i * 16)); return out; },
+    });
+    const own = embedderOf('fake/bag', 7, []);
+    const dkb = KnowledgeBase.build(docs, { chunking: false, cdfQueries: 0 });
+    await attachKbVectors(dkb, null, own, { kbKey: async () => 'topics-bag' });
+    const otherCalls: number[] = [], loads: string[] = [], disposed: string[] = [];
+    const s = new TuneTabSession({
+      context: () => ({ kb: dkb, info: info('h1'), models: { encoder: { embedQuery: async (q: string) => bag(7)(q) } }, embedder: own.spec, reranker: null, passages: own }),
+      store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null, runtime: { runtime: 'node', agent: 'test' },
+      loadEmbedder: async (spec) => {
+        loads.push(`${spec.id}@${spec.dtype}`);
+        if (spec.id === 'fake/missing') throw new Error('404 from the Hub');
+        return { ...embedderOf(spec.id, 3, otherCalls), spec, dispose: async () => { disposed.push(spec.id); } };
+      },
+    });
+    const set = await s.importTestSet('mine.jsonl', jsonl);
+    const phases = new Set<string>();
+    const req = { testSetId: set.id, search: SEARCH_DEFAULTS, modes: ['sparse' as const, 'dense' as const], budget: 20, space: { k1: '0.9', b: '0.4', index: 'auto' } };
+    const r = await s.tune({ ...req, embedders: [' fake/other '] }, [], (p) => { phases.add(p.phase); });
+    expect(loads).toEqual(['fake/other@fp32']);
+    expect(r.result.trials.map((t) => t.label)).toEqual(['sparse', 'dense', 'dense --embedder fake/other@fp32']);
+    expect(r.result.trials[2]!.embedder).toBe('fake/other@fp32');
+    expect(otherCalls.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(dkb.size); // every item embedded by it
+    expect(phases).toEqual(new Set(['embed', 'tune']));
+    expect(disposed).toEqual(['fake/other']);
+    expect(r.report.environment.models.map((m) => m.id)).toEqual(['fake/bag', 'fake/other']);
+    // refused before any work
+    await expect(s.tune({ ...req, embedders: ['fake/bag'] }, [], () => {})).rejects.toThrow(/fake\/bag@fp32 is the embedder loaded now/);
+    await expect(s.tune({ ...req, embedders: ['not an id'] }, [], () => {})).rejects.toThrow(/"not an id" is not a model id/);
+    await expect(s.tune({ ...req, embedders: ['fake/x@fp64'] }, [], () => {})).rejects.toThrow(/fp64 is not a dtype/);
+    await expect(s.tune({ ...req, embedders: ['fake/missing'] }, [], () => {})).rejects.toThrow(/fake\/missing@fp32 did not load: 404 from the Hub/);
+    const plain = session();
+    const plainSet = await plain.importTestSet('x.jsonl', jsonl);
+    await expect(plain.tune({ ...req, testSetId: plainSet.id, modes: ['sparse'], embedders: ['fake/other'] }, [], () => {})).rejects.toThrow(/load an embedder in the Models panel first/);
+  });
+
   it('Adopt says what a search cannot take: a winner\'s chunking, analyzer or vector index that is not the knowledge base\'s', () => {
     const winner = (over: Partial<RunFlat>) => ({ winnerSettings: { mode: 'sparse' as const, settings: { ...RUN_DEFAULTS, k1: 0.9, b: 0.4, ...over } } }) as unknown as TuneResult;
     expect(adoptOf(winner({}), kb, SEARCH_DEFAULTS).notApplied).toEqual([]);
@@ -214,6 +254,8 @@ describe('the Tune panel session', () => {
     ]);
     // the vector index kind is the knowledge base's (built with it): named, not applied
     expect(adoptOf(winner({ index: 'hnsw' }), kb, SEARCH_DEFAULTS).notApplied).toEqual(['vector index: hnsw (the knowledge base has none)']);
+    const other = { winnerSettings: { mode: 'dense', settings: { ...RUN_DEFAULTS, k1: 0.9, b: 0.4 }, embedder: 'fake/other@fp32' } } as unknown as TuneResult;
+    expect(adoptOf(other, kb, SEARCH_DEFAULTS).notApplied).toEqual([expect.stringMatching(/^embedder: fake\/other@fp32 \(load it in the Models panel/)]);
   });
 
   it('makes pseudo-queries, always labelled; their winner is not adoptable without an agreement check', async () => {

@@ -9,6 +9,8 @@ describe('the Tune panel texts', () => {
       .toBe('questions: 12 of 36 chunks (8 written, 3 dropped, 1 from the cache) · ETA 1 min 05 s');
     expect(progressText({ phase: 'tune', rung: 1, rungs: 3, done: 4, total: 14, queries: 70, etaMs: null }))
       .toBe('rung 2 of 3: trial 4 of 14 on 70 tuning queries · ETA … for this rung');
+    expect(progressText({ phase: 'embed', embedder: 'Xenova/bge-small-en-v1.5@q8', done: 500, total: 5183, etaMs: 65_000 }))
+      .toBe('Xenova/bge-small-en-v1.5@q8: 500 of 5183 items embedded · ETA 1 min 05 s');
   });
 
   it('lists what Adopt changes, a null as the knowledge base\'s own or the default', () => {

@@ -25,6 +25,9 @@ import { SEARCH_SETTINGS, type SearchSettings } from '../settings/search.ts';
 import { indexedDbReplyStore, indexedDbTestSetStore, type ReplyStore, type StoredTestSet, type TestSetStore } from '../store/test-set-store.ts';
 import { indexedDbRetrievalRowCache } from '../eval/retrieval/retrieval-cache.ts';
 import { ownIndexKind } from './index-variants.ts';
+import { tabEmbedderSpecs, tabEmbedders } from './tune-tab-embedders.ts';
+import { loadModel } from '../models/model-session.ts';
+import { IndexedDbTrainedModelStore } from '../store/trained-models.ts';
 import { spaceFromFlags } from './space.ts';
 import { estimateLlmTestSet, sampleTestSetChunks } from './llm-test-set.ts';
 import { TEST_SET_LIMITS } from './test-set-file.ts';
@@ -47,6 +50,8 @@ export interface TuneTabDeps {
   cache: RetrievalRowCache | null;
   /** Where it runs (the tune report's environment). */
   runtime: Omit<RunEnvironment, 'models'>;
+  /** Loads an other embedder for one tune (TuneTabRequest.embedders); absent: none can be. */
+  loadEmbedder?: (spec: ModelSpec) => Promise<TextEmbedder>;
 }
 
 
@@ -168,6 +173,8 @@ export class TuneTabSession {
       try { return spaceFromFlags(Object.entries(req.space ?? {}).filter(([, t]) => t?.trim()).map(([flag, t]) => `${flag}=${t!.replace(/\s+/g, '')}`)); } catch (e) { throw new TuneError(`The space: ${(e as Error).message.replace(/^--space /, '')}`); }
     })();
     if (modes.length === 0) throw new TuneError('Choose at least one mode for the space.');
+    const specs = tabEmbedderSpecs(req.embedders ?? [], ctx.embedder);
+    if (specs.length && !this.deps.loadEmbedder) throw new TuneError('Other embedders cannot be loaded here');
     const s = req.search;
     // The Search tab's BM25 (its k1 / b, else the knowledge base's own) is the current one.
     const kb = withSearchBm25(ctx.kb, s.k1, s.b);
@@ -176,8 +183,13 @@ export class TuneTabSession {
     });
     return this.exclusive(async (signal) => {
       const t0 = Date.now();
-      let rungStart = t0;
+      let rungStart = t0, embedStart = t0;
+      const extra = specs.length ? await tabEmbedders(specs, {
+        load: this.deps.loadEmbedder!, info: ctx.info, signal,
+        onEmbed: (p) => { if (p.done === 0) embedStart = Date.now(); onProgress({ phase: 'embed', ...p, etaMs: p.done > 0 ? remainingMs(Date.now() - embedStart, p.done, p.total - p.done) : null }); },
+      }) : null;
       const result = await runTuneSession({
+        ...(extra ? { embedders: extra.embedders } : {}),
         kb, queries: set.queries, qrels: judgementsOf(set), base,
         // Hand-labelled questions are the reference beside written or pseudo ones.
         ...(other ? { agreeWith: { label: other.label, queries: other.queries, qrels: judgementsOf(other), pseudo: other.kind === 'pseudo', reference: other.kind === 'imported' && set.kind !== 'imported' } } : {}), current: s.mode, models: ctx.models, modes, budget: req.budget,
@@ -194,9 +206,9 @@ export class TuneTabSession {
       }).catch((e: unknown) => {
         if (signal.aborted) throw new TuneError('Cancelled: the trials that ran are cached, so tuning again resumes from them.');
         throw e;
-      });
+      }).finally(() => extra?.dispose());
       // Saved as a draft report (kind 'tune'): what it ran on, the models, the test set and its provenance.
-      const models = [...(ctx.embedder ? [runModelInfo('embedder', ctx.embedder)] : []), ...(ctx.reranker ? [runModelInfo('cross-encoder', ctx.reranker)] : [])];
+      const models = [...(ctx.embedder ? [runModelInfo('embedder', ctx.embedder)] : []), ...specs.map((x) => runModelInfo('embedder', x)), ...(ctx.reranker ? [runModelInfo('cross-encoder', ctx.reranker)] : [])];
       const report = await tuneReport(result, {
         testSet: { label: set.label, kind: set.kind, provenance: set.provenance, splitSeed: set.splitSeed }, budget: req.budget, ...(req.minutes !== undefined ? { minutes: req.minutes } : {}),
         modes, base: jsonOf(s) as Record<string, JsonValue>, environment: reportEnvironment({ ...this.deps.runtime, models }, null, null),
@@ -249,6 +261,7 @@ export function adoptOf(r: TuneResult, kb: KnowledgeBase, current: SearchSetting
     ...(mine !== theirs ? [`chunking: ${theirs} (the knowledge base has ${mine})`] : []),
     ...(analyzerOf(kb) !== 'custom' && analyzerOf(kb) !== w.settings.analyzer ? [`BM25 analyzer: ${w.settings.analyzer} (the knowledge base has ${analyzerOf(kb)})`] : []),
     ...(w.settings.index !== 'auto' && w.settings.index !== ownIndexKind(kb) ? [`vector index: ${w.settings.index} (the knowledge base has ${ownIndexKind(kb) ?? 'none'})`] : []),
+    ...(w.embedder ? [`embedder: ${w.embedder} (load it in the Models panel: the Search tab's dense side is the current embedder's)`] : []),
   ];
   return { settings, changes, notApplied };
 }
@@ -260,8 +273,15 @@ export function tuneTabApi(s: TuneTabSession): TuneTabApi {
   return Object.fromEntries(TUNE_TAB_METHODS.map((m) => [m, (s[m] as (...a: unknown[]) => unknown).bind(s)])) as unknown as TuneTabApi;
 }
 
-/** The browser's session: test sets, their LLM replies and the trials' rows in IndexedDB. */
-export const browserTuneTab = (context: TuneTabDeps['context']): TuneTabApi => tuneTabApi(new TuneTabSession({
-  context, store: indexedDbTestSetStore, replies: indexedDbReplyStore, cache: indexedDbRetrievalRowCache,
-  runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
-}));
+/**
+ * The browser's session: test sets, their LLM replies and the trials' rows in IndexedDB; other embedders loaded in
+ * this worker (corpus-trained ones from the trained-model store), for one tune each.
+ */
+export const browserTuneTab = (context: TuneTabDeps['context']): TuneTabApi => {
+  const trained = new IndexedDbTrainedModelStore();
+  return tuneTabApi(new TuneTabSession({
+    context, store: indexedDbTestSetStore, replies: indexedDbReplyStore, cache: indexedDbRetrievalRowCache,
+    runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
+    loadEmbedder: async (spec) => (await loadModel('embedder', spec, trained)).model as TextEmbedder,
+  }));
+};

@@ -45,6 +45,8 @@ export interface TuneTabRequest {
   objective?: IrMetricId;
   /** Chunking and the analyzer join the space: each value the knowledge base built again from its documents. */
   rebuild?: boolean;
+  /** Other embedders ("owner/name" or "owner/name@dtype") in the modes with a dense side, loaded for this tune (tune-tab-embedders.ts). */
+  embedders?: string[];
   /** Dimensions narrowed, by flag, to the values a text lists (`0.3, 0.7`; `auto` for an unset k), as `rag-lab tune --space flag=…`. */
   space?: Partial<Record<string, string>>;
   /** A second test set of the knowledge base: every trial scored on both, their rankings compared (agreement.ts). */
@@ -53,7 +55,9 @@ export interface TuneTabRequest {
 
 export type TuneTabProgress =
   | ({ phase: 'write'; etaMs: number | null } & LlmTestSetProgress)
-  | ({ phase: 'tune'; etaMs: number | null } & TuneProgress);
+  | ({ phase: 'tune'; etaMs: number | null } & TuneProgress)
+  /** An other embedder embedding a knowledge base's items (the open one, or a chunking built again). */
+  | { phase: 'embed'; embedder: string; done: number; total: number; etaMs: number | null };
 
 /** One Search setting an Adopt changes. */
 export interface AdoptChange { setting: keyof SearchSettings; label: string; from: string | number | null; to: string | number | null }

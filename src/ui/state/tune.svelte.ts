@@ -41,6 +41,8 @@ export class TuneState {
   minutes = $state(2);
   /** A dimension narrowed by flag to the values its text lists ('' or absent: its declared values; tune-view.ts spaceFields). */
   space = $state<Record<string, string>>({});
+  /** Other embedders, comma-separated ("owner/name" or "owner/name@dtype"), compared with the loaded one in the dense modes. */
+  embedders = $state('');
   /** What the tune maximises; p95 latency is the front's other axis. */
   objective = $state<IrMetricId>('ndcg@10');
   /** The modes of the space (those that cannot run now are left out by the session, with a note). */
@@ -188,6 +190,7 @@ export class TuneState {
       this.result = await api.tune({ testSetId: this.selected, search, modes: available.length ? available : this.modes,
         ...(this.budgetIn === 'minutes' ? { budget: TAB_LIMITS.budget, minutes: this.minutes } : { budget: this.budget }),
         ...(this.agreeWith && this.agreeWith !== this.selected ? { agreeWithId: this.agreeWith } : {}), ...(this.rebuild ? { rebuild: true } : {}),
+        ...(this.embedders.trim() ? { embedders: this.embedders.split(',') } : {}),
         space: Object.fromEntries(spaceFields(this.rebuild).map((f) => [f.flag, this.space[f.flag]?.trim() ?? '']).filter(([, t]) => t)), objective: this.objective }, loaded, Comlink.proxy((p: TuneTabProgress) => { this.progress = p; }));
     });
   }

@@ -12,6 +12,7 @@ import { TUNED } from '../../lib/tune/space.ts';
 const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : `${x.toFixed(1)} ms`);
 
 export function progressText(p: TuneTabProgress): string {
+  if (p.phase === 'embed') return `${p.embedder}: ${p.done} of ${p.total} items embedded · ${etaText(p.etaMs)}`;
   if (p.phase === 'write') return `questions: ${p.done} of ${p.total} chunks (${p.written} written, ${p.dropped} dropped, ${p.cached} from the cache) · ${etaText(p.etaMs)}`;
   return `rung ${p.rung + 1} of ${p.rungs}: trial ${p.done} of ${p.total} on ${p.queries} tuning queries · ${etaText(p.etaMs)} for this rung`;
 }
