@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.ts';
 /** Flags that take no number: paths, names, choices, URLs, switches. */
 const NOT_NUMERIC = new Set([
   'agentic', 'agree-with', 'analysis', 'analyze', 'analyzer', 'api-key', 'arxiv', 'arxiv-endpoint', 'arxiv-sort', 'base-url', 'baseline', 'cache-dir',
-  'calibration', 'chunk', 'config', 'config-out', 'data', 'description', 'dtype', 'embedder', 'entropy-basis', 'estimate', 'evaluator', 'grade-each', 'grader-model', 'hnsw',
+  'calibration', 'chunk', 'config', 'config-out', 'data', 'description', 'dtype', 'embedder', 'embedders', 'entropy-basis', 'estimate', 'evaluator', 'grade-each', 'grader-model', 'hnsw',
   'id', 'index', 'int8', 'json', 'kb', 'limits', 'metric', 'mode', 'model', 'model-host', 'models-dir', 'modes', 'nli', 'no-cache',
   'no-chunk', 'no-predictors', 'out', 'pool', 'protocol', 'provider', 'push', 'rebuild', 'report', 'report-out', 'reranker', 'retrieval',
   'retrieval-mode', 'run-out', 'search', 'search-endpoint', 'space', 'split', 'subsets', 'testset', 'title', 'token-env', 'train-embedder', 'transform', 'urls',

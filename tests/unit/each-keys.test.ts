@@ -13,6 +13,9 @@ import { findCitations } from '../../src/lib/rag/citations.ts';
 import { TRANSFORMS } from '../../src/lib/rag/config.ts';
 import { CALIBRATIONS } from '../../src/lib/retrieval/calibrate.ts';
 import { MODE_IDS } from '../../src/lib/retrieval/modes.ts';
+import { IR_METRIC_IDS } from '../../src/lib/stats/ir-metrics.ts';
+import { MODEL_OPTIONS } from '../../src/lib/models/registry.ts';
+import { spaceFields } from '../../src/ui/tune/tune-view.ts';
 
 const ROOT = join(import.meta.dirname, '../../src/ui');
 const FILES = [join(ROOT, 'App.svelte'), ...readdirSync(join(ROOT, 'components')).filter((f) => f.endsWith('.svelte')).map((f) => join(ROOT, 'components', f))];
@@ -26,6 +29,9 @@ const AUDITED: Record<string, string> = {
   'TunePanel.svelte: tune.modeChoices → m.id': 'MODE_IDS, a constant list',
   'TunePanel.svelte: view.heldOut → h.group': "one row per group: current, winner, front #<trial> (tune-extra.ts tuneGroup; the winner and front as a set)",
   'TunePanel.svelte: showAll ? rows : rows.slice(0, 20) → row.id': 'trial ids are their index in the trials list',
+  'TunePanel.svelte: spaceFields(tune.rebuild) → f.flag': 'one field per tuned setting; flags are distinct (checked below)',
+  'TunePanel.svelte: IR_METRIC_IDS → m': 'a constant list (checked below)',
+  'TunePanel.svelte: MODEL_OPTIONS.embedder → o.id': 'a constant list (checked below)',
   'App.svelte: THEMES → t': 'a constant list (checked below)',
   "NoticeList.svelte: shown → n.feature + '/' + n.key": 'NoticesState keeps one notice per (feature, key): a repeat replaces it',
   'AnswerText.svelte: p.numbers → n': 'findCitations lists each number once per group (tested below)',
@@ -81,7 +87,8 @@ describe('keyed each blocks', () => {
 
   it('the constant lists used as keys hold no duplicates', () => {
     const lists: Record<string, readonly string[]> = {
-      MODE_IDS, TRANSFORMS, CALIBRATIONS, RAGBENCH_SUBSETS, providers: Object.values(PROVIDERS).map((p) => p.id),
+      MODE_IDS, TRANSFORMS, CALIBRATIONS, RAGBENCH_SUBSETS, IR_METRIC_IDS, providers: Object.values(PROVIDERS).map((p) => p.id),
+      spaceFlags: spaceFields(true).map((f) => f.flag), embedderOptions: MODEL_OPTIONS.embedder.map((o) => o.id),
       browserModels: BROWSER_PROVIDER.models, ...Object.fromEntries(Object.values(PROVIDERS).map((p) => [`${p.id} models`, p.models])),
     };
     for (const [name, xs] of Object.entries(lists)) expect(new Set(xs).size, name).toBe(xs.length);
