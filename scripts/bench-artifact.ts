@@ -57,7 +57,6 @@ import { memoryArtifactCache, type ArtifactFileCache } from '../src/lib/hub/file
 import { indexedDbArtifactCache } from '../src/lib/store/artifact-cache.ts';
 import { serveHubRepos } from '../tests/helpers/hub-repo-server.ts';
 import { serveStatic } from '../tests/helpers/static-server.ts';
-import { clustered } from '../tests/helpers/vectors.ts';
 import { artifactRepoFiles, loadSotuArtifact, SOTU_INDEX_ID } from './sotu-artifact.ts';
 import { log, mb, median, ms, now, tables, type OpenRow } from './bench/artifact-report.ts';
 import { denseFixture, DIM, STUB_ID, stubModels } from './bench/artifact-fixture.ts';

@@ -34,10 +34,10 @@
  * The time budgets bound each configuration: with the defaults a run takes ~5–8 minutes on 2 cores.
  */
 import { readFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, platform, arch, release, totalmem, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, platform, arch, release, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mean, percentile } from '../src/lib/stats/summary.ts';
+import { percentile } from '../src/lib/stats/summary.ts';
 import { autoThreads, configureModels } from '../src/lib/models/env.ts';
 import type { Dtype } from '../src/lib/models/types.ts';
 import { startChromium, type ChromiumRun, type Coep } from './bench/models-browser.ts';

@@ -38,7 +38,7 @@ import { DEFAULT_CHUNKING } from '../src/lib/retrieval/chunk.ts';
 import type { DenseRetriever } from '../src/lib/retrieval/dense.ts';
 import { HNSW_DEFAULTS, type HnswIndexData } from '../src/lib/retrieval/hnsw.ts';
 import type { RetrievalMode } from '../src/lib/retrieval/modes.ts';
-import { DEFAULT_SEARCH, search, type SearchOptions } from '../src/lib/retrieval/search.ts';
+import { DEFAULT_SEARCH, type SearchOptions } from '../src/lib/retrieval/search.ts';
 import {
   buildVectorIndex, chooseVectorIndex, HNSW_MIN_VALUES, restoreVectorIndex, serializeVectorIndex, type VectorIndexKind,
 } from '../src/lib/retrieval/vector-index.ts';

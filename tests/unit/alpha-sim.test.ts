@@ -4,7 +4,7 @@ import { fusionCandidates, simulateFusion, sliderWeights, type FusionCandidates 
 import { ndcgAt } from '../../src/lib/stats/ir-metrics.ts';
 import { queryPredictors } from '../../src/lib/eval/analysis/qpp.ts';
 import { seededRandom } from '../../src/lib/random.ts';
-import { CALIBRATIONS, type Calibration } from '../../src/lib/retrieval/calibrate.ts';
+import { CALIBRATIONS } from '../../src/lib/retrieval/calibrate.ts';
 import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { search, type SearchOutcome } from '../../src/lib/retrieval/search.ts';

@@ -17,7 +17,6 @@ const GROQ_KEY = 'gsk_LocalTestKeyZyXwVuTsRqPo1234';
 const ANT_KEY = 'sk-ant-api03-LocalKey-abcdefgh';
 const OPENAI_KEY = 'sk-proj-LocalKeyAbCdEfGhIjKlMnOp';
 const llm = useLlmServer();
-const { sleeps } = llm;
 const opts = { retry: llm.fastRetry, timeoutMs: 2_000 };
 const messages = [{ role: 'user' as const, content: 'hello' }];
 

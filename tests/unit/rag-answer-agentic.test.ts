@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_EXTRA_ROUNDS } from '../../src/lib/rag/agentic.ts';
 import { AGENT_REWRITE_SYSTEM_PROMPT, GRADE_ONE_SYSTEM_PROMPT, GRADE_SYSTEM_PROMPT, REFLECT_SYSTEM_PROMPT } from '../../src/lib/rag/agent-requests.ts';
-import { answerQuestion } from '../../src/lib/rag/answer.ts';
 import { DEFAULT_RAG_CONFIG, type RagConfig } from '../../src/lib/rag/config.ts';
 import { ANSWER_SYSTEM_PROMPT } from '../../src/lib/rag/prompt.ts';
 import { NO_RELEVANT_ANSWER, NO_SOURCES_ANSWER } from '../../src/lib/rag/retrieve.ts';
@@ -11,7 +10,7 @@ import { ExactDenseIndex } from '../../src/lib/retrieval/dense.ts';
 import { KnowledgeBase } from '../../src/lib/retrieval/knowledge-base.ts';
 import { NO_EMBEDDER, NO_RERANKER } from '../../src/lib/retrieval/modes.ts';
 import type { QueryEncoder, SearchModels } from '../../src/lib/retrieval/search.ts';
-import { answerUser, ask, config, DOCS, makeKb, OBS, request, ScriptedProvider, stepNames, systemOf, usageOf, userOf } from '../helpers/rag-answer-setup.ts';
+import { answerUser, ask, config, DOCS, makeKb, OBS, ScriptedProvider, stepNames, systemOf, usageOf, userOf } from '../helpers/rag-answer-setup.ts';
 
 describe('answerQuestion: query transforms', () => {
   it('multi-query: sends the variant prompt and fuses the question and variants by RRF (k = 60)', async () => {

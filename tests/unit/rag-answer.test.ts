@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerCutReason, answerQuestion } from '../../src/lib/rag/answer.ts';
+import { answerCutReason } from '../../src/lib/rag/answer.ts';
 import { generateAnswer, MAX_ANSWER_CHARS } from '../../src/lib/rag/generate.ts';
 import { DEFAULT_RAG_CONFIG } from '../../src/lib/rag/config.ts';
 import { ANSWER_SYSTEM_PROMPT } from '../../src/lib/rag/prompt.ts';

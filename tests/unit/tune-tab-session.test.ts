@@ -235,6 +235,9 @@ describe('the Tune panel session', () => {
     expect(phases).toEqual(new Set(['embed', 'tune']));
     expect(disposed).toEqual(['fake/other']);
     expect(r.report.environment.models.map((m) => m.id)).toEqual(['fake/bag', 'fake/other']);
+    // Cancel while another embedder embeds the items: the tune stops, and the model is freed.
+    await expect(s.tune({ ...req, embedders: ['fake/third'] }, [], (p) => { if (p.phase === 'embed') s.cancelTune(); })).rejects.toThrow(/^Cancelled/);
+    expect(disposed).toEqual(['fake/other', 'fake/third']);
     // refused before any work
     await expect(s.tune({ ...req, embedders: ['fake/bag'] }, [], () => {})).rejects.toThrow(/fake\/bag@fp32 is the embedder loaded now/);
     await expect(s.tune({ ...req, embedders: ['not an id'] }, [], () => {})).rejects.toThrow(/"not an id" is not a model id/);

@@ -22,11 +22,7 @@
  */
 import { parquetReadObjects } from 'hyparquet';
 import * as v from 'valibot';
-import type { OnBuildProgress, SkippedItem, SourceDocuments } from './source-documents.ts';
-import { readBounded } from '../hub/bounded-read.ts';
-import { authorizedFetch, backoffMs, checkHubToken, encodePath, sleep, type Fetch } from '../hub/download.ts';
-import { DownloadLimitError } from '../hub/download-limits.ts';
-import type { BeirQuery, Qrels } from './beir.ts';
+import type { SkippedItem, SourceDocuments } from './source-documents.ts';
 import type { SourceDocument } from '../retrieval/document.ts';
 import { asText, columnsOf, guessColumns, metaValue, NUMERIC, SCALAR } from './hub-columns.ts';
 import { makeCtx } from './hub-dataset-http.ts';

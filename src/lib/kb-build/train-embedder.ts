@@ -11,7 +11,6 @@ import { openArtifact } from '../artifact/read.ts';
 import { CorpusEmbedderError, TRAIN_DEFAULTS, trainCorpusEmbedder, type TrainedModel, type TrainOptions, type TrainStage } from '../models/corpus-embedder/train.ts';
 import { kbTrainingTexts } from '../models/corpus-embedder/corpus-hash.ts';
 import { trainedModelId } from '../models/trained-ids.ts';
-import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { localKbId } from '../data/kb-registry.ts';
 import { missingMessage, type LocalKbStore } from '../store/local-kb-store.ts';
 import type { NewTrainedModel, TrainedModelMeta } from '../store/trained-models.ts';

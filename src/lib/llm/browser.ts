@@ -36,7 +36,6 @@
  *   request at a time; `dispose()` / `disposeBrowserModels()` free them.
  */
 import { BaseStreamer, InterruptableStoppingCriteria, type Tensor } from '@huggingface/transformers';
-import { IS_NODE } from '../models/env.ts';
 import { resolveGeneratorSpec, type GeneratorDtype } from './browser-spec.ts';
 import type { Device, FileProgress } from '../models/types.ts';
 import { stripCodeFence } from './anthropic.ts';

@@ -12,7 +12,7 @@ import { trainedModelCache, type ModelFileCache, type TrainedFileSource } from '
 import { IS_NODE, IS_WEB, defaultDevice } from './runtime.ts';
 
 export { autoThreads, defaultDevice, hasHardwareWebGPU, hasWebGPU, hasWebGPUFp16, IS_NODE, IS_WEB } from './runtime.ts';
-import type { Device, Dtype, ModelSpec, ModelTask } from './types.ts';
+import type { Device, ModelSpec, ModelTask } from './types.ts';
 
 export interface ModelsConfig {
   /** Model host in Hub layout (`<host><owner>/<name>/resolve/<revision>/<file>`). Default 'https://huggingface.co/'. */

@@ -26,6 +26,8 @@ export interface AttachVectorsOptions {
   store?: VectorStore;
   index?: VectorIndexChoice;
   onProgress?: (stage: DenseStage, done: number, total: number) => void;
+  /** Stops embedding between batches (and an HNSW build). */
+  signal?: AbortSignal;
 }
 
 /** Gives `kb` its dense side with `embedder`: `shipped` when given (an ArtifactError or mismatch throws), else embeds. */
@@ -40,7 +42,7 @@ export async function attachKbVectors(kb: KnowledgeBase, shipped: ArtifactDense 
   }
   const setup = await attachDense(kb, embedder, {
     kbKey: await opts.kbKey(), onProgress: progress,
-    ...(opts.store ? { store: opts.store } : {}), ...(opts.index ? { index: opts.index } : {}),
+    ...(opts.store ? { store: opts.store } : {}), ...(opts.index ? { index: opts.index } : {}), ...(opts.signal ? { signal: opts.signal } : {}),
   });
   return { setup, owner: { id: embedder.spec.id, dtype: embedder.spec.dtype, device: embedder.spec.device, dim: embedder.dim } };
 }

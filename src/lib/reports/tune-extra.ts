@@ -76,11 +76,6 @@ const obj = (x: JsonValue | undefined): Obj | null => (x !== null && typeof x ==
 const num = (x: JsonValue | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 const count = (x: JsonValue | undefined): number | null => (typeof x === 'number' && Number.isInteger(x) && x >= 0 ? x : null);
 const str = (x: JsonValue | undefined): string | null => (typeof x === 'string' ? x : null);
-const pair = (x: JsonValue | undefined): [number, number] | null => {
-  if (!Array.isArray(x) || x.length !== 2) return null;
-  const [a, b] = [num(x[0]), num(x[1])];
-  return a === null || b === null ? null : [a, b];
-};
 
 /** The held-out figures in the summary's order, each with the tests `summary.extra.heldOut` carries for its group. */
 function heldOutRows(r: Report): TuneHeldOutRow[] {

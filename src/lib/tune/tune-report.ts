@@ -38,7 +38,6 @@ export interface TuneReportOptions {
   environment: ReportEnvironment;
 }
 
-const LEVEL = 0.95;
 /** Characters of one summary note (the schema's limit). */
 const NOTE_CHARS = 5000;
 

@@ -62,7 +62,7 @@ export async function tabEmbedders(specs: readonly ModelSpec[], deps: TabEmbedde
       const copy = kb.withoutDense();
       const key = `tune:${deps.info.corpusId}:${deps.info.corpusHash ?? ''}:${JSON.stringify([kb.options.chunking, analyzerOf(kb)])}`;
       await attachKbVectors(copy, null, model, {
-        kbKey: async () => key, onProgress: (stage, done, total) => { if (stage === 'embed') deps.onEmbed?.({ embedder: modelKey(model.spec), done, total }); },
+        kbKey: async () => key, signal: deps.signal, onProgress: (stage, done, total) => { if (stage === 'embed') deps.onEmbed?.({ embedder: modelKey(model.spec), done, total }); },
       });
       return copy;
     },

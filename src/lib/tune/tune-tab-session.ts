@@ -18,7 +18,7 @@ import { redactSecrets } from '../llm/redact.ts';
 import type { LoadedModel } from '../models/model-contract.ts';
 import type { KbInfo } from '../rag/kb-contract.ts';
 import { withSearchBm25 } from '../retrieval/bm25-variant.ts';
-import { MODE_IDS, type RetrievalMode } from '../retrieval/modes.ts';
+import { MODE_IDS } from '../retrieval/modes.ts';
 import type { SearchModels } from '../retrieval/search.ts';
 import { searchOfRunConfig } from '../settings/run-config-file.ts';
 import { SEARCH_SETTINGS, type SearchSettings } from '../settings/search.ts';
@@ -232,7 +232,7 @@ function rebuildFrom(ctx: TuneContext, signal: AbortSignal): NonNullable<TuneSes
     const again = KnowledgeBase.build(kb.docs, { ...kb.options, chunking: x.chunking }, undefined, ANALYZER_OPTIONS[x.analyzer]);
     if (kb.dense && ctx.passages) {
       const key = `tune:${info.corpusId}:${info.corpusHash ?? ''}:${JSON.stringify([x.chunking, x.analyzer])}`;
-      await attachKbVectors(again, null, ctx.passages, { kbKey: async () => key });
+      await attachKbVectors(again, null, ctx.passages, { kbKey: async () => key, signal });
     }
     return again;
   };

@@ -8,7 +8,7 @@
  * `f.party`. Which fields exist is only known once the knowledge base is open (`fitFilters` in filters.ts).
  */
 import * as v from 'valibot';
-import { blankWarning, dropOversized, isBlank, quote, repeatedParamWarnings, uniqueList } from '../../lib/link-params.ts';
+import { blankWarning, dropOversized, isBlank, repeatedParamWarnings, uniqueList } from '../../lib/link-params.ts';
 import type { MetaFilter } from '../../lib/retrieval/filter.ts';
 import { SEARCH_DEFAULTS, SEARCH_SETTINGS, type SearchSettings } from '../../lib/settings/search.ts';
 import { urlCodec } from '../../lib/settings/url-codec.ts';

@@ -6,7 +6,7 @@
  * description and settings come from here.
  */
 import * as Comlink from 'comlink';
-import type { BuildProgress, InputFile } from '../../lib/data/source-documents.ts';
+import type { BuildProgress } from '../../lib/data/source-documents.ts';
 import type { BuildSummary } from '../../lib/data/local-kb-meta.ts';
 import type { LoadedModel } from '../../../workers/models-api.ts';
 import type { BuildRequest, BuildSource, HubAccess } from '../../../workers/build-api.ts';

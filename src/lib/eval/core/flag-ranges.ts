@@ -21,7 +21,6 @@ export type { FlagRange } from '../../settings/cli-flags.ts';
 
 const int = (min: number, max: number, what: string): FlagRange => ({ min, max, integer: true, what });
 const num = (min: number, max: number, what: string): FlagRange => ({ min, max, integer: false, what });
-const K = 1000;
 
 export const FLAG_RANGES: Readonly<Record<string, FlagRange>> = Object.freeze({
   // The RAG pipeline's (ask's and eval-ragbench's --variants, --window, --rerank…): their declarations

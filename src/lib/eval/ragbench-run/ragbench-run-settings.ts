@@ -6,7 +6,6 @@
  */
 import type { RagbenchRow } from '../../data/ragbench.ts';
 import type { RagConfig } from '../../rag/config.ts';
-import type { JsonValue } from '../../reports/format.ts';
 import type { RunLimits } from '../core/api-usage.ts';
 import { DEFAULT_MODELS } from '../../models/registry.ts';
 import { EVALUATORS, type EvaluatorId } from '../score/evaluators.ts';
