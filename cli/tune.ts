@@ -14,8 +14,7 @@ import { SpaceError, spaceFromFile, spaceFromFlags, TUNED } from '../src/lib/tun
 import { pseudoQueries } from '../src/lib/tune/pseudo-queries.ts';
 import { parseTestSetFile, TEST_SET_LIMITS } from '../src/lib/tune/test-set-file.ts';
 import { testSetFolder } from '../src/lib/tune/test-set-make.ts';
-import { runTuneSession, TuneError, type IrMetricId, type TuneEmbedder } from '../src/lib/tune/tune-session.ts';
-import type { KnowledgeBase } from '../src/lib/retrieval/knowledge-base.ts';
+import { denseCopy, runTuneSession, TuneError, type IrMetricId, type TuneEmbedder } from '../src/lib/tune/tune-session.ts';
 import { tuneTable } from '../src/lib/tune/tune-text.ts';
 import { jsonOf, tuneReport } from '../src/lib/tune/tune-report.ts';
 import { reportEnvironment } from '../src/lib/eval/ragbench/report-from-run.ts';
@@ -107,12 +106,13 @@ export async function tuneCommand(argv: string[]): Promise<void> {
   const models = await runModels(data, { values, argv, artifact, need, modes: [...modes, current], index: settings.index, log });
   const unavailable = new Set((models.unavailable ?? []).map((u) => u.mode));
   // --embedders: each loaded as --embedder loads it; its dense side on a copy of each knowledge base the tune builds.
-  const vectorKeys = new Map([[data.kb, data.vectorKey]]), embedders: TuneEmbedder[] = [];
+  const vectorKeys = new Map([[data.kb, data.vectorKey]]), embedders: TuneEmbedder[] = [], loaded = [...models.loaded];
   for (const id of need.dense && values.embedders ? values.embedders.split(',').map((x) => x.trim()).filter(Boolean) : []) {
-    const own = data.kb.withoutDense(), attach = (kb: KnowledgeBase) => (async (c) => { await m.attach(c, vectorKeys.get(kb)!); return c; })(kb.withoutDense());
+    const own = data.kb.withoutDense();
     const m = await runModels({ ...data, kb: own }, { values: { ...values, embedder: id, 'train-embedder': false }, argv: [...argv, '--embedder', id], artifact: null, need: { dense: true, reranker: false }, modes: ['dense'], index: settings.index, log });
     if (!m.embedder || !m.search.encoder) throw new CliError(`--embedders ${id}: ${m.unavailable?.[0]?.reason ?? 'it did not load'}`);
-    embedders.push({ identity: { embedder: m.embedder, embedderCorpus: m.embedderCorpus ?? null }, flag: id, encoder: m.search.encoder, attach: async (kb) => (kb === data.kb ? own : attach(kb)) });
+    loaded.push(...m.loaded);
+    embedders.push({ identity: { embedder: m.embedder, embedderCorpus: m.embedderCorpus ?? null }, flag: id, encoder: m.search.encoder, attach: async (kb) => (kb === data.kb ? own : denseCopy(kb, (c) => m.attach(c, vectorKeys.get(kb)!))) });
   }
   let lastRung = -1;
   const result = await runTuneSession({
@@ -134,7 +134,7 @@ export async function tuneCommand(argv: string[]): Promise<void> {
       testSet: { label: result.testSetLabel ?? file ?? `${data.dataset} (${settings.split})`, kind: values.pseudo || folder?.pseudo ? 'pseudo' : file ? 'imported' : 'labelled', splitSeed: settings.seed },
       budget, ...(minutes ? { minutes } : {}), modes, base: jsonOf({ mode: current, settings: flatOfRun(settings) }) as Record<string, JsonValue>,
       data: { dataset: data.dataset, kb: data.kbId, source: data.source, revision: data.revision },
-      environment: reportEnvironment({ runtime: 'node', agent: `node ${process.version} (${process.platform})`, models: models.loaded }, null, null),
+      environment: reportEnvironment({ runtime: 'node', agent: `node ${process.version} (${process.platform})`, models: loaded }, null, null),
     });
     writeReport(values['report-out'], report, `kind tune; ${result.trials.length} trials`);
   }

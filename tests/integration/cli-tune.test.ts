@@ -222,10 +222,14 @@ describe('rag-lab tune', () => {
   test('--embedders: another embedder joins the space in the dense modes; a trial names it; eval-beir --config runs it', async () => {
     const models = ['--models-dir', join(import.meta.dirname, '../fixtures/models'), '--no-cache'];
     const r = await captureCommand(tuneCommand, ['--data', small, '--train-embedder', ...models, '--embedders', 'rag-lab/tiny-embedder', '--modes', 'sparse,dense',
-      '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'index=exact', '--budget', '5', '--json']);
+      '--space', 'k1=0.9', '--space', 'b=0.4', '--space', 'index=exact', '--budget', '5', '--json', '--report-out', join(tmp, 'embedders-tune.json')]);
     expect(r.error).toBeNull();
     const t = lastJson(r.out);
     expect(t.space.size).toBe(3);
+    // The report names every embedder that ran: the trained one and the other.
+    const tuned = parseReportText(readFileSync(join(tmp, 'embedders-tune.json'), 'utf8'));
+    if (!tuned.ok) throw new Error(tuned.message);
+    expect(tuned.report.environment.models.map((x) => x.id)).toEqual([expect.stringMatching(/^corpus\//), 'rag-lab/tiny-embedder']);
     expect(t.trials.map((x: { label: string }) => x.label)).toEqual(['sparse', 'dense', 'dense --embedder rag-lab/tiny-embedder']);
     const [, own, tiny] = t.trials as Array<{ configHash: string; embedder?: string; score: number }>;
     expect(own!.embedder).toBeUndefined();

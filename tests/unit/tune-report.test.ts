@@ -58,7 +58,13 @@ describe('a tune as a report', async () => {
       testSet: { label: 'mine.jsonl', kind: 'imported', splitSeed: 0 }, budget: 6, modes: ['sparse'], objective: 'ndcg@10',
       base: { mode: 'sparse', k1: null, candidateK: 'auto' }, space: { modes: ['sparse'], size: r.space.size }, split: r.split,
     });
-    expect((report.config['space'] as { dimensions: string[] }).dimensions).toEqual(r.space.dimensions.map((d) => d.key));
+    expect((report.config['space'] as { dimensions: Record<string, unknown> }).dimensions).toEqual(Object.fromEntries(r.space.dimensions.map((d) => [d.key, d.values])));
+    // Another space (a dimension narrowed) or other embedders: another config, another hash.
+    const narrowed = { ...r, space: { ...r.space, dimensions: r.space.dimensions.map((d, i) => (i === 0 ? { ...d, values: d.values.slice(0, 1) } : d)) } };
+    expect((await tuneReport(narrowed, options(r))).configHash).not.toBe(report.configHash);
+    const withOthers = await tuneReport({ ...r, space: { ...r.space, embedders: ['Xenova/bge-small-en-v1.5@q8'] } }, options(r));
+    expect((withOthers.config['space'] as { embedders: string[] }).embedders).toEqual(['Xenova/bge-small-en-v1.5@q8']);
+    expect(withOthers.configHash).not.toBe(report.configHash);
     // The same tune gives the same hash; other data (its identity) another.
     expect((await tuneReport(r, options(r))).configHash).toBe(report.configHash);
     expect((await tuneReport({ ...r, identity: { ...identity, dataKey: 'other' } }, options(r))).configHash).not.toBe(report.configHash);

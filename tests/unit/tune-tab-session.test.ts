@@ -235,6 +235,28 @@ describe('the Tune panel session', () => {
     expect(phases).toEqual(new Set(['embed', 'tune']));
     expect(disposed).toEqual(['fake/other']);
     expect(r.report.environment.models.map((m) => m.id)).toEqual(['fake/bag', 'fake/other']);
+    // A corpus-trained other embedder names what it was trained on (a model belongs to its corpus), as a benchmark run does.
+    const withTrained = new TuneTabSession({
+      context: () => ({ kb: dkb, info: info('h1'), models: { encoder: { embedQuery: async (q: string) => bag(7)(q) } }, embedder: own.spec, reranker: null, passages: own }),
+      store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null, runtime: { runtime: 'node', agent: 'test' },
+      trained: async () => [{ id: 'corpus/manuals-lsi', kbTitle: 'Holdout manuals', corpusHash: 'f'.repeat(64) }],
+      loadEmbedder: async (spec) => ({ ...embedderOf(spec.id, 5, []), spec }),
+    });
+    const tset = await withTrained.importTestSet('mine.jsonl', jsonl);
+    const t = await withTrained.tune({ ...req, testSetId: tset.id, embedders: ['corpus/manuals-lsi'] }, [], () => {});
+    expect(t.result.notes).toContain('other embedders in the space (dense): corpus/manuals-lsi@fp32 (trained on Holdout manuals, another corpus than this dataset)');
+    expect(t.result.identity.embedderCorpus).toBeNull(); // the loaded one is pretrained
+    const foreign = t.result.trials.find((x) => x.embedder === 'corpus/manuals-lsi@fp32')!;
+    const plainRun = await new TuneTabSession({
+      context: () => ({ kb: dkb, info: info('h1'), models: { encoder: { embedQuery: async (q: string) => bag(7)(q) } }, embedder: own.spec, reranker: null, passages: own }),
+      store: memoryTestSetStore(), replies: memoryReplyCache(), cache: null, runtime: { runtime: 'node', agent: 'test' },
+      loadEmbedder: async (spec) => ({ ...embedderOf(spec.id, 5, []), spec }),
+    });
+    const pset = await plainRun.importTestSet('mine.jsonl', jsonl);
+    const unknown = (await plainRun.tune({ ...req, testSetId: pset.id, embedders: ['corpus/manuals-lsi'] }, [], () => {})).result;
+    // not in this browser: "an unknown corpus", and another config hash (what it was trained on is part of the run)
+    expect(unknown.notes).toContain('other embedders in the space (dense): corpus/manuals-lsi@fp32 (trained on an unknown corpus (the model is not in this browser), another corpus than this dataset)');
+    expect(unknown.trials.find((x) => x.embedder === 'corpus/manuals-lsi@fp32')!.configHash).not.toBe(foreign.configHash);
     // Cancel while another embedder embeds the items: the tune stops, and the model is freed.
     await expect(s.tune({ ...req, embedders: ['fake/third'] }, [], (p) => { if (p.phase === 'embed') s.cancelTune(); })).rejects.toThrow(/^Cancelled/);
     expect(disposed).toEqual(['fake/other', 'fake/third']);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { adoptLines, progressText, provenanceText, spaceFields } from '../../src/ui/tune/tune-view.ts';
 import { RUN_SETTINGS } from '../../src/lib/settings/retrieval-run.ts';
+import { modelsText } from '../../src/lib/tune/tune-text.ts';
 
 describe('the Tune panel texts', () => {
   it('says where a writing or a tune is, with the ETA', () => {
@@ -23,6 +24,12 @@ describe('the Tune panel texts', () => {
   it('shows a test set\'s model, prompt version, seed and counts, not the rest', () => {
     expect(provenanceText({ provider: 'openai', model: 'm', promptVersion: 'testset-v1', seed: 0, asked: 36, junk: 6, cached: 2 }))
       .toBe('model m, promptVersion testset-v1, seed 0, junk 6, cached 2');
+  });
+  it('names the models and what a corpus-trained embedder was trained on', () => {
+    const id = { dataKey: 'k', dataset: 'SciFact', kb: null, embedder: 'corpus/scifact-lsi@q8', reranker: 'x/ce@q8' };
+    expect(modelsText({ ...id, embedderCorpus: { title: 'SciFact', corpusHash: 'h', thisDataset: true } })).toBe('embedder corpus/scifact-lsi@q8 (trained on this dataset (SciFact)), reranker x/ce@q8');
+    expect(modelsText({ ...id, embedderCorpus: { title: 'Manuals', corpusHash: 'g', thisDataset: false } })).toMatch(/\(trained on Manuals, another corpus than this dataset\)/);
+    expect(modelsText({ ...id, embedder: null, reranker: null })).toBe('no embedder');
   });
   it('the space fields come from the declarations: their flags, default values and modes; rebuilding ones only when asked', () => {
     const plain = spaceFields(false), all = spaceFields(true);

@@ -126,7 +126,11 @@ export async function tuneReport(r: TuneResult, o: TuneReportOptions): Promise<R
   const config: Record<string, JsonValue> = {
     testSet: { label: testSet.label, kind: testSet.kind, ...(testSet.provenance ? { provenance: jsonOf(testSet.provenance) } : {}), splitSeed: testSet.splitSeed },
     budget: o.budget, ...(o.minutes !== undefined ? { minutes: o.minutes } : {}), modes: [...o.modes], objective: r.objective, base: jsonOf(o.base),
-    space: { modes: [...r.space.modes], dimensions: r.space.dimensions.map((d) => d.key), size: r.space.size },
+    // The space as it ran: each dimension's values (a narrowed one is another space) and the other embedders.
+    space: {
+      modes: [...r.space.modes], dimensions: Object.fromEntries(r.space.dimensions.map((d) => [d.key, jsonOf(d.values)])), size: r.space.size,
+      ...(r.space.embedders ? { embedders: [...r.space.embedders] } : {}),
+    },
     split: jsonOf(r.split),
   };
   // What decides the figures: the config and what they were measured on (data, models).

@@ -13,7 +13,6 @@ import type { ReportRow } from '../reports/format.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
 import { MODES, modeAvailability, type RetrievalMode } from '../retrieval/modes.ts';
 import { capabilitiesOf, type SearchModels } from '../retrieval/search.ts';
-import type { QueryEncoder } from '../retrieval/search-types.ts';
 import { percentile, mean } from '../stats/summary.ts';
 import type { IR_METRIC_IDS } from '../stats/ir-metrics.ts';
 
@@ -21,6 +20,7 @@ export type IrMetricId = (typeof IR_METRIC_IDS)[number];
 import { runRetrievalBenchmark, sharedEncoder, type RetrievalRowCache } from '../eval/retrieval/retrieval-bench.ts';
 import { analyzerOf, retrievalRunConfig, runSearchOptions, type RetrievalRunSettings, type RunIdentity } from '../eval/retrieval/retrieval-session.ts';
 import { runFromGiven } from '../eval/retrieval/run-settings-map.ts';
+import { corpusText } from '../eval/retrieval/run-embedder.ts';
 import { flatOfRun, RUN_SETTINGS, type RunFlat, type RunFlatKey } from '../settings/retrieval-run.ts';
 import { HALVING_DEFAULTS, halvingRungs, successiveHalving, trialsWithin, type HalvingOptions, type Rung } from './halving.ts';
 import { heldOutFigures, verdictSentence, type HeldOutFigure } from './held-out.ts';
@@ -32,8 +32,9 @@ import { finalistVariants, sampleCandidates, spaceSize, tuneDimensions, type Spa
 import { DEFAULT_HELD_OUT, tuneSplit } from './split.ts';
 import { indexDimensions, IndexVariants } from './index-variants.ts';
 import { testSetQueries, TuneError } from './test-set-check.ts';
+import { denseCopy, type TuneEmbedder } from './tune-embedder.ts';
 
-export { testSetQueries, TuneError };
+export { denseCopy, testSetQueries, TuneError, type TuneEmbedder };
 
 export interface TuneSessionInput {
   kb: KnowledgeBase;
@@ -77,17 +78,6 @@ export interface TuneSessionInput {
   signal?: AbortSignal;
 }
 
-/** An embedder a tune may try besides the current one. */
-export interface TuneEmbedder {
-  /** As a run's identity names it (`id@dtype`) and what it was trained on. */
-  identity: Pick<RunIdentity, 'embedder' | 'embedderCorpus'>;
-  /** How a command names it (`--embedder <flag>`): a trial's label, the winner's settings file. */
-  flag: string;
-  encoder: QueryEncoder;
-  /** A copy of `kb` (any chunking this tune built) with this embedder's dense side; `kb` keeps its own. */
-  attach(kb: KnowledgeBase): Promise<KnowledgeBase>;
-}
-
 /** Rung `rung` of `rungs`: trial `done` of `total` in it, on `queries` tuning queries. */
 export interface TuneProgress { rung: number; rungs: number; done: number; total: number; queries: number }
 
@@ -116,7 +106,8 @@ export interface TuneResult {
   identity: RunIdentity;
   objective: IrMetricId;
   split: { seed: number; heldOutFraction: number; tuning: number; heldOut: number };
-  space: { dimensions: TuneDimension[]; modes: RetrievalMode[]; size: number };
+  /** `embedders`: the other embedders (their `--embedder`), when the tune had any. */
+  space: { dimensions: TuneDimension[]; modes: RetrievalMode[]; size: number; embedders?: string[] };
   rungs: Rung[];
   trials: TuneTrial[];
   /** Trial ids on the Pareto front of the finalists (objective up, p95 latency down), cheapest first. */
@@ -187,9 +178,13 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   const currentAvailability = modeAvailability(current, caps);
   if (!currentAvailability.available) throw new TuneError(`the current mode ${current} cannot run here: ${currentAvailability.reason}`);
   const dims = indexDimensions(tuneDimensions(input.space), base.index, input.kb, notes);
+  // A dimension of a mode in this space.
+  const inSpace = (d: TuneDimension) => d.modes === null || modes.some((m) => d.modes!.includes(m));
   const embedderDim = embedders.length ? { count: embedders.length, modes: modes.filter((m) => MODES[m].needsDense) } : undefined;
   const size = spaceSize(modes, dims, baseFlat, embedderDim);
-  if (embedders.length) notes.push(embedderDim!.modes.length ? `other embedders in the space (${embedderDim!.modes.join(', ')}): ${embedders.map((e) => e.flag).join(', ')}` : 'the other embedders are not in the space: no mode here has a dense side');
+  // Each named with what it was trained on, when it is a corpus-trained model (a model belongs to its corpus).
+  const embedderText = (e: TuneEmbedder) => `${e.flag}${e.identity.embedderCorpus ? ` (${corpusText(e.identity.embedderCorpus)})` : ''}`;
+  if (embedders.length) notes.push(embedderDim!.modes.length ? `other embedders in the space (${embedderDim!.modes.join(', ')}): ${embedders.map(embedderText).join(', ')}` : 'the other embedders are not in the space: no mode here has a dense side');
 
   const judged = testSetQueries(input.queries, qrels, input.kb, notes);
   const split = tuneSplit(judged.map((q) => q.id), seed, input.heldOut ?? DEFAULT_HELD_OUT);
@@ -282,7 +277,7 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
   const prepared: Prepared[] = [];
   for (const c of candidates) prepared.push(await prepare(c));
   // The dimensions tried beside the finalists (the vector index kind), one more rung when any applies to a mode here.
-  const late = dims.filter((d) => d.finalists && modes.some((m) => d.modes === null || d.modes.includes(m)));
+  const late = dims.filter((d) => d.finalists && inSpace(d));
   const rungCount = halvingRungs(prepared.length, tuning.length, h).length + (late.length ? 1 : 0);
   let done = 0, rungTotal = 0, rungIndex = 0, rungQueries = 0;
   const result = await successiveHalving(prepared.length, tuning.length, async (i, q) => {
@@ -376,7 +371,7 @@ async function tuneWith(input: TuneSessionInput, indexes: IndexVariants): Promis
     identity: input.identity,
     objective,
     split: { seed, heldOutFraction: split.heldOutFraction, tuning: tuning.length, heldOut: heldOut.length },
-    space: { dimensions: dims.filter((d) => d.modes === null || modes.some((m) => d.modes!.includes(m))), modes: [...modes], size },
+    space: { dimensions: dims.filter(inSpace), modes: [...modes], size, ...(embedders.length ? { embedders: embedders.map((e) => e.flag) } : {}) },
     rungs: result.rungs, trials, front, winner,
     winnerSettings: { mode: trials[winner]!.mode, settings: flatOfRun(prepared[winner]!.s), ...(trials[winner]!.embedder ? { embedder: trials[winner]!.embedder } : {}) },
     heldOut: { current: figures.current, figures: figures.others },

@@ -7,11 +7,13 @@
  */
 import { analyzerOf } from '../eval/retrieval/retrieval-session.ts';
 import { modelKey } from '../eval/score/run-models.ts';
+import type { EmbedderCorpus } from '../eval/retrieval/run-embedder.ts';
 import { isDtype, type ModelSpec, type TextEmbedder } from '../models/types.ts';
 import type { KbInfo } from '../rag/kb-contract.ts';
 import { attachKbVectors } from '../rag/kb-vectors.ts';
 import type { KnowledgeBase } from '../retrieval/knowledge-base.ts';
-import { TuneError, type TuneEmbedder } from './tune-session.ts';
+import { TuneError } from './test-set-check.ts';
+import { denseCopy, type TuneEmbedder } from './tune-embedder.ts';
 
 /** Most other embedders one tune in the tab may load. */
 export const TAB_EMBEDDERS_MAX = 4;
@@ -37,6 +39,8 @@ export interface TabEmbedderDeps {
   load(spec: ModelSpec): Promise<TextEmbedder>;
   info: KbInfo;
   signal: AbortSignal;
+  /** What an embedder was trained on (null: pretrained), for its identity (run-embedder.ts corpusLookup). */
+  corpusOf(id: string): Promise<EmbedderCorpus | null>;
   /** The items embedded so far by `embedder` for one knowledge base. */
   onEmbed?(p: { embedder: string; done: number; total: number }): void;
 }
@@ -54,17 +58,16 @@ export async function tabEmbedders(specs: readonly ModelSpec[], deps: TabEmbedde
     await dispose();
     throw e;
   }
-  const embedders = loaded.map((model): TuneEmbedder => ({
-    identity: { embedder: modelKey(model.spec), embedderCorpus: null }, flag: modelKey(model.spec),
+  const corpora = await Promise.all(loaded.map((m) => deps.corpusOf(m.spec.id))).catch(async (e: unknown) => { await dispose(); throw e; });
+  const embedders = loaded.map((model, i): TuneEmbedder => ({
+    identity: { embedder: modelKey(model.spec), embedderCorpus: corpora[i]! }, flag: modelKey(model.spec),
     encoder: { embedQuery: async (q) => model.embed([q], 'query') },
     async attach(kb: KnowledgeBase) {
       deps.signal.throwIfAborted();
-      const copy = kb.withoutDense();
       const key = `tune:${deps.info.corpusId}:${deps.info.corpusHash ?? ''}:${JSON.stringify([kb.options.chunking, analyzerOf(kb)])}`;
-      await attachKbVectors(copy, null, model, {
+      return denseCopy(kb, (copy) => attachKbVectors(copy, null, model, {
         kbKey: async () => key, signal: deps.signal, onProgress: (stage, done, total) => { if (stage === 'embed') deps.onEmbed?.({ embedder: modelKey(model.spec), done, total }); },
-      });
-      return copy;
+      }));
     },
   }));
   return { embedders, dispose };

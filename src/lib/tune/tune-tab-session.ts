@@ -10,6 +10,7 @@ import { remainingMs } from '../eval/core/eta.ts';
 import type { RetrievalRowCache } from '../eval/retrieval/retrieval-bench.ts';
 import { runCandidateK, runSettings } from '../eval/retrieval/retrieval-session.ts';
 import { modelKey, runModelInfo } from '../eval/score/run-models.ts';
+import { corpusLookup, type TrainedRef } from '../eval/retrieval/run-embedder.ts';
 import { reportEnvironment, type RunEnvironment } from '../eval/ragbench/report-from-run.ts';
 import type { JsonValue } from '../reports/format.ts';
 import { jsonOf, tuneReport } from './tune-report.ts';
@@ -50,6 +51,8 @@ export interface TuneTabDeps {
   cache: RetrievalRowCache | null;
   /** Where it runs (the tune report's environment). */
   runtime: Omit<RunEnvironment, 'models'>;
+  /** This browser's corpus-trained models (what each was trained on); absent: none. */
+  trained?: () => Promise<readonly TrainedRef[]>;
   /** Loads an other embedder for one tune (TuneTabRequest.embedders); absent: none can be. */
   loadEmbedder?: (spec: ModelSpec) => Promise<TextEmbedder>;
 }
@@ -184,8 +187,11 @@ export class TuneTabSession {
     return this.exclusive(async (signal) => {
       const t0 = Date.now();
       let rungStart = t0, embedStart = t0;
+      // What each embedder was trained on, named as a benchmark run names it (a model belongs to its corpus).
+      const corpusOf = corpusLookup(ctx.kb, this.deps.trained ?? (async () => []));
+      const ownCorpus = ctx.embedder ? await corpusOf(ctx.embedder.id) : null;
       const extra = specs.length ? await tabEmbedders(specs, {
-        load: this.deps.loadEmbedder!, info: ctx.info, signal,
+        load: this.deps.loadEmbedder!, info: ctx.info, signal, corpusOf,
         onEmbed: (p) => { if (p.done === 0) embedStart = Date.now(); onProgress({ phase: 'embed', ...p, etaMs: p.done > 0 ? remainingMs(Date.now() - embedStart, p.done, p.total - p.done) : null }); },
       }) : null;
       const result = await runTuneSession({
@@ -195,7 +201,7 @@ export class TuneTabSession {
         ...(other ? { agreeWith: { label: other.label, queries: other.queries, qrels: judgementsOf(other), pseudo: other.kind === 'pseudo', reference: other.kind === 'imported' && set.kind !== 'imported' } } : {}), current: s.mode, models: ctx.models, modes, budget: req.budget,
         seed: set.splitSeed, identity: {
           dataKey: ctx.info.corpusHash ?? ctx.info.corpusId, dataset: ctx.info.descriptor.title, kb: ctx.info.corpusId,
-          embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null,
+          embedder: ctx.embedder ? modelKey(ctx.embedder) : null, reranker: ctx.reranker ? modelKey(ctx.reranker) : null, embedderCorpus: ownCorpus,
         },
         space: { narrow, ...(req.rebuild ? { rebuild: true } : {}) }, ...(req.rebuild ? { rebuild: rebuildFrom(ctx, signal) } : {}),
         ...(req.objective ? { objective: req.objective } : {}), ...(req.minutes !== undefined ? { minutes: req.minutes } : {}), pseudo: set.kind === 'pseudo', cache: this.deps.cache, signal,
@@ -282,6 +288,7 @@ export const browserTuneTab = (context: TuneTabDeps['context']): TuneTabApi => {
   return tuneTabApi(new TuneTabSession({
     context, store: indexedDbTestSetStore, replies: indexedDbReplyStore, cache: indexedDbRetrievalRowCache,
     runtime: { runtime: 'browser', agent: typeof navigator !== 'undefined' ? navigator.userAgent : 'unknown' },
+    trained: () => trained.list(),
     loadEmbedder: async (spec) => (await loadModel('embedder', spec, trained)).model as TextEmbedder,
   }));
 };

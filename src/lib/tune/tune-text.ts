@@ -1,18 +1,26 @@
 /** A tune's result as the text `rag-lab tune` prints: the space and split, the finalists, the front, the held-out figures and the verdict. */
 import { f4, signed } from './held-out.ts';
 import type { TuneResult } from './tune-session.ts';
+import { corpusText } from '../eval/retrieval/run-embedder.ts';
+import type { RunIdentity } from '../eval/retrieval/retrieval-session.ts';
 
 const ms = (x: number | null) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(2));
 
+/** The models a tune ran with, and what a corpus-trained embedder was trained on ("embedder X (trained on this dataset (scifact))"). */
+export function modelsText(id: RunIdentity): string {
+  const c = id.embedderCorpus ?? null;
+  return [id.embedder ? `embedder ${id.embedder}${c ? ` (${corpusText(c)})` : ''}` : 'no embedder', ...(id.reranker ? [`reranker ${id.reranker}`] : [])].join(', ');
+}
+
 export function tuneTable(r: TuneResult): string {
   const id = r.identity;
-  const models = [id.embedder ? `embedder ${id.embedder}${id.embedderCorpus ? ` (trained on ${id.embedderCorpus.title})` : ''}` : 'no embedder', ...(id.reranker ? [`reranker ${id.reranker}`] : [])].join(', ');
+  const models = modelsText(id);
   const m = r.objective;
   const rungs = r.rungs.map((g) => `${g.candidates} on ${g.queries}`).join(' → ');
   const a = r.agreement;
   const lines = [
     ...(r.testSetLabel ? [`test set: ${r.testSetLabel}`] : []),
-    `tuned ${id.kb ?? id.dataset} (${models}): ${r.trials.length} trials of ${r.space.size.toLocaleString('en')} settings (modes ${r.space.modes.join(', ')}; ${r.space.dimensions.map((d) => d.key).join(', ')})`,
+    `tuned ${id.kb ?? id.dataset} (${models}): ${r.trials.length} trials of ${r.space.size.toLocaleString('en')} settings (modes ${r.space.modes.join(', ')}; ${r.space.dimensions.map((d) => d.key).join(', ')}${r.space.embedders ? `; other embedders ${r.space.embedders.join(', ')}` : ''})`,
     `split (seed ${r.split.seed}): ${r.split.tuning} tuning, ${r.split.heldOut} held-out queries; successive halving: ${rungs} queries`,
     '',
     `finalists on the ${r.rungs.at(-1)?.queries ?? 0} tuning queries (* on the front of ${m} against p95 latency):`,

@@ -55,6 +55,19 @@ export function embedderCorpus(id: string, meta: TrainedRef | undefined, dataset
   return { title: meta.kbTitle || meta.id, corpusHash: hash, thisDataset: hash !== null && hash === datasetHash };
 }
 
+/**
+ * What each embedder id was trained on, against `kb`'s training texts (their hash taken once, and only when a trained
+ * model asks): the tab's tune names it for the loaded embedder and each other one, as a benchmark run does.
+ */
+export function corpusLookup(kb: KnowledgeBase, trained: () => Promise<readonly TrainedRef[]>): (id: string) => Promise<EmbedderCorpus | null> {
+  let hash: Promise<string> | null = null, refs: Promise<readonly TrainedRef[]> | null = null;
+  return async (id) => {
+    const meta = (await (refs ??= trained())).find((r) => r.id === id);
+    if (!isTrainedModelId(id) && !meta) return null;
+    return embedderCorpus(id, meta, await (hash ??= datasetCorpusHash(kb)));
+  };
+}
+
 /** "trained on Holdout manuals, another corpus" / "trained on this dataset" / null (pretrained). */
 export function corpusText(c: EmbedderCorpus | null): string | null {
   if (!c) return null;
